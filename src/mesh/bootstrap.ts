@@ -1,0 +1,17 @@
+// Entry point of every worker process: serve a Proc at the address the parent
+// chose, dial the parent to say we are up, and exit when the parent goes away
+// (our stdin is a pipe from it; the kernel closes it however the parent dies).
+import { Proc } from "../runtime/proc.ts";
+import "./actor-mesh.ts"; // registers mesh handles before any message is decoded
+
+const addr = process.env.FRAY_PROC_ADDR;
+const parent = process.env.FRAY_PARENT_ADDR;
+if (!addr || !parent) {
+  console.error("fray: this is a worker entry point started by spawnProcs(); it needs FRAY_PROC_ADDR and FRAY_PARENT_ADDR");
+  process.exit(2);
+}
+const proc = Proc.serve(addr);
+proc.connect(parent);
+process.stdin.on("end", () => process.exit(0));
+process.stdin.on("error", () => process.exit(0));
+process.stdin.resume();

@@ -1,0 +1,205 @@
+// Endpoints and their adverbs. Every adverb sends at call time; arguments are
+// encoded once, at the call site (so an unsendable argument throws there and
+// nothing is sent), and the same bytes go to every rank.
+import { encode } from "../wire/codec.ts";
+import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
+import { hold, release } from "../runtime/keep-alive.ts";
+import type { PortRef, RawExtent } from "../runtime/messages.ts";
+import { Proc } from "../runtime/proc.ts";
+import { ActorError, SupervisionError } from "./errors.ts";
+import type { Shape } from "./shape.ts";
+import { ValueMesh } from "./value-mesh.ts";
+
+/** The endpoint of every rank of a mesh. `A` are its arguments, `R` what it returns. */
+export interface Endpoint<A extends unknown[], R> {
+  /** Calls every rank; resolves with their values, or rejects with the first ActorError in rank order. */
+  call(...args: A): Promise<ValueMesh<R>>;
+  /** Calls the only rank of a mesh of size 1. */
+  callOne(...args: A): Promise<R>;
+  /** Calls one rank, the one with the fewest calls in flight. */
+  choose(...args: A): Promise<R>;
+  /** Calls every rank; yields values in arrival order. */
+  stream(...args: A): AsyncIterable<R>;
+  /** Sends to every rank without waiting for anything. */
+  broadcast(...args: A): void;
+}
+
+/** What an endpoint needs of its mesh. */
+export interface MeshTarget {
+  readonly id: string;
+  readonly className: string;
+  readonly shape: Shape;
+  readonly rawExtent: RawExtent;
+  /** Proc address of each member. */
+  readonly addrs: readonly string[];
+  /** Calls in flight per member, for `choose`. */
+  readonly inflight: Map<number, number>;
+  /** The class, where known (on the spawning side), to check endpoint names and arity at the call site. */
+  readonly Class: Function | null;
+  /** Runs `send` once the mesh can be sent to, in call order; `fail` if it never can. */
+  whenSendable(send: () => void, fail: (error: Error) => void): void;
+}
+
+type Reply = (rank: number, ok: boolean, value: unknown) => void;
+
+export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
+  #next = 0;
+
+  constructor(private readonly mesh: MeshTarget, readonly name: string) {
+    const Class = mesh.Class;
+    if (Class && !endpointOptions(Class, name)) {
+      throw new TypeError(`${mesh.className} has no endpoint '${name}'; its endpoints are: ${endpointNames(Class).join(", ") || "(none)"}`);
+    }
+  }
+
+  call(...args: A): Promise<ValueMesh<R>> {
+    const { shape } = this.mesh;
+    const n = shape.extent.size;
+    const values = new Array<R>(n);
+    const errors = new Array<Error | undefined>(n);
+    let remaining = n;
+    return new Promise((resolve, reject) => {
+      if (n === 0) return resolve(ValueMesh.of(shape.extent, values));
+      this.#send(args, range(n), (rank, ok, value) => {
+        if (ok) values[rank] = value as R;
+        else errors[rank] = value as Error;
+        if (--remaining > 0) return true;
+        const first = errors.find((e) => e !== undefined);
+        if (first) reject(first);
+        else resolve(ValueMesh.of(shape.extent, values));
+        return false;
+      }, reject);
+    });
+  }
+
+  callOne(...args: A): Promise<R> {
+    const size = this.mesh.shape.extent.size;
+    if (size !== 1) {
+      throw new RangeError(`callOne needs a mesh of exactly 1 rank, but ${this.mesh.className}.${this.name} is on a mesh of size ${size} ${this.mesh.shape.extent}; slice it to one rank or use call()`);
+    }
+    return this.#one(args, 0);
+  }
+
+  choose(...args: A): Promise<R> {
+    const { shape, inflight } = this.mesh;
+    const n = shape.extent.size;
+    if (n === 0) throw new RangeError(`choose needs at least one rank, but the mesh of ${this.mesh.className} is empty`);
+    let best = -1;
+    let bestLoad = Infinity;
+    for (let i = 0; i < n; i++) {
+      const rank = (this.#next + i) % n;
+      const load = inflight.get(shape.members[rank]) ?? 0;
+      if (load < bestLoad) [best, bestLoad] = [rank, load];
+    }
+    this.#next = (best + 1) % n;
+    const member = shape.members[best];
+    inflight.set(member, bestLoad + 1);
+    const done = () => inflight.set(member, (inflight.get(member) ?? 1) - 1);
+    const result = this.#one(args, best);
+    result.then(done, done);
+    return result;
+  }
+
+  stream(...args: A): AsyncIterable<R> {
+    const n = this.mesh.shape.extent.size;
+    const arrived: Array<{ ok: boolean; value: unknown }> = [];
+    let wake: (() => void) | null = null;
+    const push = (ok: boolean, value: unknown) => {
+      arrived.push({ ok, value });
+      wake?.();
+    };
+    if (n > 0) this.#send(args, range(n), (_rank, ok, value) => (push(ok, value), arrived.length < n), (e) => push(false, e));
+    return {
+      async *[Symbol.asyncIterator]() {
+        for (let i = 0; i < n; i++) {
+          while (arrived.length <= i) await new Promise<void>((r) => (wake = r));
+          const { ok, value } = arrived[i];
+          if (!ok) throw value;
+          yield value as R;
+        }
+      },
+    };
+  }
+
+  broadcast(...args: A): void {
+    this.#send(args, range(this.mesh.shape.extent.size), null, (e) => {
+      throw e;
+    });
+  }
+
+  #one(args: A, rank: number): Promise<R> {
+    return new Promise((resolve, reject) => {
+      this.#send(args, [rank], (_rank, ok, value) => ((ok ? resolve : reject)(value as R), false), reject);
+    });
+  }
+
+  /**
+   * Sends to `ranks`. With `onReply`, opens a reply port that stays open (and
+   * keeps the process alive) while `onReply` returns true; a lost peer
+   * becomes a SupervisionError for its ranks.
+   */
+  #send(args: A, ranks: readonly number[], onReply: ((rank: number, ok: boolean, value: unknown) => boolean) | null, fail: (e: Error) => void): void {
+    const { mesh, name } = this;
+    this.#checkArity(args);
+    const payload = encode(args, `arguments of ${mesh.className}.${name}`);
+    const proc = Proc.current();
+    let reply: PortRef | undefined;
+    let finish = () => {};
+    if (onReply) {
+      const open = new Set(ranks);
+      const byAddr = new Map<string, number[]>();
+      for (const r of ranks) {
+        const addr = mesh.addrs[mesh.shape.members[r]];
+        byAddr.get(addr)?.push(r) ?? byAddr.set(addr, [r]);
+      }
+      const handle: Reply = (rank, ok, value) => {
+        if (!open.delete(rank)) return;
+        const keep = onReply(rank, ok, ok ? value : new ActorError(mesh.className, name, rank, value));
+        if (!keep || open.size === 0) finish();
+      };
+      const id = proc.openPort(handle);
+      // A lost peer answers for its ranks with a SupervisionError, not an ActorError.
+      const unwatch = proc.onPeerLost((addr, error) => {
+        for (const r of byAddr.get(addr) ?? []) {
+          if (!open.delete(r)) continue;
+          const keep = onReply(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
+          if (!keep || open.size === 0) finish();
+        }
+      });
+      hold();
+      reply = { addr: proc.addr, id };
+      finish = () => {
+        finish = () => {};
+        proc.closePort(id);
+        unwatch();
+        release();
+      };
+    }
+    mesh.whenSendable(
+      () => {
+        for (const rank of ranks) {
+          const member = mesh.shape.members[rank];
+          proc.send(mesh.addrs[member], { k: "msg", actor: `${mesh.id}.${member}`, m: name, rank, ext: mesh.rawExtent, reply }, payload);
+        }
+      },
+      (error) => {
+        finish();
+        fail(error);
+      },
+    );
+  }
+
+  #checkArity(args: A): void {
+    const Class = this.mesh.Class;
+    if (!Class) return;
+    const method = (Class.prototype as Record<string, Function>)[this.name];
+    const required = method.length - (endpointOptions(Class, this.name)!.explicitResponsePort ? 1 : 0);
+    if (args.length < required) {
+      throw new TypeError(`${this.mesh.className}.${this.name} expects at least ${required} argument${required === 1 ? "" : "s"}, got ${args.length}`);
+    }
+  }
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}

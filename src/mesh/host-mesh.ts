@@ -1,0 +1,58 @@
+// HostMesh: a mesh of hosts that can start processes. `thisHost()` is this
+// machine (no labels, size 1); `thisProc()` is this very process.
+import { fileURLToPath } from "node:url";
+import { startProc } from "../runtime/host-agent.ts";
+import { Proc } from "../runtime/proc.ts";
+import { Extent } from "./extent.ts";
+import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";
+import { Shape } from "./shape.ts";
+
+// Workers run the bootstrap next to this file: compiled JS, or TypeScript under tsx.
+const BOOTSTRAP = fileURLToPath(new URL(`./bootstrap${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+
+export class HostMesh {
+  /** @internal */
+  constructor(readonly extent: Extent) {}
+
+  get size(): number {
+    return this.extent.size;
+  }
+
+  /**
+   * Starts `perHost` processes on every host, e.g. `{gpus: 4}`. The mesh's
+   * extent is the host labels followed by the `perHost` labels. Returns at once;
+   * `initialized` resolves when every process is up.
+   */
+  spawnProcs(perHost: Readonly<Record<string, number>> = {}): ProcMesh {
+    const per = Extent.of(perHost);
+    const extent = new Extent([...this.extent.labels, ...per.labels], [...this.extent.sizes, ...per.sizes]);
+    for (const label of per.labels) {
+      if (this.extent.labels.includes(label)) throw new TypeError(`spawnProcs label '${label}' is already a host label of ${this.extent}; pick another name`);
+    }
+    const slots: ProcSlot[] = [];
+    for (let i = 0; i < extent.size; i++) {
+      const handle = startProc(BOOTSTRAP);
+      slots.push({ addr: handle.addr, handle });
+    }
+    const initialized = Promise.all(slots.map((s) => s.handle!.ready)).then(() => {});
+    initialized.catch(() => {});
+    return new ProcMesh(Shape.full(extent), slots, initialized);
+  }
+
+  toString(): string {
+    return `HostMesh(${this.extent})`;
+  }
+}
+
+let localHost: HostMesh | null = null;
+
+/** This machine as a HostMesh of size 1 with no labels. */
+export function thisHost(): HostMesh {
+  return (localHost ??= new HostMesh(new Extent([], [])));
+}
+
+/** This process as a ProcMesh of size 1: `thisProc().spawn(…)` runs actors here. */
+export function thisProc(): ProcMesh {
+  const proc = Proc.current();
+  return new ProcMesh(Shape.full(new Extent([], [])), [{ addr: proc.addr, handle: null }], Promise.resolve());
+}

@@ -1,0 +1,150 @@
+// ProcMesh: a mesh of processes. `spawn` puts one actor on each and returns the
+// ActorMesh at once; messages sent before the processes or actors are up are
+// delivered after construction, in order.
+import { encode } from "../wire/codec.ts";
+import { locate, scriptOf } from "../runtime/code-locator.ts";
+import { config } from "../runtime/config.ts";
+import type { ProcHandle } from "../runtime/host-agent.ts";
+import { hold, release } from "../runtime/keep-alive.ts";
+import type { RawExtent } from "../runtime/messages.ts";
+import { Proc } from "../runtime/proc.ts";
+import { ActorMeshImpl, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
+import { ActorError, SupervisionError } from "./errors.ts";
+import { Extent } from "./extent.ts";
+import { Shape, type SliceSpec } from "./shape.ts";
+
+/** One process of a mesh: its address, and its handle where this process started it. */
+export interface ProcSlot {
+  readonly addr: string;
+  readonly handle: ProcHandle | null;
+}
+
+type ActorClass = abstract new (...args: never[]) => unknown;
+
+export class ProcMesh {
+  #shape: Shape;
+  #slots: readonly ProcSlot[];
+  #stopped = false;
+  /** Resolves when every process is up. */
+  readonly initialized: Promise<void>;
+
+  /** @internal */
+  constructor(shape: Shape, slots: readonly ProcSlot[], initialized: Promise<void>) {
+    this.#shape = shape;
+    this.#slots = slots;
+    this.initialized = initialized;
+  }
+
+  get extent(): Extent {
+    return this.#shape.extent;
+  }
+
+  get size(): number {
+    return this.#shape.extent.size;
+  }
+
+  get sizes(): Record<string, number> {
+    return this.#shape.extent.dims;
+  }
+
+  /** Process ids of the processes this one started, in rank order. */
+  get pids(): number[] {
+    return this.#members().flatMap((s) => (s.handle ? [s.handle.pid] : []));
+  }
+
+  slice(spec: SliceSpec): ProcMesh {
+    return new ProcMesh(this.#shape.slice(spec), this.#slots, this.initialized);
+  }
+
+  rename(mapping: Readonly<Record<string, string>>): ProcMesh {
+    return new ProcMesh(this.#shape.rename(mapping), this.#slots, this.initialized);
+  }
+
+  flatten(label: string): ProcMesh {
+    return new ProcMesh(this.#shape.flatten(label), this.#slots, this.initialized);
+  }
+
+  /**
+   * Spawns an actor of `Class` (exported from any module) on every process.
+   * Throws at once if an argument cannot be sent; an unexported class makes
+   * `initialized` and every call reject with an error saying to export it.
+   */
+  spawn<C extends ActorClass>(name: string, Class: C, ...args: ConstructorParameters<C>): ActorMesh<InstanceType<C>> {
+    if (this.#stopped) throw new SupervisionError(`cannot spawn '${name}': this ProcMesh was stopped`);
+    if (typeof Class !== "function") throw new TypeError(`spawn('${name}', …) needs an actor class, got ${typeof Class}`);
+    scriptOf(Class); // throws now for built-ins and bound functions
+    const payload = encode(args, `constructor arguments of ${Class.name}`);
+    const proc = Proc.current();
+    const extent = this.#shape.extent;
+    const addrs = this.#members().map((s) => s.addr);
+    const id = proc.nextId();
+    const gate = new SendGate();
+    const rawExtent: RawExtent = [extent.labels, extent.sizes];
+
+    let resolveInit!: () => void;
+    let rejectInit!: (e: Error) => void;
+    const initialized = new Promise<void>((res, rej) => ((resolveInit = res), (rejectInit = rej)));
+    initialized.catch(() => {}); // observed through calls too; never an unhandled rejection
+    let pending = extent.size;
+    hold();
+    const settle = (error?: Error) => {
+      if (pending < 0) return;
+      if (error) {
+        pending = -1;
+        release();
+        proc.closePort(port);
+        unwatch();
+        rejectInit(error);
+      } else if (--pending === 0) {
+        pending = -1;
+        release();
+        proc.closePort(port);
+        unwatch();
+        resolveInit();
+      }
+    };
+    const port = proc.openPort((rank, ok, value) => settle(ok ? undefined : new ActorError(`${Class.name} constructor`, name, rank, value)));
+    const unwatch = proc.onPeerLost((addr, error) => {
+      if (addrs.includes(addr)) settle(new SupervisionError(`cannot spawn '${name}': ${error.message}`, { cause: error }));
+    });
+    if (extent.size === 0) settle();
+
+    locate(Class).then(
+      ({ url, exportName }) => {
+        addrs.forEach((addr, rank) => {
+          proc.send(addr, { k: "spawn", actor: `${id}.${rank}`, name, url, exp: exportName, rank, ext: rawExtent, owner: proc.addr, reply: { addr: proc.addr, id: port } }, payload);
+        });
+        gate.release();
+      },
+      (error: Error) => {
+        gate.fail(error);
+        settle(error);
+      },
+    );
+    const ref: MeshRef = { id, name, className: Class.name, addrs, Class, inflight: new Map(), gate, initialized };
+    return ActorMeshImpl.create<InstanceType<C>>(ref, Shape.full(extent));
+  }
+
+  /** Ends the processes this mesh started and waits for them to exit. Later `spawn` calls throw. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const proc = Proc.current();
+    await Promise.all(
+      this.#members().map(async ({ addr, handle }) => {
+        if (!handle) return;
+        proc.send(addr, { k: "exit" });
+        const timer = setTimeout(() => handle.kill("SIGKILL"), config.procStopTimeoutMs);
+        await handle.exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+
+  #members(): ProcSlot[] {
+    return this.#shape.members.map((m) => this.#slots[m]);
+  }
+
+  toString(): string {
+    return `ProcMesh(${this.#shape.extent})`;
+  }
+}

@@ -1,0 +1,26 @@
+// The actor and message an endpoint is running for. Kept in AsyncLocalStorage so
+// it survives `await`; stored on globalThis so two copies of this module (say,
+// compiled and source) still share one context.
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { RawExtent } from "./messages.ts";
+
+export interface ActorIdentity {
+  /** Unique id of the actor: mesh id and rank. */
+  readonly actorId: string;
+  readonly meshName: string;
+  readonly className: string;
+  /** Rank in the actor's own (spawned) mesh. */
+  readonly rank: number;
+  readonly extent: RawExtent;
+}
+
+export interface MessageContext {
+  readonly actor: ActorIdentity;
+  /** Rank of the receiver within the extent the message was sent over. */
+  readonly rank: number;
+  readonly extent: RawExtent;
+}
+
+const slot = Symbol.for("fray.runtime.context");
+const g = globalThis as unknown as Record<symbol, AsyncLocalStorage<MessageContext> | undefined>;
+export const messageContext: AsyncLocalStorage<MessageContext> = (g[slot] ??= new AsyncLocalStorage<MessageContext>());

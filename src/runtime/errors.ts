@@ -1,0 +1,11 @@
+// Errors raised by the runtime. Messages say what went wrong and how to fix it.
+
+/** An actor class or function that worker processes cannot load. */
+export class NotExportedError extends TypeError {
+  override name = "NotExportedError";
+}
+
+/** A peer process is gone or a connection could not be made. */
+export class ConnectionError extends Error {
+  override name = "ConnectionError";
+}

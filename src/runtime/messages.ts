@@ -1,0 +1,56 @@
+// The runtime's message headers. Each frame carries one header; arguments and
+// values travel in the frame's payload, encoded once even when fanned out.
+
+/** A port: where replies and channel values go. */
+export interface PortRef {
+  readonly addr: string;
+  readonly id: number;
+}
+
+/** The extent a message was sent over, as labels and sizes. */
+export type RawExtent = readonly [labels: readonly string[], sizes: readonly number[]];
+
+/** First frame on every connection: who is speaking. */
+export interface Hello {
+  readonly k: "hello";
+  readonly addr: string;
+  readonly pid: number;
+}
+
+/** Create an actor. Payload: constructor arguments. Replies on `reply` once constructed. */
+export interface Spawn {
+  readonly k: "spawn";
+  readonly actor: string;
+  readonly name: string;
+  readonly url: string;
+  readonly exp: string;
+  readonly rank: number;
+  readonly ext: RawExtent;
+  readonly owner: string;
+  readonly reply: PortRef;
+}
+
+/** Call an endpoint. Payload: arguments. `rank` is the receiver's rank within `ext`. */
+export interface Call {
+  readonly k: "msg";
+  readonly actor: string;
+  readonly m: string;
+  readonly rank: number;
+  readonly ext: RawExtent;
+  readonly reply?: PortRef;
+}
+
+/** A value (or, with `err`, an error) sent to a port. Payload: the value. */
+export interface PortMessage {
+  readonly k: "port";
+  readonly id: number;
+  readonly rank: number;
+  readonly err?: true;
+}
+
+/** Ask a process to exit. */
+export interface Exit {
+  readonly k: "exit";
+}
+
+export type Header = Hello | Spawn | Call | PortMessage | Exit;

@@ -1,0 +1,266 @@
+// A Proc is one OS process's place in the runtime: it listens on an address,
+// hosts actors, owns ports, and keeps one Link to every peer it talks to.
+// Messages go straight from proc to proc; nothing is relayed.
+import { mkdtempSync, rmSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decode, encode, type Encoded } from "../wire/codec.ts";
+import { frameOf, type Frame } from "../wire/frame.ts";
+import { inProcessPair } from "../wire/in-process-transport.ts";
+import { SocketTransport } from "../wire/socket-transport.ts";
+import type { Transport } from "../wire/transport.ts";
+import { ActorCell } from "./actor-cell.ts";
+import { config } from "./config.ts";
+import { ConnectionError } from "./errors.ts";
+import { Link } from "./link.ts";
+import type { Header, PortRef } from "./messages.ts";
+
+/** Receives values sent to a port: the sender's rank, whether it is a value (or an error), the value. */
+export type PortHandler = (rank: number, ok: boolean, value: unknown) => void;
+
+/** Called when a peer process can no longer be reached. */
+export type PeerLostHandler = (addr: string, error: Error) => void;
+
+const CURRENT = Symbol.for("fray.runtime.proc");
+const g = globalThis as unknown as Record<symbol, Proc | undefined>;
+
+export class Proc {
+  readonly actors = new Map<string, ActorCell>();
+  #server: Server | null = null;
+  #links = new Map<string, Link>();
+  #ports = new Map<number, PortHandler>();
+  #nextPort = 1;
+  #nextId = 0;
+  #peerLost = new Set<PeerLostHandler>();
+  #socketDir: string | null = null;
+  readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+  private constructor(readonly addr: string, private readonly serving: boolean) {
+    const [outgoing, incoming] = inProcessPair();
+    this.#accept(incoming, addr);
+    const self = new Link(addr);
+    self.attach(outgoing);
+    this.#links.set(addr, self);
+  }
+
+  /** This process's Proc, created on first use. In a client it holds no event-loop reference. */
+  static current(): Proc {
+    return (g[CURRENT] ??= Proc.#listen(`unix:${join(Proc.#privateDir(), "client.sock")}`, false));
+  }
+
+  /** Starts this process's Proc at `addr`; a worker process serves until told to exit. */
+  static serve(addr: string): Proc {
+    if (g[CURRENT]) throw new Error("this process already has a Proc");
+    return (g[CURRENT] = Proc.#listen(addr, true));
+  }
+
+  static #listen(addr: string, serving: boolean): Proc {
+    const proc = new Proc(addr, serving);
+    const server = createServer((socket) => proc.#accept(new SocketTransport(socket)));
+    server.on("error", (err) => {
+      throw new ConnectionError(`cannot listen on ${addr}: ${err.message}`, { cause: err });
+    });
+    server.listen(socketPath(addr));
+    if (!serving) server.unref();
+    proc.#server = server;
+    return proc;
+  }
+
+  /** A private (0700) directory for this process's sockets, removed at exit. */
+  static #privateDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), "fray-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  /** A fresh address for a child process of this one. */
+  childAddr(): string {
+    this.#socketDir ??= Proc.#privateDir();
+    return `unix:${join(this.#socketDir, `${this.nextId()}.sock`)}`;
+  }
+
+  /** A process-unique id, also unique across processes. */
+  nextId(): string {
+    return `${this.#idPrefix}${(this.#nextId++).toString(36)}`;
+  }
+
+  /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
+  send(addr: string, header: Header, payload?: Encoded): void {
+    this.#link(addr).send(frameOf(encode(header).body, payload));
+  }
+
+  /** Sends a value or error to a port. Throws at once if the value cannot be sent. */
+  sendToPort(ref: PortRef, rank: number, value: unknown, isError: boolean): void {
+    let payload: Encoded;
+    let err = isError;
+    try {
+      payload = encode(value, isError ? "error" : "value");
+    } catch (e) {
+      if (isError) throw e;
+      payload = encode(e);
+      err = true;
+    }
+    this.send(ref.addr, err ? { k: "port", id: ref.id, rank, err: true } : { k: "port", id: ref.id, rank }, payload);
+  }
+
+  openPort(handler: PortHandler): number {
+    const id = this.#nextPort++;
+    this.#ports.set(id, handler);
+    return id;
+  }
+
+  closePort(id: number): void {
+    this.#ports.delete(id);
+  }
+
+  onPeerLost(handler: PeerLostHandler): () => void {
+    this.#peerLost.add(handler);
+    return () => this.#peerLost.delete(handler);
+  }
+
+  /** Declares that `addr` (a child being started) will dial us; frames to it wait for that. */
+  expectPeer(addr: string): Promise<void> {
+    let link = this.#links.get(addr);
+    if (!link) this.#links.set(addr, (link = new Link(addr)));
+    return link.attached;
+  }
+
+  /** Opens the link to `addr` now (a child dials its parent at start). */
+  connect(addr: string): void {
+    this.#link(addr);
+  }
+
+  /** Declares that `addr` is gone: queued frames are dropped and peer-lost handlers run. */
+  peerLost(addr: string, error: Error): void {
+    const link = this.#links.get(addr);
+    if (!link) return;
+    this.#links.delete(addr);
+    link.drop();
+    link.transport?.close();
+    for (const handler of [...this.#peerLost]) handler(addr, error);
+  }
+
+  #link(addr: string): Link {
+    let link = this.#links.get(addr);
+    if (!link) {
+      link = new Link(addr);
+      this.#links.set(addr, link);
+      this.#dial(link, Date.now() + config.connectTimeoutMs, 1);
+    }
+    return link;
+  }
+
+  #dial(link: Link, deadline: number, delayMs: number): void {
+    const socket: Socket = createConnection(socketPath(link.addr));
+    socket.unref();
+    const onError = (err: NodeJS.ErrnoException) => {
+      if (this.#links.get(link.addr) !== link) return;
+      const retriable = err.code === "ENOENT" || err.code === "ECONNREFUSED";
+      if (retriable && Date.now() < deadline) {
+        setTimeout(() => this.#dial(link, deadline, Math.min(delayMs * 2, 100)), delayMs).unref();
+      } else {
+        this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message}`, { cause: err }));
+      }
+    };
+    socket.once("error", onError);
+    socket.once("connect", () => {
+      socket.off("error", onError);
+      const transport = new SocketTransport(socket);
+      transport.send(frameOf(encode({ k: "hello", addr: this.addr, pid: process.pid } satisfies Header).body));
+      this.#serveTransport(transport, link.addr);
+      if (this.#links.get(link.addr) === link) link.attach(transport);
+      else transport.close();
+    });
+  }
+
+  /** An incoming connection: its first frame says who it is. */
+  #accept(transport: Transport, knownPeer?: string): void {
+    if (knownPeer) {
+      this.#serveTransport(transport, knownPeer);
+      return;
+    }
+    transport.setKeepAlive(this.serving);
+    let peer: string | null = null;
+    transport.listen({
+      frame: (frame) => {
+        if (peer === null) {
+          const hello = decode(frame.header) as Header;
+          if (hello.k !== "hello") {
+            transport.close();
+            return;
+          }
+          peer = hello.addr;
+          // The first connection between two procs becomes the link both ways.
+          const link = this.#links.get(peer);
+          if (!link) this.#links.set(peer, attached(new Link(peer), transport));
+          else if (!link.connected) link.attach(transport);
+          return;
+        }
+        this.#dispatch(frame);
+      },
+      close: (error) => {
+        if (peer !== null && this.#links.get(peer)?.transport === transport) {
+          this.peerLost(peer, new ConnectionError(`connection to ${peer} closed${error ? `: ${error.message}` : ""}`));
+        }
+      },
+    });
+  }
+
+  #serveTransport(transport: Transport, peer: string): void {
+    transport.setKeepAlive(this.serving);
+    transport.listen({
+      frame: (frame) => this.#dispatch(frame),
+      close: (error) => {
+        if (this.#links.get(peer)?.transport === transport) {
+          this.peerLost(peer, new ConnectionError(`connection to ${peer} closed${error ? `: ${error.message}` : ""}`));
+        }
+      },
+    });
+  }
+
+  #dispatch(frame: Frame): void {
+    const header = decode(frame.header) as Header;
+    switch (header.k) {
+      case "msg": {
+        const cell = this.actors.get(header.actor);
+        if (cell) cell.deliver(header, frame);
+        else if (header.reply) {
+          this.sendToPort(header.reply, header.rank, new Error(`no actor ${header.actor} on ${this.addr}; it was never spawned here or has stopped`), true);
+        }
+        return;
+      }
+      case "port": {
+        const handler = this.#ports.get(header.id);
+        if (!handler) return;
+        let value: unknown;
+        try {
+          value = decode(frame.payload, frame.attachments);
+        } catch (err) {
+          handler(header.rank, false, err);
+          return;
+        }
+        handler(header.rank, !header.err, value);
+        return;
+      }
+      case "spawn":
+        this.actors.set(header.actor, ActorCell.spawn(this, header, frame));
+        return;
+      case "exit":
+        if (this.serving) process.exit(0);
+        return;
+      case "hello":
+        return;
+    }
+  }
+}
+
+function attached(link: Link, transport: Transport): Link {
+  link.attach(transport);
+  return link;
+}
+
+function socketPath(addr: string): string {
+  if (!addr.startsWith("unix:")) throw new TypeError(`unsupported address ${JSON.stringify(addr)}: expected unix:/path/to.sock`);
+  return addr.slice("unix:".length);
+}

@@ -1,0 +1,139 @@
+// The value codec: msgpack (msgpackr) plus extensions for what msgpack lacks —
+// Errors with stack and cause chains, and handles registered by
+// higher layers. Typed arrays of OUT_OF_BAND_BYTES or more are not copied into
+// the msgpack body: they travel as separate attachments written straight to the
+// transport and decoded as views over the received bytes.
+import { Packr, addExtension } from "msgpackr";
+import { SerializationError, describeUnsendable } from "./errors.ts";
+
+export const OUT_OF_BAND_BYTES = 1024;
+
+/** An encoded value: the msgpack body and the raw buffers it refers to. */
+export interface Encoded {
+  readonly body: Uint8Array;
+  readonly attachments: readonly Uint8Array[];
+}
+
+/** A class whose instances cross the wire as handles (actor meshes, ports, …). */
+export interface HandleType<T> {
+  readonly type: number; // msgpack extension type, 0x40..0x5f reserved for handles
+  readonly Class: abstract new (...args: never[]) => T;
+  toWire(value: T): unknown;
+  fromWire(data: unknown): T;
+}
+
+// Encoding and decoding are synchronous, so the attachment lists of the value
+// being processed can live in module state.
+let outgoing: Uint8Array[] | null = null;
+let incoming: readonly Uint8Array[] = [];
+
+const TYPED_ARRAYS = [
+  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+] as const;
+type TypedArray = ArrayBufferView & { readonly length: number };
+
+// Records (msgpackr's default) keep plain objects apart from Maps; `moreTypes`
+// covers Set and BigInts of any size.
+const packr = new Packr({
+  moreTypes: true,
+  writeFunction: () => {
+    throw new SerializationError("a function");
+  },
+} as ConstructorParameters<typeof Packr>[0]);
+
+const EXT_ERROR = 0x32;
+const EXT_OOB = 0x33;
+
+// Errors keep their class name, message, stack, cause chain and own fields
+// (`code`, `errno`, …). The receiver rebuilds built-in classes; other names are
+// kept on `name` so `err.name === "ValueError"` still holds.
+const BUILTIN_ERRORS: Record<string, ErrorConstructor> = {
+  Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError,
+};
+addExtension({
+  Class: Error,
+  type: EXT_ERROR,
+  write: (e: Error) => {
+    const extra: Record<string, unknown> = {};
+    for (const key of Object.keys(e)) {
+      if (key === "cause" || key === "name" || key === "message" || key === "stack") continue;
+      const v = (e as unknown as Record<string, unknown>)[key];
+      if (typeof v !== "function" && typeof v !== "symbol") extra[key] = v;
+    }
+    return [e.name, e.message, e.stack ?? "", "cause" in e ? [e.cause] : [], extra];
+  },
+  read: ([name, message, stack, cause, extra]: [string, string, string, unknown[], Record<string, unknown>]) => {
+    const Ctor = BUILTIN_ERRORS[name] ?? Error;
+    const err = cause.length ? new Ctor(message, { cause: cause[0] }) : new Ctor(message);
+    if (err.name !== name) Object.defineProperty(err, "name", { value: name, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(err, "stack", { value: stack, writable: true, configurable: true, enumerable: false });
+    Object.assign(err, extra);
+    return err;
+  },
+});
+
+for (const Ctor of TYPED_ARRAYS) {
+  addExtension({
+    Class: Ctor as unknown as new () => TypedArray,
+    type: EXT_OOB,
+    write(view: TypedArray) {
+      if (view.byteLength < OUT_OF_BAND_BYTES || outgoing === null) return [TYPED_ARRAYS.indexOf(Ctor), -1, copyBytes(view)];
+      outgoing.push(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+      return [TYPED_ARRAYS.indexOf(Ctor), outgoing.length - 1, null];
+    },
+    read([kind, index, inline]: [number, number, Uint8Array | null]) {
+      const bytes = index < 0 ? inline! : incoming[index];
+      return viewAs(TYPED_ARRAYS[kind], bytes);
+    },
+  });
+}
+
+function copyBytes(view: TypedArray): Uint8Array {
+  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice();
+}
+
+/** A typed array over `bytes`, copying only when alignment demands it. */
+function viewAs(Ctor: (typeof TYPED_ARRAYS)[number], bytes: Uint8Array): TypedArray {
+  if (Ctor === Uint8Array) return bytes as TypedArray;
+  const width = Ctor.BYTES_PER_ELEMENT;
+  const aligned = bytes.byteOffset % width === 0 ? bytes : bytes.slice();
+  return new Ctor(aligned.buffer as ArrayBuffer, aligned.byteOffset, aligned.byteLength / width);
+}
+
+/** Registers a handle class; its instances are encoded with `toWire` and revived with `fromWire`. */
+export function registerHandleType<T>(handle: HandleType<T>): void {
+  addExtension({
+    Class: handle.Class as unknown as new () => T,
+    type: handle.type,
+    write: (v: T) => [handle.toWire(v)],
+    read: ([data]: [unknown]) => handle.fromWire(data),
+  });
+}
+
+/**
+ * Encodes `value`. Throws SerializationError naming where the unsendable part
+ * is (`what` describes the value to the user, e.g. "argument 1 of Counter.incr").
+ */
+export function encode(value: unknown, what = "value"): Encoded {
+  const attachments: Uint8Array[] = [];
+  outgoing = attachments;
+  try {
+    const body = packr.pack(value);
+    return { body, attachments };
+  } catch (err) {
+    throw new SerializationError(describeUnsendable(value, what) ?? `${what}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    outgoing = null;
+  }
+}
+
+export function decode(body: Uint8Array, attachments: readonly Uint8Array[] = []): unknown {
+  const previous = incoming;
+  incoming = attachments;
+  try {
+    return packr.unpack(body);
+  } finally {
+    incoming = previous;
+  }
+}
