@@ -22,7 +22,11 @@ export type Endpoints<T> = {
   readonly [K in keyof T as K extends NotEndpoint ? never : T[K] extends (...args: never[]) => unknown ? K : never]: EndpointOf<T[K]>;
 };
 
-export type ActorMesh<T> = ActorMeshImpl<T> & Endpoints<T>;
+/**
+ * A mesh of actors of class `T`. Its own members (`slice`, `size`, `extent`, …)
+ * take precedence over endpoints of the same name.
+ */
+export type ActorMesh<T> = ActorMeshImpl<T> & Omit<Endpoints<T>, keyof ActorMeshImpl<T>>;
 
 /** The part of a mesh shared by all its slices. */
 export interface MeshRef {
@@ -104,10 +108,6 @@ export class ActorMeshImpl<T> implements MeshTarget {
 
   get sizes(): Record<string, number> {
     return this.shape.extent.dims;
-  }
-
-  get name(): string {
-    return this.ref.name;
   }
 
   slice(spec: SliceSpec): ActorMesh<T> {

@@ -58,18 +58,20 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const values = new Array<R>(n);
     const errors = new Array<Error | undefined>(n);
     let remaining = n;
-    return new Promise((resolve, reject) => {
-      if (n === 0) return resolve(ValueMesh.of(shape.extent, values));
+    const result = deferred<ValueMesh<R>>();
+    if (n === 0) result.resolve(ValueMesh.of(shape.extent, values));
+    else {
       this.#send(args, range(n), (rank, ok, value) => {
         if (ok) values[rank] = value as R;
         else errors[rank] = value as Error;
         if (--remaining > 0) return true;
         const first = errors.find((e) => e !== undefined);
-        if (first) reject(first);
-        else resolve(ValueMesh.of(shape.extent, values));
+        if (first) result.reject(first);
+        else result.resolve(ValueMesh.of(shape.extent, values));
         return false;
-      }, reject);
-    });
+      }, result.reject);
+    }
+    return result.promise;
   }
 
   callOne(...args: A): Promise<R> {
@@ -122,15 +124,14 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   }
 
   broadcast(...args: A): void {
-    this.#send(args, range(this.mesh.shape.extent.size), null, (e) => {
-      throw e;
-    });
+    // A mesh that can never be sent to reports that through `initialized`.
+    this.#send(args, range(this.mesh.shape.extent.size), null, () => {});
   }
 
   #one(args: A, rank: number): Promise<R> {
-    return new Promise((resolve, reject) => {
-      this.#send(args, [rank], (_rank, ok, value) => ((ok ? resolve : reject)(value as R), false), reject);
-    });
+    const result = deferred<R>();
+    this.#send(args, [rank], (_rank, ok, value) => ((ok ? result.resolve(value as R) : result.reject(value)), false), result.reject);
+    return result.promise;
   }
 
   /**
@@ -198,6 +199,13 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       throw new TypeError(`${this.mesh.className}.${this.name} expects at least ${required} argument${required === 1 ? "" : "s"}, got ${args.length}`);
     }
   }
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
 }
 
 function range(n: number): number[] {

@@ -43,7 +43,7 @@ const packr = new Packr({
 } as ConstructorParameters<typeof Packr>[0]);
 
 const EXT_ERROR = 0x32;
-const EXT_OOB = 0x33;
+const EXT_TYPED_ARRAY = 0x33;
 
 // Errors keep their class name, message, stack, cause chain and own fields
 // (`code`, `errno`, …). The receiver rebuilds built-in classes; other names are
@@ -73,31 +73,40 @@ addExtension({
   },
 });
 
+// Extension data: kind byte, then 0 and the bytes inline, or 1 and a u32 attachment index.
 for (const Ctor of TYPED_ARRAYS) {
+  const kind = TYPED_ARRAYS.indexOf(Ctor);
   addExtension({
     Class: Ctor as unknown as new () => TypedArray,
-    type: EXT_OOB,
-    write(view: TypedArray) {
-      if (view.byteLength < OUT_OF_BAND_BYTES || outgoing === null) return [TYPED_ARRAYS.indexOf(Ctor), -1, copyBytes(view)];
-      outgoing.push(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
-      return [TYPED_ARRAYS.indexOf(Ctor), outgoing.length - 1, null];
+    type: EXT_TYPED_ARRAY,
+    pack(view: TypedArray): Buffer {
+      const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+      if (view.byteLength < OUT_OF_BAND_BYTES || outgoing === null) {
+        const out = Buffer.allocUnsafe(2 + bytes.length);
+        out[0] = kind;
+        out[1] = 0;
+        out.set(bytes, 2);
+        return out;
+      }
+      outgoing.push(bytes);
+      const out = Buffer.allocUnsafe(6);
+      out[0] = kind;
+      out[1] = 1;
+      out.writeUInt32LE(outgoing.length - 1, 2);
+      return out;
     },
-    read([kind, index, inline]: [number, number, Uint8Array | null]) {
-      const bytes = index < 0 ? inline! : incoming[index];
-      return viewAs(TYPED_ARRAYS[kind], bytes);
+    unpack(data: Buffer): TypedArray {
+      const bytes = data[1] === 0 ? data.subarray(2) : incoming[data.readUInt32LE(2)];
+      return viewAs(TYPED_ARRAYS[data[0]], bytes);
     },
   });
 }
 
-function copyBytes(view: TypedArray): Uint8Array {
-  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice();
-}
-
 /** A typed array over `bytes`, copying only when alignment demands it. */
 function viewAs(Ctor: (typeof TYPED_ARRAYS)[number], bytes: Uint8Array): TypedArray {
-  if (Ctor === Uint8Array) return bytes as TypedArray;
+  if (Ctor === Uint8Array) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const width = Ctor.BYTES_PER_ELEMENT;
-  const aligned = bytes.byteOffset % width === 0 ? bytes : bytes.slice();
+  const aligned = bytes.byteOffset % width === 0 ? bytes : new Uint8Array(bytes); // (Buffer#slice would not copy)
   return new Ctor(aligned.buffer as ArrayBuffer, aligned.byteOffset, aligned.byteLength / width);
 }
 

@@ -1,0 +1,36 @@
+// Shared test plumbing: every process a test starts is tracked and must be gone
+// when the test file ends.
+import assert from "node:assert/strict";
+import { after } from "node:test";
+import type { ProcMesh } from "../src/mesh.ts";
+
+const started = new Set<number>();
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Remembers the mesh's processes; `after` asserts they are gone. */
+export function track<M extends ProcMesh>(mesh: M): M {
+  for (const pid of mesh.pids) started.add(pid);
+  return mesh;
+}
+
+/** Resolves once every pid has exited (the caller bounds it with the test timeout). */
+export async function waitForExit(pids: Iterable<number>): Promise<void> {
+  for (const pid of pids) {
+    while (isAlive(pid)) await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+after(async () => {
+  const alive = [...started].filter(isAlive);
+  // Stopped meshes have exited; anything left is a leak. Kill it so the run stays clean, then fail.
+  for (const pid of alive) process.kill(pid, "SIGKILL");
+  assert.deepEqual(alive, [], `worker processes still alive after the tests: ${alive.join(", ")}`);
+});
