@@ -3,7 +3,6 @@
 // delivered after construction, in order.
 import { encode } from "../wire/codec.ts";
 import { locate, scriptOf } from "../runtime/code-locator.ts";
-import { config } from "../runtime/config.ts";
 import type { ProcHandle } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { RawExtent } from "../runtime/messages.ts";
@@ -128,16 +127,7 @@ export class ProcMesh {
   /** Ends the processes this mesh started and waits for them to exit. Later `spawn` calls throw. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    const proc = Proc.current();
-    await Promise.all(
-      this.#members().map(async ({ addr, handle }) => {
-        if (!handle) return;
-        proc.send(addr, { k: "exit" });
-        const timer = setTimeout(() => handle.kill("SIGKILL"), config.procStopTimeoutMs);
-        await handle.exited;
-        clearTimeout(timer);
-      }),
-    );
+    await Promise.all(this.#members().map((slot) => slot.handle?.stop()));
   }
 
   #members(): ProcSlot[] {

@@ -5,6 +5,7 @@
 // which the kernel closes however the parent dies.
 import { spawn, type ChildProcess } from "node:child_process";
 import { config } from "./config.ts";
+import { hold, release } from "./keep-alive.ts";
 import { ConnectionError } from "./errors.ts";
 import { Proc } from "./proc.ts";
 
@@ -20,6 +21,8 @@ export interface ProcHandle {
   readonly ready: Promise<void>;
   readonly exited: Promise<ProcExit>;
   kill(signal?: NodeJS.Signals): void;
+  /** Asks the process to exit, SIGKILLs it after FRAY_PROC_STOP_TIMEOUT_MS, and waits. */
+  stop(): Promise<ProcExit>;
 }
 
 // Flags that make sense for this process only.
@@ -71,7 +74,9 @@ export function startProc(entry: string, env: Record<string, string> = {}): Proc
       reject(new ConnectionError(`worker process ${child.pid} exited during start (${describeExit({ code, signal })})`));
     });
   });
-  ready.catch(() => {});
+  // Whoever awaits the start keeps the process alive; an idle worker does not.
+  hold();
+  ready.then(release, release);
   exited.then((exit) => proc.peerLost(addr, new ConnectionError(`worker process ${child.pid} ${describeExit(exit)}`)));
   return {
     addr,
@@ -79,6 +84,17 @@ export function startProc(entry: string, env: Record<string, string> = {}): Proc
     ready,
     exited,
     kill: (signal = "SIGTERM") => void child.kill(signal),
+    stop: async () => {
+      hold();
+      const timer = setTimeout(() => child.kill("SIGKILL"), config.procStopTimeoutMs);
+      try {
+        proc.send(addr, { k: "exit" });
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+        release();
+      }
+    },
   };
 }
 
