@@ -16,6 +16,8 @@ export const config = {
   connectTimeoutMs: fromEnv("FRAY_CONNECT_TIMEOUT_MS", 30_000),
   /** How long a spawned process may take to start and report in. */
   procStartTimeoutMs: fromEnv("FRAY_PROC_START_TIMEOUT_MS", 60_000),
+  /** How long a message for an actor not spawned (yet) waits for the spawn before failing. */
+  spawnWaitMs: fromEnv("FRAY_SPAWN_WAIT_MS", 30_000),
   /** How long `ProcMesh.stop()` waits for a process to exit before SIGKILL. */
   procStopTimeoutMs: fromEnv("FRAY_PROC_STOP_TIMEOUT_MS", 5_000),
 };

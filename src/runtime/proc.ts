@@ -14,7 +14,7 @@ import { ActorCell } from "./actor-cell.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
-import type { Header, PortRef } from "./messages.ts";
+import type { Call, Header, PortRef } from "./messages.ts";
 
 /** Receives values sent to a port: the sender's rank, whether it is a value (or an error), the value. */
 export type PortHandler = (rank: number, ok: boolean, value: unknown) => void;
@@ -33,6 +33,7 @@ export class Proc {
   #nextPort = 1;
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
+  #parked = new Map<string, { calls: Array<[Call, Frame]>; timer: NodeJS.Timeout }>();
   #socketDir: string | null = null;
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
@@ -219,15 +220,33 @@ export class Proc {
     });
   }
 
+  /**
+   * A message can overtake its actor's spawn when it comes from another
+   * process (a mesh handed to an actor before the spawner's own message
+   * arrived). It waits for the spawn, up to FRAY_SPAWN_WAIT_MS.
+   */
+  #park(call: Call, frame: Frame): void {
+    let parked = this.#parked.get(call.actor);
+    if (!parked) {
+      const timer = setTimeout(() => {
+        this.#parked.delete(call.actor);
+        for (const [c] of parked!.calls) {
+          if (c.reply) this.sendToPort(c.reply, c.rank, new Error(`no actor ${c.actor} on ${this.addr}: it was not spawned here within ${config.spawnWaitMs} ms (FRAY_SPAWN_WAIT_MS)`), true);
+        }
+      }, config.spawnWaitMs);
+      timer.unref();
+      this.#parked.set(call.actor, (parked = { calls: [], timer }));
+    }
+    parked.calls.push([call, frame]);
+  }
+
   #dispatch(frame: Frame): void {
     const header = decode(frame.header) as Header;
     switch (header.k) {
       case "msg": {
         const cell = this.actors.get(header.actor);
         if (cell) cell.deliver(header, frame);
-        else if (header.reply) {
-          this.sendToPort(header.reply, header.rank, new Error(`no actor ${header.actor} on ${this.addr}; it was never spawned here or has stopped`), true);
-        }
+        else this.#park(header, frame);
         return;
       }
       case "port": {
@@ -243,9 +262,17 @@ export class Proc {
         handler(header.rank, !header.err, value);
         return;
       }
-      case "spawn":
-        this.actors.set(header.actor, ActorCell.spawn(this, header, frame));
+      case "spawn": {
+        const cell = ActorCell.spawn(this, header, frame);
+        this.actors.set(header.actor, cell);
+        const parked = this.#parked.get(header.actor);
+        if (parked) {
+          this.#parked.delete(header.actor);
+          clearTimeout(parked.timer);
+          for (const [call, f] of parked.calls) cell.deliver(call, f);
+        }
         return;
+      }
       case "exit":
         if (this.serving) process.exit(0);
         return;
