@@ -11,11 +11,11 @@ import { Shape, type SliceSpec } from "./shape.ts";
 type NotEndpoint = `_${string}` | "supervise" | "cleanup" | "constructor";
 
 /** The endpoint type of method `F`: an explicit-response-port method answers with its port's type. */
-export type EndpointOf<F> = F extends (port: Port<infer P>, ...args: infer A) => void
-  ? Endpoint<A, P>
-  : F extends (...args: infer A) => infer R
-    ? Endpoint<A, Awaited<R>>
-    : never;
+export type EndpointOf<F> = F extends (...args: infer All) => infer R
+  ? All extends [Port<infer P>, ...infer A]
+    ? Endpoint<A, P>
+    : Endpoint<All, Awaited<R>>
+  : never;
 
 /** The endpoints of actor class instance `T`. */
 export type Endpoints<T> = {

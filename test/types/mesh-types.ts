@@ -1,0 +1,28 @@
+// Compile-time checks of ActorMesh<T> typing, run by types.test.ts through tsc.
+// Every @ts-expect-error line must be an error; everything else must compile.
+import { thisHost, type ActorMesh, type ValueMesh } from "../../src/mesh.ts";
+import { Counter } from "../fixtures/counter.ts";
+
+export async function typed(): Promise<void> {
+  const procs = thisHost().spawnProcs({ gpus: 2 });
+  const counters: ActorMesh<Counter> = procs.spawn("counters", Counter, 0);
+  const all: ValueMesh<number> = await counters.get.call();
+  const one: number = await counters.slice({ gpus: 0 }).get.callOne();
+  const added: number = await counters.add.choose(2); // explicit response port: Port<number>
+  counters.incr.broadcast();
+  counters.incr.broadcast(3);
+  for await (const v of counters.get.stream()) v.toFixed();
+  void [all, one, added];
+
+  // @ts-expect-error: no such endpoint
+  counters.decr.broadcast();
+  // @ts-expect-error: wrong argument type
+  counters.incr.broadcast("two");
+  // @ts-expect-error: the port is supplied by the runtime, not the caller
+  await counters.add.call(undefined, 2);
+  // @ts-expect-error: get returns a number
+  const s: string = await counters.get.callOne();
+  // @ts-expect-error: constructor arguments are checked too
+  procs.spawn("bad", Counter, "zero");
+  void s;
+}
