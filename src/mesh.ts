@@ -7,7 +7,7 @@ export { context, currentRank, currentSize, type ActorInstance, type Context } f
 export type { Endpoint } from "./mesh/endpoint.ts";
 export { ActorError, SupervisionError, type MeshFailure } from "./mesh/errors.ts";
 export { Extent, Point } from "./mesh/extent.ts";
-export { HostMesh, thisHost, thisProc } from "./mesh/host-mesh.ts";
+export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/host-mesh.ts";
 export { ProcMesh } from "./mesh/proc-mesh.ts";
 export type { Range, SliceSpec } from "./mesh/shape.ts";
 export { ValueMesh } from "./mesh/value-mesh.ts";

@@ -22,19 +22,23 @@ export class HostMesh {
    * Starts `perHost` processes on every host, e.g. `{gpus: 4}`. The mesh's
    * extent is the host labels followed by the `perHost` labels. Returns at once;
    * `initialized` resolves when every process is up.
+   *
+   * `options.processes` packs the mesh's procs into that many OS processes
+   * (round robin): a 1,024-rank mesh on a laptop without 1,024 Node processes.
    */
-  spawnProcs(perHost: Readonly<Record<string, number>> = {}): ProcMesh {
+  spawnProcs(perHost: Readonly<Record<string, number>> = {}, options: SpawnProcsOptions = {}): ProcMesh {
     const per = Extent.of(perHost);
     const extent = new Extent([...this.extent.labels, ...per.labels], [...this.extent.sizes, ...per.sizes]);
     for (const label of per.labels) {
       if (this.extent.labels.includes(label)) throw new TypeError(`spawnProcs label '${label}' is already a host label of ${this.extent}; pick another name`);
     }
-    const slots: ProcSlot[] = [];
-    for (let i = 0; i < extent.size; i++) {
-      const handle = startProc(BOOTSTRAP);
-      slots.push({ addr: handle.addr, handle });
+    const processes = options.processes ?? extent.size;
+    if (!Number.isInteger(processes) || processes < 1 || processes > Math.max(extent.size, 1)) {
+      throw new RangeError(`processes must be an integer from 1 to the mesh size ${extent.size}, got ${processes}`);
     }
-    const initialized = Promise.all(slots.map((s) => s.handle!.ready)).then(() => {});
+    const handles = Array.from({ length: Math.min(processes, extent.size) }, () => startProc(BOOTSTRAP));
+    const slots: ProcSlot[] = Array.from({ length: extent.size }, (_, i) => ({ addr: handles[i % handles.length].addr, handle: handles[i % handles.length] }));
+    const initialized = Promise.all(handles.map((h) => h.ready)).then(() => {});
     initialized.catch(() => {});
     return new ProcMesh(Shape.full(extent), slots, initialized);
   }
@@ -42,6 +46,11 @@ export class HostMesh {
   toString(): string {
     return `HostMesh(${this.extent})`;
   }
+}
+
+export interface SpawnProcsOptions {
+  /** OS processes to run the mesh's procs in; defaults to one per proc. */
+  readonly processes?: number;
 }
 
 let localHost: HostMesh | null = null;

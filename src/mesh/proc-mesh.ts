@@ -46,9 +46,9 @@ export class ProcMesh {
     return this.#shape.extent.dims;
   }
 
-  /** Process ids of the processes this one started, in rank order. */
+  /** Process ids of the OS processes this one started for the mesh, in rank order. */
   get pids(): number[] {
-    return this.#members().flatMap((s) => (s.handle ? [s.handle.pid] : []));
+    return [...new Set(this.#members().flatMap((s) => (s.handle ? [s.handle.pid] : [])))];
   }
 
   slice(spec: SliceSpec): ProcMesh {
@@ -127,7 +127,8 @@ export class ProcMesh {
   /** Ends the processes this mesh started and waits for them to exit. Later `spawn` calls throw. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    await Promise.all(this.#members().map((slot) => slot.handle?.stop()));
+    const handles = new Set(this.#members().flatMap((s) => (s.handle ? [s.handle] : [])));
+    await Promise.all([...handles].map((h) => h.stop()));
   }
 
   #members(): ProcSlot[] {
