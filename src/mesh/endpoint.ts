@@ -1,10 +1,10 @@
 // Endpoints and their adverbs. Every adverb sends at call time; arguments are
 // encoded once, at the call site (so an unsendable argument throws there and
 // nothing is sent), and the same bytes go to every rank.
-import { encode } from "../wire/codec.ts";
+import { encode, encodePlain } from "../wire/codec.ts";
 import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
-import type { PortRef, RawExtent } from "../runtime/messages.ts";
+import type { Call, PortRef, RawExtent } from "../runtime/messages.ts";
 import { Proc } from "../runtime/proc.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import type { Shape } from "./shape.ts";
@@ -44,6 +44,7 @@ type Reply = (rank: number, ok: boolean, value: unknown) => void;
 
 export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #next = 0;
+  #oneWay: Uint8Array[] = [];
 
   constructor(private readonly mesh: MeshTarget, readonly name: string) {
     const Class = mesh.Class;
@@ -61,7 +62,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const result = deferred<ValueMesh<R>>();
     if (n === 0) result.resolve(ValueMesh.of(shape.extent, values));
     else {
-      this.#send(args, range(n), (rank, ok, value) => {
+      this.#send(args, this.#allRanks(), (rank, ok, value) => {
         if (ok) values[rank] = value as R;
         else errors[rank] = value as Error;
         if (--remaining > 0) return true;
@@ -110,7 +111,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       arrived.push({ ok, value });
       wake?.();
     };
-    if (n > 0) this.#send(args, range(n), (_rank, ok, value) => (push(ok, value), arrived.length < n), (e) => push(false, e));
+    if (n > 0) this.#send(args, this.#allRanks(), (_rank, ok, value) => (push(ok, value), arrived.length < n), (e) => push(false, e));
     return {
       async *[Symbol.asyncIterator]() {
         for (let i = 0; i < n; i++) {
@@ -125,7 +126,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 
   broadcast(...args: A): void {
     // A mesh that can never be sent to reports that through `initialized`.
-    this.#send(args, range(this.mesh.shape.extent.size), null, () => {});
+    this.#send(args, this.#allRanks(), null, () => {});
   }
 
   #one(args: A, rank: number): Promise<R> {
@@ -180,7 +181,8 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       () => {
         for (const rank of ranks) {
           const member = mesh.shape.members[rank];
-          proc.send(mesh.addrs[member], { k: "msg", actor: `${mesh.id}.${member}`, m: name, rank, ext: mesh.rawExtent, reply }, payload);
+          if (reply) proc.send(mesh.addrs[member], { k: "msg", actor: `${mesh.id}.${member}`, m: name, rank, ext: mesh.rawExtent, reply }, payload);
+          else proc.sendRepeated(mesh.addrs[member], this.#oneWayHeader(rank, member), payload);
         }
       },
       (error) => {
@@ -188,6 +190,21 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         fail(error);
       },
     );
+  }
+
+  #all: number[] | null = null;
+  #allRanks(): readonly number[] {
+    return (this.#all ??= Array.from({ length: this.mesh.shape.extent.size }, (_, i) => i));
+  }
+
+  /** Headers without a reply port never change for a rank: encode each once. */
+  #oneWayHeader(rank: number, member: number): Uint8Array {
+    let header = this.#oneWay[rank];
+    if (!header) {
+      const call: Call = { k: "msg", actor: `${this.mesh.id}.${member}`, m: this.name, rank, ext: this.mesh.rawExtent };
+      header = this.#oneWay[rank] = encodePlain(call);
+    }
+    return header;
   }
 
   #checkArity(args: A): void {
@@ -206,8 +223,4 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: 
   let reject!: (e: unknown) => void;
   const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
   return { promise, resolve, reject };
-}
-
-function range(n: number): number[] {
-  return Array.from({ length: n }, (_, i) => i);
 }

@@ -1,13 +1,16 @@
 // A Link is this process's one outgoing path to a peer process. All frames to
 // that peer go through it, which is what makes delivery FIFO per
 // sender→receiver. Frames sent before the connection exists are queued.
-import type { Frame } from "../wire/frame.ts";
+import type { Encoded } from "../wire/codec.ts";
+import { frameOf, type Frame } from "../wire/frame.ts";
+import { HeaderEncoder } from "../wire/header-table.ts";
 import type { Transport } from "../wire/transport.ts";
 
 export class Link {
   #transport: Transport | null = null;
   #queue: Frame[] = [];
   #onAttach: (() => void) | null = null;
+  #headers = new HeaderEncoder();
   /** Resolves when the connection exists. */
   readonly attached: Promise<void> = new Promise((resolve) => (this.#onAttach = resolve));
 
@@ -28,7 +31,9 @@ export class Link {
     this.#queue = [];
   }
 
-  send(frame: Frame): void {
+  /** Sends a frame; a `repeatable` header (the same bytes object each time) crosses the link once. */
+  send(header: Uint8Array, payload?: Encoded, repeatable = false): void {
+    const frame = frameOf(this.#headers.encode(header, repeatable), payload);
     if (this.#transport) this.#transport.send(frame);
     else this.#queue.push(frame);
   }

@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decode, encode, type Encoded } from "../wire/codec.ts";
+import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
 import { frameOf, type Frame } from "../wire/frame.ts";
+import { HeaderDecoder } from "../wire/header-table.ts";
 import { inProcessPair } from "../wire/in-process-transport.ts";
 import { SocketTransport } from "../wire/socket-transport.ts";
 import type { Transport } from "../wire/transport.ts";
@@ -88,7 +89,12 @@ export class Proc {
 
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
-    this.#link(addr).send(frameOf(encode(header).body, payload));
+    this.#link(addr).send(encodePlain(header), payload);
+  }
+
+  /** `send` with a header encoded once by `encodePlain` and reused: it crosses each link once. */
+  sendRepeated(addr: string, header: Uint8Array, payload?: Encoded): void {
+    this.#link(addr).send(header, payload, true);
   }
 
   /** Sends a value or error to a port. Throws at once if the value cannot be sent. */
@@ -168,7 +174,7 @@ export class Proc {
     socket.once("connect", () => {
       socket.off("error", onError);
       const transport = new SocketTransport(socket);
-      transport.send(frameOf(encode({ k: "hello", addr: this.addr, pid: process.pid } satisfies Header).body));
+      transport.send(frameOf(encodePlain({ k: "hello", addr: this.addr, pid: process.pid } satisfies Header)));
       this.#serveTransport(transport, link.addr);
       if (this.#links.get(link.addr) === link) link.attach(transport);
       else transport.close();
@@ -183,10 +189,11 @@ export class Proc {
     }
     transport.setKeepAlive(this.serving);
     let peer: string | null = null;
+    const headers = new HeaderDecoder();
     transport.listen({
       frame: (frame) => {
         if (peer === null) {
-          const hello = decode(frame.header) as Header;
+          const hello = headers.decode(frame.header) as Header;
           if (hello.k !== "hello") {
             transport.close();
             return;
@@ -198,7 +205,7 @@ export class Proc {
           else if (!link.connected) link.attach(transport);
           return;
         }
-        this.#dispatch(frame);
+        this.#dispatch(headers.decode(frame.header) as Header, frame);
       },
       close: (error) => {
         if (peer !== null && this.#links.get(peer)?.transport === transport) {
@@ -210,8 +217,9 @@ export class Proc {
 
   #serveTransport(transport: Transport, peer: string): void {
     transport.setKeepAlive(this.serving);
+    const headers = new HeaderDecoder();
     transport.listen({
-      frame: (frame) => this.#dispatch(frame),
+      frame: (frame) => this.#dispatch(headers.decode(frame.header) as Header, frame),
       close: (error) => {
         if (this.#links.get(peer)?.transport === transport) {
           this.peerLost(peer, new ConnectionError(`connection to ${peer} closed${error ? `: ${error.message}` : ""}`));
@@ -240,8 +248,7 @@ export class Proc {
     parked.calls.push([call, frame]);
   }
 
-  #dispatch(frame: Frame): void {
-    const header = decode(frame.header) as Header;
+  #dispatch(header: Header, frame: Frame): void {
     switch (header.k) {
       case "msg": {
         const cell = this.actors.get(header.actor);

@@ -3,7 +3,7 @@
 // higher layers. Typed arrays of OUT_OF_BAND_BYTES or more are not copied into
 // the msgpack body: they travel as separate attachments written straight to the
 // transport and decoded as views over the received bytes.
-import { Packr, addExtension } from "msgpackr";
+import { Packr, addExtension } from "msgpackr/pack";
 import { SerializationError, describeUnsendable } from "./errors.ts";
 
 export const OUT_OF_BAND_BYTES = 1024;
@@ -108,6 +108,19 @@ function viewAs(Ctor: (typeof TYPED_ARRAYS)[number], bytes: Uint8Array): TypedAr
   const width = Ctor.BYTES_PER_ELEMENT;
   const aligned = bytes.byteOffset % width === 0 ? bytes : new Uint8Array(bytes); // (Buffer#slice would not copy)
   return new Ctor(aligned.buffer as ArrayBuffer, aligned.byteOffset, aligned.byteLength / width);
+}
+
+// Message headers are small plain records: maps without record structures
+// encode and decode faster than msgpackr's records for them.
+const plain = new Packr({ useRecords: false });
+
+/** Encodes a plain-data record (strings, numbers, arrays, plain objects). */
+export function encodePlain(value: unknown): Uint8Array {
+  return plain.pack(value);
+}
+
+export function decodePlain(bytes: Uint8Array): unknown {
+  return plain.unpack(bytes);
 }
 
 /** Registers a handle class; its instances are encoded with `toWire` and revived with `fromWire`. */

@@ -14,16 +14,47 @@ export interface Frame {
 }
 
 export const EMPTY = new Uint8Array(0);
+const NONE: readonly Uint8Array[] = Object.freeze([]);
 
 /** Largest frame a peer may send; anything bigger is a protocol error, not an allocation. */
 export const MAX_FRAME_BYTES = 2 ** 32 - 1;
 
 export function frameOf(header: Uint8Array, payload?: Encoded): Frame {
-  return payload ? { header, payload: payload.body, attachments: payload.attachments } : { header, payload: EMPTY, attachments: [] };
+  return payload ? { header, payload: payload.body, attachments: payload.attachments } : { header, payload: EMPTY, attachments: NONE };
 }
 
 const pad8 = (n: number) => (8 - (n % 8)) % 8;
 const PADDING = new Uint8Array(8);
+
+/** Bytes `frame` takes on the wire. */
+export function frameSize(frame: Frame): number {
+  let total = 16 + 4 * frame.attachments.length + frame.header.length + frame.payload.length;
+  for (const a of frame.attachments) total += pad8(total) + a.byteLength;
+  return total;
+}
+
+/** Writes `frame` (of `size` bytes, from frameSize) into `target` at `offset`, which must be 8-aligned. */
+export function writeFrame(frame: Frame, size: number, target: Buffer, offset: number): void {
+  const n = frame.attachments.length;
+  target.writeUInt32LE(size - 4, offset);
+  target.writeUInt32LE(frame.header.length, offset + 4);
+  target.writeUInt32LE(frame.payload.length, offset + 8);
+  target.writeUInt32LE(n, offset + 12);
+  let at = offset + 16;
+  for (const a of frame.attachments) {
+    target.writeUInt32LE(a.byteLength, at);
+    at += 4;
+  }
+  target.set(frame.header, at);
+  at += frame.header.length;
+  target.set(frame.payload, at);
+  at += frame.payload.length;
+  for (const a of frame.attachments) {
+    at += pad8(at - offset);
+    target.set(a, at);
+    at += a.byteLength;
+  }
+}
 
 /** The byte chunks of `frame` in wire order, ready for a vectored write. */
 export function frameChunks(frame: Frame): Uint8Array[] {
@@ -52,23 +83,23 @@ export function frameChunks(frame: Frame): Uint8Array[] {
   return chunks;
 }
 
-/** Parses one complete frame (starting at its length field) into views over `bytes`. */
-export function parseFrame(bytes: Uint8Array): Frame {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLen = view.getUint32(4, true);
-  const payloadLen = view.getUint32(8, true);
-  const n = view.getUint32(12, true);
-  let offset = 16 + 4 * n;
-  if (offset + headerLen + payloadLen > bytes.length) throw new FrameError("frame header overruns the frame");
+/** Parses the complete frame in `bytes[start, end)` (from its length field) into views over `bytes`. */
+export function parseFrame(bytes: Buffer, start = 0, end = bytes.length): Frame {
+  const headerLen = bytes.readUInt32LE(start + 4);
+  const payloadLen = bytes.readUInt32LE(start + 8);
+  const n = bytes.readUInt32LE(start + 12);
+  let offset = start + 16 + 4 * n;
+  if (offset + headerLen + payloadLen > end) throw new FrameError("frame header overruns the frame");
   const header = bytes.subarray(offset, offset + headerLen);
   offset += headerLen;
-  const payload = bytes.subarray(offset, offset + payloadLen);
+  const payload = payloadLen ? bytes.subarray(offset, offset + payloadLen) : EMPTY;
   offset += payloadLen;
+  if (n === 0) return { header, payload, attachments: NONE };
   const attachments: Uint8Array[] = [];
   for (let i = 0; i < n; i++) {
-    const len = view.getUint32(16 + 4 * i, true);
-    offset += pad8(offset);
-    if (offset + len > bytes.length) throw new FrameError("frame attachment overruns the frame");
+    const len = bytes.readUInt32LE(start + 16 + 4 * i);
+    offset += pad8(offset - start);
+    if (offset + len > end) throw new FrameError("frame attachment overruns the frame");
     attachments.push(bytes.subarray(offset, offset + len));
     offset += len;
   }
@@ -76,50 +107,46 @@ export function parseFrame(bytes: Uint8Array): Frame {
 }
 
 /**
- * Reassembles frames from a byte stream. Small frames inside one chunk are
- * sliced without copying; a frame spanning chunks is copied once into a buffer
+ * Reassembles frames from a byte stream. Frames inside one chunk are sliced
+ * without copying; a frame spanning chunks is copied once into a buffer
  * allocated when its length is known.
  */
 export class FrameDecoder {
-  #chunks: Buffer[] = [];
-  #buffered = 0;
+  #partial: Buffer | null = null; // fewer than 4 bytes of a length field
   #target: Buffer | null = null;
   #filled = 0;
 
   constructor(private readonly onFrame: (frame: Frame) => void) {}
 
   push(chunk: Buffer): void {
-    while (chunk.length) {
-      if (this.#target) {
-        const n = Math.min(chunk.length, this.#target.length - this.#filled);
-        chunk.copy(this.#target, this.#filled, 0, n);
+    if (this.#partial) {
+      chunk = Buffer.concat([this.#partial, chunk]);
+      this.#partial = null;
+    }
+    let at = 0;
+    const end = chunk.length;
+    while (at < end) {
+      const target = this.#target;
+      if (target) {
+        const n = Math.min(end - at, target.length - this.#filled);
+        chunk.copy(target, this.#filled, at, at + n);
         this.#filled += n;
-        chunk = chunk.subarray(n);
-        if (this.#filled === this.#target.length) {
-          const done = this.#target;
+        at += n;
+        if (this.#filled === target.length) {
           this.#target = null;
-          this.onFrame(parseFrame(done));
+          this.onFrame(parseFrame(target));
         }
         continue;
       }
-      if (this.#buffered) {
-        this.#chunks.push(chunk);
-        this.#buffered += chunk.length;
-        if (this.#buffered < 4) return;
-        chunk = Buffer.concat(this.#chunks, this.#buffered);
-        this.#chunks = [];
-        this.#buffered = 0;
-      }
-      if (chunk.length < 4) {
-        this.#chunks.push(chunk);
-        this.#buffered = chunk.length;
+      if (end - at < 4) {
+        this.#partial = chunk.subarray(at);
         return;
       }
-      const size = chunk.readUInt32LE(0) + 4;
+      const size = chunk.readUInt32LE(at) + 4;
       if (size < 16) throw new FrameError(`peer sent a malformed frame length ${size - 4}`);
-      if (chunk.length >= size) {
-        this.onFrame(parseFrame(chunk.subarray(0, size)));
-        chunk = chunk.subarray(size);
+      if (end - at >= size) {
+        this.onFrame(parseFrame(chunk, at, at + size));
+        at += size;
         continue;
       }
       this.#target = Buffer.allocUnsafeSlow(size);

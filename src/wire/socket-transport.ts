@@ -1,13 +1,22 @@
 // Frames over a stream socket (Unix domain now; TCP and TLS sockets have the
-// same interface). Writes in one tick are corked into one vectored write.
+// same interface). Frames sent in one tick leave in one write: small frames
+// are copied into a batch buffer, large ones (attachments) go by reference.
 import type { Socket } from "node:net";
-import { FrameDecoder, frameChunks, type Frame } from "./frame.ts";
+import { FrameDecoder, frameChunks, frameSize, writeFrame, type Frame } from "./frame.ts";
 import type { Transport, TransportEvents } from "./transport.ts";
+
+/** Frames smaller than this are copied into a batch buffer; larger ones are written by reference. */
+const COPY_BELOW_BYTES = 16 * 1024;
+const BATCH_BYTES = 64 * 1024;
 
 export class SocketTransport implements Transport {
   #events: TransportEvents | null = null;
   #early: Frame[] = [];
-  #corked = false;
+  #scheduled = false;
+  #chunks: Uint8Array[] = [];
+  #batch: Buffer | null = null;
+  #batchStart = 0;
+  #used = 0;
   #closed = false;
   #closeReported = false;
 
@@ -37,15 +46,48 @@ export class SocketTransport implements Transport {
 
   send(frame: Frame): void {
     if (this.#closed) return;
-    if (!this.#corked) {
-      this.#corked = true;
-      this.socket.cork();
-      process.nextTick(() => {
-        this.#corked = false;
-        this.socket.uncork();
-      });
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      process.nextTick(() => this.#flush());
     }
-    for (const chunk of frameChunks(frame)) this.socket.write(chunk);
+    const size = frameSize(frame);
+    if (size >= COPY_BELOW_BYTES) {
+      // Big frames (large attachments) go by reference, not copied.
+      this.#cutBatch();
+      for (const chunk of frameChunks(frame)) this.#chunks.push(chunk);
+      return;
+    }
+    if (!this.#batch || this.#used + size > this.#batch.length) {
+      this.#cutBatch();
+      this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+      this.#used = this.#batchStart = 0;
+    }
+    writeFrame(frame, size, this.#batch, this.#used);
+    this.#used += size;
+  }
+
+  /** Moves the frames written into the batch buffer since the last cut to the chunk list. */
+  #cutBatch(): void {
+    if (this.#batch && this.#used > this.#batchStart) {
+      this.#chunks.push(this.#batch.subarray(this.#batchStart, this.#used));
+      this.#batchStart = this.#used;
+    }
+  }
+
+  // The socket keeps what was written; later frames go after it in the same batch buffer.
+  #flush(): void {
+    this.#scheduled = false;
+    this.#cutBatch();
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    if (this.#closed) return;
+    if (chunks.length === 1) {
+      this.socket.write(chunks[0]);
+      return;
+    }
+    this.socket.cork();
+    for (const chunk of chunks) this.socket.write(chunk);
+    this.socket.uncork();
   }
 
   close(): void {

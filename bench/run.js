@@ -1,0 +1,177 @@
+// `npm run bench`: runtime benchmarks, each printed against a baseline measured
+// in the same run on the same machine, and written to BENCHMARKS.md.
+import { fork } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { thisHost } from "../dist/mesh.js";
+import { Echo, Idle, MemoryProbe, Sink } from "./actors.js";
+
+const quick = process.argv.includes("--quick");
+const scale = quick ? 0.1 : 1;
+const rows = [];
+const dir = mkdtempSync(join(tmpdir(), "fray-bench-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
+function report(id, what, value, unit, baseline, ratio, goal, met) {
+  rows.push({ id, what, value, unit, baseline, ratio, goal, met });
+  console.log(`${id.padEnd(4)} ${what}: ${value} ${unit}${baseline ? ` | baseline ${baseline}` : ""}${ratio ? ` | ratio ${ratio}` : ""} | goal ${goal} ${met ? "met" : "MISSED"}`);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+/** A raw framed peer process and a client socket to it. */
+async function floorPeer(mode, count = 0) {
+  const path = join(dir, `${mode}.sock`);
+  const child = fork(fileURLToPath(new URL("./floor-peer.js", import.meta.url)), [path, mode, String(count)], { stdio: "inherit" });
+  await once(child, "message");
+  const socket = createConnection(path);
+  socket.setNoDelay(true);
+  await once(socket, "connect");
+  return { socket, close: () => (socket.destroy(), child.disconnect()) };
+}
+
+function frame(bytes) {
+  const f = Buffer.alloc(4 + bytes);
+  f.writeUInt32LE(bytes, 0);
+  return f;
+}
+
+async function rawRoundTrip(n) {
+  const { socket, close } = await floorPeer("echo");
+  const msg = frame(48);
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    socket.write(msg);
+    let got = 0;
+    while (got < msg.length) {
+      const [chunk] = await once(socket, "data");
+      got += chunk.length;
+    }
+    times.push(Number(process.hrtime.bigint() - t) / 1000);
+  }
+  close();
+  return median(times);
+}
+
+async function rawThroughput(n) {
+  const { socket, close } = await floorPeer("sink", n);
+  const msg = frame(40);
+  const t = performance.now();
+  const done = once(socket, "data");
+  for (let i = 0; i < n; i++) if (!socket.write(msg)) await once(socket, "drain");
+  await done;
+  const s = (performance.now() - t) / 1000;
+  close();
+  return n / s;
+}
+
+// P2: actor round trip across processes vs raw Unix-socket ping-pong.
+{
+  const n = Math.round(5000 * scale);
+  const floor = await rawRoundTrip(n);
+  const procs = thisHost().spawnProcs({ procs: 1 });
+  const echo = procs.spawn("echo", Echo);
+  for (let i = 0; i < 200; i++) await echo.ping.callOne();
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await echo.ping.callOne();
+    times.push(Number(process.hrtime.bigint() - t) / 1000);
+  }
+  const p50 = median(times);
+  report("P2", "actor round trip across processes (p50)", p50.toFixed(1), "µs", `raw socket ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "≤ 2× floor", p50 / floor <= 2);
+  await procs.stop();
+}
+
+// P3: one-way messages per second to an actor in another process vs raw framed throughput.
+{
+  const n = Math.round(200_000 * scale);
+  const floor = await rawThroughput(n);
+  const procs = thisHost().spawnProcs({ procs: 1 });
+  const sink = procs.spawn("sink", Sink);
+  await sink.initialized;
+  const t = performance.now();
+  for (let i = 0; i < n; i++) sink.recv.broadcast(i);
+  const count = await sink.count.callOne();
+  const rate = n / ((performance.now() - t) / 1000);
+  if (count !== n) throw new Error(`sink saw ${count} of ${n} messages`);
+  report("P3", "one-way messages to an actor in another process", Math.round(rate).toLocaleString("en"), "msg/s", `raw framed ${Math.round(floor).toLocaleString("en")} msg/s`, `${(rate / floor).toFixed(2)}× floor`, "≥ 0.5× floor", rate / floor >= 0.5);
+  await procs.stop();
+}
+
+// P4: broadcast + collect to 1,024 actors on 8 processes.
+{
+  const procs = thisHost().spawnProcs({ actors: 1024 }, { processes: 8 });
+  const mesh = procs.spawn("wide", Echo);
+  await mesh.initialized;
+  for (let i = 0; i < 20; i++) await mesh.ping.call();
+  const times = [];
+  for (let i = 0; i < Math.round(200 * scale) + 10; i++) {
+    const t = performance.now();
+    const values = await mesh.ping.call();
+    times.push(performance.now() - t);
+    if (values.size !== 1024) throw new Error("lost replies");
+  }
+  const p50 = median(times);
+  report("P4", "call() on 1,024 actors in 8 processes (p50; p99 " + pct(times, 0.99).toFixed(2) + " ms)", p50.toFixed(2), "ms", "", "", "p50 ≤ 3 ms", p50 <= 3);
+  await procs.stop();
+}
+
+// P6: cold start — 4 processes, spawn, first reply.
+{
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    const procs = thisHost().spawnProcs({ procs: 4 });
+    const mesh = procs.spawn("cold", Echo);
+    await mesh.ping.call();
+    times.push(performance.now() - t);
+    await procs.stop();
+  }
+  const floor = [];
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    const children = Array.from({ length: 4 }, () => fork("-e", ["process.send(1)"], { execArgv: ["--input-type=module"] }));
+    await Promise.all(children.map((c) => once(c, "message")));
+    floor.push(performance.now() - t);
+    children.forEach((c) => c.kill());
+  }
+  const p50 = median(times);
+  report("P6", "cold start: 4 processes + spawn + first call (median of 5)", p50.toFixed(0), "ms", `4 bare node processes ${median(floor).toFixed(0)} ms`, `${(p50 / median(floor)).toFixed(2)}× bare`, "≤ 250 ms", p50 <= 250);
+}
+
+// P7: idle actors in one process, and heap bytes per actor.
+{
+  const n = Math.round(100_000 * scale);
+  const procs = thisHost().spawnProcs({ actors: n }, { processes: 1 });
+  const probe = procs.slice({ actors: 0 }).spawn("probe", MemoryProbe);
+  const before = await probe.heap.callOne();
+  const t = performance.now();
+  const idle = procs.spawn("idle", Idle);
+  await idle.initialized;
+  const spawnMs = performance.now() - t;
+  const after = await probe.heap.callOne();
+  const perActor = (after - before) / n;
+  report("P7", `${n.toLocaleString("en")} idle actors in one process (spawned in ${(spawnMs / 1000).toFixed(1)} s), heap per actor`, Math.round(perActor), "bytes", "", "", "100,000 actors, ≤ 2,048 bytes each", n >= 100_000 && perActor <= 2048);
+  await procs.stop();
+}
+
+const lines = [
+  "# Benchmarks",
+  "",
+  `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${availableParallelism()} cores, Node ${process.version}${quick ? " (quick mode: 10% of the iterations)" : ""}.`,
+  "Each baseline is measured in the same run on the same machine.",
+  "",
+  "| id | what | measured | baseline | ratio | goal | met |",
+  "| --- | --- | --- | --- | --- | --- | --- |",
+  ...rows.map((r) => `| ${r.id} | ${r.what} | ${r.value} ${r.unit} | ${r.baseline || "—"} | ${r.ratio || "—"} | ${r.goal} | ${r.met ? "yes" : "**no**"} |`),
+  "",
+];
+writeFileSync(fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url)), lines.join("\n"));
+console.log("wrote BENCHMARKS.md");
