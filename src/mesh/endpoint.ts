@@ -42,9 +42,17 @@ export interface MeshTarget {
 
 type Reply = (rank: number, ok: boolean, value: unknown) => void;
 
+/** The ranks of a call that live in one process. */
+interface Group {
+  readonly addr: string;
+  readonly members: number[];
+  readonly ranks: number[];
+  /** The encoded header of a one-way call to this group, made once. */
+  oneWay?: Uint8Array;
+}
+
 export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #next = 0;
-  #oneWay: Uint8Array[] = [];
 
   constructor(private readonly mesh: MeshTarget, readonly name: string) {
     const Class = mesh.Class;
@@ -62,7 +70,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const result = deferred<ValueMesh<R>>();
     if (n === 0) result.resolve(ValueMesh.of(shape.extent, values));
     else {
-      this.#send(args, this.#allRanks(), (rank, ok, value) => {
+      this.#send(args, this.#everyRank(), (rank, ok, value) => {
         if (ok) values[rank] = value as R;
         else errors[rank] = value as Error;
         if (--remaining > 0) return true;
@@ -111,7 +119,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       arrived.push({ ok, value });
       wake?.();
     };
-    if (n > 0) this.#send(args, this.#allRanks(), (_rank, ok, value) => (push(ok, value), arrived.length < n), (e) => push(false, e));
+    if (n > 0) this.#send(args, this.#everyRank(), (_rank, ok, value) => (push(ok, value), arrived.length < n), (e) => push(false, e));
     return {
       async *[Symbol.asyncIterator]() {
         for (let i = 0; i < n; i++) {
@@ -126,12 +134,12 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 
   broadcast(...args: A): void {
     // A mesh that can never be sent to reports that through `initialized`.
-    this.#send(args, this.#allRanks(), null, () => {});
+    this.#send(args, this.#everyRank(), null, () => {});
   }
 
   #one(args: A, rank: number): Promise<R> {
     const result = deferred<R>();
-    this.#send(args, [rank], (_rank, ok, value) => ((ok ? result.resolve(value as R) : result.reject(value)), false), result.reject);
+    this.#send(args, this.#oneRank(rank), (_rank, ok, value) => ((ok ? result.resolve(value as R) : result.reject(value)), false), result.reject);
     return result.promise;
   }
 
@@ -140,7 +148,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
    * keeps the process alive) while `onReply` returns true; a lost peer
    * becomes a SupervisionError for its ranks.
    */
-  #send(args: A, ranks: readonly number[], onReply: ((rank: number, ok: boolean, value: unknown) => boolean) | null, fail: (e: Error) => void): void {
+  #send(args: A, groups: readonly Group[], onReply: ((rank: number, ok: boolean, value: unknown) => boolean) | null, fail: (e: Error) => void): void {
     const { mesh, name } = this;
     this.#checkArity(args);
     const payload = encode(args, `arguments of ${mesh.className}.${name}`);
@@ -148,12 +156,8 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     let reply: PortRef | undefined;
     let finish = () => {};
     if (onReply) {
-      const open = new Set(ranks);
-      const byAddr = new Map<string, number[]>();
-      for (const r of ranks) {
-        const addr = mesh.addrs[mesh.shape.members[r]];
-        byAddr.get(addr)?.push(r) ?? byAddr.set(addr, [r]);
-      }
+      const open = new Set<number>();
+      for (const g of groups) for (const r of g.ranks) open.add(r);
       const handle: Reply = (rank, ok, value) => {
         if (!open.delete(rank)) return;
         const keep = onReply(rank, ok, ok ? value : new ActorError(mesh.className, name, rank, value));
@@ -162,10 +166,13 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       const id = proc.openPort(handle);
       // A lost peer answers for its ranks with a SupervisionError, not an ActorError.
       const unwatch = proc.onPeerLost((addr, error) => {
-        for (const r of byAddr.get(addr) ?? []) {
-          if (!open.delete(r)) continue;
-          const keep = onReply(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
-          if (!keep || open.size === 0) finish();
+        for (const g of groups) {
+          if (g.addr !== addr) continue;
+          for (const r of g.ranks) {
+            if (!open.delete(r)) continue;
+            const keep = onReply(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
+            if (!keep || open.size === 0) finish();
+          }
         }
       });
       hold();
@@ -179,10 +186,9 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     }
     mesh.whenSendable(
       () => {
-        for (const rank of ranks) {
-          const member = mesh.shape.members[rank];
-          if (reply) proc.send(mesh.addrs[member], { k: "msg", actor: `${mesh.id}.${member}`, m: name, rank, ext: mesh.rawExtent, reply }, payload);
-          else proc.sendRepeated(mesh.addrs[member], this.#oneWayHeader(rank, member), payload);
+        for (const g of groups) {
+          if (reply) proc.send(g.addr, { k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, reply }, payload);
+          else proc.sendRepeated(g.addr, (g.oneWay ??= encodePlain({ k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent } satisfies Call)), payload);
         }
       },
       (error) => {
@@ -192,19 +198,30 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     );
   }
 
-  #all: number[] | null = null;
-  #allRanks(): readonly number[] {
-    return (this.#all ??= Array.from({ length: this.mesh.shape.extent.size }, (_, i) => i));
+  #all: Group[] | null = null;
+  #single: Group[][] = [];
+
+  /** Every rank, one group per process: one frame per process carries the call to all its actors. */
+  #everyRank(): readonly Group[] {
+    if (!this.#all) {
+      const { shape, addrs } = this.mesh;
+      const byAddr = new Map<string, Group>();
+      for (let rank = 0; rank < shape.extent.size; rank++) {
+        const member = shape.members[rank];
+        const addr = addrs[member];
+        let g = byAddr.get(addr);
+        if (!g) byAddr.set(addr, (g = { addr, members: [], ranks: [] }));
+        g.members.push(member);
+        g.ranks.push(rank);
+      }
+      this.#all = [...byAddr.values()];
+    }
+    return this.#all;
   }
 
-  /** Headers without a reply port never change for a rank: encode each once. */
-  #oneWayHeader(rank: number, member: number): Uint8Array {
-    let header = this.#oneWay[rank];
-    if (!header) {
-      const call: Call = { k: "msg", actor: `${this.mesh.id}.${member}`, m: this.name, rank, ext: this.mesh.rawExtent };
-      header = this.#oneWay[rank] = encodePlain(call);
-    }
-    return header;
+  #oneRank(rank: number): readonly Group[] {
+    const member = this.mesh.shape.members[rank];
+    return (this.#single[rank] ??= [{ addr: this.mesh.addrs[member], members: [member], ranks: [rank] }]);
   }
 
   #checkArity(args: A): void {

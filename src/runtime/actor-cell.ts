@@ -14,6 +14,8 @@ type State = "constructing" | "ready" | "failed";
 
 interface Delivery {
   readonly call: Call;
+  /** This actor's rank within the call's extent. */
+  readonly rank: number;
   readonly frame: Frame;
 }
 
@@ -63,8 +65,8 @@ export class ActorCell {
     this.#pump();
   }
 
-  deliver(call: Call, frame: Frame): void {
-    this.#queue.push({ call, frame });
+  deliver(call: Call, rank: number, frame: Frame): void {
+    this.#queue.push({ call, rank, frame });
     if (!this.#busy && this.#state !== "constructing") this.#pump();
   }
 
@@ -89,53 +91,53 @@ export class ActorCell {
   }
 
   /** Runs one message; returns a promise when the mailbox must wait for it. */
-  #invoke({ call, frame }: Delivery): Promise<void> | undefined {
+  #invoke({ call, rank, frame }: Delivery): Promise<void> | undefined {
     if (this.#state === "failed") {
       const e = this.#error!;
-      this.#reject(call, new Error(`actor ${this.identity.actorId} failed to start: ${e.message}`, { cause: e }));
+      this.#reject(call, rank, new Error(`actor ${this.identity.actorId} failed to start: ${e.message}`, { cause: e }));
       return undefined;
     }
     const Class = this.#Class!;
     const options = endpointOptions(Class, call.m);
     const method = this.#instance![call.m];
     if (!options || typeof method !== "function") {
-      this.#reject(call, new TypeError(`${this.identity.className} has no endpoint '${call.m}'; endpoints are: ${endpointNames(Class).join(", ")}`));
+      this.#reject(call, rank, new TypeError(`${this.identity.className} has no endpoint '${call.m}'; endpoints are: ${endpointNames(Class).join(", ")}`));
       return undefined;
     }
     let args: unknown[];
     try {
       args = decode(frame.payload, frame.attachments) as unknown[];
     } catch (err) {
-      this.#reject(call, err);
+      this.#reject(call, rank, err);
       return undefined;
     }
-    if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, call.rank));
-    const context: MessageContext = { actor: this.identity, rank: call.rank, extent: call.ext };
+    if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank));
+    const context: MessageContext = { actor: this.identity, rank, extent: call.ext };
     let result: unknown;
     try {
       result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
     } catch (err) {
-      this.#reject(call, err);
+      this.#reject(call, rank, err);
       return undefined;
     }
     if (result instanceof Promise) {
       const done = result.then(
-        (value) => this.#resolve(call, value, options),
-        (err) => this.#reject(call, err),
+        (value) => this.#resolve(call, rank, value, options),
+        (err) => this.#reject(call, rank, err),
       );
       return options.concurrent ? undefined : done;
     }
-    this.#resolve(call, result, options);
+    this.#resolve(call, rank, result, options);
     return undefined;
   }
 
-  #resolve(call: Call, value: unknown, options: EndpointOptions): void {
-    if (call.reply && !options.explicitResponsePort) this.proc.sendToPort(call.reply, call.rank, value, false);
+  #resolve(call: Call, rank: number, value: unknown, options: EndpointOptions): void {
+    if (call.reply && !options.explicitResponsePort) this.proc.sendToPort(call.reply, rank, value, false);
   }
 
-  #reject(call: Call, error: unknown): void {
+  #reject(call: Call, rank: number, error: unknown): void {
     if (call.reply) {
-      this.proc.sendToPort(call.reply, call.rank, error, true);
+      this.proc.sendToPort(call.reply, rank, error, true);
       return;
     }
     // Nobody is waiting for this reply: the failure belongs to the actor's owner.

@@ -30,12 +30,16 @@ export interface Spawn {
   readonly reply: PortRef;
 }
 
-/** Call an endpoint. Payload: arguments. `rank` is the receiver's rank within `ext`. */
+/**
+ * Call an endpoint on the actors `${mesh}.${members[i]}` of one process, in
+ * that order. Payload: arguments. `ranks[i]` is each receiver's rank within `ext`.
+ */
 export interface Call {
   readonly k: "msg";
-  readonly actor: string;
+  readonly mesh: string;
+  readonly members: readonly number[];
+  readonly ranks: readonly number[];
   readonly m: string;
-  readonly rank: number;
   readonly ext: RawExtent;
   readonly reply?: PortRef;
 }

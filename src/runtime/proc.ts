@@ -34,7 +34,7 @@ export class Proc {
   #nextPort = 1;
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
-  #parked = new Map<string, { calls: Array<[Call, Frame]>; timer: NodeJS.Timeout }>();
+  #parked = new Map<string, { calls: Array<[Call, number, Frame]>; timer: NodeJS.Timeout }>();
   #socketDir: string | null = null;
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
@@ -233,27 +233,31 @@ export class Proc {
    * process (a mesh handed to an actor before the spawner's own message
    * arrived). It waits for the spawn, up to FRAY_SPAWN_WAIT_MS.
    */
-  #park(call: Call, frame: Frame): void {
-    let parked = this.#parked.get(call.actor);
+  #park(actor: string, call: Call, rank: number, frame: Frame): void {
+    let parked = this.#parked.get(actor);
     if (!parked) {
       const timer = setTimeout(() => {
-        this.#parked.delete(call.actor);
-        for (const [c] of parked!.calls) {
-          if (c.reply) this.sendToPort(c.reply, c.rank, new Error(`no actor ${c.actor} on ${this.addr}: it was not spawned here within ${config.spawnWaitMs} ms (FRAY_SPAWN_WAIT_MS)`), true);
+        this.#parked.delete(actor);
+        for (const [c, r] of parked!.calls) {
+          if (c.reply) this.sendToPort(c.reply, r, new Error(`no actor ${actor} on ${this.addr}: it was not spawned here within ${config.spawnWaitMs} ms (FRAY_SPAWN_WAIT_MS)`), true);
         }
       }, config.spawnWaitMs);
       timer.unref();
-      this.#parked.set(call.actor, (parked = { calls: [], timer }));
+      this.#parked.set(actor, (parked = { calls: [], timer }));
     }
-    parked.calls.push([call, frame]);
+    parked.calls.push([call, rank, frame]);
   }
 
   #dispatch(header: Header, frame: Frame): void {
     switch (header.k) {
       case "msg": {
-        const cell = this.actors.get(header.actor);
-        if (cell) cell.deliver(header, frame);
-        else this.#park(header, frame);
+        const { mesh, members, ranks } = header;
+        for (let i = 0; i < members.length; i++) {
+          const actor = `${mesh}.${members[i]}`;
+          const cell = this.actors.get(actor);
+          if (cell) cell.deliver(header, ranks[i], frame);
+          else this.#park(actor, header, ranks[i], frame);
+        }
         return;
       }
       case "port": {
@@ -276,7 +280,7 @@ export class Proc {
         if (parked) {
           this.#parked.delete(header.actor);
           clearTimeout(parked.timer);
-          for (const [call, f] of parked.calls) cell.deliver(call, f);
+          for (const [call, rank, f] of parked.calls) cell.deliver(call, rank, f);
         }
         return;
       }

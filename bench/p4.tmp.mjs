@@ -1,0 +1,10 @@
+import { thisHost } from "../dist/mesh.js";
+import { Echo } from "./actors.js";
+const procs = thisHost().spawnProcs({ actors: 1024 }, { processes: 8 });
+const mesh = procs.spawn("wide", Echo);
+await mesh.initialized;
+for (let i = 0; i < 50; i++) await mesh.ping.call();
+const t = performance.now();
+for (let i = 0; i < 200; i++) await mesh.ping.call();
+console.log(((performance.now() - t) / 200).toFixed(2), "ms per call");
+await procs.stop();
