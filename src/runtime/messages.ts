@@ -52,9 +52,17 @@ export interface PortMessage {
   readonly err?: true;
 }
 
+/** Several values for one port, coalesced. Payload: an array of the values; `errs[i]` marks errors. */
+export interface PortMessages {
+  readonly k: "ports";
+  readonly id: number;
+  readonly ranks: readonly number[];
+  readonly errs: readonly number[];
+}
+
 /** Ask a process to exit. */
 export interface Exit {
   readonly k: "exit";
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | Exit;
+export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Exit;

@@ -15,6 +15,7 @@ import { ActorCell } from "./actor-cell.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
+import { PortOutbox } from "./port-outbox.ts";
 import type { Call, Header, PortRef } from "./messages.ts";
 
 /** Receives values sent to a port: the sender's rank, whether it is a value (or an error), the value. */
@@ -34,6 +35,7 @@ export class Proc {
   #nextPort = 1;
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
+  #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
   #parked = new Map<string, { calls: Array<[Call, number, Frame]>; timer: NodeJS.Timeout }>();
   #socketDir: string | null = null;
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -108,7 +110,7 @@ export class Proc {
       payload = encode(e);
       err = true;
     }
-    this.send(ref.addr, err ? { k: "port", id: ref.id, rank, err: true } : { k: "port", id: ref.id, rank }, payload);
+    this.#outbox.push(ref, rank, payload, err);
   }
 
   openPort(handler: PortHandler): number {
@@ -273,6 +275,19 @@ export class Proc {
         handler(header.rank, !header.err, value);
         return;
       }
+      case "ports": {
+        const handler = this.#ports.get(header.id);
+        if (!handler) return;
+        let values: unknown[];
+        try {
+          values = decode(frame.payload, frame.attachments) as unknown[];
+        } catch (err) {
+          for (const rank of header.ranks) handler(rank, false, err);
+          return;
+        }
+        for (let i = 0; i < values.length; i++) handler(header.ranks[i], !header.errs[i], values[i]);
+        return;
+      }
       case "spawn": {
         const cell = ActorCell.spawn(this, header, frame);
         this.actors.set(header.actor, cell);
@@ -285,7 +300,10 @@ export class Proc {
         return;
       }
       case "exit":
-        if (this.serving) process.exit(0);
+        if (this.serving) {
+          this.#outbox.flush();
+          process.exit(0);
+        }
         return;
       case "hello":
         return;

@@ -123,6 +123,13 @@ export function decodePlain(bytes: Uint8Array): unknown {
   return plain.unpack(bytes);
 }
 
+/** A msgpack array made of already-encoded element bodies (each decodes on its own, so this is valid). */
+export function arrayOfEncoded(bodies: readonly Uint8Array[]): Uint8Array {
+  const n = bodies.length;
+  const head = n < 16 ? Buffer.from([0x90 | n]) : n < 0x10000 ? Buffer.from([0xdc, n >> 8, n & 0xff]) : Buffer.from([0xdd, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);
+  return Buffer.concat([head, ...bodies]);
+}
+
 /** Registers a handle class; its instances are encoded with `toWire` and revived with `fromWire`. */
 export function registerHandleType<T>(handle: HandleType<T>): void {
   addExtension({
