@@ -4,6 +4,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { Actor, NotExportedError, thisHost, type ProcMesh } from "../src/mesh.ts";
@@ -69,8 +72,11 @@ describe("clients as users run them", () => {
     assert.deepEqual(pids.filter(isAlive), []);
   });
 
-  it("TypeScript under tsx: killing the client with SIGKILL leaves no worker behind", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", fixture("ts-client.ts")], { stdio: ["ignore", "pipe", "inherit"] });
+  it("TypeScript under tsx: killing the client with SIGKILL leaves no worker behind", async (t) => {
+    // A killed client cannot remove its socket directory; give it a temp dir of ours.
+    const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));
+    t.after(() => rmSync(tmp, { recursive: true, force: true }));
+    const child = spawn(process.execPath, ["--import", "tsx", fixture("ts-client.ts")], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TMPDIR: tmp } });
     let out = "";
     for await (const chunk of child.stdout) {
       out += chunk;

@@ -50,7 +50,13 @@ export class Proc {
 
   /** This process's Proc, created on first use. In a client it holds no event-loop reference. */
   static current(): Proc {
-    return (g[CURRENT] ??= Proc.#listen(`unix:${join(Proc.#privateDir(), "client.sock")}`, false));
+    if (!g[CURRENT]) {
+      const dir = Proc.#privateDir();
+      const proc = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
+      proc.#socketDir = dir; // children's sockets go beside ours
+      g[CURRENT] = proc;
+    }
+    return g[CURRENT];
   }
 
   /** Starts this process's Proc at `addr`; a worker process serves until told to exit. */
