@@ -6,6 +6,7 @@ export { Channel, Port, PortReceiver } from "./mesh/channel.ts";
 export { context, currentRank, currentSize, type ActorInstance, type Context } from "./mesh/context.ts";
 export type { Endpoint } from "./mesh/endpoint.ts";
 export { ActorError, SupervisionError, type MeshFailure } from "./mesh/errors.ts";
+export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/supervision.ts";
 export { Extent, Point } from "./mesh/extent.ts";
 export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/host-mesh.ts";
 export { ProcMesh } from "./mesh/proc-mesh.ts";

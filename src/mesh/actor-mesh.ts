@@ -4,7 +4,9 @@
 import { registerHandleType } from "../wire/codec.ts";
 import type { RawExtent } from "../runtime/messages.ts";
 import type { Port } from "../runtime/port.ts";
+import { Proc } from "../runtime/proc.ts";
 import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
+import { SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
 
@@ -39,6 +41,8 @@ export interface MeshRef {
   readonly inflight: Map<number, number>;
   readonly gate: SendGate;
   readonly initialized: Promise<void>;
+  /** Set by `stop()`: later calls reject with it at once. */
+  stopped?: Error;
 }
 
 /**
@@ -122,6 +126,25 @@ export class ActorMeshImpl<T> implements MeshTarget {
     return ActorMeshImpl.create<T>(this.ref, this.shape.flatten(label));
   }
 
+  /**
+   * Stops every actor of the mesh after the messages already sent to it:
+   * meshes they own stop first, then each actor's `cleanup()` runs (at most
+   * FRAY_CLEANUP_TIMEOUT_MS). Calls after that reject with SupervisionError.
+   * A stop is not a failure: no owner hears of it.
+   */
+  async stop(): Promise<void> {
+    if (this.ref.stopped) return;
+    const stopped = new SupervisionError(`${this.ref.className} mesh '${this.ref.name}' was stopped`);
+    // Sends already made go first (FIFO); the stop waits for the class check like any send.
+    await new Promise<void>((resolve) => this.ref.gate.run(resolve, () => resolve()));
+    this.ref.stopped = stopped;
+    await Proc.current().supervisor.stopMesh(this.ref.id, this.ref.addrs);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
   toString(): string {
     return `ActorMesh(${this.ref.name}: ${this.ref.className} over ${this.shape.extent})`;
   }
@@ -132,6 +155,7 @@ export class ActorMeshImpl<T> implements MeshTarget {
   /** @internal */ get addrs(): readonly string[] { return this.ref.addrs; }
   /** @internal */ get inflight(): Map<number, number> { return this.ref.inflight; }
   /** @internal */ get Class(): Function | null { return this.ref.Class; }
+  /** @internal */ get stopped(): Error | undefined { return this.ref.stopped; }
   /** @internal */ whenSendable(send: () => void, fail: (e: Error) => void): void {
     this.ref.gate.run(send, fail);
   }

@@ -11,6 +11,8 @@ export interface ActorInstance {
   /** The mesh's name, as given to `spawn`. */
   readonly name: string;
   readonly className: string;
+  /** Kills this actor: its owner's `supervise()` gets a MeshFailure whose cause is `reason`. */
+  abort(reason?: string | Error): void;
 }
 
 export interface Context {
@@ -32,11 +34,14 @@ export function context(): Context {
   const ctx = messageContext.getStore();
   if (!ctx) {
     const point = ROOT.point(0);
-    return { actorInstance: { actorId: "client", rank: point, name: "client", className: "" }, messageRank: point };
+    const abort = (reason?: string | Error) => {
+      throw new TypeError(`abort(${String(reason ?? "")}) is for actors; this code is not running inside an endpoint`);
+    };
+    return { actorInstance: { actorId: "client", rank: point, name: "client", className: "", abort }, messageRank: point };
   }
   const { actor } = ctx;
   return {
-    actorInstance: { actorId: actor.actorId, rank: extentOf(actor.extent).point(actor.rank), name: actor.meshName, className: actor.className },
+    actorInstance: { actorId: actor.actorId, rank: extentOf(actor.extent).point(actor.rank), name: actor.meshName, className: actor.className, abort: actor.abort },
     messageRank: extentOf(ctx.extent).point(ctx.rank),
   };
 }

@@ -36,6 +36,8 @@ export interface MeshTarget {
   readonly inflight: Map<number, number>;
   /** The class, where known (on the spawning side), to check endpoint names and arity at the call site. */
   readonly Class: Function | null;
+  /** Set once the mesh was stopped: every call rejects with it. */
+  readonly stopped: Error | undefined;
   /** Runs `send` once the mesh can be sent to, in call order; `fail` if it never can. */
   whenSendable(send: () => void, fail: (error: Error) => void): void;
 }
@@ -148,19 +150,22 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
    * keeps the process alive) while `onReply` returns true; a lost peer
    * becomes a SupervisionError for its ranks.
    */
-  #send(args: A, groups: readonly Group[], onReply: ((rank: number, ok: boolean, value: unknown) => boolean) | null, fail: (e: Error) => void): void {
+  #send(args: A, targets: readonly Group[], onReply: ((rank: number, ok: boolean, value: unknown) => boolean) | null, fail: (e: Error) => void): void {
     const { mesh, name } = this;
     this.#checkArity(args);
     const payload = encode(args, `arguments of ${mesh.className}.${name}`);
     const proc = Proc.current();
+    const blocked = this.#unreachable(targets);
+    const groups = blocked ? blocked.groups : targets;
     let reply: PortRef | undefined;
     let finish = () => {};
+    let handle: Reply = () => {};
     if (onReply) {
       const open = new Set<number>();
-      for (const g of groups) for (const r of g.ranks) open.add(r);
-      const handle: Reply = (rank, ok, value) => {
+      for (const g of targets) for (const r of g.ranks) open.add(r);
+      handle = (rank, ok, value) => {
         if (!open.delete(rank)) return;
-        const keep = onReply(rank, ok, ok ? value : new ActorError(mesh.className, name, rank, value));
+        const keep = onReply(rank, ok, ok ? value : callError(mesh.className, name, rank, value));
         if (!keep || open.size === 0) finish();
       };
       const id = proc.openPort(handle);
@@ -169,9 +174,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         for (const g of groups) {
           if (g.addr !== addr) continue;
           for (const r of g.ranks) {
-            if (!open.delete(r)) continue;
-            const keep = onReply(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
-            if (!keep || open.size === 0) finish();
+            if (open.has(r)) handle(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
           }
         }
       });
@@ -184,6 +187,9 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         release();
       };
     }
+    // Ranks known to be dead or stopped answer at once; the rest are sent to.
+    for (const [rank, error] of blocked?.errors ?? []) handle(rank, false, error);
+    if (groups.length === 0) return;
     mesh.whenSendable(
       () => {
         for (const g of groups) {
@@ -196,6 +202,27 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         fail(error);
       },
     );
+  }
+
+  /** Splits off the ranks known to be dead or stopped, or returns null when there are none. */
+  #unreachable(groups: readonly Group[]): { groups: Group[]; errors: Array<[number, Error]> } | null {
+    const { supervisor } = Proc.current();
+    const stopped = this.mesh.stopped;
+    const dead = supervisor.deadMembers(this.mesh.id);
+    if (!stopped && !dead && !groups.some((g) => supervisor.deadProc(g.addr))) return null;
+    const errors: Array<[number, Error]> = [];
+    const live: Group[] = [];
+    for (const g of groups) {
+      const procGone = stopped ?? supervisor.deadProc(g.addr);
+      const kept: Group = { addr: g.addr, members: [], ranks: [] };
+      g.members.forEach((member, i) => {
+        const gone = procGone ?? dead?.get(member);
+        if (gone) errors.push([g.ranks[i], gone]);
+        else (kept.members.push(member), kept.ranks.push(g.ranks[i]));
+      });
+      if (kept.members.length) live.push(kept);
+    }
+    return errors.length ? { groups: live, errors } : null;
   }
 
   #all: Group[] | null = null;
@@ -233,6 +260,15 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       throw new TypeError(`${this.mesh.className}.${this.name} expects at least ${required} argument${required === 1 ? "" : "s"}, got ${args.length}`);
     }
   }
+}
+
+/** A remote failure as the caller sees it: supervision failures stay SupervisionErrors. */
+function callError(className: string, endpoint: string, rank: number, remote: unknown): Error {
+  if (remote instanceof SupervisionError) return remote;
+  if (remote instanceof Error && remote.name === "SupervisionError") {
+    return new SupervisionError(`${className}.${endpoint} on rank ${rank}: ${remote.message}`, { cause: remote.cause });
+  }
+  return new ActorError(className, endpoint, rank, remote);
 }
 
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {

@@ -1,4 +1,5 @@
 // Errors of the mesh API. Messages say what went wrong and how to fix it.
+export { SupervisionError, type MeshFailure } from "../runtime/supervision.ts";
 
 /** An endpoint threw. `cause` is the remote error, with its stack and cause chain. */
 export class ActorError extends Error {
@@ -9,17 +10,4 @@ export class ActorError extends Error {
     super(`${actor}.${endpoint} failed on rank ${rank}: ${message}`, { cause: remote });
     if (remote instanceof Error && remote.stack) this.stack = `${this.stack}\nRemote stack:\n${remote.stack}`;
   }
-}
-
-/** The actor or process a call was waiting on failed or stopped. */
-export class SupervisionError extends Error {
-  override name = "SupervisionError";
-}
-
-/** One failed rank of a mesh, as delivered to its owner's `supervise()`. */
-export interface MeshFailure {
-  readonly meshName: string;
-  readonly rank: number;
-  readonly cause: Error;
-  readonly report: string;
 }

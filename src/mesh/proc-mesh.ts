@@ -4,6 +4,7 @@
 import { encode } from "../wire/codec.ts";
 import { locate, scriptOf } from "../runtime/code-locator.ts";
 import type { ProcHandle } from "../runtime/host-agent.ts";
+import { messageContext } from "../runtime/context.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { RawExtent } from "../runtime/messages.ts";
 import { Proc } from "../runtime/proc.ts";
@@ -108,10 +109,13 @@ export class ProcMesh {
     });
     if (extent.size === 0) settle();
 
+    const ownerActor = messageContext.getStore()?.actor.actorId ?? null;
+    proc.supervisor.adopt({ id, name, ownerActor, addrs });
+
     locate(Class).then(
       ({ url, exportName }) => {
         addrs.forEach((addr, rank) => {
-          proc.send(addr, { k: "spawn", actor: `${id}.${rank}`, name, url, exp: exportName, rank, ext: rawExtent, owner: proc.addr, reply: { addr: proc.addr, id: port } }, payload);
+          proc.send(addr, { k: "spawn", actor: `${id}.${rank}`, name, url, exp: exportName, rank, ext: rawExtent, owner: proc.addr, ownerActor, reply: { addr: proc.addr, id: port } }, payload);
         });
         gate.release();
       },
@@ -129,6 +133,10 @@ export class ProcMesh {
     this.#stopped = true;
     const handles = new Set(this.#members().flatMap((s) => (s.handle ? [s.handle] : [])));
     await Promise.all([...handles].map((h) => h.stop()));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
   }
 
   #members(): ProcSlot[] {

@@ -1,50 +1,64 @@
 // An ActorCell is one actor instance with its mailbox. It handles one message
 // at a time — async endpoints included — unless the endpoint is `concurrent`.
 // Messages that arrive while the actor is still being constructed wait.
+// Supervision events and stop requests go through the same mailbox, so they
+// run between messages, in order.
 import { decode } from "../wire/codec.ts";
 import type { Frame } from "../wire/frame.ts";
 import { load } from "./code-locator.ts";
+import { config } from "./config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "./context.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "./messages.ts";
 import { Port } from "./port.ts";
 import type { Proc } from "./proc.ts";
+import { SupervisionError, type MeshFailure } from "./supervision.ts";
 
-type State = "constructing" | "ready" | "failed";
+type State = "constructing" | "ready" | "failed" | "dead" | "stopped";
 
-interface Delivery {
-  readonly call: Call;
-  /** This actor's rank within the call's extent. */
-  readonly rank: number;
-  readonly frame: Frame;
+type Item =
+  | { readonly t: "call"; readonly call: Call; readonly rank: number; readonly frame: Frame }
+  | { readonly t: "supervise"; readonly failure: MeshFailure }
+  | { readonly t: "stop"; readonly done: () => void };
+
+interface SupervisingActor {
+  supervise?(failure: MeshFailure): unknown;
+  cleanup?(error?: Error): unknown;
 }
 
 export class ActorCell {
+  readonly identity: ActorIdentity;
+  /** Address of the proc that owns this actor's mesh. */
+  readonly owner: string;
   #state: State = "constructing";
   #error: Error | null = null;
   #Class: Function | null = null;
   #instance: Record<string, unknown> | null = null;
-  #queue: Delivery[] = [];
+  #queue: Item[] = [];
   #head = 0;
   #busy = false;
+  #cleanedUp = false;
 
-  private constructor(private readonly proc: Proc, readonly identity: ActorIdentity, readonly owner: string) {}
-
-  static spawn(proc: Proc, spawn: Spawn, frame: Frame): ActorCell {
-    const identity: ActorIdentity = {
+  private constructor(private readonly proc: Proc, spawn: Spawn) {
+    this.owner = spawn.owner;
+    this.identity = {
       actorId: spawn.actor,
       meshName: spawn.name,
       className: spawn.exp.split(".").pop()!,
       rank: spawn.rank,
       extent: spawn.ext,
+      abort: (reason) => this.die(reason instanceof Error ? reason : new Error(`aborted: ${String(reason ?? "no reason given")}`)),
     };
-    const cell = new ActorCell(proc, identity, spawn.owner);
+  }
+
+  static spawn(proc: Proc, spawn: Spawn, frame: Frame): ActorCell {
+    const cell = new ActorCell(proc, spawn);
     cell.#construct(spawn, frame);
     return cell;
   }
 
-  get instance(): unknown {
-    return this.#instance;
+  get key(): string {
+    return this.identity.actorId;
   }
 
   async #construct(spawn: Spawn, frame: Frame): Promise<void> {
@@ -55,7 +69,7 @@ export class ActorCell {
       const context: MessageContext = { actor: this.identity, rank: spawn.rank, extent: spawn.ext };
       this.#instance = messageContext.run(context, () => new Class(...args));
       this.#Class = Class;
-      this.#state = "ready";
+      if (this.#state === "constructing") this.#state = "ready";
       this.proc.sendToPort(spawn.reply, spawn.rank, null, false);
     } catch (err) {
       this.#state = "failed";
@@ -66,19 +80,49 @@ export class ActorCell {
   }
 
   deliver(call: Call, rank: number, frame: Frame): void {
-    this.#queue.push({ call, rank, frame });
+    this.#enqueue({ t: "call", call, rank, frame });
+  }
+
+  /** Hands a failure of a mesh this actor owns to its `supervise()`, between messages. */
+  supervise(failure: MeshFailure): void {
+    this.#enqueue({ t: "supervise", failure });
+  }
+
+  /** Stops after the messages already queued: owned meshes first, then `cleanup()`. */
+  stop(): Promise<void> {
+    if (this.#state === "dead" || this.#state === "stopped") return Promise.resolve();
+    return new Promise((done) => this.#enqueue({ t: "stop", done }));
+  }
+
+  /**
+   * Kills the actor: queued calls are rejected, `cleanup(cause)` runs, meshes
+   * it owns are stopped, and its owner gets a MeshFailure.
+   */
+  die(cause: Error): void {
+    if (this.#state === "dead" || this.#state === "stopped") return;
+    this.#state = "dead";
+    this.#error = cause;
+    const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) failed: ${cause.message}`, { cause });
+    this.proc.actorGone(this, gone);
+    this.#rejectQueued(gone);
+    void this.#cleanup(cause);
+    this.proc.reportFault(this, cause);
+  }
+
+  #enqueue(item: Item): void {
+    this.#queue.push(item);
     if (!this.#busy && this.#state !== "constructing") this.#pump();
   }
 
   #pump(): void {
     while (this.#head < this.#queue.length) {
-      const delivery = this.#queue[this.#head];
-      this.#queue[this.#head++] = undefined as unknown as Delivery;
+      const item = this.#queue[this.#head];
+      this.#queue[this.#head++] = undefined as unknown as Item;
       if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
         this.#queue = this.#queue.slice(this.#head);
         this.#head = 0;
       }
-      const pending = this.#invoke(delivery);
+      const pending = item.t === "call" ? this.#invoke(item.call, item.rank, item.frame) : item.t === "supervise" ? this.#handleFailure(item.failure) : this.#stop(item.done);
       if (pending) {
         this.#busy = true;
         pending.then(() => {
@@ -91,10 +135,9 @@ export class ActorCell {
   }
 
   /** Runs one message; returns a promise when the mailbox must wait for it. */
-  #invoke({ call, rank, frame }: Delivery): Promise<void> | undefined {
-    if (this.#state === "failed") {
-      const e = this.#error!;
-      this.#reject(call, rank, new Error(`actor ${this.identity.actorId} failed to start: ${e.message}`, { cause: e }));
+  #invoke(call: Call, rank: number, frame: Frame): Promise<void> | undefined {
+    if (this.#state !== "ready") {
+      this.#reject(call, rank, this.#unavailable());
       return undefined;
     }
     const Class = this.#Class!;
@@ -132,7 +175,9 @@ export class ActorCell {
   }
 
   #resolve(call: Call, rank: number, value: unknown, options: EndpointOptions): void {
-    if (call.reply && !options.explicitResponsePort) this.proc.sendToPort(call.reply, rank, value, false);
+    if (!call.reply || options.explicitResponsePort) return;
+    if (this.#state === "ready") this.proc.sendToPort(call.reply, rank, value, false);
+    else this.proc.sendToPort(call.reply, rank, this.#unavailable(), true);
   }
 
   #reject(call: Call, rank: number, error: unknown): void {
@@ -140,8 +185,75 @@ export class ActorCell {
       this.proc.sendToPort(call.reply, rank, error, true);
       return;
     }
-    // Nobody is waiting for this reply: the failure belongs to the actor's owner.
-    // (Supervision delivers it as a MeshFailure; until then, report it here.)
-    console.error(`fray: actor ${this.identity.actorId} (${this.identity.className}) failed in '${call.m}' with no caller to report to:`, error);
+    // Nobody is waiting for this reply: the actor fails, and its owner hears of it.
+    this.die(error instanceof Error ? error : new Error(`${this.identity.className}.${call.m} threw ${String(error)}`));
+  }
+
+  async #handleFailure(failure: MeshFailure): Promise<void> {
+    if (this.#state !== "ready") return;
+    const instance = this.#instance as SupervisingActor;
+    let handled: unknown = false;
+    try {
+      if (typeof instance.supervise === "function") {
+        const context: MessageContext = { actor: this.identity, rank: this.identity.rank, extent: this.identity.extent };
+        handled = await messageContext.run(context, () => instance.supervise!(failure));
+      }
+    } catch (err) {
+      this.die(new SupervisionError(`supervise() of ${this.identity.className} threw while handling: ${failure.report}`, { cause: err }));
+      return;
+    }
+    if (!handled) {
+      this.die(new SupervisionError(`unhandled: ${failure.report}`, { cause: failure.cause }));
+    }
+  }
+
+  async #stop(done: () => void): Promise<void> {
+    if (this.#state === "dead" || this.#state === "stopped") return done();
+    const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) was stopped`);
+    this.#state = "stopped";
+    await this.proc.stopMeshesOwnedBy(this.key);
+    await this.#cleanup();
+    this.proc.actorGone(this, gone);
+    this.#rejectQueued(gone);
+    done();
+  }
+
+  /** Runs `cleanup(error?)` once, for at most FRAY_CLEANUP_TIMEOUT_MS. */
+  async #cleanup(error?: Error): Promise<void> {
+    const instance = this.#instance as SupervisingActor | null;
+    if (this.#cleanedUp || !instance || typeof instance.cleanup !== "function") return;
+    this.#cleanedUp = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        console.error(`fray: cleanup() of ${this.key} (${this.identity.className}) did not finish within ${config.cleanupTimeoutMs} ms (FRAY_CLEANUP_TIMEOUT_MS); going on without it`);
+        resolve();
+      }, config.cleanupTimeoutMs);
+    });
+    try {
+      const context: MessageContext = { actor: this.identity, rank: this.identity.rank, extent: this.identity.extent };
+      await Promise.race([messageContext.run(context, () => instance.cleanup!(error)), timeout]);
+    } catch (err) {
+      console.error(`fray: cleanup() of ${this.key} (${this.identity.className}) threw:`, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #unavailable(): Error {
+    const e = this.#error;
+    if (this.#state === "failed") return new Error(`actor ${this.key} failed to start: ${e!.message}`, { cause: e });
+    if (this.#state === "dead") return new SupervisionError(`actor ${this.key} (${this.identity.className}) failed: ${e!.message}`, { cause: e });
+    return new SupervisionError(`actor ${this.key} (${this.identity.className}) was stopped`);
+  }
+
+  #rejectQueued(error: Error): void {
+    const rest = this.#queue.slice(this.#head);
+    this.#queue = [];
+    this.#head = 0;
+    for (const item of rest) {
+      if (item.t === "call" && item.call.reply) this.proc.sendToPort(item.call.reply, item.rank, error, true);
+      else if (item.t === "stop") item.done();
+    }
   }
 }

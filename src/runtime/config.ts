@@ -1,5 +1,7 @@
 // Every timeout and limit of the runtime: one named setting each, with a
 // documented default and an environment override (README lists them all).
+// Read when used, so a process can change them before it starts workers
+// (which inherit the environment).
 
 function fromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -13,11 +15,35 @@ function fromEnv(name: string, fallback: number): number {
 
 export const config = {
   /** How long a dial keeps retrying a peer that is not listening yet. */
-  connectTimeoutMs: fromEnv("FRAY_CONNECT_TIMEOUT_MS", 30_000),
+  get connectTimeoutMs() {
+    return fromEnv("FRAY_CONNECT_TIMEOUT_MS", 30_000);
+  },
   /** How long a spawned process may take to start and report in. */
-  procStartTimeoutMs: fromEnv("FRAY_PROC_START_TIMEOUT_MS", 60_000),
+  get procStartTimeoutMs() {
+    return fromEnv("FRAY_PROC_START_TIMEOUT_MS", 60_000);
+  },
   /** How long a message for an actor not spawned (yet) waits for the spawn before failing. */
-  spawnWaitMs: fromEnv("FRAY_SPAWN_WAIT_MS", 30_000),
+  get spawnWaitMs() {
+    return fromEnv("FRAY_SPAWN_WAIT_MS", 30_000);
+  },
   /** How long `ProcMesh.stop()` waits for a process to exit before SIGKILL. */
-  procStopTimeoutMs: fromEnv("FRAY_PROC_STOP_TIMEOUT_MS", 5_000),
+  get procStopTimeoutMs() {
+    return fromEnv("FRAY_PROC_STOP_TIMEOUT_MS", 5_000);
+  },
+  /** How long an actor's `cleanup()` may run when it stops. */
+  get cleanupTimeoutMs() {
+    return fromEnv("FRAY_CLEANUP_TIMEOUT_MS", 5_000);
+  },
+  /** How often a parent checks that each worker process still answers. */
+  get heartbeatIntervalMs() {
+    return fromEnv("FRAY_HEARTBEAT_INTERVAL_MS", 1_000);
+  },
+  /**
+   * How long a worker may go without answering before it is declared hung,
+   * killed, and reported as failed. Generous by default: a worker's event loop
+   * is busy while an endpoint computes synchronously.
+   */
+  get heartbeatTimeoutMs() {
+    return fromEnv("FRAY_HEARTBEAT_TIMEOUT_MS", 30_000);
+  },
 };

@@ -77,7 +77,19 @@ export function startProc(entry: string, env: Record<string, string> = {}): Proc
   // Whoever awaits the start keeps the process alive; an idle worker does not.
   hold();
   ready.then(release, release);
-  exited.then((exit) => proc.peerLost(addr, new ConnectionError(`worker process ${child.pid} ${describeExit(exit)}`)));
+  // Death is reported from the exit status (naming the signal), not from the socket closing.
+  proc.adoptChild(addr);
+  let stopping = false;
+  let hung: Error | null = null;
+  const stopHeartbeat = heartbeat(proc, addr, ready, (silentMs) => {
+    hung = new ConnectionError(`worker process ${child.pid} stopped responding: no heartbeat for ${silentMs} ms (FRAY_HEARTBEAT_TIMEOUT_MS=${config.heartbeatTimeoutMs}); killed it`);
+    child.kill("SIGKILL");
+  });
+  exited.then((exit) => {
+    stopHeartbeat();
+    if (stopping) proc.childExited(addr, new ConnectionError(`worker process ${child.pid} was stopped`), false);
+    else proc.childExited(addr, hung ?? new ConnectionError(`worker process ${child.pid} ${describeExit(exit)}`), true);
+  });
   return {
     addr,
     pid: child.pid ?? -1,
@@ -85,6 +97,7 @@ export function startProc(entry: string, env: Record<string, string> = {}): Proc
     exited,
     kill: (signal = "SIGTERM") => void child.kill(signal),
     stop: async () => {
+      stopping = true;
       hold();
       const timer = setTimeout(() => child.kill("SIGKILL"), config.procStopTimeoutMs);
       try {
@@ -96,6 +109,36 @@ export function startProc(entry: string, env: Record<string, string> = {}): Proc
       }
     },
   };
+}
+
+/**
+ * Pings the worker every FRAY_HEARTBEAT_INTERVAL_MS once it is up; calls
+ * `onHung` when it has not answered for FRAY_HEARTBEAT_TIMEOUT_MS (a stopped
+ * or wedged process keeps its socket open, so only silence shows it).
+ */
+function heartbeat(proc: Proc, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void): () => void {
+  let lastHeard = Date.now();
+  let timer: NodeJS.Timeout | null = null;
+  const port = proc.openPort(() => (lastHeard = Date.now()));
+  const stop = () => {
+    if (timer) clearInterval(timer);
+    timer = null;
+    proc.closePort(port);
+  };
+  ready.then(() => {
+    lastHeard = Date.now();
+    timer = setInterval(() => {
+      const silent = Date.now() - lastHeard;
+      if (silent > config.heartbeatTimeoutMs) {
+        stop();
+        onHung(silent);
+        return;
+      }
+      proc.send(addr, { k: "ping", reply: { addr: proc.addr, id: port } });
+    }, Math.min(config.heartbeatIntervalMs, config.heartbeatTimeoutMs / 2));
+    timer.unref();
+  }, stop);
+  return stop;
 }
 
 export function describeExit({ code, signal }: ProcExit): string {

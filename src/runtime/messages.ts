@@ -26,7 +26,9 @@ export interface Spawn {
   readonly exp: string;
   readonly rank: number;
   readonly ext: RawExtent;
+  /** The owning proc, and the owning actor there (null: the process itself, a client). */
   readonly owner: string;
+  readonly ownerActor: string | null;
   readonly reply: PortRef;
 }
 
@@ -60,9 +62,33 @@ export interface PortMessages {
   readonly errs: readonly number[];
 }
 
+/** Actor `${mesh}.${member}` failed. Sent to the mesh's owner. Payload: the cause. */
+export interface Fault {
+  readonly k: "fault";
+  readonly mesh: string;
+  readonly member: number;
+}
+
+/**
+ * Stop the actors `${mesh}.${members[i]}` after the messages already queued for
+ * them; each answers on `reply` with its member index as rank.
+ */
+export interface Stop {
+  readonly k: "stop";
+  readonly mesh: string;
+  readonly members: readonly number[];
+  readonly reply: PortRef;
+}
+
+/** Heartbeat: answer on `reply` if alive. */
+export interface Ping {
+  readonly k: "ping";
+  readonly reply: PortRef;
+}
+
 /** Ask a process to exit. */
 export interface Exit {
   readonly k: "exit";
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Exit;
+export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Exit;

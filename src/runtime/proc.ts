@@ -17,6 +17,8 @@ import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
 import { PortOutbox } from "./port-outbox.ts";
 import type { Call, Header, PortRef } from "./messages.ts";
+import { SupervisionError } from "./supervision.ts";
+import { splitKey, Supervisor } from "./supervisor.ts";
 
 /** Receives values sent to a port: the sender's rank, whether it is a value (or an error), the value. */
 export type PortHandler = (rank: number, ok: boolean, value: unknown) => void;
@@ -29,6 +31,8 @@ const g = globalThis as unknown as Record<symbol, Proc | undefined>;
 
 export class Proc {
   readonly actors = new Map<string, ActorCell>();
+  readonly supervisor: Supervisor = new Supervisor(this);
+  #children = new Set<string>();
   #server: Server | null = null;
   #links = new Map<string, Link>();
   #ports = new Map<number, PortHandler>();
@@ -97,12 +101,50 @@ export class Proc {
 
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
+    if (this.supervisor.deadProc(addr)) return; // nobody to receive it
     this.#link(addr).send(encodePlain(header), payload);
   }
 
   /** `send` with a header encoded once by `encodePlain` and reused: it crosses each link once. */
   sendRepeated(addr: string, header: Uint8Array, payload?: Encoded): void {
+    if (this.supervisor.deadProc(addr)) return;
     this.#link(addr).send(header, payload, true);
+  }
+
+  /** Tells the owner at `addr` that actor `${meshId}.${member}` failed. */
+  sendFault(addr: string, meshId: string, member: number, cause: Error): void {
+    let payload: Encoded;
+    try {
+      payload = encode(cause, "failure cause");
+    } catch {
+      payload = encode(new Error(cause.message));
+    }
+    this.send(addr, { k: "fault", mesh: meshId, member }, payload);
+  }
+
+  /** A local actor died or stopped: later messages to it are answered with `error`. */
+  actorGone(cell: ActorCell, error: Error): void {
+    this.actors.delete(cell.key);
+    const [meshId, member] = splitKey(cell.key);
+    this.supervisor.actorGone(meshId, member, error);
+  }
+
+  reportFault(cell: ActorCell, cause: Error): void {
+    this.supervisor.reportFault(cell, cause);
+  }
+
+  stopMeshesOwnedBy(key: string): Promise<void> {
+    return this.supervisor.stopMeshesOwnedBy(key);
+  }
+
+  /** `addr` is a child process: its loss is reported by `childExited`, with the exit status, not by its socket closing. */
+  adoptChild(addr: string): void {
+    this.#children.add(addr);
+  }
+
+  childExited(addr: string, cause: Error, isFailure: boolean): void {
+    this.#children.delete(addr);
+    this.peerLost(addr, cause, isFailure);
   }
 
   /** Sends a value or error to a port. Throws at once if the value cannot be sent. */
@@ -146,14 +188,25 @@ export class Proc {
     this.#link(addr);
   }
 
-  /** Declares that `addr` is gone: queued frames are dropped and peer-lost handlers run. */
-  peerLost(addr: string, error: Error): void {
+  /**
+   * Declares that `addr` is gone: queued frames are dropped, calls waiting on
+   * it fail, and members of meshes owned here fail (unless `isFailure` is false:
+   * a process stopped on purpose).
+   */
+  peerLost(addr: string, error: Error, isFailure = true): void {
     const link = this.#links.get(addr);
     if (!link) return;
     this.#links.delete(addr);
     link.drop();
     link.transport?.close();
-    for (const handler of [...this.#peerLost]) handler(addr, error);
+    this.supervisor.procLost(addr, error, isFailure);
+    const reported = isFailure ? error : new SupervisionError(error.message, { cause: error });
+    for (const handler of [...this.#peerLost]) handler(addr, reported);
+  }
+
+  #closed(peer: string, transport: Transport, error?: Error): void {
+    if (this.#links.get(peer)?.transport !== transport || this.#children.has(peer)) return;
+    this.peerLost(peer, new ConnectionError(`connection to ${peer} closed${error ? `: ${error.message}` : ""}`));
   }
 
   #link(addr: string): Link {
@@ -216,9 +269,7 @@ export class Proc {
         this.#dispatch(headers.decode(frame.header) as Header, frame);
       },
       close: (error) => {
-        if (peer !== null && this.#links.get(peer)?.transport === transport) {
-          this.peerLost(peer, new ConnectionError(`connection to ${peer} closed${error ? `: ${error.message}` : ""}`));
-        }
+        if (peer !== null) this.#closed(peer, transport, error);
       },
     });
   }
@@ -228,11 +279,7 @@ export class Proc {
     const headers = new HeaderDecoder();
     transport.listen({
       frame: (frame) => this.#dispatch(headers.decode(frame.header) as Header, frame),
-      close: (error) => {
-        if (this.#links.get(peer)?.transport === transport) {
-          this.peerLost(peer, new ConnectionError(`connection to ${peer} closed${error ? `: ${error.message}` : ""}`));
-        }
-      },
+      close: (error) => this.#closed(peer, transport, error),
     });
   }
 
@@ -256,18 +303,51 @@ export class Proc {
     parked.calls.push([call, rank, frame]);
   }
 
+  /** A worker told to exit stops its actors (running their cleanups), sends what it owes, and exits. */
+  async #exit(): Promise<void> {
+    await Promise.all([...this.actors.values()].map((cell) => cell.stop()));
+    this.#outbox.flush();
+    setImmediate(() => process.exit(0)); // after the transports' next-tick flush
+  }
+
   #dispatch(header: Header, frame: Frame): void {
     switch (header.k) {
       case "msg": {
         const { mesh, members, ranks } = header;
+        const dead = this.supervisor.deadMembers(mesh);
         for (let i = 0; i < members.length; i++) {
           const actor = `${mesh}.${members[i]}`;
           const cell = this.actors.get(actor);
+          const gone = cell ? undefined : dead?.get(members[i]);
           if (cell) cell.deliver(header, ranks[i], frame);
-          else this.#park(actor, header, ranks[i], frame);
+          else if (gone) {
+            if (header.reply) this.sendToPort(header.reply, ranks[i], gone, true);
+          } else this.#park(actor, header, ranks[i], frame);
         }
         return;
       }
+      case "fault": {
+        let cause: Error;
+        try {
+          cause = decode(frame.payload, frame.attachments) as Error;
+        } catch (err) {
+          cause = err as Error;
+        }
+        this.supervisor.fault(header.mesh, header.member, cause);
+        return;
+      }
+      case "stop": {
+        for (const member of header.members) {
+          const cell = this.actors.get(`${header.mesh}.${member}`);
+          const answer = () => this.sendToPort(header.reply, member, null, false);
+          if (cell) cell.stop().then(answer);
+          else answer();
+        }
+        return;
+      }
+      case "ping":
+        this.sendToPort(header.reply, 0, null, false);
+        return;
       case "port": {
         const handler = this.#ports.get(header.id);
         if (!handler) return;
@@ -306,10 +386,7 @@ export class Proc {
         return;
       }
       case "exit":
-        if (this.serving) {
-          this.#outbox.flush();
-          process.exit(0);
-        }
+        if (this.serving) void this.#exit();
         return;
       case "hello":
         return;
