@@ -12,7 +12,10 @@ import { ValueMesh } from "./value-mesh.ts";
 
 /** The endpoint of every rank of a mesh. `A` are its arguments, `R` what it returns. */
 export interface Endpoint<A extends unknown[], R> {
-  /** Calls every rank; resolves with their values, or rejects with the first ActorError in rank order. */
+  /**
+   * Calls every rank; resolves with their values, or rejects with the first
+   * ActorError in rank order — or at once with a SupervisionError if a rank dies.
+   */
   call(...args: A): Promise<ValueMesh<R>>;
   /** Calls the only rank of a mesh of size 1. */
   callOne(...args: A): Promise<R>;
@@ -73,6 +76,11 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     if (n === 0) result.resolve(ValueMesh.of(shape.extent, values));
     else {
       this.#send(args, this.#everyRank(), (rank, ok, value) => {
+        if (!ok && value instanceof SupervisionError) {
+          // A dead rank can never answer: fail now rather than wait on the others.
+          result.reject(value);
+          return false;
+        }
         if (ok) values[rank] = value as R;
         else errors[rank] = value as Error;
         if (--remaining > 0) return true;

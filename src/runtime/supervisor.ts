@@ -71,7 +71,7 @@ export class Supervisor {
 
   /** A peer process is gone. Members of owned meshes there fail, unless it was stopped on purpose. */
   procLost(addr: string, cause: Error, isFailure: boolean): void {
-    this.#deadProcs.set(addr, isFailure ? new SupervisionError(`process at ${addr} is gone: ${cause.message}`, { cause }) : cause);
+    this.#deadProcs.set(addr, cause instanceof SupervisionError ? cause : new SupervisionError(cause.message, { cause }));
     for (const owned of [...this.#owned.values()]) {
       owned.addrs.forEach((a, member) => {
         if (a !== addr) return;
