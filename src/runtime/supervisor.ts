@@ -2,6 +2,7 @@
 // each), what it knows to be dead, and where failures go. Failures arrive as
 // "fault" messages from actors that died, or as lost peer processes.
 import type { ActorCell } from "./actor-cell.ts";
+import { hold, release } from "./keep-alive.ts";
 import type { Proc } from "./proc.ts";
 import { meshFailure, SupervisionError, unhandledFault } from "./supervision.ts";
 
@@ -91,6 +92,7 @@ export class Supervisor {
       byAddr.get(addr)?.push(member) ?? byAddr.set(addr, [member]);
     });
     const proc = this.proc;
+    hold(); // whoever awaits the stop keeps the process alive
     await new Promise<void>((resolve) => {
       let remaining = [...byAddr.values()].reduce((n, ms) => n + ms.length, 0);
       if (remaining === 0) return resolve();
@@ -108,7 +110,7 @@ export class Supervisor {
         if (open.delete(addr)) done(byAddr.get(addr)!.length);
       });
       for (const [addr, members] of byAddr) proc.send(addr, { k: "stop", mesh: meshId, members, reply: { addr: proc.addr, id: port } });
-    });
+    }).finally(release);
     this.#owned.delete(meshId);
     const stopped = new SupervisionError(`mesh ${owned ? `'${owned.name}'` : meshId} was stopped`);
     addrs.forEach((_, member) => {
