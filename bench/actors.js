@@ -1,5 +1,5 @@
 // Actors the benchmarks drive, written as a user of the compiled package would.
-import { Actor } from "../dist/mesh.js";
+import { Actor, thisHost } from "../dist/mesh.js";
 
 export class Echo extends Actor {
   ping() {
@@ -25,5 +25,33 @@ export class MemoryProbe extends Actor {
     globalThis.gc?.();
     globalThis.gc?.();
     return process.memoryUsage().heapUsed;
+  }
+}
+
+/** Owns a mesh of Echo actors in worker processes and reports each failure it supervises, with the time it saw it. */
+export class Owner extends Actor {
+  constructor(report) {
+    super();
+    this.report = report;
+  }
+  async start(n) {
+    this.procs = thisHost().spawnProcs({ procs: n });
+    this.mesh = this.procs.spawn("owned", Hanger);
+    await this.mesh.initialized;
+    return { mesh: this.mesh, pids: this.procs.pids };
+  }
+  supervise(failure) {
+    this.report.send({ at: performance.timeOrigin + performance.now(), cause: failure.cause.message });
+    return true;
+  }
+  async stopProcs() {
+    await this.procs.stop();
+  }
+}
+
+export class Hanger extends Actor {
+  static endpoints = { hang: { concurrent: true } };
+  hang() {
+    return new Promise(() => {});
   }
 }

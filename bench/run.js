@@ -7,8 +7,8 @@ import { createConnection } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { thisHost } from "../dist/mesh.js";
-import { Echo, Idle, MemoryProbe, Sink } from "./actors.js";
+import { Channel, thisHost, thisProc } from "../dist/mesh.js";
+import { Echo, Idle, MemoryProbe, Owner, Sink } from "./actors.js";
 
 const quick = process.argv.includes("--quick");
 const scale = quick ? 0.1 : 1;
@@ -181,6 +181,40 @@ async function rawFanOut(k, rounds) {
   const perActor = (after - before) / n;
   report("P7", `${n.toLocaleString("en")} idle actors in one process (spawned in ${(spawnMs / 1000).toFixed(1)} s), heap per actor`, Math.round(perActor), "bytes", "", "", "100,000 actors, ≤ 2,048 bytes each", n >= 100_000 && perActor <= 2048);
   await procs.stop();
+}
+
+// R1: failure detection — kill -9 to rejected calls and to supervise(); a hung (SIGSTOPped) process at the default heartbeat.
+{
+  const runs = [];
+  for (let i = 0; i < 5; i++) {
+    const [port, reports] = Channel.open();
+    const owner = thisProc().spawn(`owner-${i}`, Owner, port);
+    const { mesh, pids } = await owner.start.callOne(2);
+    const inflight = mesh.slice({ procs: 1 }).hang.callOne().catch(() => performance.timeOrigin + performance.now());
+    const killedAt = performance.timeOrigin + performance.now();
+    process.kill(pids[1], "SIGKILL");
+    const rejectedAt = await inflight;
+    const { at: supervisedAt } = await reports.recv();
+    runs.push([rejectedAt - killedAt, supervisedAt - killedAt]);
+    reports.close();
+    await owner.stopProcs.callOne();
+  }
+  const reject = median(runs.map((r) => r[0]));
+  const supervise = median(runs.map((r) => r[1]));
+  report("R1", "kill -9 → in-flight call rejected (median of 5)", reject.toFixed(1), "ms", "Monarch: 10 s poll", "", "≤ 1,000 ms", reject <= 1000);
+  report("R1", "kill -9 → supervise() called (median of 5)", supervise.toFixed(1), "ms", "Monarch: 10 s poll", "", "≤ 1,000 ms", supervise <= 1000);
+
+  if (!quick) {
+    const [port, reports] = Channel.open();
+    const owner = thisProc().spawn("owner-hung", Owner, port);
+    const { pids } = await owner.start.callOne(1);
+    const stoppedAt = performance.timeOrigin + performance.now();
+    process.kill(pids[0], "SIGSTOP");
+    const { at } = await reports.recv();
+    reports.close();
+    await owner.stopProcs.callOne();
+    report("R1", "SIGSTOP → hung process reported at the default heartbeat (30 s timeout, 1 s interval)", ((at - stoppedAt) / 1000).toFixed(1), "s", "", "", "timeout + 1 interval", at - stoppedAt <= 31_500);
+  }
 }
 
 const lines = [
