@@ -24,15 +24,17 @@ type ActorClass = abstract new (...args: never[]) => unknown;
 export class ProcMesh {
   #shape: Shape;
   #slots: readonly ProcSlot[];
-  #stopped = false;
+  #state: { stopped: boolean }; // shared with slices
+
   /** Resolves when every process is up. */
   readonly initialized: Promise<void>;
 
   /** @internal */
-  constructor(shape: Shape, slots: readonly ProcSlot[], initialized: Promise<void>) {
+  constructor(shape: Shape, slots: readonly ProcSlot[], initialized: Promise<void>, state = { stopped: false }) {
     this.#shape = shape;
     this.#slots = slots;
     this.initialized = initialized;
+    this.#state = state;
   }
 
   get extent(): Extent {
@@ -53,15 +55,15 @@ export class ProcMesh {
   }
 
   slice(spec: SliceSpec): ProcMesh {
-    return new ProcMesh(this.#shape.slice(spec), this.#slots, this.initialized);
+    return new ProcMesh(this.#shape.slice(spec), this.#slots, this.initialized, this.#state);
   }
 
   rename(mapping: Readonly<Record<string, string>>): ProcMesh {
-    return new ProcMesh(this.#shape.rename(mapping), this.#slots, this.initialized);
+    return new ProcMesh(this.#shape.rename(mapping), this.#slots, this.initialized, this.#state);
   }
 
   flatten(label: string): ProcMesh {
-    return new ProcMesh(this.#shape.flatten(label), this.#slots, this.initialized);
+    return new ProcMesh(this.#shape.flatten(label), this.#slots, this.initialized, this.#state);
   }
 
   /**
@@ -70,7 +72,7 @@ export class ProcMesh {
    * `initialized` and every call reject with an error saying to export it.
    */
   spawn<C extends ActorClass>(name: string, Class: C, ...args: ConstructorParameters<C>): ActorMesh<InstanceType<C>> {
-    if (this.#stopped) throw new SupervisionError(`cannot spawn '${name}': this ProcMesh was stopped`);
+    if (this.#state.stopped) throw new SupervisionError(`cannot spawn '${name}': this ProcMesh was stopped`);
     if (typeof Class !== "function") throw new TypeError(`spawn('${name}', …) needs an actor class, got ${typeof Class}`);
     scriptOf(Class); // throws now for built-ins and bound functions
     const payload = encode(args, `constructor arguments of ${Class.name}`);
@@ -130,7 +132,7 @@ export class ProcMesh {
 
   /** Ends the processes this mesh started and waits for them to exit. Later `spawn` calls throw. */
   async stop(): Promise<void> {
-    this.#stopped = true;
+    this.#state.stopped = true;
     const handles = new Set(this.#members().flatMap((s) => (s.handle ? [s.handle] : [])));
     await Promise.all([...handles].map((h) => h.stop()));
   }
