@@ -1,5 +1,5 @@
 // `fray/mesh`: Monarch-style actor meshes over hosts → processes → actors.
-export { Actor, endpoint, type EndpointOptions } from "./mesh/actor.ts";
+export { Actor, endpoint, type ActorHooks, type EndpointOptions } from "./mesh/actor.ts";
 export { Accumulator } from "./mesh/accumulator.ts";
 export type { ActorMesh, Endpoints, EndpointOf } from "./mesh/actor-mesh.ts";
 export { Channel, Port, PortReceiver } from "./mesh/channel.ts";

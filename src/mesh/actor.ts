@@ -5,14 +5,20 @@ import type { MeshFailure } from "./errors.ts";
 
 export type { EndpointOptions };
 
-export abstract class Actor {
-  /**
-   * Called with each failure of a mesh this actor spawned. Return true when
-   * handled; otherwise the failure goes to this actor's own owner.
-   */
-  supervise?(failure: MeshFailure): boolean | Promise<boolean>;
+/**
+ * Base class of actors. Optional hooks a subclass may define (not declared
+ * here, so subclasses need no `override`):
+ * - `supervise(failure: MeshFailure): boolean | Promise<boolean>` — called with
+ *   each failure of a mesh this actor spawned; return true when handled,
+ *   otherwise this actor fails and its own owner hears of it.
+ * - `cleanup(error?: Error): void | Promise<void>` — called once when the actor
+ *   stops; `error` is set when it stops because of a failure.
+ */
+export abstract class Actor {}
 
-  /** Called once when the actor stops; `error` is set when it stops because of a failure. */
+/** The optional hooks of an actor, for implementers who want them typed. */
+export interface ActorHooks {
+  supervise?(failure: MeshFailure): boolean | Promise<boolean>;
   cleanup?(error?: Error): void | Promise<void>;
 }
 

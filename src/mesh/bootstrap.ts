@@ -1,6 +1,8 @@
 // Entry point of every worker process: serve a Proc at the address the parent
 // chose, dial the parent to say we are up, and exit when the parent goes away
 // (our stdin is a pipe from it; the kernel closes it however the parent dies).
+// The same entry serves worker threads, where `process.exit` ends the thread.
+import { isMainThread } from "node:worker_threads";
 import { Proc } from "../runtime/proc.ts";
 import "./actor-mesh.ts"; // registers mesh handles before any message is decoded
 
@@ -12,6 +14,8 @@ if (!addr || !parent) {
 }
 const proc = Proc.serve(addr);
 proc.connect(parent);
-process.stdin.on("end", () => process.exit(0));
-process.stdin.on("error", () => process.exit(0));
-process.stdin.resume();
+if (isMainThread) {
+  process.stdin.on("end", () => process.exit(0));
+  process.stdin.on("error", () => process.exit(0));
+  process.stdin.resume();
+} // a worker thread ends with its process anyway

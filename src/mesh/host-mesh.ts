@@ -36,7 +36,7 @@ export class HostMesh {
     if (!Number.isInteger(processes) || processes < 1 || processes > Math.max(extent.size, 1)) {
       throw new RangeError(`processes must be an integer from 1 to the mesh size ${extent.size}, got ${processes}`);
     }
-    const handles = Array.from({ length: Math.min(processes, extent.size) }, () => startProc(BOOTSTRAP));
+    const handles = Array.from({ length: Math.min(processes, extent.size) }, () => startProc(BOOTSTRAP, { thread: options.threads }));
     const slots: ProcSlot[] = Array.from({ length: extent.size }, (_, i) => ({ addr: handles[i % handles.length].addr, handle: handles[i % handles.length] }));
     const initialized = Promise.all(handles.map((h) => h.ready)).then(() => {});
     initialized.catch(() => {});
@@ -49,8 +49,10 @@ export class HostMesh {
 }
 
 export interface SpawnProcsOptions {
-  /** OS processes to run the mesh's procs in; defaults to one per proc. */
+  /** OS processes (or threads) to run the mesh's procs in; defaults to one per proc. */
   readonly processes?: number;
+  /** Run the procs as worker threads of this process instead of separate processes. */
+  readonly threads?: boolean;
 }
 
 let localHost: HostMesh | null = null;

@@ -51,7 +51,7 @@ export class ProcMesh {
 
   /** Process ids of the OS processes this one started for the mesh, in rank order. */
   get pids(): number[] {
-    return [...new Set(this.#members().flatMap((s) => (s.handle ? [s.handle.pid] : [])))];
+    return [...new Set(this.#members().flatMap((s) => (s.handle && s.handle.pid > 0 ? [s.handle.pid] : [])))];
   }
 
   slice(spec: SliceSpec): ProcMesh {

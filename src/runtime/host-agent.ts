@@ -1,12 +1,16 @@
-// The local host agent: starts worker processes on this machine and watches
-// them. Each worker is a Node process running the bootstrap entry, started with
-// this process's loader flags (so TypeScript run through tsx works in workers
-// too), and exits when its parent does: its stdin is a pipe from the parent,
-// which the kernel closes however the parent dies.
+// The local host agent: starts workers on this machine and watches them. A
+// worker runs the bootstrap entry and serves a Proc; it is either a Node
+// process started with this process's loader flags (so TypeScript through tsx
+// works there too), which exits when its parent does — its stdin is a pipe
+// from the parent, closed by the kernel however the parent dies — or a worker
+// thread of this process. Either way its death is reported from its exit
+// status, and one that stops answering heartbeats is killed and reported.
 import { spawn, type ChildProcess } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import { config } from "./config.ts";
-import { hold, release } from "./keep-alive.ts";
 import { ConnectionError } from "./errors.ts";
+import { hold, release } from "./keep-alive.ts";
 import { Proc } from "./proc.ts";
 
 export interface ProcExit {
@@ -16,24 +20,37 @@ export interface ProcExit {
 
 export interface ProcHandle {
   readonly addr: string;
+  /** The OS process id; -1 for a thread. */
   readonly pid: number;
-  /** Resolves when the process has connected back; rejects if it failed to start. */
+  /** "worker process 123" or "worker thread 4", for messages. */
+  readonly label: string;
+  /** Resolves when the worker has connected back; rejects if it failed to start. */
   readonly ready: Promise<void>;
   readonly exited: Promise<ProcExit>;
   kill(signal?: NodeJS.Signals): void;
-  /** Asks the process to exit, SIGKILLs it after FRAY_PROC_STOP_TIMEOUT_MS, and waits. */
+  /** Asks the worker to exit, kills it after FRAY_PROC_STOP_TIMEOUT_MS, and waits. */
   stop(): Promise<ProcExit>;
 }
 
-// Flags that make sense for this process only.
+/** What starting a worker gives, process or thread alike. */
+interface Started {
+  readonly pid: number;
+  readonly label: string;
+  readonly exited: Promise<ProcExit>;
+  readonly failedToStart: Promise<Error>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+// Flags that make sense for this process only; the ones listed with a value skip it too.
 const NOT_INHERITED = /^--(test|inspect|watch|eval|print|input-type|debug-port|experimental-test)/;
+const TAKES_VALUE = /^(--eval|--print|--input-type|--debug-port|-e|-p)$/;
 
 export function workerExecArgv(): string[] {
   const out: string[] = [];
   const argv = process.execArgv;
   for (let i = 0; i < argv.length; i++) {
     if (NOT_INHERITED.test(argv[i]) || argv[i] === "-e" || argv[i] === "-p") {
-      if (!argv[i].includes("=") && argv[i + 1] && !argv[i + 1].startsWith("-") && /^--(eval|print|input-type|debug-port)$|^-[ep]$/.test(argv[i])) i++;
+      if (TAKES_VALUE.test(argv[i])) i++;
       continue;
     }
     out.push(argv[i]);
@@ -46,63 +63,92 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-/** Starts a worker process running `entry` (a module path) that serves a Proc. */
-export function startProc(entry: string, env: Record<string, string> = {}): ProcHandle {
-  const proc = Proc.current();
-  const addr = proc.childAddr();
-  const child = spawn(process.execPath, [...workerExecArgv(), entry], {
-    env: { ...process.env, ...env, FRAY_PROC_ADDR: addr, FRAY_PARENT_ADDR: proc.addr },
-    stdio: ["pipe", "inherit", "inherit"],
-  });
+function startProcess(entry: string, env: Record<string, string>): Started {
+  const child = spawn(process.execPath, [...workerExecArgv(), entry], { env: { ...process.env, ...env }, stdio: ["pipe", "inherit", "inherit"] });
   children.add(child);
   child.unref();
   (child.stdin as unknown as { unref(): void }).unref();
-  const exited = new Promise<ProcExit>((resolve) => {
-    child.once("exit", (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-  });
+  return {
+    pid: child.pid ?? -1,
+    label: `worker process ${child.pid}`,
+    exited: new Promise((resolve) => child.once("exit", (code, signal) => (children.delete(child), resolve({ code, signal })))),
+    failedToStart: new Promise((resolve) => child.once("error", (err) => resolve(new ConnectionError(`cannot start a worker process: ${err.message}`, { cause: err })))),
+    kill: (signal) => void child.kill(signal),
+  };
+}
+
+/**
+ * Worker threads do not inherit loader hooks, so a TypeScript entry (running
+ * from source under tsx) first registers tsx in the thread.
+ */
+function threadEntry(entry: string): string {
+  const url = pathToFileURL(entry).href;
+  if (!entry.endsWith(".ts")) return `import(${JSON.stringify(url)})`;
+  let tsx: string;
+  try {
+    tsx = import.meta.resolve("tsx/esm/api");
+  } catch {
+    throw new Error("running Fray from TypeScript sources in worker threads needs the tsx package; install it, or use the compiled package");
+  }
+  return `import(${JSON.stringify(tsx)}).then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`;
+}
+
+function startThread(entry: string, env: Record<string, string>): Started {
+  const worker = new Worker(threadEntry(entry), { eval: true, env: { ...process.env, ...env }, execArgv: workerExecArgv() });
+  worker.unref();
+  return {
+    pid: -1,
+    label: `worker thread ${worker.threadId}`,
+    exited: new Promise((resolve) => worker.once("exit", (code) => resolve({ code, signal: null }))),
+    failedToStart: new Promise((resolve) => worker.once("error", (err) => resolve(new ConnectionError(`worker thread failed: ${err.message}`, { cause: err })))),
+    kill: () => void worker.terminate(),
+  };
+}
+
+/** Starts a worker running `entry` (the bootstrap module's path) as a process, or as a thread. */
+export function startProc(entry: string, options: { thread?: boolean } = {}): ProcHandle {
+  const proc = Proc.current();
+  const addr = proc.childAddr();
+  const env = { FRAY_PROC_ADDR: addr, FRAY_PARENT_ADDR: proc.addr };
+  const started = options.thread ? startThread(entry, env) : startProcess(entry, env);
+  const { label } = started;
   const connected = proc.expectPeer(addr);
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ConnectionError(`process ${child.pid} did not start within ${config.procStartTimeoutMs} ms (FRAY_PROC_START_TIMEOUT_MS)`)), config.procStartTimeoutMs);
+    const timer = setTimeout(() => reject(new ConnectionError(`${label} did not start within ${config.procStartTimeoutMs} ms (FRAY_PROC_START_TIMEOUT_MS)`)), config.procStartTimeoutMs);
     timer.unref();
     connected.then(() => (clearTimeout(timer), resolve()));
-    child.once("error", (err) => (clearTimeout(timer), reject(new ConnectionError(`cannot start a worker process: ${err.message}`, { cause: err }))));
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new ConnectionError(`worker process ${child.pid} exited during start (${describeExit({ code, signal })})`));
-    });
+    started.failedToStart.then((err) => (clearTimeout(timer), reject(err)));
+    started.exited.then((exit) => (clearTimeout(timer), reject(new ConnectionError(`${label} exited during start (${describeExit(exit)})`))));
   });
   // Whoever awaits the start keeps the process alive; an idle worker does not.
   hold();
   ready.then(release, release);
-  // Death is reported from the exit status (naming the signal), not from the socket closing.
   proc.adoptChild(addr);
   let stopping = false;
   let hung: Error | null = null;
   const stopHeartbeat = heartbeat(proc, addr, ready, (silentMs) => {
-    hung = new ConnectionError(`worker process ${child.pid} stopped responding: no heartbeat for ${silentMs} ms (FRAY_HEARTBEAT_TIMEOUT_MS=${config.heartbeatTimeoutMs}); killed it`);
-    child.kill("SIGKILL");
+    hung = new ConnectionError(`${label} stopped responding: no heartbeat for ${silentMs} ms (FRAY_HEARTBEAT_TIMEOUT_MS=${config.heartbeatTimeoutMs}); killed it`);
+    started.kill("SIGKILL");
   });
-  exited.then((exit) => {
+  started.exited.then((exit) => {
     stopHeartbeat();
-    if (stopping) proc.childExited(addr, new ConnectionError(`worker process ${child.pid} was stopped`), false);
-    else proc.childExited(addr, hung ?? new ConnectionError(`worker process ${child.pid} ${describeExit(exit)}`), true);
+    if (stopping) proc.childExited(addr, new ConnectionError(`${label} was stopped`), false);
+    else proc.childExited(addr, hung ?? new ConnectionError(`${label} ${describeExit(exit)}`), true);
   });
   return {
     addr,
-    pid: child.pid ?? -1,
+    pid: started.pid,
+    label,
     ready,
-    exited,
-    kill: (signal = "SIGTERM") => void child.kill(signal),
+    exited: started.exited,
+    kill: (signal = "SIGTERM") => started.kill(signal),
     stop: async () => {
       stopping = true;
       hold();
-      const timer = setTimeout(() => child.kill("SIGKILL"), config.procStopTimeoutMs);
+      const timer = setTimeout(() => started.kill("SIGKILL"), config.procStopTimeoutMs);
       try {
         proc.send(addr, { k: "exit" });
-        return await exited;
+        return await started.exited;
       } finally {
         clearTimeout(timer);
         release();

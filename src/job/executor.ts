@@ -1,0 +1,43 @@
+// The Executor runs tasks in a worker process (or thread). It also makes the
+// worker's tasks and actors see a JobContext that talks to the job's head, so
+// nested tasks and actors work from anywhere.
+import { load } from "../runtime/code-locator.ts";
+import { Actor, endpoint, type ActorMesh } from "../mesh.ts";
+import { ambient, withJobContext } from "./job-context.ts";
+import type { JobHead } from "./job-head.ts";
+import { RemoteJobContext } from "./remote-context.ts";
+
+export class Executor extends Actor {
+  readonly #context: RemoteJobContext;
+  readonly #functions = new Map<string, Function>();
+
+  constructor(head: ActorMesh<JobHead>, kind: RemoteJobContext["kind"] = "processes") {
+    super();
+    this.#context = new RemoteJobContext(head, kind);
+    ambient.processDefault = this.#context; // for actors created in this worker, too
+  }
+
+  @endpoint({ concurrent: true })
+  async runTask(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null): Promise<unknown> {
+    const key = `${url}#${exportName}`;
+    let fn = this.#functions.get(key);
+    if (!fn) {
+      fn = (await load({ url, exportName })) as Function;
+      if (typeof fn !== "function") throw new TypeError(`${exportName} exported from ${url} is not a function`);
+      this.#functions.set(key, fn);
+    }
+    const saved: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(env ?? {})) {
+      saved[k] = process.env[k];
+      process.env[k] = v;
+    }
+    try {
+      return await withJobContext(this.#context.forTask(taskId), () => fn!(...args));
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  }
+}

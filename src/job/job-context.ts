@@ -1,0 +1,45 @@
+// The JobContext contract shared by every backend, and the ambient context:
+// tasks and actor methods see the context that ran them, so nested tasks work.
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { ActorHandle } from "./actor-handle.ts";
+import type { ObjectRef } from "./object-ref.ts";
+import type { ActorOptions, TaskOptions } from "./options.ts";
+
+export type JobKind = "sync" | "threads" | "processes" | "mesh";
+
+/** An argument may be given as a value or as a ref to one; refs are resolved before the call. */
+export type Refs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | ObjectRef<A[K]> };
+export type Resolved<T> = T extends ObjectRef<infer V> ? V : T;
+
+export interface WaitOptions {
+  /** How many refs must be ready; default 1. At least `refs.length` waits for all. */
+  readonly numReturns?: number;
+  /** Seconds to wait at most; then whatever is ready is returned. */
+  readonly timeout?: number;
+}
+
+export type TaskFunction = (...args: never[]) => unknown;
+export type ActorClass = new (...args: never[]) => object;
+
+export interface JobContext {
+  readonly kind: JobKind;
+  run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>>;
+  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options?: TaskOptions): ObjectRef<Awaited<ReturnType<F>>>;
+  get<T>(ref: ObjectRef<T>): Promise<T>;
+  get<T extends readonly unknown[]>(refs: T): Promise<{ -readonly [K in keyof T]: Resolved<T[K]> }>;
+  get<T>(value: T): Promise<T>;
+  wait(refs: readonly ObjectRef[], options?: WaitOptions): Promise<[ObjectRef[], ObjectRef[]]>;
+  put<T>(value: T): ObjectRef<T>;
+  createActor<C extends ActorClass>(Class: C, args?: ConstructorParameters<C>, options?: ActorOptions): Promise<ActorHandle<InstanceType<C>>>;
+  /** Releases workers; later calls fail. A script that never calls it still exits. */
+  shutdown(): Promise<void>;
+}
+
+const slot = Symbol.for("fray.job.context");
+const g = globalThis as unknown as Record<symbol, { als: AsyncLocalStorage<JobContext>; processDefault: JobContext | null } | undefined>;
+export const ambient = (g[slot] ??= { als: new AsyncLocalStorage<JobContext>(), processDefault: null });
+
+/** Runs `fn` with `ctx` as the context `getJobContext()` returns, across awaits. */
+export function withJobContext<T>(ctx: JobContext, fn: () => T): T {
+  return ambient.als.run(ctx, fn);
+}

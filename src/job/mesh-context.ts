@@ -1,0 +1,89 @@
+// The driver's JobContext for the backends built on the mesh runtime:
+// `processes` (worker processes), `threads` (worker threads) and `mesh` (any
+// ProcMesh). The driver talks to its JobHead directly; workers message it.
+import { Proc } from "../runtime/proc.ts";
+import { thisProc, type ActorMesh, type ProcMesh } from "../mesh.ts";
+import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
+import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
+import { JobHead } from "./job-head.ts";
+import { ObjectRef } from "./object-ref.ts";
+import { waitFor } from "./object-store.ts";
+import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
+import { getValues } from "./refs.ts";
+
+export class MeshJobContext implements JobContext {
+  readonly #ready: Promise<JobHead>;
+  #shutdown = false;
+
+  constructor(readonly kind: JobKind, procs: () => ProcMesh, capacity: Resources) {
+    const token = Proc.current().nextId();
+    const headMesh = thisProc().spawn("fray-job-head", JobHead, token);
+    this.#ready = headMesh.initialized.then(async () => {
+      const head = JobHead.byToken(token)!;
+      await head.setUp({ procs: procs(), capacity }, headMesh);
+      return head;
+    });
+    this.#ready.catch(() => {}); // reported by the first call that needs the head
+  }
+
+  run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
+    return this.createTask(fn, args);
+  }
+
+  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
+    this.#check();
+    checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
+    const ref = new ObjectRef<Awaited<ReturnType<F>>>(Proc.current().nextId());
+    this.#ready.then(
+      (head) => head.submit(ref.id, fn, args as unknown[], options),
+      () => {},
+    );
+    return ref;
+  }
+
+  async get(value: unknown): Promise<never> {
+    const head = await this.#ready;
+    return getValues(head.store, value) as Promise<never>;
+  }
+
+  async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
+    const head = await this.#ready;
+    const byId = new Map(refs.map((r) => [r.id, r]));
+    const [ready, pending] = await waitFor(head.store, [...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
+    return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
+  }
+
+  put<T>(value: T): ObjectRef<T> {
+    this.#check();
+    const ref = new ObjectRef<T>(Proc.current().nextId());
+    this.#ready.then((head) => head.store.entry(ref.id).resolve(value), () => {});
+    return ref;
+  }
+
+  async createActor<C extends ActorClass>(Class: C, args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>, options: ActorOptions = {}): Promise<ActorHandle<InstanceType<C>>> {
+    this.#check();
+    checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
+    const head = await this.#ready;
+    const mesh = await head.createActor(Class, args as unknown[], options);
+    return this.handleFor(mesh);
+  }
+
+  handleFor<T>(mesh: ActorMesh<object>): ActorHandle<T> {
+    return actorHandle<T>((method, args) => {
+      const ref = new ObjectRef(Proc.current().nextId());
+      this.#ready.then((head) => head.callActor(ref.id, mesh, method, args));
+      return ref;
+    }, new ActorRef(mesh));
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.#shutdown) return;
+    this.#shutdown = true;
+    const head = await this.#ready.catch(() => null);
+    await head?.shutdown();
+  }
+
+  #check(): void {
+    if (this.#shutdown) throw new Error(`this ${this.kind} job context was shut down; create another with createJobContext()`);
+  }
+}

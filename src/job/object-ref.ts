@@ -1,0 +1,22 @@
+// ObjectRef: a handle to a value that a task will produce (or `put` stored).
+// The value lives in the job's object store in the driver; a ref can be passed
+// to tasks and actors anywhere, which resolve it there.
+import { registerHandleType } from "../wire/codec.ts";
+
+export class ObjectRef<T = unknown> {
+  declare private readonly _value: T;
+
+  /** @internal */
+  constructor(readonly id: string) {}
+
+  toString(): string {
+    return `ObjectRef(${this.id})`;
+  }
+}
+
+registerHandleType<ObjectRef>({
+  type: 0x42,
+  Class: ObjectRef,
+  toWire: (ref) => ref.id,
+  fromWire: (id) => new ObjectRef(id as string),
+});

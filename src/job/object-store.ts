@@ -1,0 +1,76 @@
+// The job's object store: one entry per ObjectRef id, created on first mention
+// (a ref can be used before the task that fills it is registered), settled once.
+export interface Entry {
+  readonly promise: Promise<unknown>;
+  settled: boolean;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+export class ObjectStore {
+  #entries = new Map<string, Entry>();
+
+  entry(id: string): Entry {
+    let e = this.#entries.get(id);
+    if (!e) {
+      let resolve!: (v: unknown) => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<unknown>((res, rej) => ((resolve = res), (reject = rej)));
+      promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
+      const entry: Entry = {
+        promise,
+        settled: false,
+        resolve: (v) => {
+          if (entry.settled) return;
+          entry.settled = true;
+          resolve(v);
+        },
+        reject: (err) => {
+          if (entry.settled) return;
+          entry.settled = true;
+          reject(err);
+        },
+      };
+      this.#entries.set(id, (e = entry));
+    }
+    return e;
+  }
+
+  /** Forgets an entry (its value is no longer referenced). */
+  release(id: string): void {
+    this.#entries.delete(id);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+/**
+ * Which of `ids` settle first: `[ready, pending]` once `numReturns` have
+ * settled, or after `timeoutMs`, whichever is sooner. Ready ids are in the
+ * order they settled.
+ */
+export async function waitFor(store: ObjectStore, ids: readonly string[], numReturns: number, timeoutMs: number | undefined): Promise<[string[], string[]]> {
+  const want = Math.min(numReturns, ids.length);
+  const ready: string[] = [];
+  const ordered = () => [ready.slice(0, Math.max(want, 0)), ids.filter((id) => !ready.slice(0, want).includes(id))] as [string[], string[]];
+  if (want <= 0) return [[], [...ids]];
+  await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    if (timeoutMs !== undefined) timer = setTimeout(done, timeoutMs);
+    for (const id of ids) {
+      const settle = () => {
+        if (ready.length >= want) return;
+        ready.push(id);
+        if (ready.length >= want) done();
+      };
+      store.entry(id).promise.then(settle, settle);
+    }
+  });
+  return ordered();
+}

@@ -1,0 +1,83 @@
+// The JobContext of tasks and actors running in a worker: every operation is
+// a message to the job's head in the driver. Ids are made here, so `run` and
+// `put` return at once and their messages need no reply.
+import { locate } from "../runtime/code-locator.ts";
+import { Proc } from "../runtime/proc.ts";
+import { ActorError, type ActorMesh } from "../mesh.ts";
+import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
+import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
+import type { JobHead } from "./job-head.ts";
+import { ObjectRef } from "./object-ref.ts";
+import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
+
+export class RemoteJobContext implements JobContext {
+  /** `taskId`: the task this context runs, whose resources are given back while it waits. */
+  constructor(private readonly head: ActorMesh<JobHead>, readonly kind: JobKind, private readonly taskId: string | null = null) {}
+
+  forTask(taskId: string): RemoteJobContext {
+    return new RemoteJobContext(this.head, this.kind, taskId);
+  }
+
+  run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
+    return this.createTask(fn, args);
+  }
+
+  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
+    checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
+    const ref = newRef();
+    locate(fn).then(
+      ({ url, exportName }) => this.head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options),
+      (err: Error) => this.head.remoteFail.broadcast(ref.id, err),
+    );
+    return ref as ObjectRef<Awaited<ReturnType<F>>>;
+  }
+
+  get(value: unknown): Promise<never> {
+    if (value instanceof ObjectRef) return unwrap(this.head.remoteGet.callOne(value.id, this.taskId)) as Promise<never>;
+    if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
+    return Promise.resolve(value as never);
+  }
+
+  async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
+    const byId = new Map(refs.map((r) => [r.id, r]));
+    const [ready, pending] = await this.head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.taskId);
+    return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
+  }
+
+  put<T>(value: T): ObjectRef<T> {
+    const ref = newRef();
+    this.head.remotePut.broadcast(ref.id, value);
+    return ref as ObjectRef<T>;
+  }
+
+  async createActor<C extends ActorClass>(Class: C, args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>, options: ActorOptions = {}): Promise<ActorHandle<InstanceType<C>>> {
+    checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
+    const { url, exportName } = await locate(Class);
+    const mesh = await unwrap(this.head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));
+    return this.handleFor(mesh);
+  }
+
+  /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get. */
+  handleFor<T>(mesh: ActorMesh<object>): ActorHandle<T> {
+    return actorHandle<T>((method, args) => {
+      const ref = newRef();
+      this.head.remoteCallActor.broadcast(ref.id, mesh, method, args);
+      return ref;
+    }, new ActorRef(mesh));
+  }
+
+  async shutdown(): Promise<void> {
+    throw new Error("shutdown() belongs to the driver that created the job context, not to a task or actor in it");
+  }
+}
+
+function newRef(): ObjectRef {
+  return new ObjectRef(Proc.current().nextId());
+}
+
+/** Failures of the head's calls carry the task's own error as the cause. */
+function unwrap<T>(call: Promise<T>): Promise<T> {
+  return call.catch((err: unknown) => {
+    throw err instanceof ActorError ? err.cause : err;
+  });
+}
