@@ -6,7 +6,7 @@
 import { messageContext, type MessageContext } from "../runtime/context.ts";
 import { load, locate } from "../runtime/code-locator.ts";
 import { Actor, ActorError, endpoint, SupervisionError, type ActorMesh, type MeshFailure, type ProcMesh } from "../mesh.ts";
-import type { Executor } from "./executor.ts";
+import { Executor } from "./executor.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
 import { TASK_RESOURCES, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
 import { namedActorExists, resolveAll } from "./refs.ts";
@@ -68,7 +68,6 @@ export class JobHead extends Actor {
 
   /** Spawns an Executor in every process of `setup.procs`. */
   async setUp(setup: HeadSetup, self: ActorMesh<JobHead>): Promise<void> {
-    const { Executor } = await import("./executor.ts"); // (a static import would be circular)
     this.#procs = setup.procs;
     this.#workers = Array.from({ length: setup.procs.size }, (_, index) => ({ index, capacity: setup.capacity, free: { ...setup.capacity }, alive: true }));
     this.#executors = this.#asOwner(() => setup.procs.flatten("workers").spawn("fray-executors", Executor, self));

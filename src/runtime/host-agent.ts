@@ -6,6 +6,8 @@
 // thread of this process. Either way its death is reported from its exit
 // status, and one that stops answering heartbeats is killed and reported.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { config } from "./config.ts";
@@ -78,17 +80,23 @@ function startProcess(entry: string, env: Record<string, string>): Started {
 }
 
 /**
- * Worker threads do not inherit loader hooks, so a TypeScript entry (running
- * from source under tsx) first registers tsx in the thread.
+ * Worker threads do not inherit loader hooks, so when this process runs
+ * TypeScript through tsx (its sources, or a user's), the thread registers tsx
+ * first.
  */
 function threadEntry(entry: string): string {
   const url = pathToFileURL(entry).href;
-  if (!entry.endsWith(".ts")) return `import(${JSON.stringify(url)})`;
+  const underTsx = entry.endsWith(".ts") || process.execArgv.some((a) => a.includes("tsx"));
+  if (!underTsx) return `import(${JSON.stringify(url)})`;
   let tsx: string;
   try {
     tsx = import.meta.resolve("tsx/esm/api");
   } catch {
-    throw new Error("running Fray from TypeScript sources in worker threads needs the tsx package; install it, or use the compiled package");
+    try {
+      tsx = pathToFileURL(createRequire(join(process.cwd(), "noop.js")).resolve("tsx/esm/api")).href;
+    } catch {
+      throw new Error("running TypeScript in worker threads needs the tsx package (npm install tsx), or compile to JavaScript first");
+    }
   }
   return `import(${JSON.stringify(tsx)}).then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`;
 }
