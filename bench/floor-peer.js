@@ -8,21 +8,48 @@ const expected = Number(countArg ?? 0);
 
 const server = createServer((socket) => {
   socket.setNoDelay(true);
-  let buffered = Buffer.alloc(0);
+  // Frames are reassembled the way any careful framed reader would: small ones
+  // from the chunk, a large one copied once into a buffer of its known length.
+  let partial = null;
+  let big = null;
+  let filled = 0;
   let seen = 0;
+  const onFrame = (frame, replies) => {
+    if (mode === "echo") replies.push(frame);
+    else if (++seen === expected) replies.push(Buffer.from([4, 0, 0, 0, 100, 111, 110, 101]));
+  };
   socket.on("data", (chunk) => {
-    buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
-    let at = 0;
     const replies = [];
-    while (buffered.length - at >= 4) {
-      const len = buffered.readUInt32LE(at);
-      if (buffered.length - at < 4 + len) break;
-      const frame = buffered.subarray(at, at + 4 + len);
-      at += 4 + len;
-      if (mode === "echo") replies.push(frame);
-      else if (++seen === expected) replies.push(Buffer.from([4, 0, 0, 0, 100, 111, 110, 101]));
+    if (partial) {
+      chunk = Buffer.concat([partial, chunk]);
+      partial = null;
     }
-    buffered = buffered.subarray(at);
+    let at = 0;
+    while (at < chunk.length) {
+      if (big) {
+        const n = Math.min(chunk.length - at, big.length - filled);
+        chunk.copy(big, filled, at, at + n);
+        filled += n;
+        at += n;
+        if (filled === big.length) {
+          onFrame(big, replies);
+          big = null;
+        }
+        continue;
+      }
+      if (chunk.length - at < 4) {
+        partial = chunk.subarray(at);
+        break;
+      }
+      const size = 4 + chunk.readUInt32LE(at);
+      if (chunk.length - at >= size) {
+        onFrame(chunk.subarray(at, at + size), replies);
+        at += size;
+      } else {
+        big = Buffer.allocUnsafe(size);
+        filled = 0;
+      }
+    }
     if (replies.length) socket.write(Buffer.concat(replies));
   });
 });

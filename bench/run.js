@@ -9,6 +9,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Channel, thisHost, thisProc } from "../dist/mesh.js";
 import { Echo, Idle, MemoryProbe, Owner, Sink } from "./actors.js";
+import { add, checksum } from "./tasks.js";
+import { createJobContext } from "../dist/job.js";
+import { Piscina } from "piscina";
 
 const quick = process.argv.includes("--quick");
 const scale = quick ? 0.1 : 1;
@@ -215,6 +218,63 @@ async function rawFanOut(k, rounds) {
     await owner.stopProcs.callOne();
     report("R1", "SIGSTOP → hung process reported at the default heartbeat (30 s timeout, 1 s interval)", ((at - stoppedAt) / 1000).toFixed(1), "s", "", "", "timeout + 1 interval", at - stoppedAt <= 31_500);
   }
+}
+
+// P1: tiny-task throughput on `threads` vs Piscina, and the per-task overhead of each backend.
+{
+  const n = Math.round(20_000 * scale);
+  const threads = 2;
+  const pool = new Piscina({ filename: fileURLToPath(new URL("./piscina-worker.js", import.meta.url)), minThreads: threads, maxThreads: threads });
+  await Promise.all(Array.from({ length: 100 }, (_, i) => pool.run({ a: i, b: 1 })));
+  let t = performance.now();
+  await Promise.all(Array.from({ length: n }, (_, i) => pool.run({ a: i, b: 1 })));
+  const piscinaRate = n / ((performance.now() - t) / 1000);
+  await pool.destroy();
+
+  const ctx = createJobContext("threads", { maxWorkers: threads });
+  await ctx.get(Array.from({ length: 100 }, (_, i) => ctx.run(add, i, 1)));
+  t = performance.now();
+  const results = await ctx.get(Array.from({ length: n }, (_, i) => ctx.run(add, i, 1)));
+  const frayRate = n / ((performance.now() - t) / 1000);
+  if (results[n - 1] !== n) throw new Error("wrong results");
+  await ctx.shutdown();
+  report("P1", `tiny tasks on threads (${threads} workers)`, Math.round(frayRate).toLocaleString("en"), "tasks/s", `Piscina ${Math.round(piscinaRate).toLocaleString("en")} tasks/s`, `${(frayRate / piscinaRate).toFixed(2)}× Piscina`, "≥ 1.0× Piscina", frayRate >= piscinaRate);
+
+  for (const kind of ["sync", "threads", "processes"]) {
+    const c = createJobContext(kind, { maxWorkers: 2 });
+    for (let i = 0; i < 50; i++) await c.get(c.run(add, i, 1));
+    const m = Math.round(1000 * scale) + 50;
+    const t0 = performance.now();
+    for (let i = 0; i < m; i++) await c.get(c.run(add, i, 1));
+    const us = ((performance.now() - t0) * 1000) / m;
+    await c.shutdown();
+    report("P1", `${kind}: one task run and awaited at a time`, us.toFixed(1), "µs/task", "", "", "(overhead, no goal)", true);
+  }
+}
+
+// P5: a 256 MiB typed array put in the driver and read by a task in a worker process, vs a raw socket copy.
+{
+  const bytes = quick ? 32 * 2 ** 20 : 256 * 2 ** 20;
+  const array = new Float64Array(bytes / 8).fill(1);
+  const { socket, close } = await floorPeer("sink", 1);
+  const big = Buffer.alloc(4 + bytes);
+  big.writeUInt32LE(bytes, 0);
+  let t = performance.now();
+  const done = once(socket, "data");
+  socket.write(big);
+  await done;
+  const rawMs = performance.now() - t;
+  close();
+
+  const ctx = createJobContext("processes", { maxWorkers: 1 });
+  await ctx.get(ctx.run(add, 1, 1));
+  t = performance.now();
+  const [length, sum] = await ctx.get(ctx.run(checksum, ctx.put(array)));
+  const frayMs = performance.now() - t;
+  await ctx.shutdown();
+  if (length !== array.length || sum !== Math.ceil(array.length / 4096)) throw new Error("array arrived wrong");
+  const mib = bytes / 2 ** 20;
+  report("P5", `${mib} MiB Float64Array put → task in another process`, (mib / (frayMs / 1000)).toFixed(0), "MiB/s", `raw socket copy ${(mib / (rawMs / 1000)).toFixed(0)} MiB/s`, `${(rawMs / frayMs).toFixed(2)}× raw`, "≥ 0.5× raw", rawMs / frayMs >= 0.5);
 }
 
 const lines = [

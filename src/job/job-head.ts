@@ -41,6 +41,7 @@ export class JobHead extends Actor {
   readonly store = new ObjectStore();
   #context: MessageContext | undefined;
   #executors: ActorMesh<Executor> | null = null;
+  #executorSlices: ActorMesh<Executor>[] = [];
   #procs: ProcMesh | null = null;
   #workers: Worker[] = [];
   #queue: Task[] = [];
@@ -98,10 +99,12 @@ export class JobHead extends Actor {
   }
 
   #dispatch(): void {
+    const unplaceable = new Set<Resources>(); // requests that found no room in this pass (tasks share the default's object)
     for (let i = 0; i < this.#queue.length && i < 64; ) {
       const task = this.#queue[i];
-      const worker = this.#pick(task.resources);
+      const worker = unplaceable.has(task.resources) ? undefined : this.#pick(task.resources);
       if (!worker) {
+        unplaceable.add(task.resources);
         i++;
         continue;
       }
@@ -117,7 +120,7 @@ export class JobHead extends Actor {
     this.#running.set(task.id, running);
     try {
       const [location, args] = await Promise.all([typeof task.fn === "function" ? locate(task.fn) : task.fn, resolveAll(this.store, task.args)]);
-      const executor = this.#executors!.slice({ workers: worker.index });
+      const executor = (this.#executorSlices[worker.index] ??= this.#executors!.slice({ workers: worker.index }));
       entry.resolve(await executor.runTask.callOne(task.id, location.url, location.exportName, args, task.env ?? null));
     } catch (err) {
       if (err instanceof SupervisionError && task.retriesLeft > 0 && !entry.settled) {
@@ -276,14 +279,14 @@ export class JobHead extends Actor {
 }
 
 function fits(free: Resources, request: Resources): boolean {
-  for (const [r, n] of Object.entries(request)) if ((free[r] ?? 0) < n) return false;
+  for (const r in request) if ((free[r] ?? 0) < request[r]) return false;
   return true;
 }
 
 function take(free: Record<string, number>, request: Resources): void {
-  for (const [r, n] of Object.entries(request)) free[r] = (free[r] ?? 0) - n;
+  for (const r in request) free[r] = (free[r] ?? 0) - request[r];
 }
 
 function give(free: Record<string, number>, request: Resources): void {
-  for (const [r, n] of Object.entries(request)) free[r] = (free[r] ?? 0) + n;
+  for (const r in request) free[r] = (free[r] ?? 0) + request[r];
 }

@@ -2,7 +2,8 @@
 // chose, dial the parent to say we are up, and exit when the parent goes away
 // (our stdin is a pipe from it; the kernel closes it however the parent dies).
 // The same entry serves worker threads, where `process.exit` ends the thread.
-import { isMainThread } from "node:worker_threads";
+import { isMainThread, workerData, type MessagePort } from "node:worker_threads";
+import { MessagePortTransport } from "../wire/message-port-transport.ts";
 import { Proc } from "../runtime/proc.ts";
 import "./actor-mesh.ts"; // registers mesh handles before any message is decoded
 
@@ -13,7 +14,9 @@ if (!addr || !parent) {
   process.exit(2);
 }
 const proc = Proc.serve(addr);
-proc.connect(parent);
+const parentPort = (workerData as { frayParentPort?: MessagePort } | null)?.frayParentPort;
+if (parentPort) proc.connectVia(parent, new MessagePortTransport(parentPort));
+else proc.connect(parent);
 if (isMainThread) {
   process.stdin.on("end", () => process.exit(0));
   process.stdin.on("error", () => process.exit(0));

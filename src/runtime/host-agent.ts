@@ -9,7 +9,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { MessageChannel, Worker } from "node:worker_threads";
+import { MessagePortTransport } from "../wire/message-port-transport.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { hold, release } from "./keep-alive.ts";
@@ -102,8 +103,12 @@ function threadEntry(entry: string): string {
 }
 
 function startThread(entry: string, env: Record<string, string>): Started {
-  const worker = new Worker(threadEntry(entry), { eval: true, env: { ...process.env, ...env }, execArgv: workerExecArgv() });
+  // Parent and thread talk over a MessagePort, not a socket.
+  const { port1, port2 } = new MessageChannel();
+  // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
+  const worker = new Worker(threadEntry(entry), { eval: true, env: { ...process.env, ...env }, execArgv: [], workerData: { frayParentPort: port2 }, transferList: [port2] });
   worker.unref();
+  Proc.current().acceptTransport(new MessagePortTransport(port1));
   return {
     pid: -1,
     label: `worker thread ${worker.threadId}`,

@@ -188,6 +188,20 @@ export class Proc {
     this.#link(addr);
   }
 
+  /** Uses `transport` (already connected, e.g. a worker thread's MessagePort) as the link to `addr`. */
+  connectVia(addr: string, transport: Transport): void {
+    transport.send(frameOf(encodePlain({ k: "hello", addr: this.addr, pid: process.pid } satisfies Header)));
+    this.#serveTransport(transport, addr);
+    let link = this.#links.get(addr);
+    if (!link) this.#links.set(addr, (link = new Link(addr)));
+    link.attach(transport);
+  }
+
+  /** Serves a connection that did not come through the listening socket; its first frame says who it is. */
+  acceptTransport(transport: Transport): void {
+    this.#accept(transport);
+  }
+
   /**
    * Declares that `addr` is gone: queued frames are dropped, calls waiting on
    * it fail, and members of meshes owned here fail (unless `isFailure` is false:
