@@ -35,7 +35,7 @@ export class MeshJobContext implements JobContext {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
     const ref = new ObjectRef<Awaited<ReturnType<F>>>(Proc.current().nextId());
     this.#ready.then(
-      (head) => head.submit(ref.id, fn, args as unknown[], options),
+      (head) => (head.store.track(ref), head.submit(ref.id, fn, args as unknown[], options)),
       () => {},
     );
     return ref;
@@ -56,7 +56,7 @@ export class MeshJobContext implements JobContext {
   put<T>(value: T): ObjectRef<T> {
     this.#check();
     const ref = new ObjectRef<T>(Proc.current().nextId());
-    this.#ready.then((head) => head.store.entry(ref.id).resolve(value), () => {});
+    this.#ready.then((head) => (head.store.track(ref), head.store.entry(ref.id).resolve(value)), () => {});
     return ref;
   }
 
@@ -71,7 +71,7 @@ export class MeshJobContext implements JobContext {
   handleFor<T>(mesh: ActorMesh<object>): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
       const ref = new ObjectRef(Proc.current().nextId());
-      this.#ready.then((head) => head.callActor(ref.id, mesh, method, args));
+      this.#ready.then((head) => (head.store.track(ref), head.callActor(ref.id, mesh, method, args)));
       return ref;
     }, new ActorRef(mesh));
   }
@@ -81,6 +81,11 @@ export class MeshJobContext implements JobContext {
     this.#shutdown = true;
     const head = await this.#ready.catch(() => null);
     await head?.shutdown();
+  }
+
+  /** @internal Values held by the head, for tests of their release. */
+  async objectCount(): Promise<number> {
+    return (await this.#ready).store.size;
   }
 
   #check(): void {

@@ -14,9 +14,12 @@ export class ObjectRef<T = unknown> {
   }
 }
 
+/** Ids of refs that were sent somewhere: their values are kept, since their holders are out of sight. */
+export const escapedRefs = new Set<string>();
+
 registerHandleType<ObjectRef>({
   type: 0x42,
   Class: ObjectRef,
-  toWire: (ref) => ref.id,
+  toWire: (ref) => (escapedRefs.add(ref.id), ref.id),
   fromWire: (id) => new ObjectRef(id as string),
 });

@@ -1,3 +1,5 @@
+import { escapedRefs, type ObjectRef } from "./object-ref.ts";
+
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
 export interface Entry {
@@ -7,8 +9,20 @@ export interface Entry {
   reject(error: unknown): void;
 }
 
+// When the driver drops its last ObjectRef to a value nobody else was sent,
+// the value is released: a long job does not grow without bound.
+const dropped = new FinalizationRegistry<{ store: ObjectStore; id: string }>(({ store, id }) => {
+  if (!escapedRefs.has(id)) store.release(id);
+});
+
 export class ObjectStore {
   #entries = new Map<string, Entry>();
+
+  /** Releases `ref`'s value once `ref` is garbage (unless it was sent elsewhere). */
+  track<R extends ObjectRef>(ref: R): R {
+    dropped.register(ref, { store: this, id: ref.id });
+    return ref;
+  }
 
   entry(id: string): Entry {
     let e = this.#entries.get(id);

@@ -85,7 +85,12 @@ export class SyncJobContext implements JobContext {
   async shutdown(): Promise<void> {}
 
   #newRef(): ObjectRef {
-    return new ObjectRef(`sync-${this.#next++}`);
+    return this.#store.track(new ObjectRef(`sync-${this.#next++}`));
+  }
+
+  /** @internal Values held, for tests of their release. */
+  get objectCount(): number {
+    return this.#store.size;
   }
 }
 
