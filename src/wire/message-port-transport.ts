@@ -1,8 +1,18 @@
 // Frames between a parent and its worker thread over a MessagePort. The frames
 // sent in one tick are written into one ArrayBuffer, which is transferred, not
-// cloned: one copy in all, and no socket system calls.
+// cloned: one copy in all, and no socket system calls. Attachments backed by a
+// SharedArrayBuffer are not copied at all: the receiver gets a view of the
+// same memory.
+
+/** An attachment passed by reference: frame index, attachment index, and its memory. */
+type Shared = [frame: number, attachment: number, buffer: SharedArrayBuffer, offset: number, length: number];
+
+interface Batch {
+  readonly bytes: ArrayBuffer;
+  readonly shared: Shared[];
+}
 import type { MessagePort } from "node:worker_threads";
-import { frameSize, parseFrame, writeFrame, type Frame } from "./frame.ts";
+import { EMPTY, frameSize, parseFrame, writeFrame, type Frame } from "./frame.ts";
 import type { Transport, TransportEvents } from "./transport.ts";
 
 export class MessagePortTransport implements Transport {
@@ -12,14 +22,22 @@ export class MessagePortTransport implements Transport {
   #closed = false;
 
   constructor(private readonly port: MessagePort) {
-    port.on("message", (data: ArrayBuffer) => {
+    port.on("message", ({ bytes: data, shared }: Batch) => {
       const bytes = Buffer.from(data);
+      const frames: Frame[] = [];
       for (let at = 0; at < bytes.length; ) {
         const size = bytes.readUInt32LE(at) + 4;
-        const frame = parseFrame(bytes, at, at + size);
+        frames.push(parseFrame(bytes, at, at + size));
+        at += size;
+      }
+      for (const [f, a, buffer, offset, length] of shared) {
+        const attachments = [...frames[f].attachments];
+        attachments[a] = new Uint8Array(buffer, offset, length);
+        frames[f] = { ...frames[f], attachments };
+      }
+      for (const frame of frames) {
         if (this.#events) this.#events.frame(frame);
         else this.#early.push(frame);
-        at += size;
       }
     });
     port.on("close", () => this.#reportClose());
@@ -44,15 +62,25 @@ export class MessagePortTransport implements Transport {
     const frames = this.#pending;
     this.#pending = [];
     if (this.#closed || frames.length === 0) return;
-    const sizes = frames.map(frameSize);
-    const buffer = new ArrayBuffer(sizes.reduce((a, b) => a + b, 0));
-    const target = Buffer.from(buffer);
+    const shared: Shared[] = [];
+    const local = frames.map((f, i) => {
+      if (!f.attachments.some((a) => a.buffer instanceof SharedArrayBuffer)) return f;
+      const attachments = f.attachments.map((a, k) => {
+        if (!(a.buffer instanceof SharedArrayBuffer)) return a;
+        shared.push([i, k, a.buffer, a.byteOffset, a.byteLength]);
+        return EMPTY;
+      });
+      return { ...f, attachments };
+    });
+    const sizes = local.map(frameSize);
+    const bytes = new ArrayBuffer(sizes.reduce((a, b) => a + b, 0));
+    const target = Buffer.from(bytes);
     let at = 0;
-    frames.forEach((f, i) => {
+    local.forEach((f, i) => {
       writeFrame(f, sizes[i], target, at);
       at += sizes[i];
     });
-    this.port.postMessage(buffer, [buffer]);
+    this.port.postMessage({ bytes, shared } satisfies Batch, [bytes]);
   }
 
   close(): void {
