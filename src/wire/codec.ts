@@ -34,7 +34,7 @@ const TYPED_ARRAYS = [
 type TypedArray = ArrayBufferView & { readonly length: number };
 
 // Records (msgpackr's default) keep plain objects apart from Maps; `moreTypes`
-// covers Set and BigInts of any size.
+// covers Set and BigInts of any size. (-0 arrives as 0: msgpack has one integer zero.)
 const packr = new Packr({
   moreTypes: true,
   writeFunction: () => {
