@@ -13,15 +13,13 @@ interface Batch {
 }
 import type { MessagePort } from "node:worker_threads";
 import { EMPTY, frameSize, parseFrame, writeFrame, type Frame } from "./frame.ts";
-import type { Transport, TransportEvents } from "./transport.ts";
+import { TransportBase } from "./transport.ts";
 
-export class MessagePortTransport implements Transport {
-  #events: TransportEvents | null = null;
-  #early: Frame[] = [];
+export class MessagePortTransport extends TransportBase {
   #pending: Frame[] = [];
-  #closed = false;
 
   constructor(private readonly port: MessagePort) {
+    super();
     port.on("message", ({ bytes: data, shared }: Batch) => {
       const bytes = Buffer.from(data);
       const frames: Frame[] = [];
@@ -35,25 +33,13 @@ export class MessagePortTransport implements Transport {
         attachments[a] = new Uint8Array(buffer, offset, length);
         frames[f] = { ...frames[f], attachments };
       }
-      for (const frame of frames) {
-        if (this.#events) this.#events.frame(frame);
-        else this.#early.push(frame);
-      }
+      for (const frame of frames) this.deliver(frame);
     });
-    port.on("close", () => this.#reportClose());
-  }
-
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  listen(events: TransportEvents): void {
-    this.#events = events;
-    for (const f of this.#early.splice(0)) events.frame(f);
+    port.on("close", () => this.reportClose());
   }
 
   send(frame: Frame): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     if (this.#pending.length === 0) process.nextTick(() => this.#flush());
     this.#pending.push(frame);
   }
@@ -61,7 +47,7 @@ export class MessagePortTransport implements Transport {
   #flush(): void {
     const frames = this.#pending;
     this.#pending = [];
-    if (this.#closed || frames.length === 0) return;
+    if (this.closed || frames.length === 0) return;
     const shared: Shared[] = [];
     const local = frames.map((f, i) => {
       if (!f.attachments.some((a) => a.buffer instanceof SharedArrayBuffer)) return f;
@@ -84,19 +70,13 @@ export class MessagePortTransport implements Transport {
   }
 
   close(): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     this.port.close();
-    this.#reportClose();
+    this.reportClose();
   }
 
   setKeepAlive(keep: boolean): void {
     if (keep) this.port.ref();
     else this.port.unref();
-  }
-
-  #reportClose(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#events?.close();
   }
 }

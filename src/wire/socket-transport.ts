@@ -3,49 +3,37 @@
 // are copied into a batch buffer, large ones (attachments) go by reference.
 import type { Socket } from "node:net";
 import { FrameDecoder, frameChunks, frameSize, writeFrame, type Frame } from "./frame.ts";
-import type { Transport, TransportEvents } from "./transport.ts";
+import { TransportBase } from "./transport.ts";
 
 /** Frames smaller than this are copied into a batch buffer; larger ones are written by reference. */
 const COPY_BELOW_BYTES = 16 * 1024;
 const BATCH_BYTES = 64 * 1024;
 
-export class SocketTransport implements Transport {
-  #events: TransportEvents | null = null;
-  #early: Frame[] = [];
+export class SocketTransport extends TransportBase {
   #scheduled = false;
   #chunks: Uint8Array[] = [];
   #batch: Buffer | null = null;
   #batchStart = 0;
   #used = 0;
-  #closed = false;
-  #closeReported = false;
 
   constructor(private readonly socket: Socket) {
+    super();
     socket.setNoDelay?.(true);
-    const decoder = new FrameDecoder((frame) => (this.#events ? this.#events.frame(frame) : this.#early.push(frame)));
+    const decoder = new FrameDecoder((frame) => this.deliver(frame));
     socket.on("data", (chunk: Buffer) => {
       try {
         decoder.push(chunk);
       } catch (err) {
-        this.#reportClose(err as Error);
+        this.reportClose(err as Error);
         socket.destroy();
       }
     });
-    socket.on("error", (err) => this.#reportClose(err));
-    socket.on("close", () => this.#reportClose());
-  }
-
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  listen(events: TransportEvents): void {
-    this.#events = events;
-    for (const f of this.#early.splice(0)) events.frame(f);
+    socket.on("error", (err) => this.reportClose(err));
+    socket.on("close", () => this.reportClose());
   }
 
   send(frame: Frame): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     if (!this.#scheduled) {
       this.#scheduled = true;
       process.nextTick(() => this.#flush());
@@ -80,7 +68,7 @@ export class SocketTransport implements Transport {
     this.#cutBatch();
     const chunks = this.#chunks;
     this.#chunks = [];
-    if (this.#closed) return;
+    if (this.closed) return;
     if (chunks.length === 1) {
       this.socket.write(chunks[0]);
       return;
@@ -91,20 +79,13 @@ export class SocketTransport implements Transport {
   }
 
   close(): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     this.socket.end();
-    this.#reportClose();
+    this.reportClose();
   }
 
   setKeepAlive(keep: boolean): void {
     if (keep) this.socket.ref();
     else this.socket.unref();
-  }
-
-  #reportClose(error?: Error): void {
-    this.#closed = true;
-    if (this.#closeReported) return;
-    this.#closeReported = true;
-    this.#events?.close(error);
   }
 }

@@ -18,3 +18,37 @@ export interface Transport {
   setKeepAlive(keep: boolean): void;
   readonly closed: boolean;
 }
+
+/**
+ * What every transport does alike: frames that arrive before `listen` wait
+ * for it, and the close is reported once.
+ */
+export abstract class TransportBase implements Transport {
+  #events: TransportEvents | null = null;
+  #early: Frame[] = [];
+  #closed = false;
+
+  abstract send(frame: Frame): void;
+  abstract close(): void;
+  abstract setKeepAlive(keep: boolean): void;
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  listen(events: TransportEvents): void {
+    this.#events = events;
+    for (const f of this.#early.splice(0)) events.frame(f);
+  }
+
+  protected deliver(frame: Frame): void {
+    if (this.#events) this.#events.frame(frame);
+    else this.#early.push(frame);
+  }
+
+  protected reportClose(error?: Error): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#events?.close(error);
+  }
+}
