@@ -131,3 +131,30 @@ describe("supervision", () => {
     }
   });
 });
+
+describe("a throw inside supervise()", () => {
+  it("becomes a new failure, chained to the first, for the owner's owner", async (t) => {
+    const seen: MeshFailure[] = [];
+    const [reported, arrived] = Channel.open<void>();
+    const previous = setUnhandledFaultHook((f) => {
+      seen.push(f);
+      reported.send();
+    });
+    t.after(() => setUnhandledFaultHook(previous));
+    const [port, failures] = Channel.open<FailureSummary>();
+    const guardian = thisProc().spawn("thrower", Guardian, port, "throw");
+    const { workers } = await guardian.start.callOne(1);
+    try {
+      workers.boom.broadcast();
+      await failures.recv();
+      await arrived.recv();
+      assert.equal(seen[0].meshName, "thrower");
+      const cause = seen[0].cause;
+      assert.match(cause.message, /supervise\(\) of Guardian threw while handling: mesh 'workers' rank 0 failed: Error: boom under broadcast/);
+      assert.equal((cause.cause as Error).message, "supervise() itself failed");
+    } finally {
+      failures.close();
+      arrived.close();
+    }
+  });
+});

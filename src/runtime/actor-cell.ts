@@ -105,6 +105,7 @@ export class ActorCell {
     const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) failed: ${cause.message}`, { cause });
     this.proc.actorGone(this, gone);
     this.#rejectQueued(gone);
+    void this.proc.stopMeshesOwnedBy(this.key); // meshes cannot outlive their owner
     void this.#cleanup(cause);
     this.proc.reportFault(this, cause);
   }
