@@ -50,3 +50,18 @@ it("processes: the head releases values of dropped refs", async () => {
     await ctx.shutdown();
   }
 });
+
+it("a value whose ref was dropped while its task ran still reaches the waiter", async () => {
+  const ctx = createJobContext("processes", { maxWorkers: 1 }) as MeshJobContext;
+  try {
+    // Only the promises are kept: the refs are garbage while the tasks are queued.
+    const waiting = Array.from({ length: 50 }, (_, i) => ctx.get(ctx.run(square, i)));
+    for (let round = 0; round < 5; round++) {
+      gc();
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.deepEqual(await Promise.all(waiting), Array.from({ length: 50 }, (_, i) => i * i));
+  } finally {
+    await ctx.shutdown();
+  }
+});

@@ -4,9 +4,10 @@
 // resources are free and re-runs a task whose worker died (maxRetries).
 // The driver calls it directly; tasks in workers call its endpoints.
 import { messageContext, type MessageContext } from "../runtime/context.ts";
-import { load, locate } from "../runtime/code-locator.ts";
+import { load, locate, type CodeLocation } from "../runtime/code-locator.ts";
 import { Actor, ActorError, endpoint, SupervisionError, type ActorMesh, type MeshFailure, type ProcMesh } from "../mesh.ts";
 import { Executor } from "./executor.ts";
+import { ObjectRef } from "./object-ref.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
 import { TASK_RESOURCES, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
 import { namedActorExists, resolveAll } from "./refs.ts";
@@ -42,6 +43,7 @@ export class JobHead extends Actor {
   #context: MessageContext | undefined;
   #executors: ActorMesh<Executor> | null = null;
   #executorSlices: ActorMesh<Executor>[] = [];
+  #located = new WeakMap<Function, CodeLocation>();
   #procs: ProcMesh | null = null;
   #workers: Worker[] = [];
   #queue: Task[] = [];
@@ -119,7 +121,9 @@ export class JobHead extends Actor {
     const running = { worker, resources: task.resources, blocked: false };
     this.#running.set(task.id, running);
     try {
-      const [location, args] = await Promise.all([typeof task.fn === "function" ? locate(task.fn) : task.fn, resolveAll(this.store, task.args)]);
+      // Fast path: a function located before and no refs among the arguments need no awaiting.
+      const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
+      const args = task.args.some((a) => a instanceof ObjectRef) ? await resolveAll(this.store, task.args) : [...task.args];
       const executor = (this.#executorSlices[worker.index] ??= this.#executors!.slice({ workers: worker.index }));
       entry.resolve(await executor.runTask.callOne(task.id, location.url, location.exportName, args, task.env ?? null));
     } catch (err) {
@@ -146,6 +150,12 @@ export class JobHead extends Actor {
       give(running.worker.free, running.resources);
       this.#dispatch();
     } else take(running.worker.free, running.resources);
+  }
+
+  async #locate(fn: Function): Promise<CodeLocation> {
+    const location = await locate(fn);
+    this.#located.set(fn, location);
+    return location;
   }
 
   /** The alive worker with room for `request` and the most free cpu. */

@@ -5,6 +5,8 @@ import { escapedRefs, type ObjectRef } from "./object-ref.ts";
 export interface Entry {
   readonly promise: Promise<unknown>;
   settled: boolean;
+  /** Released while pending: forget it once settled. */
+  dropped: boolean;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -31,17 +33,22 @@ export class ObjectStore {
       let reject!: (e: unknown) => void;
       const promise = new Promise<unknown>((res, rej) => ((resolve = res), (reject = rej)));
       promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
+      const settle = () => {
+        entry.settled = true;
+        if (entry.dropped) this.#entries.delete(id);
+      };
       const entry: Entry = {
         promise,
         settled: false,
+        dropped: false,
         resolve: (v) => {
           if (entry.settled) return;
-          entry.settled = true;
+          settle();
           resolve(v);
         },
         reject: (err) => {
           if (entry.settled) return;
-          entry.settled = true;
+          settle();
           reject(err);
         },
       };
@@ -50,9 +57,12 @@ export class ObjectStore {
     return e;
   }
 
-  /** Forgets an entry (its value is no longer referenced). */
+  /** Forgets an entry (its value is no longer referenced) — once it is settled, so a pending task still fills the entry its waiters hold. */
   release(id: string): void {
-    this.#entries.delete(id);
+    const e = this.#entries.get(id);
+    if (!e) return;
+    if (e.settled) this.#entries.delete(id);
+    else e.dropped = true;
   }
 
   get size(): number {
