@@ -34,6 +34,10 @@ export const config = {
   get cleanupTimeoutMs() {
     return fromEnv("FRAY_CLEANUP_TIMEOUT_MS", 5_000);
   },
+  /** How long a new connection has to authenticate before it is closed. */
+  get authTimeoutMs() {
+    return fromEnv("FRAY_AUTH_TIMEOUT_MS", 10_000);
+  },
   /** How often a parent checks that each worker process still answers. */
   get heartbeatIntervalMs() {
     return fromEnv("FRAY_HEARTBEAT_INTERVAL_MS", 1_000);

@@ -12,6 +12,7 @@ import { pathToFileURL } from "node:url";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { MessagePortTransport } from "../wire/message-port-transport.ts";
 import { config } from "./config.ts";
+import { tokenEnv } from "./credentials.ts";
 import { ConnectionError } from "./errors.ts";
 import { hold, release } from "./keep-alive.ts";
 import { Proc } from "./proc.ts";
@@ -122,7 +123,7 @@ function startThread(entry: string, env: Record<string, string>): Started {
 export function startProc(entry: string, options: { thread?: boolean } = {}): ProcHandle {
   const proc = Proc.current();
   const addr = proc.childAddr();
-  const env = { FRAY_PROC_ADDR: addr, FRAY_PARENT_ADDR: proc.addr };
+  const env = { ...tokenEnv(), FRAY_PROC_ADDR: addr, FRAY_PARENT_ADDR: proc.addr };
   const started = options.thread ? startThread(entry, env) : startProcess(entry, env);
   const { label } = started;
   const connected = proc.expectPeer(addr);

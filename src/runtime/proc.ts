@@ -11,7 +11,10 @@ import { HeaderDecoder } from "../wire/header-table.ts";
 import { inProcessPair } from "../wire/in-process-transport.ts";
 import { SocketTransport } from "../wire/socket-transport.ts";
 import type { Transport } from "../wire/transport.ts";
+import { authenticateClient, authenticateServer } from "../wire/auth.ts";
 import { ActorCell } from "./actor-cell.ts";
+import { connectOptions, parseAddress } from "./address.ts";
+import { sessionToken } from "./credentials.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
@@ -31,6 +34,8 @@ const g = globalThis as unknown as Record<symbol, Proc | undefined>;
 
 export class Proc {
   readonly actors = new Map<string, ActorCell>();
+  /** Connections refused because the peer could not prove it knows the token. */
+  authFailures = 0;
   readonly supervisor: Supervisor = new Supervisor(this);
   #children = new Set<string>();
   #server: Server | null = null;
@@ -70,12 +75,23 @@ export class Proc {
   }
 
   static #listen(addr: string, serving: boolean): Proc {
-    const proc = new Proc(addr, serving);
-    const server = createServer((socket) => proc.#accept(new SocketTransport(socket)));
+    const { advertise, listen } = parseAddress(addr);
+    const proc = new Proc(advertise, serving);
+    const token = sessionToken();
+    // Nothing a peer sends is decoded before it has proved it knows the token.
+    const server = createServer((socket) => {
+      authenticateClient(socket, token, config.authTimeoutMs).then(
+        () => proc.#accept(new SocketTransport(socket)),
+        () => {
+          proc.authFailures++;
+          socket.destroy();
+        },
+      );
+    });
     server.on("error", (err) => {
       throw new ConnectionError(`cannot listen on ${addr}: ${err.message}`, { cause: err });
     });
-    server.listen(socketPath(addr));
+    server.listen(listen);
     if (!serving) server.unref();
     proc.#server = server;
     return proc;
@@ -234,7 +250,7 @@ export class Proc {
   }
 
   #dial(link: Link, deadline: number, delayMs: number): void {
-    const socket: Socket = createConnection(socketPath(link.addr));
+    const socket: Socket = createConnection(connectOptions(link.addr));
     socket.unref();
     const onError = (err: NodeJS.ErrnoException) => {
       if (this.#links.get(link.addr) !== link) return;
@@ -246,14 +262,27 @@ export class Proc {
       }
     };
     socket.once("error", onError);
-    socket.once("connect", () => {
-      socket.off("error", onError);
-      const transport = new SocketTransport(socket);
-      transport.send(frameOf(encodePlain({ k: "hello", addr: this.addr, pid: process.pid } satisfies Header)));
-      this.#serveTransport(transport, link.addr);
-      if (this.#links.get(link.addr) === link) link.attach(transport);
-      else transport.close();
-    });
+    socket.once("connect", () => this.#authenticated(link, socket, onError));
+  }
+
+  /** Proves our token to the peer (and checks it knows it too), then the link carries frames. */
+  #authenticated(link: Link, socket: Socket, onError: (err: NodeJS.ErrnoException) => void): void {
+    authenticateServer(socket, sessionToken(), config.authTimeoutMs).then(
+      () => {
+        socket.off("error", onError);
+        const transport = new SocketTransport(socket);
+        transport.send(frameOf(encodePlain({ k: "hello", addr: this.addr, pid: process.pid } satisfies Header)));
+        this.#serveTransport(transport, link.addr);
+        if (this.#links.get(link.addr) === link) link.attach(transport);
+        else transport.close();
+      },
+      (err: Error) => {
+        socket.destroy();
+        if (this.#links.get(link.addr) === link) {
+          this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message} (is FRAY_TOKEN the same on both sides?)`, { cause: err }));
+        }
+      },
+    );
   }
 
   /** An incoming connection: its first frame says who it is. */
@@ -413,7 +442,3 @@ function attached(link: Link, transport: Transport): Link {
   return link;
 }
 
-function socketPath(addr: string): string {
-  if (!addr.startsWith("unix:")) throw new TypeError(`unsupported address ${JSON.stringify(addr)}: expected unix:/path/to.sock`);
-  return addr.slice("unix:".length);
-}

@@ -30,6 +30,7 @@ export class SocketTransport extends TransportBase {
     });
     socket.on("error", (err) => this.reportClose(err));
     socket.on("close", () => this.reportClose());
+    socket.resume(); // authentication left it paused
   }
 
   send(frame: Frame): void {

@@ -1,0 +1,38 @@
+// Proc addresses: `unix:/path/to.sock`, `tcp://host:port`, and
+// `ADVERTISE@BIND` (say `tcp://10.0.0.5:22222@tcp://0.0.0.0:22222`) to tell
+// peers one address and listen on another.
+import type { ListenOptions, NetConnectOpts } from "node:net";
+
+export interface Address {
+  /** What peers use to reach us, and what identifies the proc. */
+  readonly advertise: string;
+  readonly listen: ListenOptions;
+}
+
+export function parseAddress(addr: string): Address {
+  const at = addr.indexOf("@");
+  if (at >= 0) return { advertise: endpoint(addr.slice(0, at)) && addr.slice(0, at), listen: toListen(addr.slice(at + 1)) };
+  return { advertise: addr, listen: toListen(addr) };
+}
+
+/** How to connect to the proc at advertised address `addr`. */
+export function connectOptions(addr: string): NetConnectOpts {
+  const e = endpoint(addr);
+  return "path" in e ? { path: e.path } : { host: e.host, port: e.port };
+}
+
+function toListen(addr: string): ListenOptions {
+  const e = endpoint(addr);
+  return "path" in e ? { path: e.path } : { host: e.host, port: e.port };
+}
+
+function endpoint(addr: string): { path: string } | { host: string; port: number } {
+  if (addr.startsWith("unix:")) return { path: addr.slice("unix:".length) };
+  const m = /^tcp:\/\/(\[[^\]]+\]|[^:/]+):(\d+)$/.exec(addr);
+  if (m) {
+    const port = Number(m[2]);
+    if (port > 65535) throw new RangeError(`port ${port} in ${JSON.stringify(addr)} is out of range (0-65535)`);
+    return { host: m[1].replace(/^\[|\]$/g, ""), port };
+  }
+  throw new TypeError(`malformed address ${JSON.stringify(addr)}: expected unix:/path/to.sock, tcp://host:port, or ADVERTISE@BIND such as tcp://10.0.0.5:22222@tcp://0.0.0.0:22222`);
+}
