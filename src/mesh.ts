@@ -9,6 +9,7 @@ export { ActorError, SupervisionError, type MeshFailure } from "./mesh/errors.ts
 export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/supervision.ts";
 export { Extent, Point } from "./mesh/extent.ts";
 export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/host-mesh.ts";
+export { attachToWorkers, runWorker, type AttachOptions, type WorkerOptions } from "./mesh/workers.ts";
 export { ProcMesh } from "./mesh/proc-mesh.ts";
 export type { Range, SliceSpec } from "./mesh/shape.ts";
 export { ValueMesh } from "./mesh/value-mesh.ts";

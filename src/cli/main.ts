@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The `fray` command line.
 import { Command, InvalidArgumentError } from "commander";
+import { readFileSync } from "node:fs";
+import { runWorker } from "../mesh.ts";
 import { runDemo } from "./demo.ts";
 
 function positiveInt(value: string): number {
@@ -18,6 +20,18 @@ program
   .option("--samples <n>", "Monte Carlo samples for the π estimate", positiveInt, 20_000_000)
   .action(async (options: { procs: number; samples: number }) => {
     await runDemo(options);
+  });
+
+program
+  .command("worker")
+  .description("serve this machine to clients that attach with attachToWorkers(); runs until killed")
+  .requiredOption("--listen <addr>", "tcp://host:port to listen on, or ADVERTISE@BIND (tcp://10.0.0.5:22222@tcp://0.0.0.0:22222)")
+  .option("--token-file <path>", "file holding the shared token (default: the FRAY_TOKEN environment variable)")
+  .action((options: { listen: string; tokenFile?: string }) => {
+    const token = options.tokenFile ? readFileSync(options.tokenFile, "utf8").trim() : process.env.FRAY_TOKEN;
+    if (!token) program.error("fray worker needs a token: --token-file PATH or FRAY_TOKEN (never on the command line: ps would show it)");
+    const addr = runWorker({ listen: options.listen, token });
+    console.log(`fray worker listening on ${addr}`);
   });
 
 await program.parseAsync();

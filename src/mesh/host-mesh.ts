@@ -1,18 +1,23 @@
 // HostMesh: a mesh of hosts that can start processes. `thisHost()` is this
 // machine (no labels, size 1); `thisProc()` is this very process.
 import { fileURLToPath } from "node:url";
+import { tcpHostPort } from "../runtime/address.ts";
 import { startProc } from "../runtime/host-agent.ts";
+import { startRemoteProcs } from "../runtime/remote-agent.ts";
 import { Proc } from "../runtime/proc.ts";
 import { Extent } from "./extent.ts";
 import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";
 import { Shape } from "./shape.ts";
 
 // Workers run the bootstrap next to this file: compiled JS, or TypeScript under tsx.
-const BOOTSTRAP = fileURLToPath(new URL(`./bootstrap${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+export const BOOTSTRAP = fileURLToPath(new URL(`./bootstrap${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+
+/** Next port to give a proc, per worker (remote procs listen on the ports after their worker's). */
+const nextPort = new Map<string, number>();
 
 export class HostMesh {
-  /** @internal */
-  constructor(readonly extent: Extent) {}
+  /** @internal `agents`: the workers' addresses, one per host; null for this machine. */
+  constructor(readonly extent: Extent, private readonly agents: readonly string[] | null = null) {}
 
   get size(): number {
     return this.extent.size;
@@ -36,9 +41,25 @@ export class HostMesh {
     if (!Number.isInteger(processes) || processes < 1 || processes > Math.max(extent.size, 1)) {
       throw new RangeError(`processes must be an integer from 1 to the mesh size ${extent.size}, got ${processes}`);
     }
+    if (this.agents) return this.#spawnRemote(extent, per.size);
     const handles = Array.from({ length: Math.min(processes, extent.size) }, () => startProc(BOOTSTRAP, { thread: options.threads }));
     const slots: ProcSlot[] = Array.from({ length: extent.size }, (_, i) => ({ addr: handles[i % handles.length].addr, handle: handles[i % handles.length] }));
     const initialized = Promise.all(handles.map((h) => h.ready)).then(() => {});
+    initialized.catch(() => {});
+    return new ProcMesh(Shape.full(extent), slots, initialized);
+  }
+
+  /** Asks each worker for `perHost` procs, listening on the ports after the worker's own. */
+  #spawnRemote(extent: Extent, perHost: number): ProcMesh {
+    const slots: ProcSlot[] = [];
+    for (const agent of this.agents!) {
+      const { host, port } = tcpHostPort(agent);
+      const first = nextPort.get(agent) ?? port + 1;
+      nextPort.set(agent, first + perHost);
+      const addrs = Array.from({ length: perHost }, (_, i) => `tcp://${host}:${first + i}`);
+      for (const handle of startRemoteProcs(agent, addrs)) slots.push({ addr: handle.addr, handle });
+    }
+    const initialized = Promise.all(slots.map((s) => s.handle!.ready)).then(() => {});
     initialized.catch(() => {});
     return new ProcMesh(Shape.full(extent), slots, initialized);
   }

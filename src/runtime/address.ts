@@ -36,3 +36,10 @@ function endpoint(addr: string): { path: string } | { host: string; port: number
   }
   throw new TypeError(`malformed address ${JSON.stringify(addr)}: expected unix:/path/to.sock, tcp://host:port, or ADVERTISE@BIND such as tcp://10.0.0.5:22222@tcp://0.0.0.0:22222`);
 }
+
+/** Host and port of a `tcp://host:port` address (a worker's, say). */
+export function tcpHostPort(addr: string): { host: string; port: number } {
+  const e = endpoint(addr);
+  if ("path" in e) throw new TypeError(`address ${JSON.stringify(addr)} must be tcp://host:port here`);
+  return e;
+}

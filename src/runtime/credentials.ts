@@ -14,3 +14,12 @@ export function sessionToken(): string {
 export function tokenEnv(): Record<string, string> {
   return { FRAY_TOKEN: sessionToken() };
 }
+
+/** Uses `given` as this process's token; it must be chosen before the first connection. */
+export function useToken(given: string): void {
+  if (!given) throw new TypeError("the token is empty; give the shared token of the workers (FRAY_TOKEN or --token-file)");
+  if (token !== null && token !== given) {
+    throw new Error("this process already uses a different token; pass the workers' token before creating any mesh, or set FRAY_TOKEN");
+  }
+  token = given;
+}

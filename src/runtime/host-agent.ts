@@ -120,10 +120,10 @@ function startThread(entry: string, env: Record<string, string>): Started {
 }
 
 /** Starts a worker running `entry` (the bootstrap module's path) as a process, or as a thread. */
-export function startProc(entry: string, options: { thread?: boolean } = {}): ProcHandle {
+export function startProc(entry: string, options: { thread?: boolean; addr?: string; bind?: string } = {}): ProcHandle {
   const proc = Proc.current();
-  const addr = proc.childAddr();
-  const env = { ...tokenEnv(), FRAY_PROC_ADDR: addr, FRAY_PARENT_ADDR: proc.addr };
+  const addr = options.addr ?? proc.childAddr();
+  const env = { ...tokenEnv(), FRAY_PROC_ADDR: options.bind ? `${addr}@${options.bind}` : addr, FRAY_PARENT_ADDR: proc.addr };
   const started = options.thread ? startThread(entry, env) : startProcess(entry, env);
   const { label } = started;
   const connected = proc.expectPeer(addr);

@@ -86,9 +86,21 @@ export interface Ping {
   readonly reply: PortRef;
 }
 
+/**
+ * Ask a worker's host agent to start procs listening at `addrs` for the
+ * client at `client`; each answers on `reply` (rank = index) once up. The
+ * procs are stopped when the client goes away.
+ */
+export interface StartProcs {
+  readonly k: "procs";
+  readonly addrs: readonly string[];
+  readonly client: string;
+  readonly reply: PortRef;
+}
+
 /** Ask a process to exit. */
 export interface Exit {
   readonly k: "exit";
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Exit;
+export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | StartProcs | Exit;

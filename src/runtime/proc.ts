@@ -36,8 +36,11 @@ export class Proc {
   readonly actors = new Map<string, ActorCell>();
   /** Connections refused because the peer could not prove it knows the token. */
   authFailures = 0;
+  /** Handles requests to start procs, in a worker that serves remote clients. */
+  hostAgent: ((request: Extract<Header, { k: "procs" }>) => void) | null = null;
   readonly supervisor: Supervisor = new Supervisor(this);
   #children = new Set<string>();
+  #stopping = new Set<string>();
   #server: Server | null = null;
   #links = new Map<string, Link>();
   #ports = new Map<number, PortHandler>();
@@ -236,7 +239,13 @@ export class Proc {
 
   #closed(peer: string, transport: Transport, error?: Error): void {
     if (this.#links.get(peer)?.transport !== transport || this.#children.has(peer)) return;
-    this.peerLost(peer, new ConnectionError(`connection to ${peer} closed${error ? `: ${error.message}` : ""}`));
+    const stopped = this.#stopping.delete(peer);
+    this.peerLost(peer, new ConnectionError(stopped ? `${peer} was stopped` : `connection to ${peer} closed${error ? `: ${error.message}` : ""}`), !stopped);
+  }
+
+  /** The proc at `addr` was asked to exit: its connection closing is not a failure. */
+  expectExit(addr: string): void {
+    this.#stopping.add(addr);
   }
 
   #link(addr: string): Link {
@@ -390,6 +399,10 @@ export class Proc {
       }
       case "ping":
         this.sendToPort(header.reply, 0, null, false);
+        return;
+      case "procs":
+        if (this.hostAgent) this.hostAgent(header);
+        else header.addrs.forEach((_, i) => this.sendToPort(header.reply, i, new Error(`${this.addr} is not a worker that starts procs (run 'fray worker')`), true));
         return;
       case "port": {
         const handler = this.#ports.get(header.id);

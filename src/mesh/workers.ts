@@ -1,0 +1,52 @@
+// Multi-host: `runWorker` (CLI `fray worker`) serves a machine to clients;
+// `attachToWorkers` makes those workers a HostMesh. Every connection
+// authenticates with the shared token (FRAY_TOKEN or a token file).
+import { tcpHostPort } from "../runtime/address.ts";
+import { useToken } from "../runtime/credentials.ts";
+import { Proc } from "../runtime/proc.ts";
+import { serveHostAgent } from "../runtime/remote-agent.ts";
+import { Extent } from "./extent.ts";
+import { BOOTSTRAP, HostMesh } from "./host-mesh.ts";
+
+export interface AttachOptions {
+  /** The workers' shared token; default FRAY_TOKEN. */
+  readonly token?: string;
+}
+
+/**
+ * The workers at `addrs` (`tcp://host:port`, each running `fray worker`) as a
+ * HostMesh with extent `{hosts: N}`. Connections authenticate with the token.
+ */
+export function attachToWorkers(addrs: readonly string[], options: AttachOptions = {}): HostMesh {
+  if (addrs.length === 0) throw new RangeError("attachToWorkers needs at least one worker address");
+  for (const a of addrs) tcpHostPort(a);
+  const token = options.token ?? process.env.FRAY_TOKEN;
+  if (!token) throw new TypeError("attachToWorkers needs the workers' token: pass { token } or set FRAY_TOKEN");
+  useToken(token);
+  return new HostMesh(new Extent(["hosts"], [addrs.length]), addrs);
+}
+
+export interface WorkerOptions {
+  /** Where to listen: `tcp://0.0.0.0:22222`, or ADVERTISE@BIND like `tcp://10.0.0.5:22222@tcp://0.0.0.0:22222`. */
+  readonly listen: string;
+  /** The shared token; default FRAY_TOKEN. Never take it from a command line. */
+  readonly token?: string;
+}
+
+/**
+ * Serves this process as a worker: clients attach with `attachToWorkers` and
+ * start procs here; when a client goes away its procs are stopped and the
+ * worker waits for the next. Returns the advertised address.
+ */
+export function runWorker(options: WorkerOptions): string {
+  const token = options.token ?? process.env.FRAY_TOKEN;
+  if (!token) throw new TypeError("a worker needs a token (FRAY_TOKEN, or --token-file): an open worker runs code for anyone who connects");
+  useToken(token);
+  const at = options.listen.indexOf("@");
+  const advertise = at >= 0 ? options.listen.slice(0, at) : options.listen;
+  const bind = at >= 0 ? options.listen.slice(at + 1) : options.listen;
+  tcpHostPort(advertise);
+  const proc = Proc.serve(options.listen);
+  serveHostAgent(proc, BOOTSTRAP, tcpHostPort(bind).host);
+  return advertise;
+}

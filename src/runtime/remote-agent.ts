@@ -1,0 +1,100 @@
+// Host agents across the network. On a worker (`fray worker`), the agent starts
+// procs for the one attached client and stops them when that client goes away.
+// On the client, a RemoteProcHandle stands for a proc a worker started.
+import { startProc, type ProcExit, type ProcHandle } from "./host-agent.ts";
+import { config } from "./config.ts";
+import { ConnectionError } from "./errors.ts";
+import { hold, release } from "./keep-alive.ts";
+import type { StartProcs } from "./messages.ts";
+import { Proc } from "./proc.ts";
+
+/** Makes this (serving) process a host agent whose procs bind to `bindHost`. */
+export function serveHostAgent(proc: Proc, entry: string, bindHost: string): void {
+  const byClient = new Map<string, ProcHandle[]>();
+  proc.hostAgent = (request: StartProcs) => {
+    const mine = byClient.get(request.client) ?? [];
+    byClient.set(request.client, mine);
+    request.addrs.forEach((addr, i) => {
+      const port = /:(\d+)$/.exec(addr)?.[1];
+      const handle = startProc(entry, { addr, bind: `tcp://${bindHost}:${port}` });
+      mine.push(handle);
+      handle.ready.then(
+        () => proc.sendToPort(request.reply, i, null, false),
+        (err: Error) => proc.sendToPort(request.reply, i, err, true),
+      );
+    });
+  };
+  // A client that goes away takes its procs with it; the worker waits for the next.
+  proc.onPeerLost((addr) => {
+    const procs = byClient.get(addr);
+    if (!procs) return;
+    byClient.delete(addr);
+    for (const h of procs) void h.stop();
+  });
+}
+
+/** Asks the worker at `agent` to start procs at `addrs`; returns their handles at once. */
+export function startRemoteProcs(agent: string, addrs: readonly string[]): ProcHandle[] {
+  const proc = Proc.current();
+  const waiting = addrs.map(() => {
+    let settle!: (err?: Error) => void;
+    const ready = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())));
+    ready.catch(() => {});
+    return { ready, settle };
+  });
+  let remaining = addrs.length;
+  hold();
+  const done = () => {
+    if (--remaining > 0) return;
+    proc.closePort(port);
+    unwatch();
+    release();
+  };
+  const port = proc.openPort((rank, ok, value) => {
+    waiting[rank].settle(ok ? undefined : new ConnectionError(`worker ${agent} could not start a proc at ${addrs[rank]}: ${(value as Error).message}`, { cause: value }));
+    done();
+  });
+  const unwatch = proc.onPeerLost((addr, error) => {
+    if (addr !== agent) return;
+    for (let i = 0; i < addrs.length; i++) waiting[i].settle(new ConnectionError(`worker ${agent} is unreachable: ${error.message}`, { cause: error }));
+    remaining = 1;
+    done();
+  });
+  proc.send(agent, { k: "procs", addrs, client: proc.addr, reply: { addr: proc.addr, id: port } });
+  return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
+}
+
+function remoteHandle(proc: Proc, addr: string, ready: Promise<void>): ProcHandle {
+  const exited = new Promise<ProcExit>((resolve) => {
+    const unwatch = proc.onPeerLost((lost) => {
+      if (lost !== addr) return;
+      unwatch();
+      resolve({ code: null, signal: null });
+    });
+  });
+  let stopping = false;
+  return {
+    addr,
+    pid: -1,
+    label: `proc at ${addr}`,
+    ready,
+    exited,
+    kill: () => proc.send(addr, { k: "exit" }),
+    stop: async () => {
+      if (!stopping) {
+        stopping = true;
+        await ready.catch(() => {});
+        proc.expectExit(addr);
+        proc.send(addr, { k: "exit" });
+      }
+      hold();
+      const timer = setTimeout(() => proc.peerLost(addr, new ConnectionError(`${addr} did not exit within ${config.procStopTimeoutMs} ms`), false), config.procStopTimeoutMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+        release();
+      }
+    },
+  };
+}
