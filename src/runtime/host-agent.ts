@@ -176,7 +176,7 @@ export function startProc(entry: string, options: { thread?: boolean; addr?: str
  * `onHung` when it has not answered for FRAY_HEARTBEAT_TIMEOUT_MS (a stopped
  * or wedged process keeps its socket open, so only silence shows it).
  */
-function heartbeat(proc: Proc, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void): () => void {
+export function heartbeat(proc: Proc, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void): () => void {
   let lastHeard = Date.now();
   let timer: NodeJS.Timeout | null = null;
   const port = proc.openPort(() => (lastHeard = Date.now()));

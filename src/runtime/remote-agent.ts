@@ -1,7 +1,7 @@
 // Host agents across the network. On a worker (`fray worker`), the agent starts
 // procs for the one attached client and stops them when that client goes away.
 // On the client, a RemoteProcHandle stands for a proc a worker started.
-import { startProc, type ProcExit, type ProcHandle } from "./host-agent.ts";
+import { heartbeat, startProc, type ProcExit, type ProcHandle } from "./host-agent.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { hold, release } from "./keep-alive.ts";
@@ -65,10 +65,15 @@ export function startRemoteProcs(agent: string, addrs: readonly string[]): ProcH
 }
 
 function remoteHandle(proc: Proc, addr: string, ready: Promise<void>): ProcHandle {
+  // A host cut off the network keeps its connections open: only silence shows it.
+  const stopHeartbeat = heartbeat(proc, addr, ready, (silentMs) => {
+    proc.peerLost(addr, new ConnectionError(`${addr} is unreachable: no heartbeat for ${silentMs} ms (FRAY_HEARTBEAT_TIMEOUT_MS=${config.heartbeatTimeoutMs})`));
+  });
   const exited = new Promise<ProcExit>((resolve) => {
     const unwatch = proc.onPeerLost((lost) => {
       if (lost !== addr) return;
       unwatch();
+      stopHeartbeat();
       resolve({ code: null, signal: null });
     });
   });
