@@ -62,3 +62,11 @@ describe("ordering", () => {
     assert.equal(await waiting, "released");
   });
 });
+
+describe("Port.send", () => {
+  it("throws at once for a value that cannot be sent", () => {
+    const [port, receiver] = Channel.open<unknown>();
+    assert.throws(() => port.send({ f: () => 1 }), /the function f at \.f cannot be sent/);
+    receiver.close();
+  });
+});

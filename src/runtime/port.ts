@@ -11,7 +11,7 @@ export class Port<T = unknown> {
 
   /** Sends `value` to the receiver. Throws at once if `value` cannot be sent. */
   send(value: T): void {
-    if (this.ref) Proc.current().sendToPort(this.ref, this.rank, value, false);
+    if (this.ref) Proc.current().sendToPort(this.ref, this.rank, value, false, true);
   }
 
   /** Delivers `error` to the receiver, whose `recv()` rejects with it. */

@@ -166,14 +166,18 @@ export class Proc {
     this.peerLost(addr, cause, isFailure);
   }
 
-  /** Sends a value or error to a port. Throws at once if the value cannot be sent. */
-  sendToPort(ref: PortRef, rank: number, value: unknown, isError: boolean): void {
+  /**
+   * Sends a value or error to a port. A value that cannot be sent throws when
+   * `strict` (a user's `port.send`); otherwise the receiver gets the
+   * SerializationError instead (an endpoint's return value).
+   */
+  sendToPort(ref: PortRef, rank: number, value: unknown, isError: boolean, strict = false): void {
     let payload: Encoded;
     let err = isError;
     try {
       payload = encode(value, isError ? "error" : "value");
     } catch (e) {
-      if (isError) throw e;
+      if (isError || strict) throw e;
       payload = encode(e);
       err = true;
     }
