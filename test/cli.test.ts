@@ -7,7 +7,7 @@ import { it } from "node:test";
 const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
 it("fray demo estimates π over worker processes and passes a token around a ring", () => {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [bin, "demo", "--procs", "3", "--samples", "300000"], { encoding: "utf8" });
+  const { status, stdout, stderr } = spawnSync(process.execPath, [bin, "demo", "--procs", "3", "--samples", "300000"], { encoding: "utf8", timeout: 150_000, killSignal: "SIGKILL" });
   assert.equal(status, 0, stderr);
   const pi = Number(/π ≈ ([\d.]+)/.exec(stdout)?.[1]);
   assert.ok(Math.abs(pi - Math.PI) < 0.02, `π estimate ${pi}`);
@@ -17,7 +17,7 @@ it("fray demo estimates π over worker processes and passes a token around a rin
 });
 
 it("fray demo rejects a bad option with a clear error", () => {
-  const { status, stderr } = spawnSync(process.execPath, [bin, "demo", "--procs", "zero"], { encoding: "utf8" });
+  const { status, stderr } = spawnSync(process.execPath, [bin, "demo", "--procs", "zero"], { encoding: "utf8", timeout: 150_000, killSignal: "SIGKILL" });
   assert.notEqual(status, 0);
   assert.match(stderr, /--procs <n>.*expected a positive integer, got "zero"/);
 });

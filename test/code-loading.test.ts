@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, it, type TestContext } from "node:test";
 import { Actor, NotExportedError, thisHost, type ProcMesh } from "../src/mesh.ts";
 import { makeHiddenClass, unexportedClass } from "./fixtures/actors.ts";
 import { isAlive, track, waitForExit } from "./helpers.ts";
@@ -21,8 +21,10 @@ export class DefinedInTestFile extends Actor {
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
-async function runClient(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs a client to its end; killed when the test ends, should it hang. */
+async function runClient(t: TestContext, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  t.after(() => void child.kill("SIGKILL"));
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
@@ -61,8 +63,8 @@ describe("classes that cannot be loaded elsewhere", () => {
 });
 
 describe("clients as users run them", () => {
-  it("compiled JavaScript: a client calls a JS actor and exits by itself, and its workers with it", async () => {
-    const { code, stdout, stderr } = await runClient([fixture("js-client.mjs")]);
+  it("compiled JavaScript: a client calls a JS actor and exits by itself, and its workers with it", async (t) => {
+    const { code, stdout, stderr } = await runClient(t, [fixture("js-client.mjs")]);
     assert.equal(code, 0, stderr);
     const { replies, pids } = JSON.parse(stdout) as { replies: string[]; pids: number[] };
     assert.equal(replies.length, 2);
@@ -77,6 +79,7 @@ describe("clients as users run them", () => {
     const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));
     t.after(() => rmSync(tmp, { recursive: true, force: true }));
     const child = spawn(process.execPath, ["--import", "tsx", fixture("ts-client.ts")], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TMPDIR: tmp } });
+    t.after(() => void child.kill("SIGKILL"));
     let out = "";
     for await (const chunk of child.stdout) {
       out += chunk;

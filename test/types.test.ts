@@ -10,6 +10,6 @@ import { it } from "node:test";
 it("wrong endpoints and argument types are compile errors; right ones compile", () => {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   const project = fileURLToPath(new URL("./types/tsconfig.json", import.meta.url));
-  const { status, stdout, stderr } = spawnSync(process.execPath, [tsc, "-p", project], { encoding: "utf8" });
+  const { status, stdout, stderr } = spawnSync(process.execPath, [tsc, "-p", project], { encoding: "utf8", timeout: 150_000, killSignal: "SIGKILL" });
   assert.equal(status, 0, `tsc reported:\n${stdout}${stderr}`);
 });
