@@ -15,3 +15,4 @@ export type { Range, SliceSpec } from "./mesh/shape.ts";
 export { ValueMesh } from "./mesh/value-mesh.ts";
 export { SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/errors.ts";
+export { ProcessJob, type ProcessJobOptions } from "./launchers/process-job.ts";

@@ -1,0 +1,98 @@
+// ProcessJob: hosts made of local `fray worker` processes — the multi-host
+// code path (TCP, tokens, remote host agents) on one machine, and the model
+// for the Slurm, SkyPilot and Kubernetes launchers.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { workerExecArgv } from "../runtime/host-agent.ts";
+import { hold, release } from "../runtime/keep-alive.ts";
+import type { HostMesh } from "../mesh/host-mesh.ts";
+import { attachToWorkers } from "../mesh/workers.ts";
+
+export interface ProcessJobOptions {
+  /** Meshes to provision: name → number of hosts. */
+  readonly meshes: Readonly<Record<string, number>>;
+  /** The shared token; default FRAY_TOKEN, else a fresh one. */
+  readonly token?: string;
+}
+
+const WORKER_MAIN = fileURLToPath(new URL(`./worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+
+export class ProcessJob {
+  readonly #options: ProcessJobOptions;
+  readonly #token: string;
+  #workers: ChildProcess[] = [];
+  #state: Promise<Record<string, HostMesh>> | null = null;
+
+  constructor(options: ProcessJobOptions) {
+    for (const [name, n] of Object.entries(options.meshes)) {
+      if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${name}' asks for ${n} hosts; give a positive integer`);
+    }
+    this.#options = options;
+    this.#token = options.token ?? process.env.FRAY_TOKEN ?? randomBytes(32).toString("hex");
+  }
+
+  /** Starts the workers (once) and returns a HostMesh per mesh name. */
+  state(): Promise<Record<string, HostMesh>> {
+    if (!this.#state) {
+      hold(); // whoever awaits the start keeps the process alive; idle workers do not
+      this.#state = this.#start();
+      this.#state.then(release, release);
+    }
+    return this.#state;
+  }
+
+  async #start(): Promise<Record<string, HostMesh>> {
+    const result: Record<string, HostMesh> = {};
+    for (const [name, n] of Object.entries(this.#options.meshes)) {
+      const addrs = await Promise.all(Array.from({ length: n }, () => this.#startWorker()));
+      result[name] = attachToWorkers(addrs, { token: this.#token });
+    }
+    return result;
+  }
+
+  async #startWorker(): Promise<string> {
+    const port = await freePort();
+    const addr = `tcp://127.0.0.1:${port}`;
+    // The token goes through the environment, never the command line.
+    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, addr], { env: { ...process.env, FRAY_TOKEN: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
+    this.#workers.push(child);
+    child.unref();
+    (child.stdin as unknown as { unref(): void }).unref();
+    const lines = createInterface({ input: child.stdout! });
+    const [first] = await Promise.race([once(lines, "line"), once(child, "exit").then(() => [null])]);
+    if (first === null) throw new Error(`a worker for ${addr} exited before it listened`);
+    (child.stdout as unknown as { unref(): void }).unref();
+    return addr;
+  }
+
+  /** Ends every worker (and so every proc they started). */
+  async kill(): Promise<void> {
+    hold();
+    await Promise.all(
+      this.#workers.map(async (w) => {
+        if (w.exitCode !== null || w.signalCode !== null) return;
+        const exited = once(w, "exit");
+        w.kill("SIGKILL");
+        await exited;
+      }),
+    ).finally(release);
+    this.#workers = [];
+  }
+
+  /** Process ids of the workers. */
+  get pids(): number[] {
+    return this.#workers.flatMap((w) => (w.pid ? [w.pid] : []));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}

@@ -1,0 +1,7 @@
+// Entry of a launcher's worker process: serve at argv[2] with FRAY_TOKEN, and
+// exit with the launcher (stdin is a pipe from it).
+import { runWorker } from "../mesh/workers.ts";
+
+console.log(`listening on ${runWorker({ listen: process.argv[2] })}`);
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();
