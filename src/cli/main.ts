@@ -2,7 +2,9 @@
 // The `fray` command line.
 import { Command, InvalidArgumentError } from "commander";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { runWorker } from "../mesh.ts";
+import { makeCerts } from "./certs.ts";
 import { runDemo } from "./demo.ts";
 
 function positiveInt(value: string): number {
@@ -27,11 +29,23 @@ program
   .description("serve this machine to clients that attach with attachToWorkers(); runs until killed")
   .requiredOption("--listen <addr>", "tcp://host:port to listen on, or ADVERTISE@BIND (tcp://10.0.0.5:22222@tcp://0.0.0.0:22222)")
   .option("--token-file <path>", "file holding the shared token (default: the FRAY_TOKEN environment variable)")
-  .action((options: { listen: string; tokenFile?: string }) => {
+  .option("--tls-dir <dir>", "mutual TLS with ca.pem, node.pem and node.key from this directory (see 'fray certs')")
+  .action((options: { listen: string; tokenFile?: string; tlsDir?: string }) => {
     const token = options.tokenFile ? readFileSync(options.tokenFile, "utf8").trim() : process.env.FRAY_TOKEN;
     if (!token) program.error("fray worker needs a token: --token-file PATH or FRAY_TOKEN (never on the command line: ps would show it)");
-    const addr = runWorker({ listen: options.listen, token });
+    const tls = options.tlsDir ? { ca: join(options.tlsDir, "ca.pem"), cert: join(options.tlsDir, "node.pem"), key: join(options.tlsDir, "node.key") } : undefined;
+    const addr = runWorker({ listen: options.listen, token, tls });
     console.log(`fray worker listening on ${addr}`);
+  });
+
+program
+  .command("certs")
+  .description("make a shared token and a self-signed CA with a node certificate, for fray worker --token-file/--tls-dir")
+  .requiredOption("--out <dir>", "directory to write token, ca.pem, node.pem and node.key into")
+  .option("--days <n>", "validity of the certificates", positiveInt, 365)
+  .action((options: { out: string; days: number }) => {
+    const made = makeCerts(options.out, options.days);
+    console.log(`wrote ${made.token}, ${made.ca}, ${made.cert} and ${made.key}`);
   });
 
 await program.parseAsync();

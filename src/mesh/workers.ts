@@ -2,7 +2,7 @@
 // `attachToWorkers` makes those workers a HostMesh. Every connection
 // authenticates with the shared token (FRAY_TOKEN or a token file).
 import { tcpHostPort } from "../runtime/address.ts";
-import { useToken } from "../runtime/credentials.ts";
+import { useTls, useToken, type TlsFiles } from "../runtime/credentials.ts";
 import { Proc } from "../runtime/proc.ts";
 import { serveHostAgent } from "../runtime/remote-agent.ts";
 import { Extent } from "./extent.ts";
@@ -11,6 +11,8 @@ import { BOOTSTRAP, HostMesh } from "./host-mesh.ts";
 export interface AttachOptions {
   /** The workers' shared token; default FRAY_TOKEN. */
   readonly token?: string;
+  /** Mutual TLS: PEM file paths of the shared CA and this client's certificate and key. */
+  readonly tls?: TlsFiles;
 }
 
 /**
@@ -23,6 +25,7 @@ export function attachToWorkers(addrs: readonly string[], options: AttachOptions
   const token = options.token ?? process.env.FRAY_TOKEN;
   if (!token) throw new TypeError("attachToWorkers needs the workers' token: pass { token } or set FRAY_TOKEN");
   useToken(token);
+  if (options.tls) useTls(options.tls);
   return new HostMesh(new Extent(["hosts"], [addrs.length]), addrs);
 }
 
@@ -31,6 +34,8 @@ export interface WorkerOptions {
   readonly listen: string;
   /** The shared token; default FRAY_TOKEN. Never take it from a command line. */
   readonly token?: string;
+  /** Mutual TLS: PEM file paths of the shared CA and this worker's certificate and key. */
+  readonly tls?: TlsFiles;
 }
 
 /**
@@ -42,6 +47,7 @@ export function runWorker(options: WorkerOptions): string {
   const token = options.token ?? process.env.FRAY_TOKEN;
   if (!token) throw new TypeError("a worker needs a token (FRAY_TOKEN, or --token-file): an open worker runs code for anyone who connects");
   useToken(token);
+  if (options.tls) useTls(options.tls);
   const at = options.listen.indexOf("@");
   const advertise = at >= 0 ? options.listen.slice(0, at) : options.listen;
   const bind = at >= 0 ? options.listen.slice(at + 1) : options.listen;

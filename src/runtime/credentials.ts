@@ -1,8 +1,11 @@
-// The shared token every connection must prove it knows. It comes from
-// FRAY_TOKEN (or a token file read by the CLI), never from a command line; a
-// client without one makes a random token for itself and the workers it
-// starts, which get it through their environment.
+// What a connection must prove. The shared token — from FRAY_TOKEN (or a
+// token file read by the CLI), never a command line; a client without one
+// makes a random token for itself and the workers it starts, which get it
+// through their environment. And optionally mutual TLS: TCP connections then
+// also need a certificate signed by the shared CA (FRAY_TLS_CA, FRAY_TLS_CERT,
+// FRAY_TLS_KEY: file paths).
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 
 let token: string | null = null;
 
@@ -10,9 +13,49 @@ export function sessionToken(): string {
   return (token ??= process.env.FRAY_TOKEN || randomBytes(32).toString("hex"));
 }
 
-/** Environment that gives a worker this process's token. */
+/** Environment that gives a worker this process's token (and TLS files). */
 export function tokenEnv(): Record<string, string> {
-  return { FRAY_TOKEN: sessionToken() };
+  const env: Record<string, string> = { FRAY_TOKEN: sessionToken() };
+  if (tlsFiles) Object.assign(env, { FRAY_TLS_CA: tlsFiles.ca, FRAY_TLS_CERT: tlsFiles.cert, FRAY_TLS_KEY: tlsFiles.key });
+  return env;
+}
+
+/** Paths of the PEM files for mutual TLS. */
+export interface TlsFiles {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
+}
+
+export interface TlsMaterial {
+  readonly ca: Buffer;
+  readonly cert: Buffer;
+  readonly key: Buffer;
+}
+
+let tlsFiles: TlsFiles | null = null;
+let tlsMaterial: TlsMaterial | null | undefined;
+
+/** Uses mutual TLS with these files for every TCP connection of this process. */
+export function useTls(files: TlsFiles): void {
+  tlsFiles = files;
+  tlsMaterial = undefined;
+}
+
+/** The TLS material in force, from useTls or FRAY_TLS_*; null when TLS is off. */
+export function tls(): TlsMaterial | null {
+  if (tlsMaterial !== undefined) return tlsMaterial;
+  const { FRAY_TLS_CA: ca, FRAY_TLS_CERT: cert, FRAY_TLS_KEY: key } = process.env;
+  if (!tlsFiles && ca && cert && key) tlsFiles = { ca, cert, key };
+  if (!tlsFiles) return (tlsMaterial = null);
+  const read = (what: string, path: string) => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new Error(`cannot read the TLS ${what} at ${path}: ${(err as Error).message}; make them with 'fray certs --out DIR'`, { cause: err });
+    }
+  };
+  return (tlsMaterial = { ca: read("CA certificate", tlsFiles.ca), cert: read("certificate", tlsFiles.cert), key: read("key", tlsFiles.key) });
 }
 
 /** Uses `given` as this process's token; it must be chosen before the first connection. */

@@ -3,6 +3,7 @@
 // Messages go straight from proc to proc; nothing is relayed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { connect as tlsConnect, createServer as createTlsServer } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
@@ -14,7 +15,7 @@ import type { Transport } from "../wire/transport.ts";
 import { authenticateClient, authenticateServer } from "../wire/auth.ts";
 import { ActorCell } from "./actor-cell.ts";
 import { connectOptions, parseAddress } from "./address.ts";
-import { sessionToken } from "./credentials.ts";
+import { sessionToken, tls } from "./credentials.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
@@ -81,8 +82,9 @@ export class Proc {
     const { advertise, listen } = parseAddress(addr);
     const proc = new Proc(advertise, serving);
     const token = sessionToken();
-    // Nothing a peer sends is decoded before it has proved it knows the token.
-    const server = createServer((socket) => {
+    // Nothing a peer sends is decoded before it has proved it knows the token
+    // (and, with TLS on a TCP listener, shown a certificate from our CA).
+    const onSocket = (socket: Socket) => {
       authenticateClient(socket, token, config.authTimeoutMs).then(
         () => proc.#accept(new SocketTransport(socket)),
         () => {
@@ -90,7 +92,11 @@ export class Proc {
           socket.destroy();
         },
       );
-    });
+    };
+    const material = "port" in listen ? tls() : null;
+    const server = material
+      ? createTlsServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => proc.authFailures++)
+      : createServer(onSocket);
     server.on("error", (err) => {
       throw new ConnectionError(`cannot listen on ${addr}: ${err.message}`, { cause: err });
     });
@@ -263,7 +269,10 @@ export class Proc {
   }
 
   #dial(link: Link, deadline: number, delayMs: number): void {
-    const socket: Socket = createConnection(connectOptions(link.addr));
+    const options = connectOptions(link.addr);
+    const material = "port" in options ? tls() : null;
+    // With TLS the peer's identity is its certificate from the shared CA, not its host name.
+    const socket: Socket = material ? tlsConnect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
     socket.unref();
     const onError = (err: NodeJS.ErrnoException) => {
       if (this.#links.get(link.addr) !== link) return;
@@ -275,7 +284,7 @@ export class Proc {
       }
     };
     socket.once("error", onError);
-    socket.once("connect", () => this.#authenticated(link, socket, onError));
+    socket.once(material ? "secureConnect" : "connect", () => this.#authenticated(link, socket, onError));
   }
 
   /** Proves our token to the peer (and checks it knows it too), then the link carries frames. */
