@@ -16,3 +16,4 @@ export { ValueMesh } from "./mesh/value-mesh.ts";
 export { SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/errors.ts";
 export { ProcessJob, type ProcessJobOptions } from "./launchers/process-job.ts";
+export { SlurmJob, type SlurmJobOptions } from "./launchers/slurm-job.ts";

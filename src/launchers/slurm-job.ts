@@ -1,0 +1,133 @@
+// SlurmJob: hosts from a Slurm allocation. One batch job per mesh runs a
+// `fray worker` on every node (srun, one task per node); each worker writes
+// its address into the job's directory once it listens; the client attaches.
+// kill() cancels the jobs (scancel) and waits until Slurm no longer lists them.
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { workerExecArgv } from "../runtime/host-agent.ts";
+import { hold, release } from "../runtime/keep-alive.ts";
+import type { HostMesh } from "../mesh/host-mesh.ts";
+import { attachToWorkers } from "../mesh/workers.ts";
+
+const run = promisify(execFile);
+const WORKER_MAIN = fileURLToPath(new URL(`./slurm-worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+
+export interface SlurmJobOptions {
+  /** Meshes to provision: name → number of nodes. */
+  readonly meshes: Readonly<Record<string, number>>;
+  readonly partition?: string;
+  readonly account?: string;
+  /** Port of each worker (procs take the ports after it); default 22222. */
+  readonly port?: number;
+  /** More sbatch options, e.g. ["--time=01:00:00"]. */
+  readonly sbatchArgs?: readonly string[];
+  /** A directory every node sees (default: a new one under the temp dir, fine for one machine). */
+  readonly jobDir?: string;
+  /** How long to wait for the workers to start, in ms; default 10 minutes (queues can be slow). */
+  readonly startTimeoutMs?: number;
+}
+
+export class SlurmJob {
+  readonly #options: SlurmJobOptions;
+  readonly #dir: string;
+  readonly #token = randomBytes(32).toString("hex");
+  #jobIds: string[] = [];
+  #state: Promise<Record<string, HostMesh>> | null = null;
+
+  constructor(options: SlurmJobOptions) {
+    for (const [name, n] of Object.entries(options.meshes)) {
+      if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${name}' asks for ${n} nodes; give a positive integer`);
+      if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new TypeError(`mesh name ${JSON.stringify(name)} may use letters, digits, '-' and '_' only`);
+    }
+    this.#options = options;
+    this.#dir = options.jobDir ?? mkdtempSync(join(tmpdir(), "fray-slurm-"));
+  }
+
+  /** Slurm job ids, once submitted. */
+  get jobIds(): readonly string[] {
+    return this.#jobIds;
+  }
+
+  /** Submits the jobs (once), waits for every worker, and returns a HostMesh per mesh. */
+  state(): Promise<Record<string, HostMesh>> {
+    if (!this.#state) {
+      hold();
+      this.#state = this.#start();
+      this.#state.then(release, release);
+    }
+    return this.#state;
+  }
+
+  async #start(): Promise<Record<string, HostMesh>> {
+    // The token reaches the workers as a file only the submitting user can read.
+    writeFileSync(join(this.#dir, "token"), this.#token, { mode: 0o600 });
+    const result: Record<string, HostMesh> = {};
+    for (const [name, nodes] of Object.entries(this.#options.meshes)) {
+      const meshDir = join(this.#dir, name);
+      mkdirSync(meshDir, { recursive: true });
+      const script = join(meshDir, "job.sh");
+      const worker = [process.execPath, ...workerExecArgv(), WORKER_MAIN, meshDir, join(this.#dir, "token"), String(this.#options.port ?? 22222)].map(shellQuote).join(" ");
+      writeFileSync(script, `#!/bin/bash\n# Fray workers for mesh '${name}': one per node.\nexec srun --ntasks-per-node=1 --kill-on-bad-exit=1 ${worker}\n`, { mode: 0o700 });
+      const args = ["--parsable", `--job-name=fray-${name}`, `--nodes=${nodes}`, "--ntasks-per-node=1", `--output=${join(meshDir, "slurm-%j.out")}`];
+      if (this.#options.partition) args.push(`--partition=${this.#options.partition}`);
+      if (this.#options.account) args.push(`--account=${this.#options.account}`);
+      args.push(...(this.#options.sbatchArgs ?? []), script);
+      const { stdout } = await run("sbatch", args).catch((err: Error & { stderr?: string }) => {
+        throw new Error(`sbatch failed for mesh '${name}': ${err.stderr?.trim() || err.message}`, { cause: err });
+      });
+      this.#jobIds.push(stdout.trim().split(";")[0]);
+      const addrs = await this.#workersOf(meshDir, nodes);
+      result[name] = attachToWorkers(addrs, { token: this.#token });
+    }
+    return result;
+  }
+
+  /** Waits until `n` workers wrote their address files; returns the addresses in node order. */
+  async #workersOf(meshDir: string, n: number): Promise<string[]> {
+    const timeoutMs = this.#options.startTimeoutMs ?? 600_000;
+    const read = () => readdirSync(meshDir).filter((f) => /^worker-\d+\.json$/.test(f));
+    await new Promise<void>((resolve, reject) => {
+      const watcher = watch(meshDir, () => check());
+      const timer = setTimeout(() => finish(new Error(`only ${read().length} of ${n} Slurm workers started within ${timeoutMs} ms; see ${meshDir}/slurm-*.out`)), timeoutMs);
+      const finish = (err?: Error) => {
+        watcher.close();
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      };
+      const check = () => {
+        if (read().length >= n) finish();
+      };
+      check();
+    });
+    return read()
+      .map((f) => JSON.parse(readFileSync(join(meshDir, f), "utf8")) as { node: number; addr: string })
+      .sort((a, b) => a.node - b.node)
+      .map((w) => w.addr);
+  }
+
+  /** Cancels the jobs and waits until Slurm no longer lists them (their workers and procs are gone). */
+  async kill(): Promise<void> {
+    hold();
+    try {
+      if (this.#jobIds.length) await run("scancel", [...this.#jobIds]);
+      for (;;) {
+        const { stdout } = await run("squeue", ["-h", "-j", this.#jobIds.join(","), "-o", "%i"]).catch(() => ({ stdout: "" }));
+        if (!this.#jobIds.length || !stdout.trim()) break;
+        await new Promise((r) => setTimeout(r, 200)); // Slurm has no event to wait on here
+      }
+    } finally {
+      release();
+      if (!this.#options.jobDir) rmSync(this.#dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_\/.:=@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

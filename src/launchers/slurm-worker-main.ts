@@ -1,0 +1,19 @@
+// Entry of a SlurmJob's worker (one per node, started by srun): serve, then
+// write this node's address for the client. Fake nodes on one machine share
+// its address, so each node's worker takes its own block of ports.
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { runWorker } from "../mesh/workers.ts";
+
+const [dir, tokenFile, basePort] = process.argv.slice(2);
+const node = Number(process.env.SLURM_NODEID ?? 0);
+const port = Number(basePort) + 100 * node;
+// A real node is reached by its host name; fake nodes (several slurmd on one machine) by loopback.
+const short = hostname().split(".")[0];
+const host = process.env.FRAY_WORKER_HOST ?? (process.env.SLURMD_NODENAME === short ? hostname() : "127.0.0.1");
+const addr = runWorker({ listen: `tcp://${host}:${port}@tcp://0.0.0.0:${port}`, token: readFileSync(tokenFile, "utf8").trim() });
+const file = join(dir, `worker-${node}.json`);
+writeFileSync(`${file}.tmp`, JSON.stringify({ node, addr, name: process.env.SLURMD_NODENAME }));
+renameSync(`${file}.tmp`, file);
+console.log(`fray worker ${node} (${process.env.SLURMD_NODENAME}) listening on ${addr}`);
