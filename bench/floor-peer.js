@@ -7,7 +7,7 @@ const [path, mode, countArg] = process.argv.slice(2);
 const expected = Number(countArg ?? 0);
 
 const server = createServer((socket) => {
-  socket.setNoDelay(true);
+  socket.setNoDelay?.(true);
   // Frames are reassembled the way any careful framed reader would: small ones
   // from the chunk, a large one copied once into a buffer of its known length.
   let partial = null;
@@ -53,5 +53,7 @@ const server = createServer((socket) => {
     if (replies.length) socket.write(Buffer.concat(replies));
   });
 });
-server.listen(path, () => process.send?.("ready"));
+// A path is a Unix socket; "tcp" listens on a loopback TCP port and reports it.
+if (path === "tcp") server.listen(0, "127.0.0.1", () => process.send?.(server.address().port));
+else server.listen(path, () => process.send?.("ready"));
 process.on("disconnect", () => process.exit(0));

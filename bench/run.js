@@ -1,13 +1,13 @@
 // `npm run bench`: runtime benchmarks, each printed against a baseline measured
 // in the same run on the same machine, and written to BENCHMARKS.md.
-import { fork } from "node:child_process";
+import { fork, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Channel, thisHost, thisProc } from "../dist/mesh.js";
+import { Channel, ProcessJob, SlurmJob, thisHost, thisProc } from "../dist/mesh.js";
 import { Echo, Idle, MemoryProbe, Owner, Sink } from "./actors.js";
 import { add, checksum } from "./tasks.js";
 import { createJobContext } from "../dist/job.js";
@@ -30,11 +30,11 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 let peerCount = 0;
 
 /** A raw framed peer process and a client socket to it. */
-async function floorPeer(mode, count = 0) {
-  const path = join(dir, `${mode}-${++peerCount}.sock`);
+async function floorPeer(mode, count = 0, overTcp = false) {
+  const path = overTcp ? "tcp" : join(dir, `${mode}-${++peerCount}.sock`);
   const child = fork(fileURLToPath(new URL("./floor-peer.js", import.meta.url)), [path, mode, String(count)], { stdio: "inherit" });
-  await once(child, "message");
-  const socket = createConnection(path);
+  const [ready] = await once(child, "message");
+  const socket = overTcp ? createConnection(ready, "127.0.0.1") : createConnection(path);
   socket.setNoDelay(true);
   await once(socket, "connect");
   return { socket, close: () => (socket.destroy(), child.disconnect()) };
@@ -46,8 +46,8 @@ function frame(bytes) {
   return f;
 }
 
-async function rawRoundTrip(n) {
-  const { socket, close } = await floorPeer("echo");
+async function rawRoundTrip(n, overTcp = false) {
+  const { socket, close } = await floorPeer("echo", 0, overTcp);
   const msg = frame(48);
   const times = [];
   for (let i = 0; i < n; i++) {
@@ -64,8 +64,8 @@ async function rawRoundTrip(n) {
   return median(times);
 }
 
-async function rawThroughput(n) {
-  const { socket, close } = await floorPeer("sink", n);
+async function rawThroughput(n, overTcp = false) {
+  const { socket, close } = await floorPeer("sink", n, overTcp);
   const msg = frame(40);
   const t = performance.now();
   const done = once(socket, "data");
@@ -284,6 +284,62 @@ async function rawFanOut(k, rounds) {
   if (sharedLength !== sharedArray.length) throw new Error("shared array arrived wrong");
   report("P5", `${bytes / 2 ** 20} MiB SharedArrayBuffer Float64Array put → task in a worker thread (no copy)`, threadMs.toFixed(1), "ms", `raw socket copy ${rawMs.toFixed(0)} ms`, `${(rawMs / threadMs).toFixed(0)}× raw`, "zero-copy", true);
   report("P5", `${mib} MiB Float64Array put → task in another process`, (mib / (frayMs / 1000)).toFixed(0), "MiB/s", `raw socket copy ${(mib / (rawMs / 1000)).toFixed(0)} MiB/s`, `${(rawMs / frayMs).toFixed(2)}× raw`, "≥ 0.5× raw", rawMs / frayMs >= 0.5);
+}
+
+// T1/T2: the same over authenticated TCP on loopback, to a host of a ProcessJob (a local `fray worker`).
+{
+  const n = Math.round(3000 * scale);
+  const job = new ProcessJob({ meshes: { hosts: 1 } });
+  const { hosts } = await job.state();
+  const procs = hosts.spawnProcs({ procs: 1 });
+  const echo = procs.spawn("echo", Echo);
+  for (let i = 0; i < 300; i++) await echo.ping.callOne();
+  const floor = await rawRoundTrip(n, true);
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await echo.ping.callOne();
+    times.push(Number(process.hrtime.bigint() - t) / 1000);
+  }
+  const p50 = median(times);
+  report("T1", "actor round trip over TCP loopback to a worker host (p50)", p50.toFixed(1), "µs", `raw TCP ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "(no goal)", true);
+  const m = Math.round(100_000 * scale);
+  const rawRate = await rawThroughput(m, true);
+  const sink = procs.spawn("sink", Sink);
+  await sink.initialized;
+  const t = performance.now();
+  for (let i = 0; i < m; i++) sink.recv.broadcast(i);
+  await sink.count.callOne();
+  const rate = m / ((performance.now() - t) / 1000);
+  report("T2", "one-way messages over TCP loopback to a worker host", Math.round(rate).toLocaleString("en"), "msg/s", `raw TCP framed ${Math.round(rawRate).toLocaleString("en")} msg/s`, `${(rate / rawRate).toFixed(2)}× floor`, "(no goal)", true);
+  await echo.stop();
+  await sink.stop();
+  await procs.stop();
+  await job.kill();
+}
+
+// S1: SlurmJob from state() to the first reply of an actor on its hosts (when Slurm is here: scripts/slurm.sh).
+if (spawnSync("sh", ["-c", "command -v sbatch"]).status === 0 && process.getuid?.() === 0) {
+  const script = fileURLToPath(new URL("../scripts/slurm.sh", import.meta.url));
+  spawnSync("bash", [script, "up"], { env: { ...process.env, SLURM_NODES: "3" }, stdio: "ignore" });
+  try {
+    const sbatchStart = performance.now();
+    const probe = spawnSync("sbatch", ["--parsable", "--wait", "--nodes=1", "--output=/dev/null", "--wrap", "true"], { encoding: "utf8" });
+    const sbatchMs = performance.now() - sbatchStart;
+    const t = performance.now();
+    const job = new SlurmJob({ meshes: { trainers: 3 }, port: 24000 });
+    const { trainers } = await job.state();
+    const procs = trainers.spawnProcs({ procs: 1 });
+    const echo = procs.spawn("echo", Echo);
+    await echo.ping.call();
+    const ms = performance.now() - t;
+    await echo.stop();
+    await procs.stop();
+    await job.kill();
+    report("S1", "SlurmJob on 3 nodes: state() → first reply from every node", ms.toFixed(0), "ms", probe.status === 0 ? `sbatch --wait of 'true' ${sbatchMs.toFixed(0)} ms` : "", "", "(no goal)", true);
+  } finally {
+    spawnSync("bash", [script, "down"], { stdio: "ignore" });
+  }
 }
 
 const lines = [

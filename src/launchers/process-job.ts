@@ -2,11 +2,11 @@
 // code path (TCP, tokens, remote host agents) on one machine, and the model
 // for the Slurm, SkyPilot and Kubernetes launchers.
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { HostMesh } from "../mesh/host-mesh.ts";
@@ -15,7 +15,7 @@ import { attachToWorkers } from "../mesh/workers.ts";
 export interface ProcessJobOptions {
   /** Meshes to provision: name → number of hosts. */
   readonly meshes: Readonly<Record<string, number>>;
-  /** The shared token; default FRAY_TOKEN, else a fresh one. */
+  /** The shared token; default this process's (FRAY_TOKEN, else the one it made). */
   readonly token?: string;
 }
 
@@ -32,7 +32,8 @@ export class ProcessJob {
       if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${name}' asks for ${n} hosts; give a positive integer`);
     }
     this.#options = options;
-    this.#token = options.token ?? process.env.FRAY_TOKEN ?? randomBytes(32).toString("hex");
+    this.#token = options.token ?? sessionToken(); // this process's token: its meshes and the workers' agree
+
   }
 
   /** Starts the workers (once) and returns a HostMesh per mesh name. */

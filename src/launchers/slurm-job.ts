@@ -3,12 +3,12 @@
 // its address into the job's directory once it listens; the client attaches.
 // kill() cancels the jobs (scancel) and waits until Slurm no longer lists them.
 import { execFile } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { HostMesh } from "../mesh/host-mesh.ts";
@@ -35,7 +35,7 @@ export interface SlurmJobOptions {
 export class SlurmJob {
   readonly #options: SlurmJobOptions;
   readonly #dir: string;
-  readonly #token = randomBytes(32).toString("hex");
+  readonly #token = sessionToken(); // this process's token: its meshes and the workers' agree
   #jobIds: string[] = [];
   #state: Promise<Record<string, HostMesh>> | null = null;
 
