@@ -17,3 +17,4 @@ export { SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/errors.ts";
 export { ProcessJob, type ProcessJobOptions } from "./launchers/process-job.ts";
 export { SlurmJob, type SlurmJobOptions } from "./launchers/slurm-job.ts";
+export { SkyPilotJob, type SkyPilotJobOptions } from "./launchers/skypilot-job.ts";
