@@ -1,0 +1,163 @@
+// KubernetesJob: hosts as pods. One Indexed Job per mesh runs `fray worker` in
+// every pod, listening on the pod's IP; the token comes from a Secret mounted
+// as a file. The client lists the pods until each is running with an IP, then
+// attaches. kill() deletes the Jobs (and their pods) and the Secret.
+// The client library is loaded when a KubernetesJob starts, not whenever fray/mesh is imported.
+import type { BatchV1Api, CoreV1Api, KubeConfig, V1Job, V1Pod } from "@kubernetes/client-node";
+import { sessionToken } from "../runtime/credentials.ts";
+import { hold, release } from "../runtime/keep-alive.ts";
+import type { HostMesh } from "../mesh/host-mesh.ts";
+import { attachToWorkers } from "../mesh/workers.ts";
+
+export interface KubernetesJobOptions {
+  /** Meshes to provision: name → number of pods. */
+  readonly meshes: Readonly<Record<string, number>>;
+  /** Container image with Node.js, fray and your code. */
+  readonly image: string;
+  readonly namespace?: string;
+  /** Name prefix of the Jobs and the Secret; default "fray-<pid>". */
+  readonly name?: string;
+  /** The workers' port; default 22222. */
+  readonly port?: number;
+  /** How the container runs `fray`; default ["npx", "fray"]. */
+  readonly frayCommand?: readonly string[];
+  /** Container resources, e.g. { limits: { "nvidia.com/gpu": "8" } }. */
+  readonly resources?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Cluster access; default the usual kubeconfig (KUBECONFIG, ~/.kube/config, or in-cluster). */
+  readonly kubeConfig?: KubeConfig;
+  /** How long to wait for the pods, in ms; default 10 minutes. */
+  readonly startTimeoutMs?: number;
+}
+
+const TOKEN_DIR = "/etc/fray";
+
+export class KubernetesJob {
+  readonly #options: KubernetesJobOptions;
+  readonly #name: string;
+  readonly #namespace: string;
+  #apis: Promise<{ batch: BatchV1Api; core: CoreV1Api }> | null = null;
+  #created: string[] = [];
+  #secret = false;
+  #state: Promise<Record<string, HostMesh>> | null = null;
+
+  constructor(options: KubernetesJobOptions) {
+    for (const [mesh, n] of Object.entries(options.meshes)) {
+      if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${mesh}' asks for ${n} pods; give a positive integer`);
+      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(mesh)) throw new TypeError(`mesh name ${JSON.stringify(mesh)} must be a DNS label (lower case letters, digits, '-') to name a Kubernetes Job`);
+    }
+    this.#options = options;
+    this.#name = options.name ?? `fray-${process.pid}`;
+    this.#namespace = options.namespace ?? "default";
+  }
+
+  #clients(): Promise<{ batch: BatchV1Api; core: CoreV1Api }> {
+    return (this.#apis ??= import("@kubernetes/client-node").then((k8s) => {
+      let kc = this.#options.kubeConfig;
+      if (!kc) {
+        kc = new k8s.KubeConfig();
+        kc.loadFromDefault();
+      }
+      return { batch: kc.makeApiClient(k8s.BatchV1Api), core: kc.makeApiClient(k8s.CoreV1Api) };
+    }));
+  }
+
+  /** The Job created for `mesh` of `pods` pods. */
+  jobFor(mesh: string, pods: number): V1Job {
+    const port = this.#options.port ?? 22222;
+    const fray = this.#options.frayCommand ?? ["npx", "fray"];
+    const name = `${this.#name}-${mesh}`;
+    return {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name, labels: { "fray.job": this.#name, "fray.mesh": mesh } },
+      spec: {
+        completionMode: "Indexed",
+        completions: pods,
+        parallelism: pods,
+        backoffLimit: 0,
+        template: {
+          metadata: { labels: { "fray.job": this.#name, "fray.mesh": mesh } },
+          spec: {
+            restartPolicy: "Never",
+            containers: [
+              {
+                name: "fray-worker",
+                image: this.#options.image,
+                command: [...fray, "worker", "--listen", `tcp://$(POD_IP):${port}`, "--token-file", `${TOKEN_DIR}/token`],
+                env: [{ name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }],
+                ports: [{ containerPort: port, name: "fray" }],
+                ...(this.#options.resources ? { resources: this.#options.resources } : {}),
+                volumeMounts: [{ name: "fray-token", mountPath: TOKEN_DIR, readOnly: true }],
+              },
+            ],
+            volumes: [{ name: "fray-token", secret: { secretName: `${this.#name}-token`, defaultMode: 0o400 } }],
+          },
+        },
+      },
+    };
+  }
+
+  /** Creates the Secret and the Jobs (once), waits for the pods, returns a HostMesh per mesh. */
+  state(): Promise<Record<string, HostMesh>> {
+    if (!this.#state) {
+      hold();
+      this.#state = this.#start();
+      this.#state.then(release, release);
+    }
+    return this.#state;
+  }
+
+  async #start(): Promise<Record<string, HostMesh>> {
+    const token = sessionToken();
+    const { batch, core } = await this.#clients();
+    await core.createNamespacedSecret({
+      namespace: this.#namespace,
+      body: { apiVersion: "v1", kind: "Secret", metadata: { name: `${this.#name}-token`, labels: { "fray.job": this.#name } }, stringData: { token } },
+    });
+    this.#secret = true;
+    const result: Record<string, HostMesh> = {};
+    for (const [mesh, pods] of Object.entries(this.#options.meshes)) {
+      const job = this.jobFor(mesh, pods);
+      await batch.createNamespacedJob({ namespace: this.#namespace, body: job });
+      this.#created.push(job.metadata!.name!);
+      const ips = await this.#podIps(core, mesh, pods);
+      result[mesh] = attachToWorkers(ips.map((ip) => `tcp://${ip}:${this.#options.port ?? 22222}`), { token });
+    }
+    return result;
+  }
+
+  /** Lists the mesh's pods until `n` are running with an IP; returns the IPs in completion-index order. */
+  async #podIps(core: CoreV1Api, mesh: string, n: number): Promise<string[]> {
+    const deadline = Date.now() + (this.#options.startTimeoutMs ?? 600_000);
+    for (;;) {
+      const list = await core.listNamespacedPod({ namespace: this.#namespace, labelSelector: `fray.job=${this.#name},fray.mesh=${mesh}` });
+      const failed = list.items.find((p) => p.status?.phase === "Failed");
+      if (failed) throw new Error(`pod ${failed.metadata?.name} of mesh '${mesh}' failed: ${failed.status?.message ?? failed.status?.reason ?? "see kubectl logs"}`);
+      const running = list.items.filter((p) => p.status?.phase === "Running" && p.status.podIP);
+      if (running.length >= n) return running.sort((a, b) => index(a) - index(b)).map((p) => p.status!.podIP!);
+      if (Date.now() > deadline) throw new Error(`only ${running.length} of ${n} pods of mesh '${mesh}' were running within the start timeout`);
+      await new Promise((r) => setTimeout(r, 500)); // a watch would do; polling keeps the client simple
+    }
+  }
+
+  /** Deletes the Jobs with their pods, and the Secret. */
+  async kill(): Promise<void> {
+    hold();
+    try {
+      if (!this.#created.length && !this.#secret) return;
+      const { batch, core } = await this.#clients();
+      for (const name of this.#created) {
+        await batch.deleteNamespacedJob({ name, namespace: this.#namespace, propagationPolicy: "Foreground" });
+      }
+      this.#created = [];
+      if (this.#secret) await core.deleteNamespacedSecret({ name: `${this.#name}-token`, namespace: this.#namespace });
+      this.#secret = false;
+    } finally {
+      release();
+    }
+  }
+}
+
+function index(pod: V1Pod): number {
+  return Number(pod.metadata?.annotations?.["batch.kubernetes.io/job-completion-index"] ?? 0);
+}
