@@ -50,4 +50,12 @@ export const config = {
   get heartbeatTimeoutMs() {
     return fromEnv("FRAY_HEARTBEAT_TIMEOUT_MS", 30_000);
   },
+  /**
+   * How long a remote host's worker may go unheard before the host counts as
+   * gone (a cut network closes no connection). Short: the worker process only
+   * serves, so silence means the host or the network is down.
+   */
+  get hostTimeoutMs() {
+    return fromEnv("FRAY_HOST_TIMEOUT_MS", 5_000);
+  },
 };

@@ -176,7 +176,7 @@ export function startProc(entry: string, options: { thread?: boolean; addr?: str
  * `onHung` when it has not answered for FRAY_HEARTBEAT_TIMEOUT_MS (a stopped
  * or wedged process keeps its socket open, so only silence shows it).
  */
-export function heartbeat(proc: Proc, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void): () => void {
+export function heartbeat(proc: Proc, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void, timeoutMs = () => config.heartbeatTimeoutMs): () => void {
   let lastHeard = Date.now();
   let timer: NodeJS.Timeout | null = null;
   const port = proc.openPort(() => (lastHeard = Date.now()));
@@ -189,13 +189,13 @@ export function heartbeat(proc: Proc, addr: string, ready: Promise<void>, onHung
     lastHeard = Date.now();
     timer = setInterval(() => {
       const silent = Date.now() - lastHeard;
-      if (silent > config.heartbeatTimeoutMs) {
+      if (silent > timeoutMs()) {
         stop();
         onHung(silent);
         return;
       }
       proc.send(addr, { k: "ping", reply: { addr: proc.addr, id: port } });
-    }, Math.min(config.heartbeatIntervalMs, config.heartbeatTimeoutMs / 2));
+    }, Math.min(config.heartbeatIntervalMs, timeoutMs() / 2));
     timer.unref();
   }, stop);
   return stop;

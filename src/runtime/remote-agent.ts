@@ -61,7 +61,35 @@ export function startRemoteProcs(agent: string, addrs: readonly string[]): ProcH
     done();
   });
   proc.send(agent, { k: "procs", addrs, client: proc.addr, reply: { addr: proc.addr, id: port } });
+  watchHost(proc, agent, addrs);
   return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
+}
+
+const watchedHosts = new Map<string, Set<string>>();
+
+/**
+ * Pings the worker of a host every FRAY_HEARTBEAT_INTERVAL_MS; when it is
+ * silent for FRAY_HOST_TIMEOUT_MS the host is gone — cut off or down — and
+ * so is every proc there.
+ */
+function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
+  let procs = watchedHosts.get(agent);
+  if (procs) {
+    for (const a of addrs) procs.add(a);
+    return;
+  }
+  watchedHosts.set(agent, (procs = new Set(addrs)));
+  heartbeat(proc, agent, Promise.resolve(), (silentMs) => {
+    watchedHosts.delete(agent);
+    const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (FRAY_HOST_TIMEOUT_MS=${config.hostTimeoutMs})`);
+    for (const a of procs!) proc.peerLost(a, cause);
+    proc.peerLost(agent, cause);
+  }, () => config.hostTimeoutMs);
+  const unwatch = proc.onPeerLost((addr) => {
+    if (addr !== agent) return;
+    unwatch();
+    watchedHosts.delete(agent);
+  });
 }
 
 function remoteHandle(proc: Proc, addr: string, ready: Promise<void>): ProcHandle {
