@@ -1,6 +1,7 @@
 // `npm run bench`: runtime benchmarks, each printed against a baseline measured
 // in the same run on the same machine, and written to BENCHMARKS.md.
-import { fork, spawnSync } from "node:child_process";
+import { fork, spawn, spawnSync } from "node:child_process";
+import { createInterface } from "node:readline";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
@@ -339,6 +340,51 @@ if (spawnSync("sh", ["-c", "command -v sbatch"]).status === 0 && process.getuid?
     report("S1", "SlurmJob on 3 nodes: state() → first reply from every node", ms.toFixed(0), "ms", probe.status === 0 ? `sbatch --wait of 'true' ${sbatchMs.toFixed(0)} ms` : "", "", "(no goal)", true);
   } finally {
     spawnSync("bash", [script, "down"], { stdio: "ignore" });
+  }
+}
+
+// N1/N2: across a network-namespace link (root only): round trip vs raw TCP, and cut host → MeshFailure at the default FRAY_HOST_TIMEOUT_MS.
+if (process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v ip"]).status === 0) {
+  const id = Math.random().toString(16).slice(2, 8);
+  const client = `bc-${id}`;
+  const host = `bh-${id}`;
+  const ip = (...args) => spawnSync("ip", args, { stdio: "ignore" }).status;
+  const nsExec = (ns, ...args) => ip("netns", "exec", ns, ...args);
+  const children = [];
+  try {
+    ip("netns", "add", client);
+    ip("netns", "add", host);
+    nsExec(client, "ip", "link", "set", "lo", "up");
+    nsExec(host, "ip", "link", "set", "lo", "up");
+    ip("link", "add", `bv${id}`, "type", "veth", "peer", "name", `bp${id}`);
+    ip("link", "set", `bv${id}`, "netns", host);
+    ip("link", "set", `bp${id}`, "netns", client);
+    nsExec(host, "ip", "addr", "add", "10.213.8.2/24", "dev", `bv${id}`);
+    nsExec(host, "ip", "link", "set", `bv${id}`, "up");
+    nsExec(client, "ip", "addr", "add", "10.213.8.1/24", "dev", `bp${id}`);
+    nsExec(client, "ip", "link", "set", `bp${id}`, "up");
+    const token = Math.random().toString(16).slice(2) + Date.now();
+    const env = { ...process.env, FRAY_TOKEN: token };
+    const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+    const worker = spawn("ip", ["netns", "exec", host, process.execPath, bin, "worker", "--listen", "tcp://10.213.8.2:22222"], { env, stdio: ["ignore", "pipe", "inherit"] });
+    children.push(worker);
+    for await (const line of worker.stdout) if (String(line).includes("listening")) break;
+    const echoPeer = spawn("ip", ["netns", "exec", host, process.execPath, "-e", "require('net').createServer((s) => { s.setNoDelay(true); s.pipe(s); }).listen(22300, '10.213.8.2', () => console.log('ready'))"], { stdio: ["ignore", "pipe", "inherit"] });
+    children.push(echoPeer);
+    await once(echoPeer.stdout, "data");
+    const c = spawn("ip", ["netns", "exec", client, process.execPath, fileURLToPath(new URL("./netns-client.js", import.meta.url)), "tcp://10.213.8.2:22222", "10.213.8.2", "22300"], { env, stdio: ["pipe", "pipe", "inherit"] });
+    children.push(c);
+    const lines = createInterface({ input: c.stdout })[Symbol.asyncIterator]();
+    const { actorUs, rawUs } = JSON.parse((await lines.next()).value);
+    report("N1", "actor round trip across a network-namespace link (p50)", actorUs.toFixed(1), "µs", `raw TCP ping-pong ${rawUs.toFixed(1)} µs`, `${(actorUs / rawUs).toFixed(2)}× floor`, "(no goal)", true);
+    nsExec(client, "ip", "link", "set", `bp${id}`, "down");
+    c.stdin.write("cut\n");
+    const { detectMs } = JSON.parse((await lines.next()).value);
+    report("N2", "cut host → MeshFailure (default FRAY_HOST_TIMEOUT_MS 4 s, 1 s heartbeat)", (detectMs / 1000).toFixed(1), "s", "", "", "≤ 5 s", detectMs <= 5000);
+  } finally {
+    for (const ch of children) ch.kill("SIGKILL");
+    ip("netns", "delete", client);
+    ip("netns", "delete", host);
   }
 }
 

@@ -56,6 +56,6 @@ export const config = {
    * serves, so silence means the host or the network is down.
    */
   get hostTimeoutMs() {
-    return fromEnv("FRAY_HOST_TIMEOUT_MS", 5_000);
+    return fromEnv("FRAY_HOST_TIMEOUT_MS", 4_000);
   },
 };
