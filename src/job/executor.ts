@@ -5,20 +5,44 @@ import { load } from "../runtime/code-locator.ts";
 import { Actor, endpoint, type ActorMesh } from "../mesh.ts";
 import { ambient, withJobContext } from "./job-context.ts";
 import type { JobHead } from "./job-head.ts";
-import { RemoteJobContext } from "./remote-context.ts";
+import { RemoteJobContext, type TaskSlot } from "./remote-context.ts";
+import { Slots } from "./slots.ts";
 
 export class Executor extends Actor {
   readonly #context: RemoteJobContext;
   readonly #functions = new Map<string, Function>();
+  readonly #slots: Slots;
 
-  constructor(head: ActorMesh<JobHead>, kind: RemoteJobContext["kind"] = "processes") {
+  constructor(private readonly head: ActorMesh<JobHead>, slots = 1, kind: RemoteJobContext["kind"] = "processes") {
     super();
+    this.#slots = new Slots(slots);
     this.#context = new RemoteJobContext(head, kind);
     ambient.processDefault = this.#context; // for actors created in this worker, too
   }
 
+  /** Runs a task; a `counted` one waits for a slot first and tells the head when it starts. */
   @endpoint({ concurrent: true })
-  async runTask(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null): Promise<unknown> {
+  async runTask(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, counted = false): Promise<unknown> {
+    if (!counted) return this.#run(taskId, url, exportName, args, env, null);
+    await this.#slots.acquire();
+    this.head.remoteStarted.broadcast(taskId);
+    let held = true;
+    const slot = {
+      block: () => {
+        if (held) (this.#slots.release(), (held = false));
+      },
+      unblock: () => {
+        if (!held) (this.#slots.reclaim(), (held = true));
+      },
+    };
+    try {
+      return await this.#run(taskId, url, exportName, args, env, slot);
+    } finally {
+      if (held) this.#slots.release();
+    }
+  }
+
+  async #run(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, slot: TaskSlot | null): Promise<unknown> {
     const key = `${url}#${exportName}`;
     let fn = this.#functions.get(key);
     if (!fn) {
@@ -32,7 +56,7 @@ export class Executor extends Actor {
       process.env[k] = v;
     }
     try {
-      return await withJobContext(this.#context.forTask(taskId), () => fn!(...args));
+      return await withJobContext(this.#context.forTask(taskId, slot), () => fn!(...args));
     } finally {
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];

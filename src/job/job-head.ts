@@ -9,6 +9,7 @@ import { Actor, ActorError, endpoint, SupervisionError, type ActorMesh, type Mes
 import { Executor } from "./executor.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
+import { TaskQueue } from "./task-queue.ts";
 import { TASK_RESOURCES, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
 import { namedActorExists, resolveAll } from "./refs.ts";
 
@@ -16,8 +17,16 @@ interface Worker {
   readonly index: number;
   readonly capacity: Resources;
   readonly free: Record<string, number>;
+  /** Tasks sent ahead, waiting at the worker for one of its slots. */
+  prefetched: number;
   alive: boolean;
 }
+
+/** Tasks with the default request may be sent this far ahead of a free slot, so a worker never idles between them. */
+const PREFETCH = 16;
+
+/** Where a sent task is: waiting at its worker, running (holding its resources), or blocked in get() (lent them out). */
+type TaskState = "prefetched" | "running" | "blocked";
 
 interface Task {
   readonly id: string;
@@ -46,11 +55,11 @@ export class JobHead extends Actor {
   #located = new WeakMap<Function, CodeLocation>();
   #procs: ProcMesh | null = null;
   #workers: Worker[] = [];
-  #queue: Task[] = [];
+  #queue = new TaskQueue<Task>();
   #named = new Map<string, Promise<ActorMesh<object>>>();
   #actorMeshes = new Map<string, { worker: Worker; resources: Resources }>();
-  /** Tasks running now, by id: where, holding what, and whether they gave it back while blocked in get(). */
-  #running = new Map<string, { worker: Worker; resources: Resources; blocked: boolean }>();
+  /** Tasks sent to workers, by id. */
+  #running = new Map<string, { worker: Worker; resources: Resources; state: TaskState }>();
   #actors = 0;
 
   constructor(readonly token: string) {
@@ -72,8 +81,8 @@ export class JobHead extends Actor {
   /** Spawns an Executor in every process of `setup.procs`. */
   async setUp(setup: HeadSetup, self: ActorMesh<JobHead>): Promise<void> {
     this.#procs = setup.procs;
-    this.#workers = Array.from({ length: setup.procs.size }, (_, index) => ({ index, capacity: setup.capacity, free: { ...setup.capacity }, alive: true }));
-    this.#executors = this.#asOwner(() => setup.procs.flatten("workers").spawn("fray-executors", Executor, self));
+    this.#workers = Array.from({ length: setup.procs.size }, (_, index) => ({ index, capacity: setup.capacity, free: { ...setup.capacity }, prefetched: 0, alive: true }));
+    this.#executors = this.#asOwner(() => setup.procs.flatten("workers").spawn("fray-executors", Executor, self, setup.capacity.cpu ?? 1));
     await this.#executors.initialized;
   }
 
@@ -103,29 +112,45 @@ export class JobHead extends Actor {
   #dispatch(): void {
     const unplaceable = new Set<Resources>(); // requests that found no room in this pass (tasks share the default's object)
     for (let i = 0; i < this.#queue.length && i < 64; ) {
-      const task = this.#queue[i];
-      const worker = unplaceable.has(task.resources) ? undefined : this.#pick(task.resources);
+      const task = this.#queue.at(i);
+      const counted = task.resources === TASK_RESOURCES;
+      // A counted task goes straight to a worker only if none is waiting there already (they run in order).
+      let worker = unplaceable.has(task.resources) ? undefined : this.#pick(task.resources, counted);
+      const ahead = !worker && counted;
+      if (ahead) worker = this.#pickAhead();
       if (!worker) {
         unplaceable.add(task.resources);
         i++;
         continue;
       }
-      this.#queue.splice(i, 1);
-      take(worker.free, task.resources);
-      void this.#execute(task, worker);
+      this.#queue.removeAt(i);
+      if (ahead) worker.prefetched++;
+      else take(worker.free, task.resources);
+      void this.#execute(task, worker, ahead ? "prefetched" : "running");
     }
   }
 
-  async #execute(task: Task, worker: Worker): Promise<void> {
+  /** The alive worker able to run default tasks with the fewest sent ahead, if any has room for one more. */
+  #pickAhead(): Worker | undefined {
+    let best: Worker | undefined;
+    for (const w of this.#workers) {
+      if (!w.alive || w.prefetched >= PREFETCH || !fits(w.capacity, TASK_RESOURCES)) continue;
+      if (!best || w.prefetched < best.prefetched) best = w;
+    }
+    return best;
+  }
+
+  async #execute(task: Task, worker: Worker, state: TaskState): Promise<void> {
     const entry = this.store.entry(task.id);
-    const running = { worker, resources: task.resources, blocked: false };
+    const running = { worker, resources: task.resources, state };
     this.#running.set(task.id, running);
     try {
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
       const args = task.args.some((a) => a instanceof ObjectRef) ? await resolveAll(this.store, task.args) : [...task.args];
       const executor = (this.#executorSlices[worker.index] ??= this.#executors!.slice({ workers: worker.index }));
-      entry.resolve(await executor.runTask.callOne(task.id, location.url, location.exportName, args, task.env ?? null));
+      const counted = task.resources === TASK_RESOURCES; // waits for one of the worker's slots
+      entry.resolve(await executor.runTask.callOne(task.id, location.url, location.exportName, args, task.env ?? null, counted));
     } catch (err) {
       if (err instanceof SupervisionError && task.retriesLeft > 0 && !entry.settled) {
         task.retriesLeft--;
@@ -133,9 +158,19 @@ export class JobHead extends Actor {
       } else entry.reject(err instanceof ActorError ? err.cause : err);
     } finally {
       this.#running.delete(task.id);
-      if (!running.blocked) give(worker.free, task.resources);
+      if (running.state === "running") give(worker.free, task.resources);
+      else if (running.state === "prefetched") worker.prefetched--;
       this.#dispatch();
     }
+  }
+
+  /** A task sent ahead got its slot: it holds its resources from now on. */
+  #started(taskId: string): void {
+    const running = this.#running.get(taskId);
+    if (!running || running.state !== "prefetched") return;
+    running.state = "running";
+    running.worker.prefetched--;
+    take(running.worker.free, running.resources);
   }
 
   /**
@@ -144,8 +179,8 @@ export class JobHead extends Actor {
    */
   #setBlocked(taskId: string | null, blocked: boolean): void {
     const running = taskId === null ? undefined : this.#running.get(taskId);
-    if (!running || running.blocked === blocked) return;
-    running.blocked = blocked;
+    if (!running || running.state === "prefetched" || (running.state === "blocked") === blocked) return;
+    running.state = blocked ? "blocked" : "running";
     if (blocked) {
       give(running.worker.free, running.resources);
       this.#dispatch();
@@ -158,11 +193,11 @@ export class JobHead extends Actor {
     return location;
   }
 
-  /** The alive worker with room for `request` and the most free cpu. */
-  #pick(request: Resources): Worker | undefined {
+  /** The alive worker with room for `request` and the most free cpu (with no task waiting there, if `idleOnly`). */
+  #pick(request: Resources, idleOnly = false): Worker | undefined {
     let best: Worker | undefined;
     for (const w of this.#workers) {
-      if (!w.alive || !fits(w.free, request)) continue;
+      if (!w.alive || !fits(w.free, request) || (idleOnly && w.prefetched > 0)) continue;
       if (!best || (w.free.cpu ?? 0) > (best.free.cpu ?? 0)) best = w;
     }
     return best;
@@ -180,7 +215,7 @@ export class JobHead extends Actor {
 
   /** Fails queued tasks that no remaining worker can run. */
   #failImpossible(): void {
-    this.#queue = this.#queue.filter((task) => {
+    this.#queue.retain((task) => {
       const err = this.#impossible(task.resources, `task ${task.name}`);
       if (err) this.store.entry(task.id).reject(err);
       return !err;
@@ -245,6 +280,11 @@ export class JobHead extends Actor {
   @endpoint({ concurrent: true })
   remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions): void {
     this.submit(id, { url, exportName }, args, options);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteStarted(taskId: string): void {
+    this.#started(taskId);
   }
 
   @endpoint({ concurrent: true })

@@ -10,12 +10,28 @@ import type { JobHead } from "./job-head.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 
-export class RemoteJobContext implements JobContext {
-  /** `taskId`: the task this context runs, whose resources are given back while it waits. */
-  constructor(private readonly head: ActorMesh<JobHead>, readonly kind: JobKind, private readonly taskId: string | null = null) {}
+/** A running task's slot in its Executor, lent out while the task waits. */
+export interface TaskSlot {
+  block(): void;
+  unblock(): void;
+}
 
-  forTask(taskId: string): RemoteJobContext {
-    return new RemoteJobContext(this.head, this.kind, taskId);
+export class RemoteJobContext implements JobContext {
+  /** `taskId`: the task this context runs, whose resources (and slot) are given back while it waits. */
+  constructor(private readonly head: ActorMesh<JobHead>, readonly kind: JobKind, private readonly taskId: string | null = null, private readonly slot: TaskSlot | null = null) {}
+
+  forTask(taskId: string, slot: TaskSlot | null = null): RemoteJobContext {
+    return new RemoteJobContext(this.head, this.kind, taskId, slot);
+  }
+
+  /** Runs `wait` with this task's slot lent out. */
+  async #blocked<T>(wait: () => Promise<T>): Promise<T> {
+    this.slot?.block();
+    try {
+      return await wait();
+    } finally {
+      this.slot?.unblock();
+    }
   }
 
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
@@ -33,14 +49,14 @@ export class RemoteJobContext implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
-    if (value instanceof ObjectRef) return unwrap(this.head.remoteGet.callOne(value.id, this.taskId)) as Promise<never>;
+    if (value instanceof ObjectRef) return this.#blocked(() => unwrap(this.head.remoteGet.callOne(value.id, this.taskId))) as Promise<never>;
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
     return Promise.resolve(value as never);
   }
 
   async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await this.head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.taskId);
+    const [ready, pending] = await this.#blocked(() => this.head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.taskId));
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 
