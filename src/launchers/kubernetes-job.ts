@@ -6,8 +6,8 @@
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Job, V1Pod } from "@kubernetes/client-node";
 import { sessionToken } from "../runtime/credentials.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
-import type { HostMesh } from "../mesh/host-mesh.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
+import { Launcher, type LauncherState } from "./launcher.ts";
 
 export interface KubernetesJobOptions {
   /** Meshes to provision: name → number of pods. */
@@ -31,20 +31,16 @@ export interface KubernetesJobOptions {
 
 const TOKEN_DIR = "/etc/fray";
 
-export class KubernetesJob {
+export class KubernetesJob extends Launcher {
   readonly #options: KubernetesJobOptions;
   readonly #name: string;
   readonly #namespace: string;
   #apis: Promise<{ batch: BatchV1Api; core: CoreV1Api }> | null = null;
   #created: string[] = [];
   #secret = false;
-  #state: Promise<Record<string, HostMesh>> | null = null;
 
   constructor(options: KubernetesJobOptions) {
-    for (const [mesh, n] of Object.entries(options.meshes)) {
-      if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${mesh}' asks for ${n} pods; give a positive integer`);
-      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(mesh)) throw new TypeError(`mesh name ${JSON.stringify(mesh)} must be a DNS label (lower case letters, digits, '-') to name a Kubernetes Job`);
-    }
+    super(options.meshes, "pods", /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/); // names Kubernetes Jobs: a DNS label
     this.#options = options;
     this.#name = options.name ?? `fray-${process.pid}`;
     this.#namespace = options.namespace ?? "default";
@@ -97,17 +93,8 @@ export class KubernetesJob {
     };
   }
 
-  /** Creates the Secret and the Jobs (once), waits for the pods, returns a HostMesh per mesh. */
-  state(): Promise<Record<string, HostMesh>> {
-    if (!this.#state) {
-      hold();
-      this.#state = this.#start();
-      this.#state.then(release, release);
-    }
-    return this.#state;
-  }
-
-  async #start(): Promise<Record<string, HostMesh>> {
+  /** Creates the Secret and a Job per mesh, and waits for the pods. */
+  protected async provision(): Promise<LauncherState> {
     const token = sessionToken();
     const { batch, core } = await this.#clients();
     await core.createNamespacedSecret({
@@ -115,7 +102,7 @@ export class KubernetesJob {
       body: { apiVersion: "v1", kind: "Secret", metadata: { name: `${this.#name}-token`, labels: { "fray.job": this.#name } }, stringData: { token } },
     });
     this.#secret = true;
-    const result: Record<string, HostMesh> = {};
+    const result: LauncherState = {};
     for (const [mesh, pods] of Object.entries(this.#options.meshes)) {
       const job = this.jobFor(mesh, pods);
       await batch.createNamespacedJob({ namespace: this.#namespace, body: job });

@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
-import type { HostMesh } from "../mesh/host-mesh.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
+import { Launcher, type LauncherState } from "./launcher.ts";
 
 export interface ProcessJobOptions {
   /** Meshes to provision: name → number of hosts. */
@@ -21,33 +21,20 @@ export interface ProcessJobOptions {
 
 const WORKER_MAIN = fileURLToPath(new URL(`./worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
 
-export class ProcessJob {
+export class ProcessJob extends Launcher {
   readonly #options: ProcessJobOptions;
   readonly #token: string;
   #workers: ChildProcess[] = [];
-  #state: Promise<Record<string, HostMesh>> | null = null;
 
   constructor(options: ProcessJobOptions) {
-    for (const [name, n] of Object.entries(options.meshes)) {
-      if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${name}' asks for ${n} hosts; give a positive integer`);
-    }
+    super(options.meshes, "hosts");
     this.#options = options;
     this.#token = options.token ?? sessionToken(); // this process's token: its meshes and the workers' agree
 
   }
 
-  /** Starts the workers (once) and returns a HostMesh per mesh name. */
-  state(): Promise<Record<string, HostMesh>> {
-    if (!this.#state) {
-      hold(); // whoever awaits the start keeps the process alive; idle workers do not
-      this.#state = this.#start();
-      this.#state.then(release, release);
-    }
-    return this.#state;
-  }
-
-  async #start(): Promise<Record<string, HostMesh>> {
-    const result: Record<string, HostMesh> = {};
+  protected async provision(): Promise<LauncherState> {
+    const result: LauncherState = {};
     for (const [name, n] of Object.entries(this.#options.meshes)) {
       const addrs = await Promise.all(Array.from({ length: n }, () => this.#startWorker()));
       result[name] = attachToWorkers(addrs, { token: this.#token });

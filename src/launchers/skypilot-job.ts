@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { sessionToken } from "../runtime/credentials.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
-import type { HostMesh } from "../mesh/host-mesh.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
+import { Launcher, type LauncherState } from "./launcher.ts";
 
 const run = promisify(execFile);
 
@@ -42,17 +42,14 @@ export interface SkyPilotJobOptions {
 
 const TOKEN_PATH = "~/.fray/token";
 
-export class SkyPilotJob {
+export class SkyPilotJob extends Launcher {
   readonly #options: SkyPilotJobOptions;
   readonly #cluster: string;
   readonly #dir = mkdtempSync(join(tmpdir(), "fray-sky-"));
   #launched = false;
-  #state: Promise<Record<string, HostMesh>> | null = null;
 
   constructor(options: SkyPilotJobOptions) {
-    for (const [name, n] of Object.entries(options.meshes)) {
-      if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${name}' asks for ${n} nodes; give a positive integer`);
-    }
+    super(options.meshes, "nodes");
     this.#options = options;
     this.#cluster = options.clusterName ?? `fray-${process.pid}`;
   }
@@ -85,17 +82,8 @@ export class SkyPilotJob {
     };
   }
 
-  /** Launches the cluster (once), waits for every node, and returns a HostMesh per mesh. */
-  state(): Promise<Record<string, HostMesh>> {
-    if (!this.#state) {
-      hold();
-      this.#state = this.#start();
-      this.#state.then(release, release);
-    }
-    return this.#state;
-  }
-
-  async #start(): Promise<Record<string, HostMesh>> {
+  /** Launches the cluster and waits for every node. */
+  protected async provision(): Promise<LauncherState> {
     const token = sessionToken();
     writeFileSync(join(this.#dir, "token"), token, { mode: 0o600 });
     const taskFile = join(this.#dir, "task.yaml");
@@ -108,7 +96,7 @@ export class SkyPilotJob {
     await this.#sky(args);
     const ips = await this.#nodeIps();
     const port = this.#options.port ?? 22222;
-    const result: Record<string, HostMesh> = {};
+    const result: LauncherState = {};
     let next = 0;
     for (const [name, n] of Object.entries(this.#options.meshes)) {
       result[name] = attachToWorkers(ips.slice(next, next + n).map((ip) => `tcp://${ip}:${port}`), { token });

@@ -11,8 +11,8 @@ import { promisify } from "node:util";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
-import type { HostMesh } from "../mesh/host-mesh.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
+import { Launcher, type LauncherState } from "./launcher.ts";
 
 const run = promisify(execFile);
 const WORKER_MAIN = fileURLToPath(new URL(`./slurm-worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
@@ -32,18 +32,14 @@ export interface SlurmJobOptions {
   readonly startTimeoutMs?: number;
 }
 
-export class SlurmJob {
+export class SlurmJob extends Launcher {
   readonly #options: SlurmJobOptions;
   readonly #dir: string;
   readonly #token = sessionToken(); // this process's token: its meshes and the workers' agree
   #jobIds: string[] = [];
-  #state: Promise<Record<string, HostMesh>> | null = null;
 
   constructor(options: SlurmJobOptions) {
-    for (const [name, n] of Object.entries(options.meshes)) {
-      if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${name}' asks for ${n} nodes; give a positive integer`);
-      if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new TypeError(`mesh name ${JSON.stringify(name)} may use letters, digits, '-' and '_' only`);
-    }
+    super(options.meshes, "nodes");
     this.#options = options;
     this.#dir = options.jobDir ?? mkdtempSync(join(tmpdir(), "fray-slurm-"));
   }
@@ -53,20 +49,11 @@ export class SlurmJob {
     return this.#jobIds;
   }
 
-  /** Submits the jobs (once), waits for every worker, and returns a HostMesh per mesh. */
-  state(): Promise<Record<string, HostMesh>> {
-    if (!this.#state) {
-      hold();
-      this.#state = this.#start();
-      this.#state.then(release, release);
-    }
-    return this.#state;
-  }
-
-  async #start(): Promise<Record<string, HostMesh>> {
+  /** Submits a job per mesh and waits for its workers. */
+  protected async provision(): Promise<LauncherState> {
     // The token reaches the workers as a file only the submitting user can read.
     writeFileSync(join(this.#dir, "token"), this.#token, { mode: 0o600 });
-    const result: Record<string, HostMesh> = {};
+    const result: LauncherState = {};
     for (const [name, nodes] of Object.entries(this.#options.meshes)) {
       const meshDir = join(this.#dir, name);
       mkdirSync(meshDir, { recursive: true });
