@@ -76,7 +76,7 @@ describe("supervision", () => {
   });
 
   it("a stopped process (SIGSTOP) is found by heartbeat; its calls reject", async (t) => {
-    process.env.FRAY_HEARTBEAT_TIMEOUT_MS = "1000";
+    process.env.FRAY_HEARTBEAT_TIMEOUT_MS = "3000";
     process.env.FRAY_HEARTBEAT_INTERVAL_MS = "100";
     t.after(() => {
       delete process.env.FRAY_HEARTBEAT_TIMEOUT_MS;
