@@ -28,6 +28,17 @@ function report(id, what, value, unit, baseline, ratio, goal, met) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
+/** Median time of `fn` over `n` sequential runs, in µs. */
+async function medianMicros(n, fn) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    times.push(Number(process.hrtime.bigint() - t) / 1000);
+  }
+  return median(times);
+}
+
 let peerCount = 0;
 
 /** A raw framed peer process and a client socket to it. */
@@ -84,13 +95,7 @@ async function rawThroughput(n, overTcp = false) {
   const procs = thisHost().spawnProcs({ procs: 1 });
   const echo = procs.spawn("echo", Echo);
   for (let i = 0; i < 200; i++) await echo.ping.callOne();
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    await echo.ping.callOne();
-    times.push(Number(process.hrtime.bigint() - t) / 1000);
-  }
-  const p50 = median(times);
+  const p50 = await medianMicros(n, () => echo.ping.callOne());
   report("P2", "actor round trip across processes (p50)", p50.toFixed(1), "µs", `raw socket ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "≤ 2× floor", p50 / floor <= 2);
   await procs.stop();
 }
@@ -296,13 +301,7 @@ async function rawFanOut(k, rounds) {
   const echo = procs.spawn("echo", Echo);
   for (let i = 0; i < 300; i++) await echo.ping.callOne();
   const floor = await rawRoundTrip(n, true);
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    await echo.ping.callOne();
-    times.push(Number(process.hrtime.bigint() - t) / 1000);
-  }
-  const p50 = median(times);
+  const p50 = await medianMicros(n, () => echo.ping.callOne());
   report("T1", "actor round trip over TCP loopback to a worker host (p50)", p50.toFixed(1), "µs", `raw TCP ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "(no goal)", true);
   const m = Math.round(100_000 * scale);
   const rawRate = await rawThroughput(m, true);
