@@ -22,6 +22,7 @@ export async function runDemo({ procs: n, samples }: DemoOptions, log: (line: st
   log(`π ≈ ${pi.toFixed(5)} from ${total.total.toLocaleString("en")} samples over ${n} processes in ${(performance.now() - t1).toFixed(0)} ms`);
 
   const ring = procs.spawn("ring", RingNode);
+  await ring.initialized; // the token is fire-and-forget: make sure every node is there to pass it on
   const t2 = performance.now();
   const [done, finished] = Channel.open<number>();
   ring.slice({ nodes: 0 }).pass.broadcast(ring, n * 250, done);

@@ -2,7 +2,7 @@
 // hosts actors, owns ports, and keeps one Link to every peer it talks to.
 // Messages go straight from proc to proc; nothing is relayed.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { createConnection, createServer, type Socket } from "node:net";
 import { connect as tlsConnect, createServer as createTlsServer } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,7 +42,6 @@ export class Proc {
   readonly supervisor: Supervisor = new Supervisor(this);
   #children = new Set<string>();
   #stopping = new Set<string>();
-  #server: Server | null = null;
   #links = new Map<string, Link>();
   #ports = new Map<number, PortHandler>();
   #nextPort = 1;
@@ -102,7 +101,6 @@ export class Proc {
     });
     server.listen(listen);
     if (!serving) server.unref();
-    proc.#server = server;
     return proc;
   }
 
