@@ -5,9 +5,11 @@
 #   SLURM_CPUS      -> CPUs per node (default: nproc)
 #   SLURM_DBD=1     -> also MariaDB + slurmdbd so that sacct works
 #   SLURM_REST=1    -> also slurmrestd with JWT auth on 127.0.0.1:6820
+#   SLURM_GPUS=2    -> fake GPUs per node (gres gpu:H100, count only: no device files); 0 = none
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 NODES=${SLURM_NODES:-3}; CPUS=${SLURM_CPUS:-$(nproc)}; DBD=${SLURM_DBD:-0}; REST=${SLURM_REST:-0}
+GPUS=${SLURM_GPUS:-2}
 HN=$(hostname -s); CONF=/etc/slurm/slurm.conf
 log() { echo "[slurm-ci] $*"; }
 
@@ -110,6 +112,10 @@ EOF
       printf 'AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=/var/spool/slurmctld/jwt_hs256.key\n'
     fi
     local hw="CPUs=${CPUS} Sockets=1 CoresPerSocket=${CPUS} ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN"
+    if [ "$GPUS" -gt 0 ]; then
+      echo "GresTypes=gpu"
+      hw="$hw Gres=gpu:H100:${GPUS}"
+    fi
     if [ "$NODES" -eq 1 ]; then
       echo "NodeName=${HN} NodeAddr=127.0.0.1 ${hw}"
       echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
@@ -121,6 +127,13 @@ EOF
     fi
   } > "$CONF"
   chmod 0644 "$CONF"
+  if [ "$GPUS" -gt 0 ]; then
+    # Character devices that behave as /dev/null stand in for the GPUs: gres/gpu needs device files.
+    for i in $(seq 0 $((GPUS - 1))); do [ -e "/dev/fray-fake-gpu$i" ] || mknod "/dev/fray-fake-gpu$i" c 1 3; done
+    printf 'AutoDetect=off\nName=gpu Type=H100 File=/dev/fray-fake-gpu[0-%d]\n' $((GPUS - 1)) > /etc/slurm/gres.conf
+  else
+    rm -f /etc/slurm/gres.conf
+  fi
 
   if [ "$REST" = 1 ]; then
     dd if=/dev/urandom of=/var/spool/slurmctld/jwt_hs256.key bs=32 count=1 status=none

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { shellQuote } from "../cluster/shell-quote.ts";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
@@ -115,6 +116,3 @@ export class SlurmJob extends Launcher {
   }
 }
 
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_\/.:=@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}

@@ -26,6 +26,10 @@ export const config = {
   get spawnWaitMs() {
     return fromEnv("FRAY_SPAWN_WAIT_MS", 30_000);
   },
+  /** How long a cluster job's processes get after SIGTERM before SIGKILL (`terminate()`). */
+  get terminateGraceMs() {
+    return fromEnv("FRAY_TERMINATE_GRACE_MS", 5_000);
+  },
   /** How long `ProcMesh.stop()` waits for a process to exit before SIGKILL. */
   get procStopTimeoutMs() {
     return fromEnv("FRAY_PROC_STOP_TIMEOUT_MS", 5_000);

@@ -1,0 +1,6 @@
+// `fray/cluster`: launch, poll, follow, wait for and stop jobs on a local machine or a Slurm cluster.
+export { Cluster } from "./cluster/cluster.ts";
+export { createCluster, currentCluster, withCluster } from "./cluster/create.ts";
+export { Entrypoint, type EntrypointFields } from "./cluster/entrypoint.ts";
+export { JobFailedError, JobNotFoundError } from "./cluster/errors.ts";
+export type { DeviceConfig, EnvironmentConfig, JobId, JobInfo, JobRequest, JobStatus, ResourceConfig, TaskStatus, WaitOptions } from "./cluster/types.ts";

@@ -1,0 +1,31 @@
+// Spec strings name a cluster: "local", "local?dir=/scratch/jobs",
+// "slurm?partition=debug&account=lab". Jobs' state lives under `dir`
+// (default FRAY_CLUSTER_DIR, else ~/.fray/cluster), so a later process finds them.
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+
+export interface ClusterSpec {
+  readonly kind: "local" | "slurm";
+  readonly dir: string;
+  readonly partition?: string;
+  readonly account?: string;
+}
+
+const OPTIONS: Record<ClusterSpec["kind"], readonly string[]> = { local: ["dir"], slurm: ["partition", "account", "dir"] };
+
+export function parseClusterSpec(spec: string): ClusterSpec {
+  if (typeof spec !== "string" || spec.trim() === "") throw new TypeError(`a cluster spec is a string such as "local" or "slurm?partition=debug", got ${JSON.stringify(spec)}`);
+  const [kind, query = ""] = spec.trim().split(/\?(.*)/s, 2);
+  if (kind !== "local" && kind !== "slurm") {
+    throw new TypeError(`unknown cluster ${JSON.stringify(kind)} in spec ${JSON.stringify(spec)}: use "local" or "slurm?partition=NAME&account=NAME"`);
+  }
+  const params = new URLSearchParams(query);
+  const values: Record<string, string> = {};
+  for (const [key, value] of params) {
+    if (!OPTIONS[kind].includes(key)) throw new TypeError(`cluster spec ${JSON.stringify(spec)}: ${kind} has no option ${JSON.stringify(key)}; it takes ${OPTIONS[kind].join(", ")}`);
+    if (value === "") throw new TypeError(`cluster spec ${JSON.stringify(spec)}: option ${key} needs a value (${key}=…)`);
+    values[key] = value;
+  }
+  const dir = resolve(values.dir ?? process.env.FRAY_CLUSTER_DIR ?? resolve(homedir(), ".fray", "cluster"));
+  return { kind, dir, partition: values.partition, account: values.account };
+}

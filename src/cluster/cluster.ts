@@ -1,0 +1,75 @@
+// What every backend offers. Backends implement launch/poll/terminate/listJobs
+// and say where a job's logs are; waiting and log streaming are built on those.
+import { setTimeout as sleep } from "node:timers/promises";
+import { JobFailedError } from "./errors.ts";
+import { LogTail, type LogFile } from "./log-tail.ts";
+import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type TaskStatus, type WaitOptions } from "./types.ts";
+
+export abstract class Cluster {
+  /** The spec string this cluster was made from; replicas see it as FRAY_CLUSTER_SPEC. */
+  abstract readonly spec: string;
+  /** Starts a job; resolves once the scheduler has accepted it. */
+  abstract launch(request: JobRequest): Promise<JobId>;
+  /** The job's status now. */
+  abstract poll(jobId: JobId): Promise<JobInfo>;
+  /** Stops every replica (SIGTERM, then SIGKILL after FRAY_TERMINATE_GRACE_MS); resolves once they are gone. */
+  abstract terminate(jobId: JobId): Promise<void>;
+  /** Every job this cluster's state directory knows, oldest first. */
+  abstract listJobs(): Promise<JobInfo[]>;
+  /** The job's log files, one per replica. */
+  protected abstract logFiles(jobId: JobId): Promise<LogFile[]>;
+  /** How often monitor() looks for new lines and the job's end. */
+  protected monitorIntervalMs = 100;
+
+  /** The log lines written so far, each prefixed `[replica-i] `. */
+  async logs(jobId: JobId): Promise<string[]> {
+    return new LogTail(await this.logFiles(jobId)).finish();
+  }
+
+  /** Every log line so far, then new ones as they are written, until the job ends. */
+  async *monitor(jobId: JobId): AsyncGenerator<string, JobInfo> {
+    const tail = new LogTail(await this.logFiles(jobId));
+    for (;;) {
+      const info = await this.poll(jobId);
+      if (TERMINAL.has(info.status)) {
+        yield* tail.finish(); // read after the end was seen: nothing written before it is missed
+        return info;
+      }
+      yield* tail.read();
+      await sleep(this.monitorIntervalMs);
+    }
+  }
+
+  /** Waits for one job and returns its JobInfo. */
+  wait(jobId: JobId, options?: WaitOptions): Promise<JobInfo>;
+  /** Waits for all of them; with raiseOnFailure, the error lists every job that failed or stopped. */
+  wait(jobIds: readonly JobId[], options?: WaitOptions): Promise<JobInfo[]>;
+  async wait(ids: JobId | readonly JobId[], options: WaitOptions = {}): Promise<JobInfo | JobInfo[]> {
+    const list = typeof ids === "string" ? [ids] : [...ids];
+    const deadline = options.timeout === undefined ? Infinity : Date.now() + options.timeout * 1000;
+    const infos = await Promise.all(list.map((id) => this.#waitOne(id, deadline, options.timeout)));
+    const failures = infos.filter((i) => i.status !== "succeeded");
+    if (options.raiseOnFailure && failures.length > 0) throw new JobFailedError(failures);
+    return typeof ids === "string" ? infos[0] : infos;
+  }
+
+  async #waitOne(jobId: JobId, deadline: number, timeout?: number): Promise<JobInfo> {
+    // Back off from 20 ms to 1 s: short jobs end quickly, long ones need not be asked often.
+    for (let delay = 20; ; delay = Math.min(delay * 1.5, 1000)) {
+      const info = await this.poll(jobId);
+      if (TERMINAL.has(info.status)) return info;
+      const left = deadline - Date.now();
+      if (left <= 0) throw Object.assign(new Error(`job ${jobId} is still ${info.status} after ${timeout} s (wait's timeout)`), { name: "TimeoutError" });
+      await sleep(Math.min(delay, left));
+    }
+  }
+}
+
+/** A job's status from its replicas': running if any runs, else pending if any waits, else failed, stopped, succeeded. */
+export function jobInfo(jobId: JobId, name: string, tasks: readonly TaskStatus[]): JobInfo {
+  const has = (s: JobStatus) => tasks.some((t) => t.status === s);
+  const status: JobStatus = has("running") ? "running" : has("pending") ? "pending" : has("failed") ? "failed" : has("stopped") ? "stopped" : "succeeded";
+  if (status !== "failed" && status !== "stopped") return { jobId, name, status, tasks };
+  const messages = tasks.flatMap((t, i) => (t.status === status && t.errorMessage ? [`replica ${i} ${t.errorMessage}`] : []));
+  return { jobId, name, status, tasks, errorMessage: messages.join("; ") || status };
+}

@@ -1,0 +1,128 @@
+// The `local` backend: each replica is a detached process group on this
+// machine, running the replica loop (replica-script.ts). Everything about a
+// job is kept in its directory — job.json (pids), replica-i.log,
+// replica-i.exit, a `stopped` mark — so any later process can poll, follow
+// and stop it, and the job outlives the process that launched it.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { config } from "../runtime/config.ts";
+import { Cluster, jobInfo } from "./cluster.ts";
+import type { ClusterSpec } from "./cluster-spec.ts";
+import { JobNotFoundError } from "./errors.ts";
+import { readJson, readText, writeJson } from "./job-files.ts";
+import { checkRequest } from "./job-request.ts";
+import type { LogFile } from "./log-tail.ts";
+import { groupAlive, isRunning, signal, startTimeOf } from "./process-group.ts";
+import { replicaCommand } from "./replica-command.ts";
+import { describeExit, parseExitRecord, REPLICA_LOOP } from "./replica-script.ts";
+import type { JobId, JobInfo, JobRequest, TaskStatus } from "./types.ts";
+
+interface LocalJob {
+  readonly jobId: JobId;
+  readonly name: string;
+  readonly createdAt: number;
+  /** Each replica's loop process, which leads its process group. */
+  readonly replicas: readonly { readonly pid: number; readonly startTime: string }[];
+}
+
+export class LocalCluster extends Cluster {
+  readonly spec: string;
+  readonly #root: string;
+
+  constructor(spec: string, parsed: ClusterSpec) {
+    super();
+    this.spec = spec;
+    this.#root = join(parsed.dir, "local");
+  }
+
+  async launch(request: JobRequest): Promise<JobId> {
+    const job = checkRequest(request);
+    if (!existsSync(job.workspace) || !statSync(job.workspace).isDirectory()) {
+      throw new Error(`job ${job.name}: workspace ${job.workspace} is not a directory; set environment.workspace to an existing one`);
+    }
+    const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
+    const dir = join(this.#root, jobId);
+    mkdirSync(dir, { recursive: true });
+    const command = await replicaCommand(job, join(dir, "callable-args.bin"));
+    const replicas: { pid: number; startTime: string }[] = [];
+    for (let i = 0; i < job.replicas; i++) {
+      const log = openSync(join(dir, `replica-${i}.log`), "a");
+      try {
+        const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, FRAY_CLUSTER_SPEC: this.spec, FRAY_REPLICA_ID: String(i), FRAY_REPLICA_COUNT: String(job.replicas) };
+        delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
+        const args = ["-c", REPLICA_LOOP, "fray-replica", join(dir, `replica-${i}.exit`), String(job.maxRetriesFailure), ...command];
+        // detached: its own session and process group, so it outlives us and terminate() reaches all it starts.
+        const child = spawn("/bin/sh", args, { cwd: job.workspace, detached: true, stdio: ["ignore", log, log], env });
+        child.unref();
+        replicas.push({ pid: child.pid ?? -1, startTime: startTimeOf(child.pid ?? -1) });
+      } finally {
+        closeSync(log);
+      }
+    }
+    writeJson(join(dir, "job.json"), { jobId, name: job.name, createdAt: Date.now(), replicas } satisfies LocalJob);
+    return jobId;
+  }
+
+  async poll(jobId: JobId): Promise<JobInfo> {
+    return this.#info(this.#job(jobId));
+  }
+
+  async listJobs(): Promise<JobInfo[]> {
+    let ids: string[];
+    try {
+      ids = readdirSync(this.#root);
+    } catch {
+      return [];
+    }
+    const jobs = ids.flatMap((id) => readJson<LocalJob>(join(this.#root, id, "job.json")) ?? []);
+    return jobs.sort((a, b) => a.createdAt - b.createdAt).map((job) => this.#info(job));
+  }
+
+  async terminate(jobId: JobId): Promise<void> {
+    const job = this.#job(jobId);
+    const live = () => job.replicas.filter((r, i) => this.#alive(r, i, job.jobId));
+    if (live().length === 0) return;
+    writeFileSync(join(this.#root, jobId, "stopped"), `${Date.now()}\n`);
+    for (const r of live()) signal(-r.pid, "SIGTERM");
+    const deadline = Date.now() + config.terminateGraceMs;
+    while (live().length > 0 && Date.now() < deadline) await sleep(20);
+    for (const r of live()) signal(-r.pid, "SIGKILL");
+    while (live().length > 0) await sleep(20);
+  }
+
+  protected async logFiles(jobId: JobId): Promise<LogFile[]> {
+    const job = this.#job(jobId);
+    return job.replicas.map((_, i) => ({ path: join(this.#root, jobId, `replica-${i}.log`), prefix: `[replica-${i}] ` }));
+  }
+
+  #job(jobId: JobId): LocalJob {
+    const job = typeof jobId === "string" && !jobId.includes("/") ? readJson<LocalJob>(join(this.#root, jobId, "job.json")) : undefined;
+    if (!job) throw new JobNotFoundError(jobId, `cluster ${this.spec} (state in ${this.#root})`);
+    return job;
+  }
+
+  /** Is the replica's loop, or anything it started, still running? */
+  #alive(r: LocalJob["replicas"][number], i: number, jobId: JobId): boolean {
+    if (isRunning(r.pid, r.startTime)) return true;
+    // The loop is gone; a command that ignored SIGTERM may still run in its group, unless the loop finished cleanly.
+    return parseExitRecord(readText(join(this.#root, jobId, `replica-${i}.exit`))).finalCode === undefined && groupAlive(r.pid);
+  }
+
+  #info(job: LocalJob): JobInfo {
+    const dir = join(this.#root, job.jobId);
+    const stopped = existsSync(join(dir, "stopped"));
+    const tasks = job.replicas.map((r, i): TaskStatus => {
+      const alive = this.#alive(r, i, job.jobId); // before reading the exit file: a loop that ends writes it first
+      const exit = parseExitRecord(readText(join(dir, `replica-${i}.exit`)));
+      if (exit.finalCode === 0) return { status: "succeeded" };
+      if (alive) return { status: "running" };
+      if (stopped) return { status: "stopped", errorMessage: "was stopped by terminate()" };
+      if (exit.finalCode !== undefined) return { status: "failed", errorMessage: describeExit(exit.finalCode, exit.attempts) };
+      return { status: "failed", errorMessage: "ended without an exit record (its process was killed)" };
+    });
+    return jobInfo(job.jobId, job.name, tasks);
+  }
+}

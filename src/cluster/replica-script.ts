@@ -1,0 +1,54 @@
+// The POSIX shell loop every replica runs in, on every backend: it runs the
+// command, appends "exit ATTEMPT CODE" to the exit file after each attempt,
+// starts it again up to RETRIES times while it fails, and finally appends
+// "final CODE". The file outlives the process and the scheduler's memory of
+// it, so any later process can tell how the replica ended.
+//   sh -c REPLICA_LOOP fray-replica EXIT_FILE RETRIES CMD ARGS...
+import { constants } from "node:os";
+
+export const REPLICA_LOOP = `exit_file=$1; retries=$2; shift 2
+attempt=0
+while :; do
+  "$@"
+  rc=$?
+  echo "exit $attempt $rc" >> "$exit_file"
+  if [ "$rc" -eq 0 ] || [ "$attempt" -ge "$retries" ]; then break; fi
+  attempt=$((attempt + 1))
+  echo "[fray] exited with code $rc; starting it again (retry $attempt of $retries)" >&2
+done
+echo "final $rc" >> "$exit_file"
+exit "$rc"`;
+
+export interface ExitRecord {
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** The last attempt's exit code. */
+  readonly lastCode?: number;
+  /** The replica's exit code once it has given up or succeeded. */
+  readonly finalCode?: number;
+}
+
+export function parseExitRecord(text: string): ExitRecord {
+  let attempts = 0;
+  let lastCode: number | undefined;
+  let finalCode: number | undefined;
+  for (const line of text.split("\n")) {
+    const [kind, a, b] = line.trim().split(" ");
+    if (kind === "exit") (attempts = Number(a) + 1), (lastCode = Number(b));
+    else if (kind === "final") finalCode = Number(a);
+  }
+  return { attempts, lastCode, finalCode };
+}
+
+/** "exited with code 1", "was killed by SIGKILL", "could not start (command not found)". */
+export function describeExit(code: number, attempts: number): string {
+  let what = `exited with code ${code}`;
+  if (code === 127) what = "could not start: command not found (exit code 127)";
+  else if (code === 126) what = "could not start: command not executable (exit code 126)";
+  else if (code > 128 && code < 128 + 65) what = `was killed by ${signalName(code - 128)} (exit code ${code})`;
+  return attempts > 1 ? `${what} after ${attempts} attempts` : what;
+}
+
+function signalName(n: number): string {
+  return Object.entries(constants.signals).find(([, value]) => value === n)?.[0] ?? `signal ${n}`;
+}
