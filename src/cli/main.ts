@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./certs.ts";
 import { runDemo } from "./demo.ts";
+import { jobCommand } from "./job-command.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -47,5 +48,7 @@ program
     const made = makeCerts(options.out, options.days);
     console.log(`wrote ${made.token}, ${made.ca}, ${made.cert} and ${made.key}`);
   });
+
+program.addCommand(jobCommand());
 
 await program.parseAsync();

@@ -1,0 +1,163 @@
+// `fray job …`: the cluster API from a shell. Every subcommand takes
+// --cluster SPEC (default FRAY_CLUSTER_SPEC, else local) and prints a table,
+// or JSON with --json.
+import { Command, InvalidArgumentError, Option } from "commander";
+import { basename } from "node:path";
+import { createCluster, Entrypoint, type Cluster, type JobInfo, type ResourceConfig } from "../cluster.ts";
+import { Spinner } from "./spinner.ts";
+
+interface Common {
+  readonly cluster?: string;
+  readonly json?: boolean;
+}
+
+function count(what: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${what} must be a whole number ≥ 0, got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
+function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf("=");
+  if (eq <= 0) throw new InvalidArgumentError(`--env takes KEY=VALUE, got ${JSON.stringify(value)}`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+/** "2" or "H100:2" → a GPU device. */
+function gpus(value: string): ResourceConfig["device"] {
+  const m = /^(?:([^:]+):)?(\d+)$/.exec(value);
+  if (!m) throw new InvalidArgumentError(`--gpus takes COUNT or VARIANT:COUNT (e.g. 2 or H100:2), got ${JSON.stringify(value)}`);
+  return { kind: "gpu", variant: m[1], count: Number(m[2]) };
+}
+
+function table(jobs: readonly JobInfo[]): string {
+  const rows = [["JOB ID", "NAME", "STATUS", "REPLICAS", "ERROR"], ...jobs.map((j) => [j.jobId, j.name, j.status, replicaSummary(j), j.errorMessage ?? ""])];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join("  ").trimEnd()).join("\n");
+}
+
+/** "3 running", "2 succeeded, 1 failed". */
+function replicaSummary(job: JobInfo): string {
+  const counts = new Map<string, number>();
+  for (const t of job.tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+  return [...counts].map(([s, n]) => `${n} ${s}`).join(", ");
+}
+
+function print(json: boolean | undefined, value: unknown, human: string): void {
+  console.log(json ? JSON.stringify(value, null, 2) : human);
+}
+
+/** Runs a subcommand body; a failure prints its message (no stack) and exits with 1. */
+function action<A extends unknown[]>(body: (cluster: Cluster, ...args: A) => Promise<void>) {
+  return async (...args: A): Promise<void> => {
+    const command = args[args.length - 1] as Command;
+    try {
+      await body(createCluster((command.opts() as Common).cluster ?? process.env.FRAY_CLUSTER_SPEC ?? "local"), ...args);
+    } catch (err) {
+      console.error(`fray job ${command.name()}: ${(err as Error).message}`);
+      process.exitCode = 1;
+    }
+  };
+}
+
+function sub(name: string, description: string): Command {
+  return new Command(name)
+    .description(description)
+    .addOption(new Option("--cluster <spec>", "cluster spec: local, local?dir=DIR, slurm?partition=P&account=A").env("FRAY_CLUSTER_SPEC"))
+    .option("--json", "print JSON instead of a table");
+}
+
+export function jobCommand(): Command {
+  const job = new Command("job").description("launch and follow cluster jobs (fray/cluster) on a local machine or Slurm");
+
+  job.addCommand(
+    sub("submit", "launch CMD ARGS as a job and print its id (put -- before the command)")
+      .argument("<command...>", "the program and its arguments")
+      .option("--name <name>", "job name (default: the program's name)")
+      .option("--cpu <n>", "CPU cores per replica", count("--cpu"))
+      .option("--ram <size>", "memory per replica, e.g. 512m or 4g")
+      .option("--gpus <[variant:]count>", "GPUs per replica, e.g. 1 or H100:2", gpus)
+      .option("--replicas <n>", "copies of the command, each with its own FRAY_REPLICA_ID", count("--replicas"))
+      .option("--max-retries <n>", "times a failed replica is started again", count("--max-retries"))
+      .option("--env <KEY=VALUE>", "environment variable for the job (repeatable)", envPair)
+      .action(
+        action(async (cluster, command: string[], o: Common & { name?: string; cpu?: number; ram?: string; gpus?: ResourceConfig["device"]; replicas?: number; maxRetries?: number; env?: Record<string, string> }) => {
+          const [binary, ...args] = command;
+          const jobId = await cluster.launch({
+            name: o.name ?? basename(binary).replace(/[^A-Za-z0-9._-]/g, "_"),
+            entrypoint: Entrypoint.fromBinary(binary, args),
+            resources: { cpu: o.cpu, ram: o.ram, device: o.gpus, replicas: o.replicas },
+            environment: { envVars: o.env },
+            maxRetriesFailure: o.maxRetries,
+          });
+          print(o.json, { jobId }, jobId);
+        }),
+      ),
+  );
+
+  job.addCommand(
+    sub("list", "list the cluster's jobs").action(
+      action(async (cluster, o: Common) => {
+        const jobs = await cluster.listJobs();
+        print(o.json, jobs, table(jobs));
+      }),
+    ),
+  );
+
+  job.addCommand(
+    sub("status", "show a job's status")
+      .argument("<id>")
+      .action(
+        action(async (cluster, id: string, o: Common) => {
+          const info = await cluster.poll(id);
+          print(o.json, info, table([info]));
+        }),
+      ),
+  );
+
+  job.addCommand(
+    sub("logs", "print a job's logs, each line prefixed [replica-i]")
+      .argument("<id>")
+      .option("-f, --follow", "keep printing new lines until the job ends")
+      .action(
+        action(async (cluster, id: string, o: Common & { follow?: boolean }) => {
+          if (o.follow) for await (const line of cluster.monitor(id)) console.log(line);
+          else for (const line of await cluster.logs(id)) console.log(line);
+        }),
+      ),
+  );
+
+  job.addCommand(
+    sub("wait", "wait for jobs to end; exit code 0 only if all succeeded")
+      .argument("<ids...>")
+      .option("--timeout <seconds>", "give up after this many seconds", count("--timeout"))
+      .action(
+        action(async (cluster, ids: string[], o: Common & { timeout?: number }) => {
+          const spinner = new Spinner(`waiting for ${ids.join(", ")}`);
+          try {
+            const infos = await cluster.wait(ids, { timeout: o.timeout });
+            spinner.stop();
+            print(o.json, infos, table(infos));
+            if (infos.some((i) => i.status !== "succeeded")) process.exitCode = 1;
+          } finally {
+            spinner.stop();
+          }
+        }),
+      ),
+  );
+
+  job.addCommand(
+    sub("stop", "stop a job: SIGTERM, then SIGKILL after FRAY_TERMINATE_GRACE_MS (Slurm: scancel)")
+      .argument("<id>")
+      .action(
+        action(async (cluster, id: string, o: Common) => {
+          await cluster.terminate(id);
+          const info = await cluster.poll(id);
+          print(o.json, info, table([info]));
+        }),
+      ),
+  );
+  return job;
+}
