@@ -8,7 +8,8 @@ const [url, exportName, argsFile] = process.argv.slice(2);
 try {
   const fn = (await load({ url, exportName })) as (...args: unknown[]) => unknown;
   const { body, attachments } = decodePlain(readFileSync(argsFile)) as { body: Uint8Array; attachments: Uint8Array[] };
-  await fn(...(decode(body, attachments) as unknown[]));
+  const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength); // the codec reads Buffers
+  await fn(...(decode(buffer(body), attachments.map(buffer)) as unknown[]));
   process.exit(0);
 } catch (err) {
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
