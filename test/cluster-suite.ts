@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { createCluster, Entrypoint, type Cluster, type JobId } from "../src/cluster.ts";
 import { isAlive, waitForExit } from "./helpers.ts";
 import { failWith, recordEnv } from "./fixtures/cluster-jobs.ts";
@@ -41,10 +41,7 @@ export function clusterFixture(kind: "local" | "slurm"): { spec: string; dir: st
 
 export function clusterParitySuite(kind: "local" | "slurm"): void {
   describe(`fray/cluster on ${kind}`, () => {
-    let fx: ReturnType<typeof clusterFixture>;
-    before(() => {
-      fx = clusterFixture(kind);
-    });
+    const fx = clusterFixture(kind);
 
     it("runs a node -e job: poll shows id, name and status, listJobs has it, wait → succeeded", async () => {
       const id = await fx.cluster.launch({ name: "hello", entrypoint: nodeScript("console.log('hello')") });

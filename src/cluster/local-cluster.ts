@@ -5,7 +5,7 @@
 // and stop it, and the job outlives the process that launched it.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config } from "../runtime/config.ts";
@@ -46,7 +46,10 @@ export class LocalCluster extends Cluster {
     const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
     const dir = join(this.#root, jobId);
     mkdirSync(dir, { recursive: true });
-    const command = await replicaCommand(job, join(dir, "callable-args.bin"));
+    const command = await replicaCommand(job, join(dir, "callable-args.bin")).catch((err: unknown) => {
+      rmSync(dir, { recursive: true, force: true }); // a refused launch leaves nothing behind
+      throw err;
+    });
     const replicas: { pid: number; startTime: string }[] = [];
     for (let i = 0; i < job.replicas; i++) {
       const log = openSync(join(dir, `replica-${i}.log`), "a");

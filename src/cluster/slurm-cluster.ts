@@ -6,7 +6,7 @@
 // has forgotten the job (MinJobAge).
 import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
@@ -24,6 +24,8 @@ import { TERMINAL, type JobId, type JobInfo, type JobRequest } from "./types.ts"
 
 const run = promisify(execFile);
 const MiB = 2 ** 20;
+/** Pending reasons that mean the request exceeds every node or the partition's limits. */
+const NEVER_RUNS = new Set(["PartitionConfig", "BadConstraints", "PartitionNodeLimit"]);
 
 interface SlurmJobRecord {
   readonly jobId: JobId;
@@ -59,7 +61,8 @@ export class SlurmCluster extends Cluster {
   async launch(request: JobRequest): Promise<JobId> {
     const job = checkRequest(request);
     mkdirSync(this.#root, { recursive: true });
-    const command = await replicaCommand(job, join(this.#root, `args-${randomUUID()}.bin`));
+    const argsFile = join(this.#root, `args-${randomUUID()}.bin`);
+    const command = await replicaCommand(job, argsFile);
     const env = { ...job.envVars, FRAY_CLUSTER_SPEC: this.spec, FRAY_REPLICA_COUNT: String(job.replicas) };
     const script = [
       "#!/bin/sh",
@@ -71,7 +74,19 @@ export class SlurmCluster extends Cluster {
       "",
     ].join("\n");
     const args = ["--parsable", `--array=0-${job.replicas - 1}`, `--output=${join(this.#root, "%A_%a.out")}`, "--open-mode=append", ...this.sbatchOptions(job)];
-    const jobId = (await sbatch(args, script, job.name)).split(";")[0];
+    const jobId = (
+      await sbatch(args, script, job.name).catch((err: unknown) => {
+        rmSync(argsFile, { force: true });
+        throw err;
+      })
+    ).split(";")[0];
+    // sbatch accepts some requests no node can ever hold (too many CPUs) and leaves them pending forever.
+    const never = (await scontrol(jobId)).find((e) => NEVER_RUNS.has(e.reason));
+    if (never) {
+      await run("scancel", [jobId]).catch(() => {});
+      rmSync(argsFile, { force: true });
+      throw new Error(`Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${this.sbatchOptions(job).slice(1).join(" ")}; ask for less`);
+    }
     writeJson(join(this.#root, `${jobId}.json`), { jobId, name: job.name, replicas: job.replicas, createdAt: Date.now() } satisfies SlurmJobRecord);
     return jobId;
   }
@@ -138,7 +153,7 @@ function sbatch(args: string[], script: string, name: string): Promise<string> {
     child.on("error", (e) => reject(new Error(`cannot run sbatch (${e.message}): is Slurm installed and on PATH?`, { cause: e })));
     child.on("close", (code) => {
       if (code === 0) resolve(out.trim());
-      else reject(new Error(`Slurm refused job ${name}: ${err.trim() || `sbatch exited with code ${code}`} (sbatch ${args.join(" ")})`));
+      else reject(new Error(`Slurm refused job ${name}: ${err.trim().replace(/\n+/g, "; ") || `sbatch exited with code ${code}`} (sbatch ${args.join(" ")})`));
     });
     child.stdin.end(script);
   });
