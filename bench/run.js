@@ -12,9 +12,13 @@ import { Channel, ProcessJob, SlurmJob, thisHost, thisProc } from "../dist/mesh.
 import { Echo, Idle, MemoryProbe, Owner, Sink } from "./actors.js";
 import { add, checksum } from "./tasks.js";
 import { createJobContext } from "../dist/job.js";
+import { createCluster, Entrypoint } from "../dist/cluster.js";
 import { Piscina } from "piscina";
 
 const quick = process.argv.includes("--quick");
+// --only=P8,S1 runs just those benchmarks (BENCHMARKS.md is then left alone).
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const want = (...ids) => !only || ids.some((id) => only.includes(id));
 const scale = quick ? 0.1 : 1;
 const rows = [];
 const dir = mkdtempSync(join(tmpdir(), "fray-bench-"));
@@ -89,7 +93,7 @@ async function rawThroughput(n, overTcp = false) {
 }
 
 // P2: actor round trip across processes vs raw Unix-socket ping-pong.
-{
+if (want("P2")) {
   const n = Math.round(5000 * scale);
   const floor = await rawRoundTrip(n);
   const procs = thisHost().spawnProcs({ procs: 1 });
@@ -101,7 +105,7 @@ async function rawThroughput(n, overTcp = false) {
 }
 
 // P3: one-way messages per second to an actor in another process vs raw framed throughput.
-{
+if (want("P3")) {
   const n = Math.round(200_000 * scale);
   const floor = await rawThroughput(n);
   const procs = thisHost().spawnProcs({ procs: 1 });
@@ -135,7 +139,7 @@ async function rawFanOut(k, rounds) {
 }
 
 // P4: broadcast + collect to 1,024 actors on 8 processes.
-{
+if (want("P4")) {
   const floor = await rawFanOut(8, Math.round(200 * scale) + 10);
   const procs = thisHost().spawnProcs({ actors: 1024 }, { processes: 8 });
   const mesh = procs.spawn("wide", Echo);
@@ -154,7 +158,7 @@ async function rawFanOut(k, rounds) {
 }
 
 // P6: cold start — 4 processes, spawn, first reply.
-{
+if (want("P6")) {
   const times = [];
   for (let i = 0; i < 5; i++) {
     const t = performance.now();
@@ -177,7 +181,7 @@ async function rawFanOut(k, rounds) {
 }
 
 // P7: idle actors in one process, and heap bytes per actor.
-{
+if (want("P7")) {
   const n = Math.round(100_000 * scale);
   const procs = thisHost().spawnProcs({ actors: n }, { processes: 1 });
   const probe = procs.slice({ actors: 0 }).spawn("probe", MemoryProbe);
@@ -193,7 +197,7 @@ async function rawFanOut(k, rounds) {
 }
 
 // R1: failure detection — kill -9 to rejected calls and to supervise(); a hung (SIGSTOPped) process at the default heartbeat.
-{
+if (want("R1")) {
   const runs = [];
   for (let i = 0; i < 5; i++) {
     const [port, reports] = Channel.open();
@@ -227,7 +231,7 @@ async function rawFanOut(k, rounds) {
 }
 
 // P1: tiny-task throughput on `threads` vs Piscina, and the per-task overhead of each backend.
-{
+if (want("P1")) {
   const n = Math.round(20_000 * scale);
   const threads = 2;
   const pool = new Piscina({ filename: fileURLToPath(new URL("./piscina-worker.js", import.meta.url)), minThreads: threads, maxThreads: threads });
@@ -259,7 +263,7 @@ async function rawFanOut(k, rounds) {
 }
 
 // P5: a 256 MiB typed array put in the driver and read by a task in a worker process, vs a raw socket copy.
-{
+if (want("P5")) {
   const bytes = quick ? 32 * 2 ** 20 : 256 * 2 ** 20;
   const array = new Float64Array(bytes / 8).fill(1);
   const { socket, close } = await floorPeer("sink", 1);
@@ -293,7 +297,7 @@ async function rawFanOut(k, rounds) {
 }
 
 // T1/T2: the same over authenticated TCP on loopback, to a host of a ProcessJob (a local `fray worker`).
-{
+if (want("T1", "T2")) {
   const n = Math.round(3000 * scale);
   const job = new ProcessJob({ meshes: { hosts: 1 } });
   const { hosts } = await job.state();
@@ -318,8 +322,36 @@ async function rawFanOut(k, rounds) {
   await job.kill();
 }
 
+/** Median ms from launch() until poll() says running, over `n` jobs of `sleep 60` (each terminated after). */
+async function launchToRunningMs(cluster, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const id = await cluster.launch({ name: "p8", entrypoint: Entrypoint.fromBinary("sleep", ["60"]) });
+    while ((await cluster.poll(id)).status !== "running") await new Promise((r) => setTimeout(r, 10));
+    times.push(performance.now() - t);
+    await cluster.terminate(id);
+  }
+  return median(times);
+}
+
+// P8 (local): cluster launch → running, against spawning the same command detached.
+if (want("P8")) {
+  const local = createCluster(`local?dir=${join(dir, "cluster")}`);
+  const ms = await launchToRunningMs(local, quick ? 5 : 20);
+  const raw = [];
+  for (let i = 0; i < (quick ? 5 : 20); i++) {
+    const t = performance.now();
+    const child = spawn("sleep", ["60"], { detached: true, stdio: "ignore" });
+    await once(child, "spawn");
+    raw.push(performance.now() - t);
+    child.kill("SIGKILL");
+  }
+  report("P8", "local cluster: launch() → poll() says running (p50)", ms.toFixed(1), "ms", `detached spawn of the same command ${median(raw).toFixed(1)} ms`, `${(ms / median(raw)).toFixed(1)}×`, "≤ 100 ms", ms <= 100);
+}
+
 // S1: SlurmJob from state() to the first reply of an actor on its hosts (when Slurm is here: scripts/slurm.sh).
-if (spawnSync("sh", ["-c", "command -v sbatch"]).status === 0 && process.getuid?.() === 0) {
+if (want("S1", "P8") && spawnSync("sh", ["-c", "command -v sbatch"]).status === 0 && process.getuid?.() === 0) {
   const script = fileURLToPath(new URL("../scripts/slurm.sh", import.meta.url));
   spawnSync("bash", [script, "up"], { env: { ...process.env, SLURM_NODES: "3" }, stdio: "ignore" });
   try {
@@ -337,13 +369,29 @@ if (spawnSync("sh", ["-c", "command -v sbatch"]).status === 0 && process.getuid?
     await procs.stop();
     await job.kill();
     report("S1", "SlurmJob on 3 nodes: state() → first reply from every node", ms.toFixed(0), "ms", probe.status === 0 ? `sbatch --wait of 'true' ${sbatchMs.toFixed(0)} ms` : "", "", "(no goal)", true);
+    // P8 (slurm): launch → running, against sbatch alone (same resource options) with squeue polled at the same 10 ms.
+    // The two alternate, and each waits for its job to be gone, so both meet the scheduler in the same state.
+    const slurm = createCluster(`slurm?dir=${join(dir, "cluster")}`);
+    const ours = [];
+    const raw = [];
+    const state = (id) => spawnSync("squeue", ["-h", "-j", id, "-o", "%T"], { encoding: "utf8" }).stdout.trim();
+    for (let i = 0; i < (quick ? 3 : 10); i++) {
+      ours.push(await launchToRunningMs(slurm, 1));
+      const t = performance.now();
+      const id = spawnSync("sbatch", ["--parsable", "--output=/dev/null", "--cpus-per-task=1", "--mem=128M", "--no-requeue", "--wrap", "sleep 60"], { encoding: "utf8" }).stdout.trim();
+      while (state(id) !== "RUNNING") await new Promise((r) => setTimeout(r, 10));
+      raw.push(performance.now() - t);
+      spawnSync("scancel", [id]);
+      while (state(id) !== "") await new Promise((r) => setTimeout(r, 10));
+    }
+    report("P8", "slurm cluster: launch() → poll() says running (p50)", median(ours).toFixed(0), "ms", `sbatch + squeue polling ${median(raw).toFixed(0)} ms`, `${(median(ours) / median(raw)).toFixed(2)}×`, "(no goal)", true);
   } finally {
     spawnSync("bash", [script, "down"], { stdio: "ignore" });
   }
 }
 
 // N1/N2: across a network-namespace link (root only): round trip vs raw TCP, and cut host → MeshFailure at the default FRAY_HOST_TIMEOUT_MS.
-if (process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v ip"]).status === 0) {
+if (want("N1", "N2") && process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v ip"]).status === 0) {
   const id = Math.random().toString(16).slice(2, 8);
   const client = `bc-${id}`;
   const host = `bh-${id}`;
@@ -398,5 +446,9 @@ const lines = [
   ...rows.map((r) => `| ${r.id} | ${r.what} | ${r.value} ${r.unit} | ${r.baseline || "—"} | ${r.ratio || "—"} | ${r.goal} | ${r.met ? "yes" : "**no**"} |`),
   "",
 ];
-writeFileSync(fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url)), lines.join("\n"));
-console.log("wrote BENCHMARKS.md");
+if (only) {
+  console.log("--only: BENCHMARKS.md left as it was");
+} else {
+  writeFileSync(fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url)), lines.join("\n"));
+  console.log("wrote BENCHMARKS.md");
+}

@@ -1,5 +1,5 @@
 // The `slurm` backend: a job is one sbatch job array, one element per replica
-// (each with the request's CPUs, memory and GPUs). The batch script runs the
+// (each with the request's CPUs, memory and GPUs), or a plain job for one replica. The batch script runs the
 // replica loop, so retries and exit codes are recorded next to Slurm's output
 // files in the state directory, which must be one every node sees.
 // Status comes from `scontrol show job`, and from the exit records once Slurm
@@ -68,12 +68,14 @@ export class SlurmCluster extends Cluster {
       "#!/bin/sh",
       `# Fray job ${job.name}: one array element per replica.`,
       ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
-      'export FRAY_REPLICA_ID="$SLURM_ARRAY_TASK_ID"',
+      'export FRAY_REPLICA_ID="${SLURM_ARRAY_TASK_ID:-0}"',
       `cd ${shellQuote(job.workspace)} || exit 1`,
-      `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"$SLURM_ARRAY_JOB_ID"_"$SLURM_ARRAY_TASK_ID".exit ${job.maxRetriesFailure} ${command.map(shellQuote).join(" ")}`,
+      `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}_$FRAY_REPLICA_ID".exit ${job.maxRetriesFailure} ${command.map(shellQuote).join(" ")}`,
       "",
     ].join("\n");
-    const args = ["--parsable", `--array=0-${job.replicas - 1}`, `--output=${join(this.#root, "%A_%a.out")}`, "--open-mode=append", ...this.sbatchOptions(job)];
+    // One replica is a plain job: Slurm starts those at submission, arrays only at its next scheduling pass.
+    const shape = job.replicas === 1 ? [`--output=${join(this.#root, "%j_0.out")}`] : [`--array=0-${job.replicas - 1}`, `--output=${join(this.#root, "%A_%a.out")}`];
+    const args = ["--parsable", ...shape, "--open-mode=append", ...this.sbatchOptions(job)];
     const jobId = (
       await sbatch(args, script, job.name).catch((err: unknown) => {
         rmSync(argsFile, { force: true });
@@ -131,7 +133,7 @@ export class SlurmCluster extends Cluster {
   }
 
   #info(job: SlurmJobRecord, elements: readonly SlurmElement[]): JobInfo {
-    const mine = elements.filter((e) => e.arrayJobId === job.jobId);
+    const mine = elements.filter((e) => e.jobId === job.jobId);
     const cancelled = existsSync(join(this.#root, `${job.jobId}.cancelled`));
     const tasks = Array.from({ length: job.replicas }, (_, i) => {
       const exit = parseExitRecord(readText(join(this.#root, `${job.jobId}_${i}.exit`)));

@@ -5,7 +5,8 @@ import { describeExit } from "./replica-script.ts";
 import type { TaskStatus } from "./types.ts";
 
 export interface SlurmElement {
-  readonly arrayJobId: string;
+  /** The id the job was submitted as (an array's, for its elements). */
+  readonly jobId: string;
   /** The array indices this record covers (a pending array is one record for many). */
   readonly indices: readonly number[];
   readonly state: string;
@@ -28,12 +29,14 @@ export function expandIndices(spec: string): number[] {
   return out;
 }
 
-/** One element per line of `scontrol show job -o` that belongs to a job array. */
+/** One element per line of `scontrol show job -o`; a job that is no array is element 0 of itself. */
 export function parseScontrol(text: string): SlurmElement[] {
   return text.split("\n").flatMap((line) => {
     const arrayJobId = field(line, "ArrayJobId");
-    if (!arrayJobId) return [];
-    return [{ arrayJobId, indices: expandIndices(field(line, "ArrayTaskId")), state: field(line, "JobState"), reason: field(line, "Reason"), exitCode: field(line, "ExitCode") }];
+    const jobId = arrayJobId || field(line, "JobId");
+    if (!jobId) return [];
+    const indices = arrayJobId ? expandIndices(field(line, "ArrayTaskId")) : [0];
+    return [{ jobId, indices, state: field(line, "JobState"), reason: field(line, "Reason"), exitCode: field(line, "ExitCode") }];
   });
 }
 
