@@ -1,4 +1,4 @@
-// ActorMesh<T> is typed from the class: wrong endpoint names, argument types
+// ActorMesh<T> (and a cluster callable's arguments) are typed from the code: wrong endpoint names, argument types
 // and return types are compile errors. tsc checks test/types/mesh-types.ts,
 // whose @ts-expect-error lines fail the build if they stop being errors.
 import assert from "node:assert/strict";
