@@ -4,7 +4,8 @@
 // `sky logs` and attaches to (meshes take the nodes in order). Drives the
 // `sky` CLI; kill() is `sky down`. Parameters follow Monarch's SkyPilotJob.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -45,7 +46,8 @@ const TOKEN_PATH = "~/.fray/token";
 export class SkyPilotJob extends Launcher {
   readonly #options: SkyPilotJobOptions;
   readonly #cluster: string;
-  readonly #dir = mkdtempSync(join(tmpdir(), "fray-sky-"));
+  // Named now (task() shows it), made by provision(): a job that is only inspected leaves nothing behind.
+  readonly #dir = join(tmpdir(), `fray-sky-${randomBytes(6).toString("hex")}`);
   #launched = false;
 
   constructor(options: SkyPilotJobOptions) {
@@ -85,6 +87,7 @@ export class SkyPilotJob extends Launcher {
   /** Launches the cluster and waits for every node. */
   protected async provision(): Promise<LauncherState> {
     const token = sessionToken();
+    mkdirSync(this.#dir, { mode: 0o700 });
     writeFileSync(join(this.#dir, "token"), token, { mode: 0o600 });
     const taskFile = join(this.#dir, "task.yaml");
     writeFileSync(taskFile, JSON.stringify(this.task(), null, 2));
