@@ -48,7 +48,7 @@ export class SlurmCluster extends Cluster {
   }
 
   /** The sbatch options for `job` (besides output and array, which launch adds). */
-  sbatchOptions(job: CheckedRequest): string[] {
+  #sbatchOptions(job: CheckedRequest): string[] {
     if (job.device.kind === "tpu") throw new Error(`job ${job.name} asks for TPUs (${job.device.variant}); Slurm clusters have none here: request a gpu or cpu device`);
     const options = [`--job-name=${job.name}`, `--cpus-per-task=${Math.max(1, Math.ceil(job.cpu))}`, `--mem=${Math.max(1, Math.ceil(job.ramBytes / MiB))}M`];
     if (job.device.kind === "gpu" && job.deviceCount > 0) options.push(`--gres=gpu:${job.device.variant ? `${job.device.variant}:` : ""}${job.deviceCount}`);
@@ -60,6 +60,7 @@ export class SlurmCluster extends Cluster {
 
   async launch(request: JobRequest): Promise<JobId> {
     const job = checkRequest(request);
+    const options = this.#sbatchOptions(job);
     mkdirSync(this.#root, { recursive: true });
     const argsFile = join(this.#root, `args-${randomUUID()}.bin`);
     const command = await replicaCommand(job, argsFile);
@@ -75,7 +76,7 @@ export class SlurmCluster extends Cluster {
     ].join("\n");
     // One replica is a plain job: Slurm starts those at submission, arrays only at its next scheduling pass.
     const shape = job.replicas === 1 ? [`--output=${join(this.#root, "%j_0.out")}`] : [`--array=0-${job.replicas - 1}`, `--output=${join(this.#root, "%A_%a.out")}`];
-    const args = ["--parsable", ...shape, "--open-mode=append", ...this.sbatchOptions(job)];
+    const args = ["--parsable", ...shape, "--open-mode=append", ...options];
     const jobId = (
       await sbatch(args, script, job.name).catch((err: unknown) => {
         rmSync(argsFile, { force: true });
@@ -87,7 +88,7 @@ export class SlurmCluster extends Cluster {
     if (never) {
       await run("scancel", [jobId]).catch(() => {});
       rmSync(argsFile, { force: true });
-      throw new Error(`Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${this.sbatchOptions(job).slice(1).join(" ")}; ask for less`);
+      throw new Error(`Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${options.slice(1).join(" ")}; ask for less`);
     }
     writeJson(join(this.#root, `${jobId}.json`), { jobId, name: job.name, replicas: job.replicas, createdAt: Date.now() } satisfies SlurmJobRecord);
     return jobId;
