@@ -7,6 +7,7 @@ import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./certs.ts";
 import { runDemo } from "./demo.ts";
 import { jobCommand } from "./job-command.ts";
+import { queueCommand } from "./queue-command.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -50,5 +51,6 @@ program
   });
 
 program.addCommand(jobCommand());
+program.addCommand(queueCommand());
 
 await program.parseAsync();

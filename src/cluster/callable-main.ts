@@ -2,14 +2,12 @@
 // decode its arguments, await it. A throw fails the replica (exit code 1).
 import { readFileSync } from "node:fs";
 import { load } from "../runtime/code-locator.ts";
-import { decode, decodePlain } from "../wire/codec.ts";
+import { decodeStandalone } from "../wire/codec.ts";
 
 const [url, exportName, argsFile] = process.argv.slice(2);
 try {
   const fn = (await load({ url, exportName })) as (...args: unknown[]) => unknown;
-  const { body, attachments } = decodePlain(readFileSync(argsFile)) as { body: Uint8Array; attachments: Uint8Array[] };
-  const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength); // the codec reads Buffers
-  await fn(...(decode(buffer(body), attachments.map(buffer)) as unknown[]));
+  await fn(...(decodeStandalone(readFileSync(argsFile)) as unknown[]));
   process.exit(0);
 } catch (err) {
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { locate } from "../runtime/code-locator.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
-import { encode, encodePlain } from "../wire/codec.ts";
+import { encodeStandalone } from "../wire/codec.ts";
 import type { CheckedRequest } from "./job-request.ts";
 
 const CALLABLE_MAIN = fileURLToPath(new URL(`./callable-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
@@ -16,7 +16,6 @@ export async function replicaCommand(request: CheckedRequest, argsFile: string):
   if (binary !== undefined) return [binary, ...args];
   const fn = callable as Function;
   const location = await locate(fn);
-  const { body, attachments } = encode(callableArgs, `the arguments of ${fn.name || "the job's function"}`);
-  writeFileSync(argsFile, encodePlain({ body, attachments }), { mode: 0o600 });
+  writeFileSync(argsFile, encodeStandalone(callableArgs, `the arguments of ${fn.name || "the job's function"}`), { mode: 0o600 });
   return [process.execPath, ...workerExecArgv(), CALLABLE_MAIN, location.url, location.exportName, argsFile];
 }

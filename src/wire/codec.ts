@@ -166,3 +166,18 @@ export function decode(body: Uint8Array, attachments: readonly Uint8Array[] = []
     incoming = previous;
   }
 }
+
+/**
+ * One value as a single self-contained byte string (its out-of-band attachments
+ * inside), for files and HTTP bodies rather than frames.
+ */
+export function encodeStandalone(value: unknown, what = "value"): Uint8Array {
+  const { body, attachments } = encode(value, what);
+  return plain.pack({ body, attachments });
+}
+
+export function decodeStandalone(bytes: Uint8Array): unknown {
+  const { body, attachments } = plain.unpack(bytes) as { body: Uint8Array; attachments: Uint8Array[] };
+  const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength); // decode reads Buffers
+  return decode(buffer(body), attachments.map(buffer));
+}

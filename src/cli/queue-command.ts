@@ -1,0 +1,28 @@
+// `fray queue serve`: a lease queue over HTTP for HttpQueue clients.
+import { Command, InvalidArgumentError } from "commander";
+import { readFileSync } from "node:fs";
+import { FileQueue, MemoryQueue, serveQueue } from "../queue.ts";
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`expected a port number 0-65535, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function queueCommand(): Command {
+  const queue = new Command("queue").description("lease queues (fray/queue)");
+  queue
+    .command("serve")
+    .description("serve a lease queue over HTTP until killed; clients use new HttpQueue(url, { token })")
+    .option("--port <n>", "port to listen on (0: any free port)", port, 0)
+    .option("--host <addr>", "address to listen on", "127.0.0.1")
+    .option("--dir <dir>", "keep the items in this directory (a FileQueue) instead of in memory")
+    .option("--token-file <path>", "file holding the token clients must send (default: the FRAY_TOKEN environment variable)")
+    .action(async (options: { port: number; host: string; dir?: string; tokenFile?: string }) => {
+      const token = options.tokenFile ? readFileSync(options.tokenFile, "utf8").trim() : process.env.FRAY_TOKEN;
+      if (!token) queue.error("fray queue serve needs a token: --token-file PATH or FRAY_TOKEN (never on the command line: ps would show it)");
+      const server = await serveQueue(options.dir ? new FileQueue(options.dir) : new MemoryQueue(), { port: options.port, host: options.host, token });
+      console.log(`fray queue serving ${options.dir ? `the FileQueue in ${options.dir}` : "a MemoryQueue"} at ${server.url}`);
+    });
+  return queue;
+}

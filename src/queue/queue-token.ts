@@ -1,0 +1,17 @@
+// The bearer token of a queue server, compared in constant time.
+import { createHash, timingSafeEqual } from "node:crypto";
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+/** Does `header` (an Authorization header) carry `token`? */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer (.+)$/.exec(header ?? "")?.[1];
+  return given !== undefined && timingSafeEqual(digest(given), digest(token));
+}
+
+/** The token for a queue server or client: the option, else FRAY_TOKEN. Throws naming both if neither is set. */
+export function queueToken(option: string | undefined, who: string): string {
+  const token = option ?? process.env.FRAY_TOKEN;
+  if (!token) throw new TypeError(`${who} needs a token (it guards a queue anyone on the network could reach): pass { token } or set FRAY_TOKEN`);
+  return token;
+}
