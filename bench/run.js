@@ -3,7 +3,8 @@
 import { fork, spawn, spawnSync } from "node:child_process";
 import { createInterface } from "node:readline";
 import { once } from "node:events";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest } from "node:http";
 import { createConnection } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { Echo, Idle, MemoryProbe, Owner, Sink } from "./actors.js";
 import { add, checksum } from "./tasks.js";
 import { createJobContext } from "../dist/job.js";
 import { createCluster, Entrypoint } from "../dist/cluster.js";
+import { FileQueue, HttpQueue, MemoryQueue, serveQueue } from "../dist/queue.js";
 import { Piscina } from "piscina";
 
 const quick = process.argv.includes("--quick");
@@ -349,6 +351,80 @@ if (want("T1", "T2")) {
   await sink.stop();
   await procs.stop();
   await job.kill();
+}
+
+// Q1/Q2: lease queues — push → pop → done cycles per second, in one process and in 8 at once, against
+// the bare operations underneath (an array; write + rename + unlink of a file; three HTTP round trips).
+if (want("Q1", "Q2")) {
+  const cycles = async (queue, n) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) {
+      await queue.push({ i });
+      await queue.done(await queue.pop());
+    }
+    return n / ((performance.now() - t) / 1000);
+  };
+  const perSecond = (x) => `${Math.round(x).toLocaleString("en-US")}/s`;
+  const token = "bench-queue-token";
+  const n = Math.round(20_000 * scale);
+
+  const memory = await cycles(new MemoryQueue(), n * 5);
+  const array = [];
+  let t = performance.now();
+  for (let i = 0; i < n * 5; i++) {
+    array.push({ i });
+    array.shift();
+  }
+  const arrayRate = (n * 5) / ((performance.now() - t) / 1000);
+  report("Q1", "MemoryQueue push → pop → done, 1 process", perSecond(memory), "", `array push + shift ${perSecond(arrayRate)}`, `${(memory / arrayRate).toFixed(2)}×`, "(no goal)", true);
+
+  // 8 processes at once, each doing n/8 cycles after every one of them is ready.
+  const eightProcesses = async (args) => {
+    const workers = Array.from({ length: 8 }, () => spawn(process.execPath, [fileURLToPath(new URL("./queue-worker.js", import.meta.url)), ...args, String(Math.round(n / 8))], { env: { ...process.env, FRAY_TOKEN: token }, stdio: ["pipe", "pipe", "inherit"] }));
+    const exited = workers.map((w) => once(w, "exit")); // now: some exit before the last "done" is read
+    const lines = workers.map((w) => createInterface({ input: w.stdout })[Symbol.asyncIterator]());
+    await Promise.all(lines.map((l) => l.next()));
+    const start = performance.now();
+    for (const w of workers) w.stdin.write("go\n");
+    await Promise.all(lines.map((l) => l.next()));
+    const rate = (Math.round(n / 8) * 8) / ((performance.now() - start) / 1000);
+    await Promise.all(exited);
+    return rate;
+  };
+
+  const fileDir = join(dir, "file-queue");
+  const file1 = await cycles(new FileQueue(fileDir), n);
+  t = performance.now();
+  for (let i = 0; i < n; i++) {
+    writeFileSync(join(dir, "raw-tmp"), "x");
+    renameSync(join(dir, "raw-tmp"), join(dir, "raw-item"));
+    unlinkSync(join(dir, "raw-item"));
+  }
+  const rawFile = n / ((performance.now() - t) / 1000);
+  report("Q1", "FileQueue push → pop → done, 1 process", perSecond(file1), "", `write + rename + unlink ${perSecond(rawFile)}`, `${(file1 / rawFile).toFixed(2)}×`, "(no goal)", true);
+  const file8 = await eightProcesses(["file", fileDir]);
+  report("Q2", "FileQueue push → pop → done, 8 processes on one directory", perSecond(file8), "", `1 process ${perSecond(file1)}`, `${(file8 / file1).toFixed(2)}×`, "(no goal)", true);
+
+  const server = await serveQueue(new MemoryQueue(), { token });
+  const client = new HttpQueue(server.url, { token });
+  const http1 = await cycles(client, n);
+  client.close();
+  await server.close();
+  const echo = createHttpServer((req, res) => req.resume().on("end", () => res.writeHead(204).end()));
+  await new Promise((resolve) => echo.listen(0, "127.0.0.1", resolve));
+  const agent = new HttpAgent({ keepAlive: true });
+  const roundTrip = () => new Promise((resolve) => httpRequest({ host: "127.0.0.1", port: echo.address().port, method: "POST", path: "/", agent }, (res) => res.resume().on("end", resolve)).end());
+  t = performance.now();
+  for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) await roundTrip();
+  const rawHttp = n / ((performance.now() - t) / 1000);
+  agent.destroy();
+  echo.close();
+  report("Q1", "HttpQueue push → pop → done, 1 process", perSecond(http1), "", `3 bare HTTP round trips ${perSecond(rawHttp)}`, `${(http1 / rawHttp).toFixed(2)}×`, "(no goal)", true);
+  const httpServer = spawn(process.execPath, [fileURLToPath(new URL("../dist/cli/main.js", import.meta.url)), "queue", "serve"], { env: { ...process.env, FRAY_TOKEN: token }, stdio: ["ignore", "pipe", "inherit"] });
+  const [served] = await once(createInterface({ input: httpServer.stdout }), "line");
+  const http8 = await eightProcesses(["http", /at (http:\/\/\S+)/.exec(served)[1]]);
+  httpServer.kill("SIGKILL");
+  report("Q2", "HttpQueue push → pop → done, 8 processes on one `fray queue serve`", perSecond(http8), "", `1 process ${perSecond(http1)}`, `${(http8 / http1).toFixed(2)}×`, "(no goal)", true);
 }
 
 // S1: SlurmJob from state() to the first reply of an actor on its hosts (when Slurm is here: scripts/slurm.sh).
