@@ -51,8 +51,8 @@ export class FileQueue<T> implements Queue<T> {
 
   async peek(): Promise<T | null> {
     this.#reclaim();
-    for (const [dir, names] of [[this.#front, this.#list(this.#front)], [this.#pending, this.#list(this.#pending)]] as const) {
-      for (const name of names) {
+    for (const dir of [this.#front, this.#pending]) {
+      for (const name of this.#list(dir)) {
         try {
           return decodeStandalone(readFileSync(join(dir, name))) as T;
         } catch (err) {
