@@ -21,3 +21,11 @@ it("fray demo rejects a bad option with a clear error", () => {
   assert.notEqual(status, 0);
   assert.match(stderr, /--procs <n>.*expected a positive integer, got "zero"/);
 });
+
+it("fray queue serve refuses to start without a token, and says where to put it", () => {
+  const env = { ...process.env };
+  delete env.FRAY_TOKEN;
+  const { status, stderr } = spawnSync(process.execPath, [bin, "queue", "serve"], { encoding: "utf8", env, timeout: 60_000, killSignal: "SIGKILL" });
+  assert.notEqual(status, 0);
+  assert.match(stderr, /fray queue serve needs a token: --token-file PATH or FRAY_TOKEN/);
+});
