@@ -17,7 +17,7 @@ import { checkRequest } from "./job-request.ts";
 import type { LogFile } from "./log-tail.ts";
 import { groupAlive, isRunning, signal, startTimeOf } from "./process-group.ts";
 import { replicaCommand } from "./replica-command.ts";
-import { describeExit, parseExitRecord, REPLICA_LOOP } from "./replica-script.ts";
+import { describeExit, parseExitRecord, REPLICA_LOOP, type ExitRecord } from "./replica-script.ts";
 import type { JobId, JobInfo, JobRequest, TaskStatus } from "./types.ts";
 
 interface LocalJob {
@@ -86,7 +86,7 @@ export class LocalCluster extends Cluster {
 
   async terminate(jobId: JobId): Promise<void> {
     const job = this.#job(jobId);
-    const live = () => job.replicas.filter((r, i) => this.#alive(r, i, job.jobId));
+    const live = () => job.replicas.filter((r, i) => this.#state(r, i, job.jobId).alive);
     if (live().length === 0) return;
     writeFileSync(join(this.#root, jobId, "stopped"), `${Date.now()}\n`);
     for (const r of live()) signal(-r.pid, "SIGTERM");
@@ -107,19 +107,20 @@ export class LocalCluster extends Cluster {
     return job;
   }
 
-  /** Is the replica's loop, or anything it started, still running? */
-  #alive(r: LocalJob["replicas"][number], i: number, jobId: JobId): boolean {
-    if (isRunning(r.pid, r.startTime)) return true;
-    // The loop is gone; a command that ignored SIGTERM may still run in its group, unless the loop finished cleanly.
-    return parseExitRecord(readText(join(this.#root, jobId, `replica-${i}.exit`))).finalCode === undefined && groupAlive(r.pid);
+  /** How the replica ended (its exit record) and whether its loop, or anything it started, still runs. */
+  #state(r: LocalJob["replicas"][number], i: number, jobId: JobId): { alive: boolean; exit: ExitRecord } {
+    const loopRunning = isRunning(r.pid, r.startTime);
+    // Read after the check: a loop that ends writes its record first.
+    const exit = parseExitRecord(readText(join(this.#root, jobId, `replica-${i}.exit`)));
+    // With the loop gone, a command that ignored SIGTERM may still run in its group, unless the loop finished cleanly.
+    return { exit, alive: loopRunning || (exit.finalCode === undefined && groupAlive(r.pid)) };
   }
 
   #info(job: LocalJob): JobInfo {
     const dir = join(this.#root, job.jobId);
     const stopped = existsSync(join(dir, "stopped"));
     const tasks = job.replicas.map((r, i): TaskStatus => {
-      const alive = this.#alive(r, i, job.jobId); // before reading the exit file: a loop that ends writes it first
-      const exit = parseExitRecord(readText(join(dir, `replica-${i}.exit`)));
+      const { alive, exit } = this.#state(r, i, job.jobId);
       if (exit.finalCode === 0) return { status: "succeeded" };
       if (alive) return { status: "running" };
       if (stopped) return { status: "stopped", errorMessage: "was stopped by terminate()" };
