@@ -54,7 +54,7 @@ function action<A extends unknown[]>(body: (cluster: Cluster, ...args: A) => Pro
   return async (...args: A): Promise<void> => {
     const command = args[args.length - 1] as Command;
     try {
-      await body(createCluster((command.opts() as Common).cluster ?? process.env.FRAY_CLUSTER_SPEC ?? "local"), ...args);
+      await body(createCluster((command.opts() as Common).cluster ?? "local"), ...args); // --cluster falls back to FRAY_CLUSTER_SPEC
     } catch (err) {
       console.error(`fray job ${command.name()}: ${(err as Error).message}`);
       process.exitCode = 1;

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // The `fray` command line.
 import { Command, InvalidArgumentError } from "commander";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./certs.ts";
 import { runDemo } from "./demo.ts";
 import { jobCommand } from "./job-command.ts";
 import { queueCommand } from "./queue-command.ts";
+import { requireToken } from "./token-option.ts";
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -33,8 +33,7 @@ program
   .option("--token-file <path>", "file holding the shared token (default: the FRAY_TOKEN environment variable)")
   .option("--tls-dir <dir>", "mutual TLS with ca.pem, node.pem and node.key from this directory (see 'fray certs')")
   .action((options: { listen: string; tokenFile?: string; tlsDir?: string }) => {
-    const token = options.tokenFile ? readFileSync(options.tokenFile, "utf8").trim() : process.env.FRAY_TOKEN;
-    if (!token) program.error("fray worker needs a token: --token-file PATH or FRAY_TOKEN (never on the command line: ps would show it)");
+    const token = requireToken(program, options.tokenFile, "fray worker");
     const tls = options.tlsDir ? { ca: join(options.tlsDir, "ca.pem"), cert: join(options.tlsDir, "node.pem"), key: join(options.tlsDir, "node.key") } : undefined;
     const addr = runWorker({ listen: options.listen, token, tls });
     console.log(`fray worker listening on ${addr}`);

@@ -1,7 +1,7 @@
 // `fray queue serve`: a lease queue over HTTP for HttpQueue clients.
 import { Command, InvalidArgumentError } from "commander";
-import { readFileSync } from "node:fs";
 import { FileQueue, MemoryQueue, serveQueue } from "../queue.ts";
+import { requireToken } from "./token-option.ts";
 
 function port(value: string): number {
   const n = Number(value);
@@ -19,8 +19,7 @@ export function queueCommand(): Command {
     .option("--dir <dir>", "keep the items in this directory (a FileQueue) instead of in memory")
     .option("--token-file <path>", "file holding the token clients must send (default: the FRAY_TOKEN environment variable)")
     .action(async (options: { port: number; host: string; dir?: string; tokenFile?: string }) => {
-      const token = options.tokenFile ? readFileSync(options.tokenFile, "utf8").trim() : process.env.FRAY_TOKEN;
-      if (!token) queue.error("fray queue serve needs a token: --token-file PATH or FRAY_TOKEN (never on the command line: ps would show it)");
+      const token = requireToken(queue, options.tokenFile, "fray queue serve");
       const server = await serveQueue(options.dir ? new FileQueue(options.dir) : new MemoryQueue(), { port: options.port, host: options.host, token });
       console.log(`fray queue serving ${options.dir ? `the FileQueue in ${options.dir}` : "a MemoryQueue"} at ${server.url}`);
     });
