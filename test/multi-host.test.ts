@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
+import { freePort } from "../src/runtime/address.ts";
 
 const token = randomBytes(32).toString("hex");
 process.env.FRAY_TOKEN = token;
@@ -19,13 +19,6 @@ const { Counter, Driver } = await import("./fixtures/actors.ts");
 const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const workers: ChildProcess[] = [];
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 /** Starts `fray worker` on a free port (with free ports after it for its procs); resolves with its address once it listens. */
 async function startWorker(): Promise<string> {

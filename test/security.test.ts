@@ -5,9 +5,10 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { createConnection, createServer, type Socket } from "node:net";
+import { createConnection, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { after, before, it } from "node:test";
+import { freePort } from "../src/runtime/address.ts";
 
 const token = randomBytes(32).toString("hex");
 process.env.FRAY_TOKEN = token; // this client's token, read when its Proc starts
@@ -22,13 +23,6 @@ const { Inspector } = await import("./fixtures/actors.ts");
 let port = 0;
 let worker: ReturnType<typeof spawn>;
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port: p } = server.address() as { port: number };
-  server.close();
-  return p;
-}
 
 async function connect(): Promise<Socket> {
   for (;;) {

@@ -3,9 +3,9 @@
 // for the Slurm, SkyPilot and Kubernetes launchers.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../runtime/address.ts";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
@@ -77,10 +77,3 @@ export class ProcessJob extends Launcher {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}

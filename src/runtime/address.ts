@@ -1,7 +1,8 @@
 // Proc addresses: `unix:/path/to.sock`, `tcp://host:port`, and
 // `ADVERTISE@BIND` (say `tcp://10.0.0.5:22222@tcp://0.0.0.0:22222`) to tell
 // peers one address and listen on another.
-import type { ListenOptions, NetConnectOpts } from "node:net";
+import { once } from "node:events";
+import { createServer, type ListenOptions, type NetConnectOpts } from "node:net";
 
 export interface Address {
   /** What peers use to reach us, and what identifies the proc. */
@@ -42,4 +43,13 @@ export function tcpHostPort(addr: string): { host: string; port: number } {
   const e = endpoint(addr);
   if ("path" in e) throw new TypeError(`address ${JSON.stringify(addr)} must be tcp://host:port here`);
   return e;
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picked it). */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
 }
