@@ -1,4 +1,5 @@
 // Errors of `fray/cluster`.
+import { registerErrorClass } from "../wire/error-codec.ts";
 import type { JobId, JobInfo } from "./types.ts";
 
 /** poll/wait/terminate/monitor of an id this cluster never launched (or whose state was deleted). */
@@ -20,3 +21,6 @@ export class JobFailedError extends Error {
     );
   }
 }
+
+registerErrorClass(JobNotFoundError);
+registerErrorClass(JobFailedError);

@@ -49,7 +49,7 @@ function revived(mesh: ActorMesh<object>): ActorHandle<object> {
 }
 
 registerHandleType<ActorRef>({
-  type: 0x43,
+  type: "actorRef",
   Class: ActorRef,
   toWire: (ref) => ref.mesh,
   fromWire: (mesh) => revived(mesh as ActorMesh<object>) as unknown as ActorRef,

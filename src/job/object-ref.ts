@@ -18,7 +18,7 @@ export class ObjectRef<T = unknown> {
 export const escapedRefs = new Set<string>();
 
 registerHandleType<ObjectRef>({
-  type: 0x42,
+  type: "objectRef",
   Class: ObjectRef,
   toWire: (ref) => (escapedRefs.add(ref.id), ref.id),
   fromWire: (id) => new ObjectRef(id as string),

@@ -179,7 +179,7 @@ const ENDPOINT_ACCESS: ProxyHandler<ActorMeshImpl<unknown>> = {
 };
 
 registerHandleType<ActorMeshImpl<unknown>>({
-  type: 0x40,
+  type: "actorMesh",
   Class: ActorMeshImpl,
   toWire: (m) => {
     const { members } = m.shape;

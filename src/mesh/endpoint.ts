@@ -1,7 +1,8 @@
 // Endpoints and their adverbs. Every adverb sends at call time; arguments are
 // encoded once, at the call site (so an unsendable argument throws there and
 // nothing is sent), and the same bytes go to every rank.
-import { encode, encodePlain } from "../wire/codec.ts";
+import { encodeArguments, encodePlain } from "../wire/codec.ts";
+import { DecodingError } from "../wire/errors.ts";
 import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { Call, PortRef, RawExtent } from "../runtime/messages.ts";
@@ -161,28 +162,29 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #send(args: A, targets: readonly Group[], onReply: ((rank: number, ok: boolean, value: unknown) => boolean) | null, fail: (e: Error) => void): void {
     const { mesh, name } = this;
     this.#checkArity(args);
-    const payload = encode(args, `arguments of ${mesh.className}.${name}`);
+    const payload = encodeArguments(args, `${mesh.className}.${name}`);
     const proc = Proc.current();
     const blocked = this.#unreachable(targets);
     const groups = blocked ? blocked.groups : targets;
     let reply: PortRef | undefined;
     let finish = () => {};
-    let handle: Reply = () => {};
+    let settle: Reply = () => {};
     if (onReply) {
       const open = new Set<number>();
       for (const g of targets) for (const r of g.ranks) open.add(r);
-      handle = (rank, ok, value) => {
+      settle = (rank, ok, value) => {
         if (!open.delete(rank)) return;
-        const keep = onReply(rank, ok, ok ? value : callError(mesh.className, name, rank, value));
+        const keep = onReply(rank, ok, value);
         if (!keep || open.size === 0) finish();
       };
-      const id = proc.openPort(handle);
+      // Replies from the ranks; failures known here (below) are settled as they are.
+      const id = proc.openPort((rank, ok, value) => settle(rank, ok, ok ? value : callError(mesh.className, name, rank, value)));
       // A lost peer answers for its ranks with a SupervisionError, not an ActorError.
       const unwatch = proc.onPeerLost((addr, error) => {
         for (const g of groups) {
           if (g.addr !== addr) continue;
           for (const r of g.ranks) {
-            if (open.has(r)) handle(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
+            if (open.has(r)) settle(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
           }
         }
       });
@@ -196,7 +198,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       };
     }
     // Ranks known to be dead or stopped answer at once; the rest are sent to.
-    for (const [rank, error] of blocked?.errors ?? []) handle(rank, false, error);
+    for (const [rank, error] of blocked?.errors ?? []) settle(rank, false, error);
     if (groups.length === 0) return;
     mesh.whenSendable(
       () => {
@@ -270,12 +272,12 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   }
 }
 
-/** A remote failure as the caller sees it: supervision failures stay SupervisionErrors. */
+/** A rank's failure as the caller sees it: supervision failures stay SupervisionErrors; a reply that cannot be decoded is no failure of the rank. */
 function callError(className: string, endpoint: string, rank: number, remote: unknown): Error {
-  if (remote instanceof SupervisionError) return remote;
-  if (remote instanceof Error && remote.name === "SupervisionError") {
+  if (remote instanceof SupervisionError) {
     return new SupervisionError(`${className}.${endpoint} on rank ${rank}: ${remote.message}`, { cause: remote.cause });
   }
+  if (remote instanceof DecodingError) return new DecodingError(`the reply of ${className}.${endpoint} from rank ${rank}`, remote.from, remote.cause);
   return new ActorError(className, endpoint, rank, remote);
 }
 

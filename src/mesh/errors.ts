@@ -1,4 +1,5 @@
 // Errors of the mesh API. Messages say what went wrong and how to fix it.
+import { registerErrorClass } from "../wire/error-codec.ts";
 export { SupervisionError, type MeshFailure } from "../runtime/supervision.ts";
 
 /** An endpoint threw. `cause` is the remote error, with its stack and cause chain. */
@@ -11,3 +12,5 @@ export class ActorError extends Error {
     if (remote instanceof Error && remote.stack) this.stack = `${this.stack}\nRemote stack:\n${remote.stack}`;
   }
 }
+
+registerErrorClass(ActorError);

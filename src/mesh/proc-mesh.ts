@@ -1,7 +1,7 @@
 // ProcMesh: a mesh of processes. `spawn` puts one actor on each and returns the
 // ActorMesh at once; messages sent before the processes or actors are up are
 // delivered after construction, in order.
-import { encode } from "../wire/codec.ts";
+import { encodeArguments } from "../wire/codec.ts";
 import { locate, scriptOf } from "../runtime/code-locator.ts";
 import type { ProcHandle } from "../runtime/host-agent.ts";
 import { messageContext } from "../runtime/context.ts";
@@ -75,7 +75,7 @@ export class ProcMesh {
     if (this.#state.stopped) throw new SupervisionError(`cannot spawn '${name}': this ProcMesh was stopped`);
     if (typeof Class !== "function") throw new TypeError(`spawn('${name}', …) needs an actor class, got ${typeof Class}`);
     scriptOf(Class); // throws now for built-ins and bound functions
-    const payload = encode(args, `constructor arguments of ${Class.name}`);
+    const payload = encodeArguments(args, `new ${Class.name}`);
     const proc = Proc.current();
     const extent = this.#shape.extent;
     const addrs = this.#members().map((s) => s.addr);

@@ -1,4 +1,5 @@
 // The lease queue contract every implementation keeps (memory, file, HTTP).
+import { registerErrorClass } from "../wire/error-codec.ts";
 
 /** Exclusive, temporary ownership of one item: finish it with done(), or give it back with release(). */
 export interface Lease<T> {
@@ -47,3 +48,4 @@ export class InvalidLeaseError extends Error {
     super("Invalid lease", { cause: `lease ${JSON.stringify(leaseId)} is done, released, or expired and taken again` });
   }
 }
+registerErrorClass(InvalidLeaseError);

@@ -1,4 +1,5 @@
 // Errors raised by the runtime. Messages say what went wrong and how to fix it.
+import { registerErrorClass } from "../wire/error-codec.ts";
 
 /** An actor class or function that worker processes cannot load. */
 export class NotExportedError extends TypeError {
@@ -9,3 +10,6 @@ export class NotExportedError extends TypeError {
 export class ConnectionError extends Error {
   override name = "ConnectionError";
 }
+
+registerErrorClass(NotExportedError);
+registerErrorClass(ConnectionError);

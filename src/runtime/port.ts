@@ -21,7 +21,7 @@ export class Port<T = unknown> {
 }
 
 registerHandleType<Port>({
-  type: 0x41,
+  type: "port",
   Class: Port,
   toWire: (p) => (p.ref ? [p.ref.addr, p.ref.id, p.rank] : null),
   fromWire: (d) => {

@@ -19,13 +19,13 @@ import { sessionToken, tls } from "./credentials.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
+import { PortInbox, type PortHandler } from "./port-inbox.ts";
 import { PortOutbox } from "./port-outbox.ts";
 import type { Call, Header, PortRef } from "./messages.ts";
 import { SupervisionError } from "./supervision.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
 
-/** Receives values sent to a port: the sender's rank, whether it is a value (or an error), the value. */
-export type PortHandler = (rank: number, ok: boolean, value: unknown) => void;
+export type { PortHandler };
 
 /** Called when a peer process can no longer be reached. */
 export type PeerLostHandler = (addr: string, error: Error) => void;
@@ -43,8 +43,7 @@ export class Proc {
   #children = new Set<string>();
   #stopping = new Set<string>();
   #links = new Map<string, Link>();
-  #ports = new Map<number, PortHandler>();
-  #nextPort = 1;
+  #inbox = new PortInbox();
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
   #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
@@ -189,13 +188,11 @@ export class Proc {
   }
 
   openPort(handler: PortHandler): number {
-    const id = this.#nextPort++;
-    this.#ports.set(id, handler);
-    return id;
+    return this.#inbox.open(handler);
   }
 
   closePort(id: number): void {
-    this.#ports.delete(id);
+    this.#inbox.close(id);
   }
 
   onPeerLost(handler: PeerLostHandler): () => void {
@@ -329,7 +326,7 @@ export class Proc {
           else if (!link.connected) link.attach(transport);
           return;
         }
-        this.#dispatch(headers.decode(frame.header) as Header, frame);
+        this.#dispatch(headers.decode(frame.header) as Header, frame, peer);
       },
       close: (error) => {
         if (peer !== null) this.#closed(peer, transport, error);
@@ -341,7 +338,7 @@ export class Proc {
     transport.setKeepAlive(this.serving);
     const headers = new HeaderDecoder();
     transport.listen({
-      frame: (frame) => this.#dispatch(headers.decode(frame.header) as Header, frame),
+      frame: (frame) => this.#dispatch(headers.decode(frame.header) as Header, frame, peer),
       close: (error) => this.#closed(peer, transport, error),
     });
   }
@@ -373,7 +370,8 @@ export class Proc {
     setImmediate(() => process.exit(0)); // after the transports' next-tick flush
   }
 
-  #dispatch(header: Header, frame: Frame): void {
+  /** Handles a frame from the proc at `peer`. */
+  #dispatch(header: Header, frame: Frame, peer: string): void {
     switch (header.k) {
       case "msg": {
         const { mesh, members, ranks } = header;
@@ -415,32 +413,12 @@ export class Proc {
         if (this.hostAgent) this.hostAgent(header);
         else header.addrs.forEach((_, i) => this.sendToPort(header.reply, i, new Error(`${this.addr} is not a worker that starts procs (run 'fray worker')`), true));
         return;
-      case "port": {
-        const handler = this.#ports.get(header.id);
-        if (!handler) return;
-        let value: unknown;
-        try {
-          value = decode(frame.payload, frame.attachments);
-        } catch (err) {
-          handler(header.rank, false, err);
-          return;
-        }
-        handler(header.rank, !header.err, value);
+      case "port":
+        this.#inbox.deliver(header.id, peer, header.rank, !header.err, frame);
         return;
-      }
-      case "ports": {
-        const handler = this.#ports.get(header.id);
-        if (!handler) return;
-        let values: unknown[];
-        try {
-          values = decode(frame.payload, frame.attachments) as unknown[];
-        } catch (err) {
-          for (const rank of header.ranks) handler(rank, false, err);
-          return;
-        }
-        for (let i = 0; i < values.length; i++) handler(header.ranks[i], !header.errs[i], values[i]);
+      case "ports":
+        this.#inbox.deliverMany(header.id, peer, header.ranks, header.errs, frame);
         return;
-      }
       case "spawn": {
         const cell = ActorCell.spawn(this, header, frame);
         this.actors.set(header.actor, cell);

@@ -2,6 +2,7 @@
 // becomes one MeshFailure delivered to the owner's `supervise()`. Unhandled,
 // it goes to the owner's owner, and at the root (a client, which has no
 // `supervise`) to the unhandled-fault hook.
+import { registerErrorClass } from "../wire/error-codec.ts";
 
 /** One failed rank of a mesh, as delivered to its owner's `supervise()`. */
 export interface MeshFailure {
@@ -19,6 +20,7 @@ export interface MeshFailure {
 export class SupervisionError extends Error {
   override name = "SupervisionError";
 }
+registerErrorClass(SupervisionError);
 
 export type UnhandledFaultHook = (failure: MeshFailure) => void;
 

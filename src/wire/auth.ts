@@ -9,6 +9,7 @@
 //   server → client: HMAC(token, "server" nonceC nonceS)
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Socket } from "node:net";
+import { registerErrorClass } from "./error-codec.ts";
 
 const MAGIC = Buffer.from("FRAY1");
 const NONCE = 32;
@@ -17,6 +18,7 @@ const MAC = 32;
 export class AuthenticationError extends Error {
   override name = "AuthenticationError";
 }
+registerErrorClass(AuthenticationError);
 
 function mac(token: string, role: "client" | "server", first: Buffer, second: Buffer): Buffer {
   return createHmac("sha256", token).update(role).update(first).update(second).digest();

@@ -1,10 +1,14 @@
 // The value codec: msgpack (msgpackr) plus extensions for what msgpack lacks —
-// Errors with stack and cause chains, and handles registered by
-// higher layers. Typed arrays of OUT_OF_BAND_BYTES or more are not copied into
-// the msgpack body: they travel as separate attachments written straight to the
-// transport and decoded as views over the received bytes.
+// Errors with their classes, stack and cause chains (error-codec.ts), and
+// handles registered by higher layers. Typed arrays of OUT_OF_BAND_BYTES or
+// more, and any on a SharedArrayBuffer, are not copied into the msgpack body:
+// they travel as separate attachments written straight to the transport (a
+// thread's transport passes shared memory by reference) and are decoded as
+// views over the received bytes. Extension types come from extension-types.ts.
 import { Packr, addExtension } from "msgpackr/pack";
+import { errorFromWire, errorToWire, type ErrorWire } from "./error-codec.ts";
 import { SerializationError, describeUnsendable } from "./errors.ts";
+import { claimExtensionType, type ExtensionName } from "./extension-types.ts";
 
 export const OUT_OF_BAND_BYTES = 1024;
 
@@ -16,16 +20,19 @@ export interface Encoded {
 
 /** A class whose instances cross the wire as handles (actor meshes, ports, …). */
 export interface HandleType<T> {
-  readonly type: number; // msgpack extension type, 0x40..0x5f reserved for handles
+  /** Its entry in EXTENSION_TYPES (extension-types.ts). */
+  readonly type: ExtensionName;
   readonly Class: abstract new (...args: never[]) => T;
   toWire(value: T): unknown;
   fromWire(data: unknown): T;
 }
 
 // Encoding and decoding are synchronous, so the attachment lists of the value
-// being processed can live in module state.
+// being processed (and the decoded errors whose classes must be imported) can
+// live in module state.
 let outgoing: Uint8Array[] | null = null;
 let incoming: readonly Uint8Array[] = [];
+let pending: Error[] | null = null;
 
 const TYPED_ARRAYS = [
   Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
@@ -42,38 +49,15 @@ const packr = new Packr({
   },
 } as ConstructorParameters<typeof Packr>[0]);
 
-const EXT_ERROR = 0x32;
-const EXT_TYPED_ARRAY = 0x33;
-
-// Errors keep their class name, message, stack, cause chain and own fields
-// (`code`, `errno`, …). The receiver rebuilds built-in classes; other names are
-// kept on `name` so `err.name === "ValueError"` still holds.
-const BUILTIN_ERRORS: Record<string, ErrorConstructor> = {
-  Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError,
-};
 addExtension({
   Class: Error,
-  type: EXT_ERROR,
-  write: (e: Error) => {
-    const extra: Record<string, unknown> = {};
-    for (const key of Object.keys(e)) {
-      if (key === "cause" || key === "name" || key === "message" || key === "stack") continue;
-      const v = (e as unknown as Record<string, unknown>)[key];
-      if (typeof v !== "function" && typeof v !== "symbol") extra[key] = v;
-    }
-    return [e.name, e.message, e.stack ?? "", "cause" in e ? [e.cause] : [], extra];
-  },
-  read: ([name, message, stack, cause, extra]: [string, string, string, unknown[], Record<string, unknown>]) => {
-    const Ctor = BUILTIN_ERRORS[name] ?? Error;
-    const err = cause.length ? new Ctor(message, { cause: cause[0] }) : new Ctor(message);
-    if (err.name !== name) Object.defineProperty(err, "name", { value: name, writable: true, configurable: true, enumerable: false });
-    Object.defineProperty(err, "stack", { value: stack, writable: true, configurable: true, enumerable: false });
-    Object.assign(err, extra);
-    return err;
-  },
+  type: claimExtensionType("error"),
+  write: errorToWire,
+  read: (data: ErrorWire) => errorFromWire(data, pending),
 });
 
 // Extension data: kind byte, then 0 and the bytes inline, or 1 and a u32 attachment index.
+const EXT_TYPED_ARRAY = claimExtensionType("typedArray");
 for (const Ctor of TYPED_ARRAYS) {
   const kind = TYPED_ARRAYS.indexOf(Ctor);
   addExtension({
@@ -81,7 +65,8 @@ for (const Ctor of TYPED_ARRAYS) {
     type: EXT_TYPED_ARRAY,
     pack(view: TypedArray): Buffer {
       const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-      if (view.byteLength < OUT_OF_BAND_BYTES || outgoing === null) {
+      const inline = view.byteLength < OUT_OF_BAND_BYTES && !(view.buffer instanceof SharedArrayBuffer);
+      if (inline || outgoing === null) {
         const out = Buffer.allocUnsafe(2 + bytes.length);
         out[0] = kind;
         out[1] = 0;
@@ -134,7 +119,7 @@ export function arrayOfEncoded(bodies: readonly Uint8Array[]): Uint8Array {
 export function registerHandleType<T>(handle: HandleType<T>): void {
   addExtension({
     Class: handle.Class as unknown as new () => T,
-    type: handle.type,
+    type: claimExtensionType(handle.type),
     write: (v: T) => [handle.toWire(v)],
     read: ([data]: [unknown]) => handle.fromWire(data),
   });
@@ -142,28 +127,59 @@ export function registerHandleType<T>(handle: HandleType<T>): void {
 
 /**
  * Encodes `value`. Throws SerializationError naming where the unsendable part
- * is (`what` describes the value to the user, e.g. "argument 1 of Counter.incr").
+ * is (`what` describes the value to the user, e.g. "the reply of Counter.get").
  */
 export function encode(value: unknown, what = "value"): Encoded {
+  return encodeOr(value, what, (err) => describeUnsendable(value, what) ?? `${what}: ${err.message}`);
+}
+
+/**
+ * Encodes the arguments of a call to `callee`; an unsendable one is named by
+ * its index, e.g. "argument 0 of Counter.incr: the function at .cb …".
+ */
+export function encodeArguments(args: readonly unknown[], callee: string): Encoded {
+  return encodeOr(args, `the arguments of ${callee}`, (err) => {
+    for (let i = 0; i < args.length; i++) {
+      const found = describeUnsendable(args[i], `argument ${i} of ${callee}`);
+      if (found) return found;
+    }
+    return `the arguments of ${callee}: ${err.message}`;
+  });
+}
+
+/** Encodes `value`, or throws a SerializationError with the message `describe` gives for msgpackr's error. */
+function encodeOr(value: unknown, what: string, describe: (err: Error) => string): Encoded {
   const attachments: Uint8Array[] = [];
   outgoing = attachments;
   try {
     const body = packr.pack(value);
     return { body, attachments };
   } catch (err) {
-    throw new SerializationError(describeUnsendable(value, what) ?? `${what}: ${(err as Error).message}`, { cause: err });
+    let message: string;
+    try {
+      message = describe(err as Error);
+    } catch {
+      message = `${what} is nested too deeply to be sent (${(err as Error).message}); flatten it`; // the search overflowed the stack too
+    }
+    throw new SerializationError(message, { cause: err });
   } finally {
     outgoing = null;
   }
 }
 
-export function decode(body: Uint8Array, attachments: readonly Uint8Array[] = []): unknown {
-  const previous = incoming;
+/**
+ * Decodes a value. Errors in it whose class is a user's, to be imported by the
+ * runtime (runtime/error-classes.ts), are added to `unresolvedErrors`.
+ */
+export function decode(body: Uint8Array, attachments: readonly Uint8Array[] = [], unresolvedErrors: Error[] | null = null): unknown {
+  const [previous, previousPending] = [incoming, pending];
   incoming = attachments;
+  pending = unresolvedErrors;
   try {
     return packr.unpack(body);
   } finally {
     incoming = previous;
+    pending = previousPending;
   }
 }
 
