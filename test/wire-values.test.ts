@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../src/job.ts";
-import { ActorError, SerializationError, SupervisionError, thisHost, type ProcMesh } from "../src/mesh.ts";
+import { ActorError, Channel, SerializationError, SupervisionError, thisHost, type ProcMesh } from "../src/mesh.ts";
 import { DecodingError } from "../src/wire/errors.ts";
 import { Counter, Echo } from "./fixtures/actors.ts";
 import { identity, OddReplier, overQuota, Quota, QuotaError, SharedHolder } from "./fixtures/codec-actors.ts";
@@ -63,6 +63,18 @@ describe("values across processes", () => {
     const quota = procs.spawn("quota", Quota);
     await assert.rejects(quota.spend.callOne(5), (e: Error) =>
       e instanceof ActorError && e.cause instanceof QuotaError && e.cause.limit === 5 && /Quota\.spend failed on rank 0: QuotaError: over the quota of 5/.test(e.message));
+  });
+
+  it("an error sent to a port arrives as its class, before the value sent after it", async () => {
+    const quota = procs.spawn("reporter", Quota);
+    const [port, received] = Channel.open<number>();
+    try {
+      quota.report.broadcast(port);
+      await assert.rejects(received.recv(), (e: Error) => e instanceof QuotaError && e.limit === 1);
+      assert.equal(await received.recv(), 7);
+    } finally {
+      received.close();
+    }
   });
 
   it("an error of an unexported class arrives as an Error with its name and fields", async () => {

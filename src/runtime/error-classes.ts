@@ -10,16 +10,21 @@ import { scriptOf } from "./code-locator.ts";
 
 const entryScript = process.argv[1] ? pathToFileURL(process.argv[1]).href : null;
 
+const modules = new WeakMap<Function, string | undefined>();
+
 /** The importable URL of the module defining `Class`, or undefined (a built-in, an eval, the entry script). */
 function moduleOf(Class: Function): string | undefined {
-  let url: string;
+  if (modules.has(Class)) return modules.get(Class);
+  let url: string | undefined;
   try {
     url = scriptOf(Class);
+    if (url.startsWith("/")) url = pathToFileURL(url).href;
+    if (!url.startsWith("file:") || url === entryScript) url = undefined;
   } catch {
-    return undefined; // no source location: a built-in or bound function
+    url = undefined; // no source location: a built-in or bound function
   }
-  if (url.startsWith("/")) url = pathToFileURL(url).href;
-  return url.startsWith("file:") && url !== entryScript ? url : undefined;
+  modules.set(Class, url);
+  return url;
 }
 
 setErrorClassLocator(moduleOf);
