@@ -7,6 +7,7 @@ import { ObjectRef } from "./object-ref.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { resolveAll, getValues, namedActorExists } from "./refs.ts";
+import { withTaskEnv } from "./task-env.ts";
 
 export class SyncJobContext implements JobContext {
   readonly kind: JobKind = "sync";
@@ -22,7 +23,7 @@ export class SyncJobContext implements JobContext {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
     const ref = this.#newRef();
     const entry = this.#store.entry(ref.id);
-    const call = (values: unknown[]) => withEnv(options.env, () => withJobContext(this, () => (fn as unknown as (...a: unknown[]) => unknown)(...values)));
+    const call = (values: unknown[]) => withTaskEnv(options.env, () => withJobContext(this, () => (fn as unknown as (...a: unknown[]) => unknown)(...values)));
     if (!args.some((a) => a instanceof ObjectRef)) {
       try {
         entry.resolve(call(args as unknown[]));
@@ -91,20 +92,5 @@ export class SyncJobContext implements JobContext {
   /** @internal Values held, for tests of their release. */
   get objectCount(): number {
     return this.#store.size;
-  }
-}
-
-/** Runs `fn` with `env` set (for its synchronous part: this backend runs tasks inline). */
-function withEnv<T>(env: Readonly<Record<string, string>> | undefined, fn: () => T): T {
-  if (!env) return fn();
-  const saved = Object.keys(env).map((k) => [k, process.env[k]] as const);
-  Object.assign(process.env, env);
-  try {
-    return fn();
-  } finally {
-    for (const [k, v] of saved) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
   }
 }
