@@ -4,6 +4,7 @@
 import { locate } from "../runtime/code-locator.ts";
 import { Proc } from "../runtime/proc.ts";
 import { ActorError, type ActorMesh } from "../mesh.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { JobHead } from "./job-head.ts";
@@ -40,6 +41,7 @@ export class RemoteJobContext implements JobContext {
 
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
+    checkArity(fn, args.length, functionLabel(fn));
     const ref = newRef();
     locate(fn).then(
       ({ url, exportName }) => this.head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options),
@@ -70,12 +72,13 @@ export class RemoteJobContext implements JobContext {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { url, exportName } = await locate(Class);
     const mesh = await unwrap(this.head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));
-    return this.handleFor(mesh);
+    return this.handleFor(mesh, Class);
   }
 
-  /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get. */
-  handleFor<T>(mesh: ActorMesh<object>): ActorHandle<T> {
+  /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get; with `Class` known, checked for arity. */
+  handleFor<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
+      checkMethodArity(Class, method, args);
       const ref = newRef();
       this.head.remoteCallActor.broadcast(ref.id, mesh, method, args);
       return ref;

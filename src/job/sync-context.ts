@@ -1,6 +1,7 @@
 // The `sync` backend: everything runs in this process, at once, in order —
 // for unit tests and debugging. Resource requests are checked and ignored, so
 // code that asks for GPUs can be tested anywhere.
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
 import { ObjectRef } from "./object-ref.ts";
@@ -21,6 +22,7 @@ export class SyncJobContext implements JobContext {
 
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
+    checkArity(fn, args.length, functionLabel(fn));
     const ref = this.#newRef();
     const entry = this.#store.entry(ref.id);
     const call = (values: unknown[]) => withTaskEnv(options.env, () => withJobContext(this, () => (fn as unknown as (...a: unknown[]) => unknown)(...values)));
@@ -64,6 +66,7 @@ export class SyncJobContext implements JobContext {
       let queue: Promise<unknown> = Promise.resolve();
       // One call at a time, in order; state survives a failed call.
       return actorHandle<InstanceType<C>>((method, callArgs) => {
+        checkMethodArity(Class, method, callArgs);
         const ref = this.#newRef();
         const run = queue.then(async () => {
           const values = await resolveAll(this.#store, callArgs);
