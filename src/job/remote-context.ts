@@ -10,6 +10,7 @@ import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions }
 import type { JobHead } from "./job-head.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
+import { nameUnsendableArgument } from "./task-args.ts";
 
 /** A running task's slot in its Executor, lent out while the task waits. */
 export interface TaskSlot {
@@ -43,10 +44,14 @@ export class RemoteJobContext implements JobContext {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
     checkArity(fn, args.length, functionLabel(fn));
     const ref = newRef();
-    locate(fn).then(
-      ({ url, exportName }) => this.head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options),
-      (err: Error) => this.head.remoteFail.broadcast(ref.id, err),
-    );
+    const fail = (err: unknown) => this.head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
+    locate(fn).then(({ url, exportName }) => {
+      try {
+        this.head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options);
+      } catch (err) {
+        fail(err); // an argument the codec cannot send: the ref rejects with it
+      }
+    }, fail);
     return ref as ObjectRef<Awaited<ReturnType<F>>>;
   }
 
