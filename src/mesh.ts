@@ -18,4 +18,4 @@ export { NotExportedError } from "./runtime/errors.ts";
 export { ProcessJob, type ProcessJobOptions } from "./launchers/process-job.ts";
 export { SlurmJob, type SlurmJobOptions } from "./launchers/slurm-job.ts";
 export { SkyPilotJob, type SkyPilotJobOptions } from "./launchers/skypilot-job.ts";
-export { KubernetesJob, type KubernetesJobOptions } from "./launchers/kubernetes-job.ts";
+export { KubernetesJob, type KubernetesJobOptions, type KubeConfigLike } from "./launchers/kubernetes-job.ts";

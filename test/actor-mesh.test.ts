@@ -110,8 +110,8 @@ describe("bad input at the call site", () => {
   it("a non-serialisable argument throws and sends nothing", async () => {
     const counters = procs.spawn("c", Counter, 0);
     assert.throws(() => counters.incr.broadcast((() => 1) as unknown as number), (e: Error) =>
-      e instanceof SerializationError && /argument 0 of Counter\.incr: the function cannot be sent/.test(e.message));
-    assert.throws(() => counters.incr.call(Symbol("s") as unknown as number), /argument 0 of Counter\.incr: the symbol Symbol\(s\) cannot be sent/);
+      e instanceof SerializationError && /argument 1 of Counter\.incr: the function cannot be sent/.test(e.message));
+    assert.throws(() => counters.incr.call(Symbol("s") as unknown as number), /argument 1 of Counter\.incr: the symbol Symbol\(s\) cannot be sent/);
     assert.deepEqual((await counters.get.call()).values(), [0, 0]);
   });
 

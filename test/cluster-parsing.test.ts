@@ -5,9 +5,16 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import fc from "fast-check";
-import { parseExitRecord } from "../src/cluster/replica-script.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { failureMessage } from "../src/cluster/failure-message.ts";
+import { errorLine, parseExitRecord } from "../src/cluster/replica-script.ts";
 import { parseSize } from "../src/cluster/size.ts";
 import { expandIndices, parseScontrol, taskFromExitRecord, taskFromSlurm } from "../src/cluster/slurm-state.ts";
+
+/** A replica log that does not exist (the replica never wrote one). */
+const NO_LOG = "/nonexistent/fray-replica.log";
 
 it("sizes: number + unit is that many bytes; anything else names the accepted forms", () => {
   const units = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 } as const;
@@ -44,22 +51,38 @@ it("scontrol records: array elements, a pending array range, a plain job", () =>
 it("Slurm states map to JobStatus, with the reason in errorMessage for abnormal ends", () => {
   const element = (state: string, reason = "None") => ({ jobId: "1", indices: [0], state, reason, exitCode: "0:0" });
   const none = parseExitRecord("");
-  assert.deepEqual(taskFromSlurm(element("PENDING", "Resources"), none), { status: "pending", errorMessage: "waiting: Resources" });
-  assert.deepEqual(taskFromSlurm(element("PENDING"), none), { status: "pending" });
-  assert.deepEqual(taskFromSlurm(element("COMPLETING"), none), { status: "running" });
-  assert.deepEqual(taskFromSlurm(element("COMPLETED"), none), { status: "succeeded" });
-  assert.deepEqual(taskFromSlurm(element("CANCELLED"), none), { status: "stopped", errorMessage: "was cancelled (scancel)" });
-  assert.deepEqual(taskFromSlurm(element("NODE_FAIL", "NodeDown"), none), { status: "failed", errorMessage: "NODE_FAIL: lost its node (Reason=NodeDown)" });
-  assert.deepEqual(taskFromSlurm(element("TIMEOUT", "TimeLimit"), none), { status: "failed", errorMessage: "TIMEOUT: hit its time limit (Reason=TimeLimit)" });
-  assert.deepEqual(taskFromSlurm(element("OUT_OF_MEMORY", "OutOfMemory"), none), { status: "failed", errorMessage: "OUT_OF_MEMORY: ran out of memory (Reason=OutOfMemory)" });
-  assert.deepEqual(taskFromSlurm(element("FAILED"), parseExitRecord("exit 0 137\nfinal 137\n")), { status: "failed", errorMessage: "was killed by SIGKILL (exit code 137)" });
+  assert.deepEqual(taskFromSlurm(element("PENDING", "Resources"), none, NO_LOG), { status: "pending", errorMessage: "waiting: Resources" });
+  assert.deepEqual(taskFromSlurm(element("PENDING"), none, NO_LOG), { status: "pending" });
+  assert.deepEqual(taskFromSlurm(element("COMPLETING"), none, NO_LOG), { status: "running" });
+  assert.deepEqual(taskFromSlurm(element("COMPLETED"), none, NO_LOG), { status: "succeeded" });
+  assert.deepEqual(taskFromSlurm(element("CANCELLED"), none, NO_LOG), { status: "stopped", errorMessage: "was cancelled (scancel)" });
+  assert.deepEqual(taskFromSlurm(element("NODE_FAIL", "NodeDown"), none, NO_LOG), { status: "failed", errorMessage: "NODE_FAIL: lost its node (Reason=NodeDown)" });
+  assert.deepEqual(taskFromSlurm(element("TIMEOUT", "TimeLimit"), none, NO_LOG), { status: "failed", errorMessage: "TIMEOUT: hit its time limit (Reason=TimeLimit)" });
+  assert.deepEqual(taskFromSlurm(element("OUT_OF_MEMORY", "OutOfMemory"), none, NO_LOG), { status: "failed", errorMessage: "OUT_OF_MEMORY: ran out of memory (Reason=OutOfMemory)" });
+  assert.deepEqual(taskFromSlurm(element("FAILED"), parseExitRecord("exit 0 137\nfinal 137\n"), NO_LOG), { status: "failed", errorMessage: "was killed by SIGKILL (exit code 137)" });
 });
 
 it("exit records: attempts, and what a forgotten job's record says", () => {
   const record = parseExitRecord("exit 0 1\nexit 1 1\nexit 2 0\nfinal 0\n");
   assert.deepEqual(record, { attempts: 3, lastCode: 0, finalCode: 0 });
-  assert.deepEqual(taskFromExitRecord(record, false), { status: "succeeded" });
-  assert.deepEqual(taskFromExitRecord(parseExitRecord("exit 0 2\nexit 1 2\nfinal 2\n"), false), { status: "failed", errorMessage: "exited with code 2 after 2 attempts" });
-  assert.deepEqual(taskFromExitRecord(parseExitRecord("exit 0 143\n"), true), { status: "stopped", errorMessage: "was cancelled" });
-  assert.match(taskFromExitRecord(parseExitRecord(""), false).errorMessage ?? "", /no longer known to Slurm and left no exit record/);
+  assert.deepEqual(taskFromExitRecord(record, false, NO_LOG), { status: "succeeded" });
+  assert.deepEqual(taskFromExitRecord(parseExitRecord("exit 0 2\nexit 1 2\nfinal 2\n"), false, NO_LOG), { status: "failed", errorMessage: "exited with code 2 after 2 attempts" });
+  assert.deepEqual(taskFromExitRecord(parseExitRecord("exit 0 143\n"), true, NO_LOG), { status: "stopped", errorMessage: "was cancelled" });
+  assert.match(taskFromExitRecord(parseExitRecord(""), false, NO_LOG).errorMessage ?? "", /no longer known to Slurm and left no exit record/);
+});
+
+it("a failure message carries the job function's error, else the last lines of the replica's output", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "fray-failure-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const log = join(dir, "replica.log");
+  writeFileSync(log, ["starting", "", ...Array.from({ length: 8 }, (_, i) => `line ${i}`), "[fray] exited with code 1; starting it again (retry 1 of 1)", `fatal: ${"x".repeat(500)}`, ""].join("\n"));
+  const failed = parseExitRecord("exit 0 1\nexit 1 1\nfinal 1\n");
+  assert.equal(failureMessage(1, failed, log), `exited with code 1 after 2 attempts: line 4 | line 5 | line 6 | line 7 | fatal: ${"x".repeat(192)}…`);
+  // The error reported by the last attempt wins over the log; one from an earlier attempt does not.
+  const thrown = parseExitRecord(`${errorLine("Old: first try")}exit 0 1\n${errorLine("QuotaError: quota exceeded\nfor shard 3")}exit 1 1\nfinal 1\n`);
+  assert.equal(thrown.error, "QuotaError: quota exceeded\nfor shard 3");
+  assert.equal(failureMessage(1, thrown, log), "exited with code 1 after 2 attempts: QuotaError: quota exceeded | for shard 3");
+  assert.equal(parseExitRecord(`${errorLine("E: gone")}exit 0 1\nexit 1 1\n`).error, undefined);
+  assert.equal(failureMessage(137, parseExitRecord("exit 0 137\nfinal 137\n"), NO_LOG), "was killed by SIGKILL (exit code 137)");
+  assert.match(taskFromExitRecord(failed, false, log).errorMessage ?? "", /after 2 attempts: line 4 .* fatal: x+…$/);
 });

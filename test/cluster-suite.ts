@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
 import { createCluster, Entrypoint, type Cluster, type JobId } from "../src/cluster.ts";
 import { isAlive, waitForExit } from "./helpers.ts";
-import { failWith, recordEnv } from "./fixtures/cluster-jobs.ts";
+import { failWith, recordEnv, throwError } from "./fixtures/cluster-jobs.ts";
 
 const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
@@ -91,6 +91,21 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       assert.equal(info.status, "failed");
       assert.match(info.errorMessage ?? "", /replica 0 exited with code 1/);
       assert.ok((await fx.cluster.logs(id)).some((l) => l.startsWith("[replica-0] RangeError: no convergence")));
+    });
+
+    it("a failed job says why: a callable's error and a binary's last output lines, in JobInfo, JobFailedError and fray job status", async () => {
+      const callable = await fx.cluster.launch({ name: "quota", entrypoint: Entrypoint.fromCallable(throwError, ["quota exceeded for shard 3"]) });
+      const binary = await fx.cluster.launch({ name: "disk", entrypoint: Entrypoint.fromBinary("sh", ["-c", "echo working; echo 'fatal: disk full' >&2; exit 1"]) });
+      const [thrown, exited] = await fx.cluster.wait([callable, binary]);
+      assert.equal(thrown.errorMessage, "replica 0 exited with code 1: Error: quota exceeded for shard 3");
+      assert.deepEqual(thrown.tasks, [{ status: "failed", errorMessage: "exited with code 1: Error: quota exceeded for shard 3" }]);
+      assert.match(exited.errorMessage ?? "", /^replica 0 exited with code 1: (.* \| )?working \| fatal: disk full$/);
+      await assert.rejects(fx.cluster.wait(callable, { raiseOnFailure: true }), (e: Error) => e.name === "JobFailedError" && e.message === `job ${callable} failed: replica 0 exited with code 1: Error: quota exceeded for shard 3`);
+      for (const [id, cause] of [[callable, "Error: quota exceeded for shard 3"], [binary, "fatal: disk full"]]) {
+        const status = spawnSync(process.execPath, [bin, "job", "status", id, "--cluster", fx.spec], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
+        assert.equal(status.status, 0, status.stderr);
+        assert.match(status.stdout, new RegExp(`${id}\\s+\\S+\\s+failed\\s+1 failed\\s+replica 0 exited with code 1: .*${cause}`));
+      }
     });
 
     it("3 replicas, replica 1 exits 1: [replica-k] logs, job failed with a message, tasks[1] failed, the others saw FRAY_REPLICA_COUNT=3", async () => {

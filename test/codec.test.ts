@@ -157,7 +157,7 @@ describe("codec", () => {
     const a: Record<string, unknown> = { a: { b: null } };
     (a.a as Record<string, unknown>).b = a.a;
     assert.throws(() => encodeArguments([a], "Counter.incr"), (e: Error) =>
-      e instanceof SerializationError && /^argument 0 of Counter\.incr: a circular reference at \.a\.b back to \.a cannot be sent/.test(e.message) &&
+      e instanceof SerializationError && /^argument 1 of Counter\.incr: a circular reference at \.a\.b back to \.a cannot be sent/.test(e.message) &&
       /Remove the cycle before sending, or send an id/.test(e.message));
     const self: Record<string, unknown> = {};
     self.me = [self];

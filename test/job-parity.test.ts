@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../src/job.ts";
 import { thisHost, type ProcMesh } from "../src/mesh.ts";
-import { add, after, Counter, depth, failing, Identified, incrementNamed, nested, pid, readEnv, square, sum } from "./fixtures/tasks.ts";
+import { add, after, Counter, depth, failing, Identified, incrementNamed, nested, pid, readEnv, runAddWithOneArgument, square, sum, withDefaults } from "./fixtures/tasks.ts";
 import { isAlive, track, waitForExit } from "./helpers.ts";
 
 const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
@@ -101,6 +101,16 @@ for (const [kind, make] of backends) {
       const refs = Array.from({ length: 100 }, (_, i) => ctx.run(after, 10, i));
       assert.deepEqual(await ctx.get(refs), Array.from({ length: 100 }, (_, i) => i));
       if (kind === "processes") for (const p of await ctx.get(Array.from({ length: 20 }, () => ctx.run(pid)))) pids.add(p);
+    });
+
+    it("a task or actor call with too few arguments fails at the call, naming the function and the counts", async () => {
+      assert.throws(() => ctx.run(add as (...a: number[]) => number, 1), { name: "TypeError", message: "add expects at least 2 arguments, got 1" });
+      assert.throws(() => ctx.createTask(withDefaults as () => number, []), /^TypeError: withDefaults expects at least 1 argument, got 0$/);
+      assert.deepEqual(await ctx.get([ctx.run(withDefaults, 1), ctx.run(withDefaults, 1, 1, 5, 5)]), [3, 4]); // defaults and rest are optional
+      assert.equal(await ctx.get(ctx.run(runAddWithOneArgument)), "add expects at least 2 arguments, got 1"); // from a task, too
+      const counter = await ctx.createActor(Counter, [3]);
+      assert.throws(() => (counter.scale as { remote(...a: number[]): unknown }).remote(), /^TypeError: Counter.scale expects at least 1 argument, got 0$/);
+      assert.equal(await ctx.get(counter.scale.remote(2)), 6);
     });
 
     it("sets a task's env and checks resource requests", async () => {

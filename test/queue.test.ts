@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +25,19 @@ after(async () => {
   for (const server of servers) await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** One request with the test token (or `headers`); resolves to the status and body. */
+function raw(server: QueueServer, method: string, path: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, server.url), { method, headers }, (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const worker = fileURLToPath(new URL("./fixtures/queue-worker.ts", import.meta.url));
@@ -191,22 +204,12 @@ it("an HTTP request without the right token gets 401 and leaves the queue unchan
   await backing.push("kept");
   const server = await serveQueue(backing, { token: TOKEN });
   servers.push(server);
-  const raw = (path: string, headers: Record<string, string>) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(new URL(path, server.url), { method: "POST", headers }, (res) => {
-        let body = "";
-        res.on("data", (c) => (body += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on("error", reject);
-      req.end();
-    });
   for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: TOKEN }]) {
-    const reply = await raw("/pop", headers);
+    const reply = await raw(server, "POST", "/pop", headers);
     assert.equal(reply.status, 401);
     assert.match(reply.body, /missing or wrong token/);
   }
-  assert.equal((await raw("/nope", { authorization: `Bearer ${TOKEN}` })).status, 404);
+  assert.equal((await raw(server, "POST", "/nope")).status, 404);
   assert.equal(await backing.size(), 1);
   assert.equal(await backing.pending(), 1);
   const wrong = new HttpQueue(server.url, { token: "wrong" });
@@ -214,4 +217,43 @@ it("an HTTP request without the right token gets 401 and leaves the queue unchan
   wrong.close();
   assert.throws(() => new HttpQueue("ftp://x/"), /http:\/\/ URL/);
   assert.equal(await backing.size(), 1);
+});
+
+it("new FileQueue(path of a file) says the path is a file and what to pass instead", () => {
+  const file = join(dir, "not-a-directory");
+  writeFileSync(file, "x");
+  assert.throws(() => new FileQueue(file), { message: `FileQueue keeps its items in a directory, but ${file} is a file; pass the path of a directory for the queue alone (one that does not exist yet is created)` });
+  assert.throws(() => new FileQueue(join(file, "queue")), new RegExp(`but ${file} is a file, not a directory; pass the path of a directory`));
+});
+
+it("the queue server: a malformed lease id is an Invalid lease (409); no answer shows the queue's directory or a stack", async (t) => {
+  const where = join(dir, `served${dirs++}`);
+  const files = new FileQueue<string>(where);
+  await files.push("kept");
+  const server = await serveQueue(files, { token: TOKEN });
+  servers.push(server);
+  const client = new HttpQueue<string>(server.url, { token: TOKEN });
+  clients.push(client as HttpQueue<unknown>);
+  const lease = await client.pop();
+  for (const leaseId of ["x".repeat(5000), `1~${"a".repeat(5000)}`, "../../etc/passwd", "a b", "1~zz"]) {
+    for (const endpoint of ["done", "release"]) {
+      const reply = await raw(server, "POST", `/${endpoint}?leaseId=${encodeURIComponent(leaseId)}`);
+      assert.deepEqual([reply.status, JSON.parse(reply.body)], [409, { error: "Invalid lease" }], `${endpoint} ${leaseId.slice(0, 20)}`);
+    }
+    await assert.rejects(client.done({ ...lease!, leaseId }), { name: "InvalidLeaseError", message: "Invalid lease" });
+  }
+  await assert.rejects(new FileQueue<string>(where).done({ ...lease!, leaseId: `1~${"a".repeat(5000)}` }), { message: "Invalid lease" });
+  assert.equal((await raw(server, "POST", "/pop?leaseTimeout=-1")).status, 400);
+  await client.done(lease!); // the real lease still works
+  assert.equal(await client.size(), 0);
+
+  // A failure the server did not expect is a plain 500; the details go to the server's log only.
+  const logged = t.mock.method(console, "error", () => {});
+  const broken = await serveQueue({ ...new MemoryQueue(), size: async () => { throw new Error(`EACCES: permission denied, open '${where}/leased'`); } } as unknown as Queue<string>, { token: TOKEN });
+  servers.push(broken);
+  const reply = await raw(broken, "GET", "/size");
+  assert.equal(reply.status, 500);
+  assert.deepEqual(JSON.parse(reply.body), { error: "the queue server failed to handle this request; its log says why" });
+  assert.equal(logged.mock.callCount(), 1);
+  assert.match(String(logged.mock.calls[0].arguments[1]), /EACCES/);
 });

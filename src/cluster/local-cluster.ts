@@ -12,12 +12,13 @@ import { config } from "../runtime/config.ts";
 import { Cluster, jobInfo } from "./cluster.ts";
 import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
+import { failureMessage } from "./failure-message.ts";
 import { readJson, readText, writeJson } from "./job-files.ts";
 import { checkRequest } from "./job-request.ts";
 import type { LogFile } from "./log-tail.ts";
 import { groupAlive, isRunning, signal, startTimeOf } from "./process-group.ts";
 import { replicaCommand } from "./replica-command.ts";
-import { describeExit, parseExitRecord, REPLICA_LOOP, type ExitRecord } from "./replica-script.ts";
+import { parseExitRecord, REPLICA_LOOP, type ExitRecord } from "./replica-script.ts";
 import type { JobId, JobInfo, JobRequest, TaskStatus } from "./types.ts";
 
 interface LocalJob {
@@ -124,7 +125,7 @@ export class LocalCluster extends Cluster {
       if (exit.finalCode === 0) return { status: "succeeded" };
       if (alive) return { status: "running" };
       if (stopped) return { status: "stopped", errorMessage: "was stopped by terminate()" };
-      if (exit.finalCode !== undefined) return { status: "failed", errorMessage: describeExit(exit.finalCode, exit.attempts) };
+      if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, join(dir, `replica-${i}.log`)) };
       return { status: "failed", errorMessage: "ended without an exit record (its process was killed)" };
     });
     return jobInfo(job.jobId, job.name, tasks);

@@ -124,7 +124,12 @@ export class SlurmCluster extends Cluster {
 
   protected async logFiles(jobId: JobId): Promise<LogFile[]> {
     const job = this.#job(jobId);
-    return Array.from({ length: job.replicas }, (_, i) => ({ path: join(this.#root, `${jobId}_${i}.out`), prefix: `[replica-${i}] ` }));
+    return Array.from({ length: job.replicas }, (_, i) => ({ path: this.#logPath(jobId, i), prefix: `[replica-${i}] ` }));
+  }
+
+  /** Replica i's output (sbatch --output). */
+  #logPath(jobId: JobId, i: number): string {
+    return join(this.#root, `${jobId}_${i}.out`);
   }
 
   #job(jobId: JobId): SlurmJobRecord {
@@ -139,7 +144,8 @@ export class SlurmCluster extends Cluster {
     const tasks = Array.from({ length: job.replicas }, (_, i) => {
       const exit = parseExitRecord(readText(join(this.#root, `${job.jobId}_${i}.exit`)));
       const element = mine.find((e) => e.indices.includes(i));
-      return element ? taskFromSlurm(element, exit) : taskFromExitRecord(exit, cancelled);
+      const log = this.#logPath(job.jobId, i);
+      return element ? taskFromSlurm(element, exit, log) : taskFromExitRecord(exit, cancelled, log);
     });
     return jobInfo(job.jobId, job.name, tasks);
   }

@@ -1,7 +1,7 @@
 // What Slurm says about a job array, read from `scontrol show job -o`, and
 // how its states map to Fray's.
+import { failureMessage } from "./failure-message.ts";
 import type { ExitRecord } from "./replica-script.ts";
-import { describeExit } from "./replica-script.ts";
 import type { TaskStatus } from "./types.ts";
 
 export interface SlurmElement {
@@ -52,24 +52,24 @@ const WHY: Record<string, string> = {
   REVOKED: "was revoked",
 };
 
-/** A replica's status from Slurm's record and the replica loop's exit record. */
-export function taskFromSlurm(element: SlurmElement, exit: ExitRecord): TaskStatus {
+/** A replica's status from Slurm's record, the replica loop's exit record and (for a failure) its log. */
+export function taskFromSlurm(element: SlurmElement, exit: ExitRecord, logPath: string): TaskStatus {
   const { state, reason } = element;
   if (PENDING.has(state)) return reason && reason !== "None" ? { status: "pending", errorMessage: `waiting: ${reason}` } : { status: "pending" };
   if (RUNNING.has(state)) return { status: "running" };
   if (state === "COMPLETED") return { status: "succeeded" };
   if (state === "CANCELLED") return { status: "stopped", errorMessage: "was cancelled (scancel)" };
   if (state === "FAILED") {
-    if (exit.finalCode !== undefined) return { status: "failed", errorMessage: describeExit(exit.finalCode, exit.attempts) };
+    if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath) };
     return { status: "failed", errorMessage: `failed (Slurm ExitCode=${element.exitCode}, Reason=${reason})` };
   }
   return { status: "failed", errorMessage: `${state}: ${WHY[state] ?? "ended abnormally"} (Reason=${reason})` };
 }
 
-/** A replica Slurm has forgotten (MinJobAge passed): the exit record is all there is. */
-export function taskFromExitRecord(exit: ExitRecord, cancelled: boolean): TaskStatus {
+/** A replica Slurm has forgotten (MinJobAge passed): the exit record and its log are all there is. */
+export function taskFromExitRecord(exit: ExitRecord, cancelled: boolean, logPath: string): TaskStatus {
   if (exit.finalCode === 0) return { status: "succeeded" };
   if (cancelled) return { status: "stopped", errorMessage: "was cancelled" };
-  if (exit.finalCode !== undefined) return { status: "failed", errorMessage: describeExit(exit.finalCode, exit.attempts) };
+  if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath) };
   return { status: "failed", errorMessage: "is no longer known to Slurm and left no exit record" };
 }

@@ -7,6 +7,7 @@ import { ambient, withJobContext } from "./job-context.ts";
 import type { JobHead } from "./job-head.ts";
 import { RemoteJobContext, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
+import { withTaskEnv } from "./task-env.ts";
 
 export class Executor extends Actor {
   readonly #context: RemoteJobContext;
@@ -50,18 +51,6 @@ export class Executor extends Actor {
       if (typeof fn !== "function") throw new TypeError(`${exportName} exported from ${url} is not a function`);
       this.#functions.set(key, fn);
     }
-    const saved: Record<string, string | undefined> = {};
-    for (const [k, v] of Object.entries(env ?? {})) {
-      saved[k] = process.env[k];
-      process.env[k] = v;
-    }
-    try {
-      return await withJobContext(this.#context.forTask(taskId, slot), () => fn!(...args));
-    } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
-    }
+    return await withTaskEnv(env, () => withJobContext(this.#context.forTask(taskId, slot), () => fn!(...args)));
   }
 }

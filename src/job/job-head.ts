@@ -4,6 +4,7 @@
 // resources are free and re-runs a task whose worker died (maxRetries).
 // The driver calls it directly; tasks in workers call its endpoints.
 import { messageContext, type MessageContext } from "../runtime/context.ts";
+import { functionLabel } from "../runtime/arity.ts";
 import { load, locate, type CodeLocation } from "../runtime/code-locator.ts";
 import { Actor, ActorError, endpoint, SupervisionError, type ActorMesh, type MeshFailure, type ProcMesh } from "../mesh.ts";
 import { Executor } from "./executor.ts";
@@ -12,6 +13,7 @@ import { ObjectStore, waitFor } from "./object-store.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { TASK_RESOURCES, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
 import { namedActorExists, resolveAll } from "./refs.ts";
+import { nameUnsendableArgument } from "./task-args.ts";
 
 interface Worker {
   readonly index: number;
@@ -144,18 +146,19 @@ export class JobHead extends Actor {
     const entry = this.store.entry(task.id);
     const running = { worker, resources: task.resources, state };
     this.#running.set(task.id, running);
+    let args = task.args;
     try {
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
-      const args = task.args.some((a) => a instanceof ObjectRef) ? await resolveAll(this.store, task.args) : [...task.args];
+      if (args.some((a) => a instanceof ObjectRef)) args = await resolveAll(this.store, args);
       const executor = (this.#executorSlices[worker.index] ??= this.#executors!.slice({ workers: worker.index }));
       const counted = task.resources === TASK_RESOURCES; // waits for one of the worker's slots
-      entry.resolve(await executor.runTask.callOne(task.id, location.url, location.exportName, args, task.env ?? null, counted));
+      entry.resolve(await executor.runTask.callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, counted));
     } catch (err) {
       if (err instanceof SupervisionError && task.retriesLeft > 0 && !entry.settled) {
         task.retriesLeft--;
         this.#queue.unshift(task);
-      } else entry.reject(err instanceof ActorError ? err.cause : err);
+      } else entry.reject(err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args));
     } finally {
       this.#running.delete(task.id);
       if (running.state === "running") give(worker.free, task.resources);

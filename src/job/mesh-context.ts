@@ -3,6 +3,7 @@
 // ProcMesh). The driver talks to its JobHead directly; workers message it.
 import { Proc } from "../runtime/proc.ts";
 import { thisProc, type ActorMesh, type ProcMesh } from "../mesh.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import { JobHead } from "./job-head.ts";
@@ -33,6 +34,7 @@ export class MeshJobContext implements JobContext {
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
     this.#check();
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
+    checkArity(fn, args.length, functionLabel(fn));
     const ref = new ObjectRef<Awaited<ReturnType<F>>>(Proc.current().nextId());
     this.#ready.then(
       (head) => (head.store.track(ref), head.submit(ref.id, fn, args as unknown[], options)),
@@ -65,11 +67,13 @@ export class MeshJobContext implements JobContext {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const head = await this.#ready;
     const mesh = await head.createActor(Class, args as unknown[], options);
-    return this.handleFor(mesh);
+    return this.handleFor(mesh, Class);
   }
 
-  handleFor<T>(mesh: ActorMesh<object>): ActorHandle<T> {
+  /** With `Class` known, calls are checked for arity as they are made. */
+  handleFor<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
+      checkMethodArity(Class, method, args);
       const ref = new ObjectRef(Proc.current().nextId());
       this.#ready.then((head) => (head.store.track(ref), head.callActor(ref.id, mesh, method, args)));
       return ref;

@@ -4,11 +4,13 @@
 import { locate } from "../runtime/code-locator.ts";
 import { Proc } from "../runtime/proc.ts";
 import { ActorError, type ActorMesh } from "../mesh.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { JobHead } from "./job-head.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
+import { nameUnsendableArgument } from "./task-args.ts";
 
 /** A running task's slot in its Executor, lent out while the task waits. */
 export interface TaskSlot {
@@ -40,11 +42,16 @@ export class RemoteJobContext implements JobContext {
 
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
+    checkArity(fn, args.length, functionLabel(fn));
     const ref = newRef();
-    locate(fn).then(
-      ({ url, exportName }) => this.head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options),
-      (err: Error) => this.head.remoteFail.broadcast(ref.id, err),
-    );
+    const fail = (err: unknown) => this.head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
+    locate(fn).then(({ url, exportName }) => {
+      try {
+        this.head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options);
+      } catch (err) {
+        fail(err); // an argument the codec cannot send: the ref rejects with it
+      }
+    }, fail);
     return ref as ObjectRef<Awaited<ReturnType<F>>>;
   }
 
@@ -70,12 +77,13 @@ export class RemoteJobContext implements JobContext {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { url, exportName } = await locate(Class);
     const mesh = await unwrap(this.head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));
-    return this.handleFor(mesh);
+    return this.handleFor(mesh, Class);
   }
 
-  /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get. */
-  handleFor<T>(mesh: ActorMesh<object>): ActorHandle<T> {
+  /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get; with `Class` known, checked for arity. */
+  handleFor<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
+      checkMethodArity(Class, method, args);
       const ref = newRef();
       this.head.remoteCallActor.broadcast(ref.id, mesh, method, args);
       return ref;

@@ -1,12 +1,14 @@
 // The `sync` backend: everything runs in this process, at once, in order —
 // for unit tests and debugging. Resource requests are checked and ignored, so
 // code that asks for GPUs can be tested anywhere.
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { resolveAll, getValues, namedActorExists } from "./refs.ts";
+import { withTaskEnv } from "./task-env.ts";
 
 export class SyncJobContext implements JobContext {
   readonly kind: JobKind = "sync";
@@ -20,9 +22,10 @@ export class SyncJobContext implements JobContext {
 
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
+    checkArity(fn, args.length, functionLabel(fn));
     const ref = this.#newRef();
     const entry = this.#store.entry(ref.id);
-    const call = (values: unknown[]) => withEnv(options.env, () => withJobContext(this, () => (fn as unknown as (...a: unknown[]) => unknown)(...values)));
+    const call = (values: unknown[]) => withTaskEnv(options.env, () => withJobContext(this, () => (fn as unknown as (...a: unknown[]) => unknown)(...values)));
     if (!args.some((a) => a instanceof ObjectRef)) {
       try {
         entry.resolve(call(args as unknown[]));
@@ -63,6 +66,7 @@ export class SyncJobContext implements JobContext {
       let queue: Promise<unknown> = Promise.resolve();
       // One call at a time, in order; state survives a failed call.
       return actorHandle<InstanceType<C>>((method, callArgs) => {
+        checkMethodArity(Class, method, callArgs);
         const ref = this.#newRef();
         const run = queue.then(async () => {
           const values = await resolveAll(this.#store, callArgs);
@@ -91,20 +95,5 @@ export class SyncJobContext implements JobContext {
   /** @internal Values held, for tests of their release. */
   get objectCount(): number {
     return this.#store.size;
-  }
-}
-
-/** Runs `fn` with `env` set (for its synchronous part: this backend runs tasks inline). */
-function withEnv<T>(env: Readonly<Record<string, string>> | undefined, fn: () => T): T {
-  if (!env) return fn();
-  const saved = Object.keys(env).map((k) => [k, process.env[k]] as const);
-  Object.assign(process.env, env);
-  try {
-    return fn();
-  } finally {
-    for (const [k, v] of saved) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
   }
 }

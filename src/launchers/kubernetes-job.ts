@@ -2,12 +2,21 @@
 // every pod, listening on the pod's IP; the token comes from a Secret mounted
 // as a file. The client lists the pods until each is running with an IP, then
 // attaches. kill() deletes the Jobs (and their pods) and the Secret.
-// The client library is loaded when a KubernetesJob starts, not whenever fray/mesh is imported.
-import type { BatchV1Api, CoreV1Api, KubeConfig, V1Job, V1Pod } from "@kubernetes/client-node";
+// The client library is an optional peer dependency, loaded when a
+// KubernetesJob starts; no public declaration names its types.
+import type { BatchV1Api, CoreV1Api, KubeConfig, V1Pod } from "@kubernetes/client-node";
 import { sessionToken } from "../runtime/credentials.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
+import { workerJobManifest, type ContainerResources, type WorkerJobManifest } from "./kubernetes-manifest.ts";
+
+/** A `KubeConfig` from @kubernetes/client-node (described structurally so fray's types do not need that package). */
+export interface KubeConfigLike {
+  makeApiClient(apiClientType: never): unknown;
+}
+
+const CLIENT_PACKAGE = "@kubernetes/client-node";
 
 export interface KubernetesJobOptions {
   /** Meshes to provision: name → number of pods. */
@@ -22,9 +31,9 @@ export interface KubernetesJobOptions {
   /** How the container runs `fray`; default ["npx", "fray"]. */
   readonly frayCommand?: readonly string[];
   /** Container resources, e.g. { limits: { "nvidia.com/gpu": "8" } }. */
-  readonly resources?: Readonly<Record<string, Readonly<Record<string, string>>>>;
-  /** Cluster access; default the usual kubeconfig (KUBECONFIG, ~/.kube/config, or in-cluster). */
-  readonly kubeConfig?: KubeConfig;
+  readonly resources?: ContainerResources;
+  /** Cluster access, a `KubeConfig`; default the usual kubeconfig (KUBECONFIG, ~/.kube/config, or in-cluster). */
+  readonly kubeConfig?: KubeConfigLike;
   /** How long to wait for the pods, in ms; default 10 minutes. */
   readonly startTimeoutMs?: number;
 }
@@ -47,8 +56,8 @@ export class KubernetesJob extends Launcher {
   }
 
   #clients(): Promise<{ batch: BatchV1Api; core: CoreV1Api }> {
-    return (this.#apis ??= import("@kubernetes/client-node").then((k8s) => {
-      let kc = this.#options.kubeConfig;
+    return (this.#apis ??= loadClient().then((k8s) => {
+      let kc = this.#options.kubeConfig as KubeConfig | undefined;
       if (!kc) {
         kc = new k8s.KubeConfig();
         kc.loadFromDefault();
@@ -58,39 +67,17 @@ export class KubernetesJob extends Launcher {
   }
 
   /** The Job created for `mesh` of `pods` pods. */
-  jobFor(mesh: string, pods: number): V1Job {
-    const port = this.#options.port ?? 22222;
-    const fray = this.#options.frayCommand ?? ["npx", "fray"];
-    const name = `${this.#name}-${mesh}`;
-    return {
-      apiVersion: "batch/v1",
-      kind: "Job",
-      metadata: { name, labels: { "fray.job": this.#name, "fray.mesh": mesh } },
-      spec: {
-        completionMode: "Indexed",
-        completions: pods,
-        parallelism: pods,
-        backoffLimit: 0,
-        template: {
-          metadata: { labels: { "fray.job": this.#name, "fray.mesh": mesh } },
-          spec: {
-            restartPolicy: "Never",
-            containers: [
-              {
-                name: "fray-worker",
-                image: this.#options.image,
-                command: [...fray, "worker", "--listen", `tcp://$(POD_IP):${port}`, "--token-file", `${TOKEN_DIR}/token`],
-                env: [{ name: "POD_IP", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }],
-                ports: [{ containerPort: port, name: "fray" }],
-                ...(this.#options.resources ? { resources: this.#options.resources } : {}),
-                volumeMounts: [{ name: "fray-token", mountPath: TOKEN_DIR, readOnly: true }],
-              },
-            ],
-            volumes: [{ name: "fray-token", secret: { secretName: `${this.#name}-token`, defaultMode: 0o400 } }],
-          },
-        },
-      },
-    };
+  jobFor(mesh: string, pods: number): WorkerJobManifest {
+    return workerJobManifest({
+      jobName: this.#name,
+      mesh,
+      pods,
+      image: this.#options.image,
+      port: this.#options.port ?? 22222,
+      frayCommand: this.#options.frayCommand ?? ["npx", "fray"],
+      tokenDir: TOKEN_DIR,
+      resources: this.#options.resources,
+    });
   }
 
   /** Creates the Secret and a Job per mesh, and waits for the pods. */
@@ -142,6 +129,16 @@ export class KubernetesJob extends Launcher {
     } finally {
       release();
     }
+  }
+}
+
+/** The client library, or an error saying how to install it. */
+async function loadClient(): Promise<typeof import("@kubernetes/client-node")> {
+  try {
+    return await import(CLIENT_PACKAGE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" || !String((err as Error).message).includes(CLIENT_PACKAGE)) throw err;
+    throw new Error(`KubernetesJob needs the optional package ${CLIENT_PACKAGE}, which is not installed: run \`npm install ${CLIENT_PACKAGE}@~1.4\` in your project`, { cause: err });
   }
 }
 

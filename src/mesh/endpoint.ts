@@ -3,6 +3,7 @@
 // nothing is sent), and the same bytes go to every rank.
 import { encodeArguments, encodePlain } from "../wire/codec.ts";
 import { DecodingError } from "../wire/errors.ts";
+import { checkArity } from "../runtime/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { Call, PortRef, RawExtent } from "../runtime/messages.ts";
@@ -265,10 +266,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const Class = this.mesh.Class;
     if (!Class) return;
     const method = (Class.prototype as Record<string, Function>)[this.name];
-    const required = method.length - (endpointOptions(Class, this.name)!.explicitResponsePort ? 1 : 0);
-    if (args.length < required) {
-      throw new TypeError(`${this.mesh.className}.${this.name} expects at least ${required} argument${required === 1 ? "" : "s"}, got ${args.length}`);
-    }
+    checkArity(method, args.length, `${this.mesh.className}.${this.name}`, endpointOptions(Class, this.name)!.explicitResponsePort ? 1 : 0);
   }
 }
 

@@ -6,13 +6,25 @@
 //   leased/EXPIRES~ID   a lease; its expiry is in its name, so any process can take it back
 //   tmp/          items being written, renamed into pending/ once whole
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { decodeStandalone, encodeStandalone } from "../wire/codec.ts";
 import { InvalidLeaseError, leaseMs, type Lease, type PopOptions, type Queue } from "./queue.ts";
 
-const LEASE_ID = /^\d+~[0-9a-f]+$/;
+/** EXPIRES~HEX as #claim makes them; a longer name is no lease (and could exceed the filesystem's name limit). */
+const LEASE_ID = /^\d{1,16}~[0-9a-f]{16}$/;
 let sequence = 0;
+
+/** The nearest existing part of `path` that is not a directory, if any. */
+function fileInTheWay(path: string): string | undefined {
+  for (let p = path; ; p = dirname(p)) {
+    try {
+      return statSync(p).isDirectory() ? undefined : p;
+    } catch {
+      if (dirname(p) === p) return undefined;
+    }
+  }
+}
 
 function isMissing(err: unknown): boolean {
   return (err as NodeJS.ErrnoException).code === "ENOENT";
@@ -39,7 +51,15 @@ export class FileQueue<T> implements Queue<T> {
     this.#front = join(dir, "front");
     this.#leased = join(dir, "leased");
     this.#tmp = join(dir, "tmp");
-    for (const d of [this.#pending, this.#front, this.#leased, this.#tmp]) mkdirSync(d, { recursive: true });
+    try {
+      for (const d of [this.#pending, this.#front, this.#leased, this.#tmp]) mkdirSync(d, { recursive: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOTDIR" && code !== "EEXIST") throw err;
+      const file = fileInTheWay((err as NodeJS.ErrnoException).path ?? dir);
+      const what = file === dir ? `${dir} is a file` : `${file ?? "part of it"} is a file, not a directory`;
+      throw new Error(`FileQueue keeps its items in a directory, but ${what}; pass the path of a directory for the queue alone (one that does not exist yet is created)`, { cause: err });
+    }
   }
 
   async push(item: T): Promise<void> {

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decodeStandalone, encodeStandalone } from "../wire/codec.ts";
-import { InvalidLeaseError, type Lease, type Queue } from "./queue.ts";
+import { InvalidLeaseError, leaseMs, type Lease, type Queue } from "./queue.ts";
 import { bearerMatches, queueToken } from "./queue-token.ts";
 
 export interface QueueServerOptions {
@@ -53,6 +53,11 @@ export async function serveQueue<T>(queue: Queue<T>, options: QueueServerOptions
     },
     "POST /pop": async (_req, url, res) => {
       const leaseTimeout = url.searchParams.has("leaseTimeout") ? Number(url.searchParams.get("leaseTimeout")) : undefined;
+      try {
+        leaseMs({ leaseTimeout });
+      } catch (err) {
+        throw new HttpError(400, (err as Error).message);
+      }
       const lease = await queue.pop({ leaseTimeout });
       if (lease === null) return void res.writeHead(204).end();
       res.writeHead(200, { "content-type": "application/octet-stream", "fray-lease-id": lease.leaseId, "fray-lease-timestamp": String(lease.timestamp) });
@@ -66,8 +71,8 @@ export async function serveQueue<T>(queue: Queue<T>, options: QueueServerOptions
       await queue.release(leaseFrom(url));
       res.writeHead(204).end();
     },
-    "GET /size": async (_req, _url, res) => void res.writeHead(200, { "content-type": "text/plain" }).end(String(await queue.size())),
-    "GET /pending": async (_req, _url, res) => void res.writeHead(200, { "content-type": "text/plain" }).end(String(await queue.pending())),
+    "GET /size": async (_req, _url, res) => sendCount(res, await queue.size()),
+    "GET /pending": async (_req, _url, res) => sendCount(res, await queue.pending()),
   };
 
   const server = createServer(async (req, res) => {
@@ -81,8 +86,11 @@ export async function serveQueue<T>(queue: Queue<T>, options: QueueServerOptions
       if (!route) throw new HttpError(404, `no endpoint ${req.method} ${url.pathname}; the queue server has ${Object.keys(routes).join(", ")}`);
       await route(req, url, res);
     } catch (err) {
-      const status = err instanceof HttpError ? err.status : err instanceof InvalidLeaseError ? 409 : err instanceof TypeError ? 400 : 500;
-      if (!res.headersSent) res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: (err as Error).message }));
+      // Only errors meant for the client are shown to it; anything else may name files or code, so it stays in this log.
+      const [status, message] = err instanceof HttpError ? [err.status, err.message] : err instanceof InvalidLeaseError ? [409, err.message] : [500, "the queue server failed to handle this request; its log says why"];
+      if (status === 500) console.error(`fray queue server: ${req.method} ${req.url?.split("?")[0]} failed:`, err);
+      if (!res.headersSent) res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: message }));
+      else res.destroy();
     }
   });
   server.listen(options.port ?? 0, options.host ?? "127.0.0.1");
@@ -97,9 +105,18 @@ export async function serveQueue<T>(queue: Queue<T>, options: QueueServerOptions
   };
 }
 
+/** Lease ids are short tokens (a UUID, FileQueue's EXPIRES~HEX): anything else was never handed out. */
+const LEASE_ID = /^[\w.~-]{1,128}$/;
+
+/** Answers with a number (headers only once it is known, so a failure can still be a 500). */
+function sendCount(res: ServerResponse, n: number): void {
+  res.writeHead(200, { "content-type": "text/plain" }).end(String(n));
+}
+
 function leaseFrom(url: URL): Lease<never> {
   const leaseId = url.searchParams.get("leaseId");
   if (!leaseId) throw new HttpError(400, "this endpoint takes ?leaseId=…");
+  if (!LEASE_ID.test(leaseId)) throw new InvalidLeaseError(leaseId.slice(0, 40));
   return { leaseId, item: undefined as never, timestamp: 0 };
 }
 

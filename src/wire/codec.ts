@@ -135,12 +135,12 @@ export function encode(value: unknown, what = "value"): Encoded {
 
 /**
  * Encodes the arguments of a call to `callee`; an unsendable one is named by
- * its index, e.g. "argument 0 of Counter.incr: the function at .cb …".
+ * its position (1-based, as task arguments are), e.g. "argument 1 of Counter.incr: the function at .cb …".
  */
 export function encodeArguments(args: readonly unknown[], callee: string): Encoded {
   return encodeOr(args, `the arguments of ${callee}`, (err) => {
     for (let i = 0; i < args.length; i++) {
-      const found = describeUnsendable(args[i], `argument ${i} of ${callee}`);
+      const found = describeUnsendable(args[i], `argument ${i + 1} of ${callee}`);
       if (found) return found;
     }
     return `the arguments of ${callee}: ${err.message}`;
