@@ -13,7 +13,7 @@ export { attachToWorkers, runWorker, type AttachOptions, type WorkerOptions } fr
 export { ProcMesh } from "./mesh/proc-mesh.ts";
 export type { Range, SliceSpec } from "./mesh/shape.ts";
 export { ValueMesh } from "./mesh/value-mesh.ts";
-export { SerializationError } from "./wire/errors.ts";
+export { DecodingError, SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/errors.ts";
 export { ProcessJob, type ProcessJobOptions } from "./launchers/process-job.ts";
 export { SlurmJob, type SlurmJobOptions } from "./launchers/slurm-job.ts";

@@ -4,8 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../src/job.ts";
-import { ActorError, Channel, SerializationError, SupervisionError, thisHost, type ProcMesh } from "../src/mesh.ts";
-import { DecodingError } from "../src/wire/errors.ts";
+import { ActorError, Channel, DecodingError, SerializationError, SupervisionError, thisHost, type ProcMesh } from "../src/mesh.ts";
 import { Counter, Echo } from "./fixtures/actors.ts";
 import { identity, OddReplier, overQuota, Quota, QuotaError, SharedHolder } from "./fixtures/codec-actors.ts";
 import { track } from "./helpers.ts";
