@@ -29,6 +29,18 @@ describe("ActorMesh over {gpus: 2}", () => {
     assert.equal(await acc.accumulate(), 4);
   });
 
+  it("starts every accumulate() from a fresh identity, even when combine mutates it", async () => {
+    const counters = procs.spawn("acc-fresh", Counter, 1);
+    const count = new Accumulator(counters.get, { n: 0 }, (acc, _v) => ((acc.n += 1), acc));
+    assert.deepEqual(await count.accumulate(), { n: 2 });
+    assert.deepEqual(await count.accumulate(), { n: 2 });
+    const factory = new Accumulator(counters.get, () => [] as number[], (acc, v) => (acc.push(v), acc));
+    assert.deepEqual(await factory.accumulate(), [1, 1]);
+    assert.deepEqual(await factory.accumulate(), [1, 1]);
+    class Sum { total = 0; }
+    assert.throws(() => new Accumulator(counters.get, new Sum(), (acc, v) => ((acc.total += v), acc)), /cannot copy its identity, a Sum, .*pass a factory instead/);
+  });
+
   it("gives each rank its message rank and the message extent", async () => {
     const counters = procs.spawn("ranks", Counter, 0);
     assert.equal(await new Accumulator(counters.gpuRank, 0, (a, b) => a + b).accumulate(), 1);
