@@ -6,7 +6,7 @@ import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { Call, PortRef, RawExtent } from "../runtime/messages.ts";
 import { Proc } from "../runtime/proc.ts";
-import { ActorError, SupervisionError } from "./errors.ts";
+import { ActorError, SupervisionError, describeRank, type RankLocation } from "./errors.ts";
 import type { Shape } from "./shape.ts";
 import { ValueMesh } from "./value-mesh.ts";
 
@@ -43,6 +43,8 @@ export interface MeshTarget {
   readonly stopped: Error | undefined;
   /** Runs `send` once the mesh can be sent to, in call order; `fail` if it never can. */
   whenSendable(send: () => void, fail: (error: Error) => void): void;
+  /** Where `rank` of this (possibly sliced) mesh is in the mesh that was spawned, for errors. */
+  locate(rank: number): RankLocation;
 }
 
 type Reply = (rank: number, ok: boolean, value: unknown) => void;
@@ -173,7 +175,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       for (const g of targets) for (const r of g.ranks) open.add(r);
       handle = (rank, ok, value) => {
         if (!open.delete(rank)) return;
-        const keep = onReply(rank, ok, ok ? value : callError(mesh.className, name, rank, value));
+        const keep = onReply(rank, ok, ok ? value : callError(mesh, name, rank, value));
         if (!keep || open.size === 0) finish();
       };
       const id = proc.openPort(handle);
@@ -182,7 +184,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         for (const g of groups) {
           if (g.addr !== addr) continue;
           for (const r of g.ranks) {
-            if (open.has(r)) handle(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
+            if (open.has(r)) handle(r, false, new SupervisionError(`${mesh.className}.${name} on ${describeRank(mesh.locate(r))} cannot complete: ${error.message}`, { cause: error }));
           }
         }
       });
@@ -271,12 +273,12 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 }
 
 /** A remote failure as the caller sees it: supervision failures stay SupervisionErrors. */
-function callError(className: string, endpoint: string, rank: number, remote: unknown): Error {
+function callError(mesh: MeshTarget, endpoint: string, rank: number, remote: unknown): Error {
   if (remote instanceof SupervisionError) return remote;
   if (remote instanceof Error && remote.name === "SupervisionError") {
-    return new SupervisionError(`${className}.${endpoint} on rank ${rank}: ${remote.message}`, { cause: remote.cause });
+    return new SupervisionError(`${mesh.className}.${endpoint} on ${describeRank(mesh.locate(rank))}: ${remote.message}`, { cause: remote.cause });
   }
-  return new ActorError(className, endpoint, rank, remote);
+  return new ActorError(mesh.className, endpoint, mesh.locate(rank), remote);
 }
 
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
