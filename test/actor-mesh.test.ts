@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Accumulator, ActorError, SerializationError, thisHost, type ProcMesh } from "../src/mesh.ts";
-import { BrokenConstructor, Counter, Driver, Echo, Failer, PlainAdder } from "./fixtures/actors.ts";
+import { BrokenConstructor, Counter, Driver, Echo, Failer, InternalNames, PlainAdder, Slicer } from "./fixtures/actors.ts";
 import { track } from "./helpers.ts";
 
 describe("ActorMesh over {gpus: 2}", () => {
@@ -27,6 +27,18 @@ describe("ActorMesh over {gpus: 2}", () => {
     counters.incr.broadcast();
     const acc = new Accumulator(counters.get, 0, (a, b) => a + b);
     assert.equal(await acc.accumulate(), 4);
+  });
+
+  it("starts every accumulate() from a fresh identity, even when combine mutates it", async () => {
+    const counters = procs.spawn("acc-fresh", Counter, 1);
+    const count = new Accumulator(counters.get, { n: 0 }, (acc, _v) => ((acc.n += 1), acc));
+    assert.deepEqual(await count.accumulate(), { n: 2 });
+    assert.deepEqual(await count.accumulate(), { n: 2 });
+    const factory = new Accumulator(counters.get, () => [] as number[], (acc, v) => (acc.push(v), acc));
+    assert.deepEqual(await factory.accumulate(), [1, 1]);
+    assert.deepEqual(await factory.accumulate(), [1, 1]);
+    class Sum { total = 0; }
+    assert.throws(() => new Accumulator(counters.get, new Sum(), (acc, v) => ((acc.total += v), acc)), /cannot copy its identity, a Sum, .*pass a factory instead/);
   });
 
   it("gives each rank its message rank and the message extent", async () => {
@@ -58,7 +70,7 @@ describe("ActorMesh over {gpus: 2}", () => {
     const failers = procs.spawn("failers", Failer);
     const err = await failers.slice({ gpus: 0 }).boom.callOne("bad input").catch((e: unknown) => e);
     assert.ok(err instanceof ActorError, `expected ActorError, got ${err}`);
-    assert.match(err.message, /Failer\.boom failed on rank 0: RangeError: bad input/);
+    assert.match(err.message, /^Failer\.boom failed on rank 0 \{gpus: 0\} of mesh failers: RangeError: bad input$/);
     const remote = err.cause as Error;
     assert.equal(remote.name, "RangeError");
     assert.equal(remote.message, "bad input");
@@ -67,6 +79,17 @@ describe("ActorMesh over {gpus: 2}", () => {
     assert.equal(await failers.slice({ gpus: 0 }).ok.callOne(), 2);
     await assert.rejects(failers.asyncBoom.call("async bad"), (e: Error) => e instanceof ActorError && /async bad/.test(e.message));
     assert.deepEqual((await failers.ok.call()).values(), [4, 2]);
+  });
+
+  it("an error through a one-rank slice names the rank and coords in the spawned mesh", async () => {
+    const failers = procs.spawn("sliced-failers", Failer);
+    const err = await failers.slice({ gpus: 1 }).boom.callOne("on one").catch((e: unknown) => e);
+    assert.ok(err instanceof ActorError, `expected ActorError, got ${err}`);
+    assert.equal(err.message, "Failer.boom failed on rank 1 {gpus: 1} of mesh sliced-failers: RangeError: on one");
+    assert.equal(err.rank, 1);
+    assert.deepEqual(err.coords, { gpus: 1 });
+    const viaRange = await failers.slice({ gpus: { start: 1 } }).boom.call("in range").catch((e: unknown) => e);
+    assert.match(String(viaRange), /failed on rank 1 \{gpus: 1\} of mesh sliced-failers/);
   });
 
   it("call() rejects with the first error in rank order", async () => {
@@ -128,6 +151,20 @@ describe("bad input at the call site", () => {
   it("callOne on a mesh of size 2 throws naming the size", () => {
     const counters = procs.spawn("one", Counter, 0);
     assert.throws(() => counters.get.callOne(), /mesh of size 2/);
+  });
+
+  it("endpoints named like mesh internals (id, shape, ref, stopped, …) reach the actor", async () => {
+    const mesh = procs.spawn("internal-names", InternalNames);
+    for (const name of ["id", "shape", "ref", "stopped", "className", "endpoint", "mesh"] as const) {
+      assert.deepEqual((await mesh[name].call()).values(), [`${name} endpoint`, `${name} endpoint`], name);
+    }
+    assert.equal(await mesh.slice({ gpus: 1 }).shape.callOne(), "shape endpoint");
+    assert.equal(mesh.size, 2);
+  });
+
+  it("spawn refuses an endpoint named like a mesh member, naming the method and the fix", () => {
+    assert.throws(() => procs.spawn("slicers", Slicer), (e: Error) =>
+      e instanceof TypeError && /^Slicer\.slice cannot be an endpoint: 'slice' is a member of every actor mesh \(.*\bstop\b.*\), so calls would never reach the method; rename Slicer\.slice$/.test(e.message));
   });
 
   it("a non-serialisable return value rejects the caller", async () => {

@@ -74,6 +74,14 @@ describe("clients as users run them", () => {
     assert.deepEqual(pids.filter(isAlive), []);
   });
 
+  it("compiled JavaScript: endpoints named like mesh internals reach the actor; one named like a member is refused", async (t) => {
+    const { code, stdout, stderr } = await runClient(t, [fixture("js-endpoint-names.mjs")]);
+    assert.equal(code, 0, stderr);
+    const { replies, refused } = JSON.parse(stdout) as { replies: Record<string, string[]>; refused: string | null };
+    assert.deepEqual(replies, Object.fromEntries(["id", "shape", "ref", "stopped"].map((n) => [n, [`${n} endpoint`, `${n} endpoint`]])));
+    assert.match(refused ?? "", /^TypeError: Stopper\.stop cannot be an endpoint: 'stop' is a member of every actor mesh .*; rename Stopper\.stop$/);
+  });
+
   it("TypeScript under tsx: killing the client with SIGKILL leaves no worker behind", async (t) => {
     // A killed client cannot remove its socket directory; give it a temp dir of ours.
     const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));

@@ -177,9 +177,10 @@ describe("codec", () => {
     assert.deepEqual(back.jobs, job.jobs);
     assert.equal(back.message, job.message);
     assert.equal(back.stack, job.stack);
-    const actor = roundTrip(new ActorError("Echo", "echo", 2, new SupervisionError("gone")));
+    const actor = roundTrip(new ActorError("Echo", "echo", { rank: 2, coords: { gpus: 2 }, mesh: "echoes" }, new SupervisionError("gone")));
     assert.ok(actor instanceof ActorError);
     assert.equal(actor.rank, 2);
+    assert.deepEqual(actor.coords, { gpus: 2 });
     assert.ok(actor.cause instanceof SupervisionError);
     for (const e of [new SupervisionError("s"), new SerializationError("x"), new NotExportedError("n"), new InvalidLeaseError("l"), new DecodingError("the reply", "unix:/x", new Error("bad"))]) {
       const b = roundTrip(e);

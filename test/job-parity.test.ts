@@ -5,6 +5,7 @@ import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../src/job.ts";
 import { thisHost, type ProcMesh } from "../src/mesh.ts";
 import { add, after, Counter, depth, failing, Identified, incrementNamed, nested, pid, readEnv, runAddWithOneArgument, square, sum, withDefaults } from "./fixtures/tasks.ts";
+import { InternalNames, Stoppable } from "./fixtures/actors.ts";
 import { isAlive, track, waitForExit } from "./helpers.ts";
 
 const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
@@ -80,6 +81,13 @@ for (const [kind, make] of backends) {
       assert.equal(await ctx.get(counter.increment.remote(1)), 1);
       await assert.rejects(ctx.get(counter.fail.remote()), /method failed/);
       assert.equal(await ctx.get(counter.increment.remote(1)), 2);
+    });
+
+    it("reaches methods named like handle and mesh internals; refuses a method named like a mesh member", async () => {
+      const names = await ctx.createActor(InternalNames);
+      assert.deepEqual(await ctx.get([names.id.remote(), names.ref.remote(), names.mesh.remote()]), ["id endpoint", "ref endpoint", "mesh endpoint"]);
+      await assert.rejects(ctx.createActor(Stoppable), (e: Error) =>
+        e instanceof TypeError && /^Stoppable\.stop cannot be an endpoint: 'stop' is a member of every actor mesh .*; rename Stoppable\.stop$/.test(e.message));
     });
 
     it("creates 50 actors", async () => {

@@ -54,6 +54,24 @@ describe("supervision", () => {
     }
   });
 
+  it("supervision errors through a one-rank slice name the rank and its coords in the spawned mesh", async () => {
+    const { guardian, workers, pids, failures } = await guarded(3);
+    try {
+      // Known here (a lost process) ...
+      const inflight = workers.slice({ gpus: 2 }).hang.callOne();
+      process.kill(pids[2], "SIGKILL");
+      await assert.rejects(inflight, (e: Error) => e instanceof SupervisionError && /^Worker\.hang on rank 2 \{gpus: 2\} of mesh workers cannot complete: .*killed by SIGKILL/.test(e.message));
+      assert.equal((await failures.recv()).rank, 2);
+      // ... and answered by the dead actor's process (the call is sent before the failure is reported back).
+      const one = workers.slice({ gpus: 1 });
+      one.abortMe.broadcast("corrupt");
+      await assert.rejects(one.ping.callOne(), (e: Error) => e instanceof SupervisionError && /^Worker\.ping on rank 1 \{gpus: 1\} of mesh workers: .*aborted: corrupt/.test(e.message));
+    } finally {
+      failures.close();
+      await guardian.stopProcs.callOne();
+    }
+  });
+
   it("kill -9 of one process of 4: in-flight calls reject naming the signal, supervise() once, the rest answer, respawn works", async () => {
     const { guardian, workers, pids, failures } = await guarded(4);
     try {

@@ -36,7 +36,7 @@ describe("values across processes", () => {
     const odd = procs.spawn("odd", OddReplier);
     await assert.rejects(odd.odd.callOne(), (e: Error) =>
       e instanceof DecodingError && !(e instanceof ActorError) &&
-      /^cannot decode the reply of OddReplier\.odd from rank 0, sent by \S+: Unknown extension (type )?94\. Both sides must run the same version of fray/.test(e.message));
+      /^cannot decode the reply of OddReplier\.odd from rank 0 \{workers: 0\} of mesh odd, sent by \S+: Unknown extension (type )?94\. Both sides must run the same version of fray/.test(e.message));
     assert.equal(await odd.fine.callOne(), 2, "the actor itself is fine");
   });
 
@@ -61,7 +61,7 @@ describe("values across processes", () => {
   it("a QuotaError thrown in a mesh endpoint is the ActorError's cause, as a QuotaError", async () => {
     const quota = procs.spawn("quota", Quota);
     await assert.rejects(quota.spend.callOne(5), (e: Error) =>
-      e instanceof ActorError && e.cause instanceof QuotaError && e.cause.limit === 5 && /Quota\.spend failed on rank 0: QuotaError: over the quota of 5/.test(e.message));
+      e instanceof ActorError && e.cause instanceof QuotaError && e.cause.limit === 5 && /Quota\.spend failed on rank 0 \{workers: 0\} of mesh quota: QuotaError: over the quota of 5/.test(e.message));
   });
 
   it("an error sent to a port arrives as its class, before the value sent after it", async () => {

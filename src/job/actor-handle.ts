@@ -2,6 +2,8 @@
 // returns an ObjectRef for the result. Typed from the class.
 import { registerHandleType } from "../wire/codec.ts";
 import type { ActorMesh } from "../mesh.ts";
+import type { MeshMemberName } from "../mesh/actor-mesh.ts";
+import type { NotEndpointName } from "../runtime/endpoint-options.ts";
 import { ambient, type Refs } from "./job-context.ts";
 import type { ObjectRef } from "./object-ref.ts";
 
@@ -11,8 +13,9 @@ export interface RemoteMethod<F extends Method> {
   remote(...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>>;
 }
 
+/** A handle's methods: the endpoints the actor would have on a mesh (createActor refuses names of mesh members). */
 export type ActorHandle<T> = {
-  readonly [K in keyof T as K extends `_${string}` | "constructor" ? never : T[K] extends Method ? K : never]: T[K] extends Method ? RemoteMethod<T[K]> : never;
+  readonly [K in keyof T as K extends NotEndpointName | MeshMemberName ? never : T[K] extends Method ? K : never]: T[K] extends Method ? RemoteMethod<T[K]> : never;
 };
 
 /** Builds a handle whose `name.remote(...args)` calls `invoke(name, args)`. */
@@ -29,9 +32,15 @@ export function actorHandle<T>(invoke: (method: string, args: unknown[]) => Obje
   }) as ActorHandle<T>;
 }
 
+/** The 1-rank mesh behind a handle, under a symbol so no method name can meet it. */
+export const kActorMesh = Symbol("fray.actorMesh");
+
 /** What a handle of a mesh-backed actor carries: its 1-rank mesh. Handles cross the wire as this. */
 export class ActorRef {
-  constructor(readonly mesh: ActorMesh<object>) {}
+  readonly [kActorMesh]: ActorMesh<object>;
+  constructor(mesh: ActorMesh<object>) {
+    this[kActorMesh] = mesh;
+  }
 }
 
 interface HandleFactory {
@@ -51,6 +60,6 @@ function revived(mesh: ActorMesh<object>): ActorHandle<object> {
 registerHandleType<ActorRef>({
   type: "actorRef",
   Class: ActorRef,
-  toWire: (ref) => ref.mesh,
+  toWire: (ref) => ref[kActorMesh],
   fromWire: (mesh) => revived(mesh as ActorMesh<object>) as unknown as ActorRef,
 });

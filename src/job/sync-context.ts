@@ -1,6 +1,7 @@
 // The `sync` backend: everything runs in this process, at once, in order —
 // for unit tests and debugging. Resource requests are checked and ignored, so
 // code that asks for GPUs can be tested anywhere.
+import { checkEndpointNames } from "../mesh/actor-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
@@ -62,6 +63,7 @@ export class SyncJobContext implements JobContext {
       return Promise.reject(namedActorExists(name));
     }
     const created = (async () => {
+      checkEndpointNames(Class); // as on a mesh, so code tested here runs on every backend
       const instance = withJobContext(this, () => new Class(...args)) as Record<string, unknown>;
       let queue: Promise<unknown> = Promise.resolve();
       // One call at a time, in order; state survives a failed call.

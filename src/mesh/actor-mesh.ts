@@ -5,12 +5,11 @@ import { registerHandleType } from "../wire/codec.ts";
 import type { RawExtent } from "../runtime/messages.ts";
 import type { Port } from "../runtime/port.ts";
 import { Proc } from "../runtime/proc.ts";
+import { endpointNames, type NotEndpointName } from "../runtime/endpoint-options.ts";
 import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
-import { SupervisionError } from "./errors.ts";
+import { SupervisionError, type RankLocation } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
-
-type NotEndpoint = `_${string}` | "supervise" | "cleanup" | "constructor";
 
 /** The endpoint type of method `F`: an explicit-response-port method answers with its port's type. */
 export type EndpointOf<F> = F extends (...args: infer All) => infer R
@@ -21,20 +20,26 @@ export type EndpointOf<F> = F extends (...args: infer All) => infer R
 
 /** The endpoints of actor class instance `T`. */
 export type Endpoints<T> = {
-  readonly [K in keyof T as K extends NotEndpoint ? never : T[K] extends (...args: never[]) => unknown ? K : never]: EndpointOf<T[K]>;
+  readonly [K in keyof T as K extends NotEndpointName | MeshMemberName ? never : T[K] extends (...args: never[]) => unknown ? K : never]: EndpointOf<T[K]>;
 };
 
 /**
- * A mesh of actors of class `T`. Its own members (`slice`, `size`, `extent`, …)
- * take precedence over endpoints of the same name.
+ * A mesh of actors of class `T`: its own members (`slice`, `size`, `extent`, …)
+ * and one property per endpoint. `spawn` refuses a class with an endpoint named
+ * like a member.
  */
-export type ActorMesh<T> = ActorMeshImpl<T> & Omit<Endpoints<T>, keyof ActorMeshImpl<T>>;
+export type ActorMesh<T> = ActorMeshImpl<T> & Endpoints<T>;
+
+/** Names no endpoint may have: see MESH_MEMBER_NAMES. */
+export type MeshMemberName = Exclude<keyof ActorMeshImpl<unknown>, symbol> | "then" | "toJSON";
 
 /** The part of a mesh shared by all its slices. */
 export interface MeshRef {
   readonly id: string;
   readonly name: string;
   readonly className: string;
+  /** The extent the mesh was spawned with: member `i` is its rank `i`. */
+  readonly extent: Extent;
   /** Proc address of each member (sparse in a received slice). */
   readonly addrs: readonly string[];
   readonly Class: Function | null;
@@ -78,18 +83,49 @@ export class SendGate {
   }
 }
 
-export class ActorMeshImpl<T> implements MeshTarget {
-  /** @internal */ readonly ref: MeshRef;
-  /** @internal */ readonly shape: Shape;
-  /** @internal */ readonly rawExtent: RawExtent;
-  /** @internal */ readonly endpoints = new Map<string, EndpointImpl<unknown[], unknown>>();
+/** A mesh's internals, kept behind the `kMesh` symbol so no endpoint name can meet them. */
+export const kMesh = Symbol("fray.mesh");
+
+/** What an ActorMesh (one slice of a spawned mesh) knows: all its endpoints need. */
+export class MeshState implements MeshTarget {
+  readonly rawExtent: RawExtent;
+  readonly #endpoints = new Map<string, EndpointImpl<unknown[], unknown>>();
+
+  constructor(readonly ref: MeshRef, readonly shape: Shape) {
+    this.rawExtent = [shape.extent.labels, shape.extent.sizes];
+  }
+
+  get id(): string { return this.ref.id; }
+  get className(): string { return this.ref.className; }
+  get addrs(): readonly string[] { return this.ref.addrs; }
+  get inflight(): Map<number, number> { return this.ref.inflight; }
+  get Class(): Function | null { return this.ref.Class; }
+  get stopped(): Error | undefined { return this.ref.stopped; }
+
+  whenSendable(send: () => void, fail: (e: Error) => void): void {
+    this.ref.gate.run(send, fail);
+  }
+
+  /** Where `rank` of this slice is in the mesh that was spawned. */
+  locate(rank: number): RankLocation {
+    const member = this.shape.members[rank];
+    return { rank: member, coords: this.ref.extent.coords(member), mesh: this.ref.name };
+  }
+
+  endpoint(name: string): EndpointImpl<unknown[], unknown> {
+    let e = this.#endpoints.get(name);
+    if (!e) this.#endpoints.set(name, (e = new EndpointImpl(this, name)));
+    return e;
+  }
+}
+
+export class ActorMeshImpl<T> {
+  /** @internal */ readonly [kMesh]: MeshState;
   declare private readonly _instance: T;
 
   /** @internal */
   constructor(ref: MeshRef, shape: Shape) {
-    this.ref = ref;
-    this.shape = shape;
-    this.rawExtent = [shape.extent.labels, shape.extent.sizes];
+    this[kMesh] = new MeshState(ref, shape);
   }
 
   /** @internal */
@@ -99,31 +135,31 @@ export class ActorMeshImpl<T> implements MeshTarget {
 
   /** Resolves when every actor is constructed; rejects with the first construction failure. */
   get initialized(): Promise<void> {
-    return this.ref.initialized;
+    return this[kMesh].ref.initialized;
   }
 
   get extent(): Extent {
-    return this.shape.extent;
+    return this[kMesh].shape.extent;
   }
 
   get size(): number {
-    return this.shape.extent.size;
+    return this[kMesh].shape.extent.size;
   }
 
   get sizes(): Record<string, number> {
-    return this.shape.extent.dims;
+    return this[kMesh].shape.extent.dims;
   }
 
   slice(spec: SliceSpec): ActorMesh<T> {
-    return ActorMeshImpl.create<T>(this.ref, this.shape.slice(spec));
+    return ActorMeshImpl.create<T>(this[kMesh].ref, this[kMesh].shape.slice(spec));
   }
 
   rename(mapping: Readonly<Record<string, string>>): ActorMesh<T> {
-    return ActorMeshImpl.create<T>(this.ref, this.shape.rename(mapping));
+    return ActorMeshImpl.create<T>(this[kMesh].ref, this[kMesh].shape.rename(mapping));
   }
 
   flatten(label: string): ActorMesh<T> {
-    return ActorMeshImpl.create<T>(this.ref, this.shape.flatten(label));
+    return ActorMeshImpl.create<T>(this[kMesh].ref, this[kMesh].shape.flatten(label));
   }
 
   /**
@@ -133,12 +169,13 @@ export class ActorMeshImpl<T> implements MeshTarget {
    * A stop is not a failure: no owner hears of it.
    */
   async stop(): Promise<void> {
-    if (this.ref.stopped) return;
-    const stopped = new SupervisionError(`${this.ref.className} mesh '${this.ref.name}' was stopped`);
+    const { ref } = this[kMesh];
+    if (ref.stopped) return;
+    const stopped = new SupervisionError(`${ref.className} mesh '${ref.name}' was stopped`);
     // Sends already made go first (FIFO); the stop waits for the class check like any send.
-    await new Promise<void>((resolve) => this.ref.gate.run(resolve, () => resolve()));
-    this.ref.stopped = stopped;
-    await Proc.current().supervisor.stopMesh(this.ref.id, this.ref.addrs);
+    await new Promise<void>((resolve) => ref.gate.run(resolve, () => resolve()));
+    ref.stopped = stopped;
+    await Proc.current().supervisor.stopMesh(ref.id, ref.addrs);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -146,35 +183,38 @@ export class ActorMeshImpl<T> implements MeshTarget {
   }
 
   toString(): string {
-    return `ActorMesh(${this.ref.name}: ${this.ref.className} over ${this.shape.extent})`;
-  }
-
-  // MeshTarget, for endpoints.
-  /** @internal */ get id(): string { return this.ref.id; }
-  /** @internal */ get className(): string { return this.ref.className; }
-  /** @internal */ get addrs(): readonly string[] { return this.ref.addrs; }
-  /** @internal */ get inflight(): Map<number, number> { return this.ref.inflight; }
-  /** @internal */ get Class(): Function | null { return this.ref.Class; }
-  /** @internal */ get stopped(): Error | undefined { return this.ref.stopped; }
-  /** @internal */ whenSendable(send: () => void, fail: (e: Error) => void): void {
-    this.ref.gate.run(send, fail);
-  }
-
-  /** @internal */
-  endpoint(name: string): EndpointImpl<unknown[], unknown> {
-    let e = this.endpoints.get(name);
-    if (!e) this.endpoints.set(name, (e = new EndpointImpl(this, name)));
-    return e;
+    return `ActorMesh(${this[kMesh].ref.name}: ${this[kMesh].ref.className} over ${this[kMesh].shape.extent})`;
   }
 }
 
-// Mesh members win; any other string property is an endpoint. `then` must stay
-// undefined so a mesh can be returned from async functions and awaited.
+/**
+ * Names no endpoint may have: the mesh's own members, which a call through the
+ * mesh would reach instead, and `then`/`toJSON`, which `await` and
+ * JSON.stringify read (a mesh must not look like a promise).
+ */
+export const MESH_MEMBER_NAMES: readonly string[] = [
+  ...Object.getOwnPropertyNames(ActorMeshImpl.prototype).filter((n) => n !== "constructor"),
+  "then",
+  "toJSON",
+];
+const MESH_MEMBERS = new Set(MESH_MEMBER_NAMES);
+
+/** Throws when an endpoint of `Class` has the name of a mesh member: calls could never reach it. */
+export function checkEndpointNames(Class: Function): void {
+  const clash = endpointNames(Class).find((n) => MESH_MEMBERS.has(n));
+  if (clash === undefined) return;
+  throw new TypeError(`${Class.name}.${clash} cannot be an endpoint: '${clash}' is a member of every actor mesh ` +
+    `(${MESH_MEMBER_NAMES.join(", ")}), so calls would never reach the method; rename ${Class.name}.${clash}`);
+}
+
+// Mesh members win; any other string property is an endpoint (spawn refused
+// classes whose endpoints would be hidden). `then` must stay undefined so a
+// mesh can be returned from async functions and awaited.
 const ENDPOINT_ACCESS: ProxyHandler<ActorMeshImpl<unknown>> = {
   get(target, prop) {
     if (typeof prop === "symbol" || prop in target) return Reflect.get(target, prop, target);
     if (prop === "then" || prop === "toJSON") return undefined;
-    return target.endpoint(prop);
+    return target[kMesh].endpoint(prop);
   },
 };
 
@@ -182,14 +222,16 @@ registerHandleType<ActorMeshImpl<unknown>>({
   type: "actorMesh",
   Class: ActorMeshImpl,
   toWire: (m) => {
-    const { members } = m.shape;
-    return [m.ref.id, m.ref.name, m.ref.className, m.shape.extent.labels, m.shape.extent.sizes, members, members.map((i) => m.ref.addrs[i])];
+    const { ref, shape } = m[kMesh];
+    const { members } = shape;
+    return [ref.id, ref.name, ref.className, shape.extent.labels, shape.extent.sizes, members, members.map((i) => ref.addrs[i]), ref.extent.labels, ref.extent.sizes];
   },
   fromWire: (data) => {
-    const [id, name, className, labels, sizes, members, memberAddrs] = data as [string, string, string, string[], number[], number[], string[]];
+    const [id, name, className, labels, sizes, members, memberAddrs, spawnedLabels, spawnedSizes] = data as [string, string, string, string[], number[], number[], string[], string[], number[]];
     const addrs: string[] = [];
     members.forEach((member, i) => (addrs[member] = memberAddrs[i]));
-    const ref: MeshRef = { id, name, className, addrs, Class: null, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
+    const extent = new Extent(spawnedLabels, spawnedSizes);
+    const ref: MeshRef = { id, name, className, extent, addrs, Class: null, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
     // Revived as the proxy so endpoints are properties, as on the spawning side.
     return ActorMeshImpl.create(ref, new Shape(new Extent(labels, sizes), members)) as ActorMeshImpl<unknown>;
   },

@@ -8,7 +8,7 @@ import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { Call, PortRef, RawExtent } from "../runtime/messages.ts";
 import { Proc } from "../runtime/proc.ts";
-import { ActorError, SupervisionError } from "./errors.ts";
+import { ActorError, SupervisionError, describeRank, type RankLocation } from "./errors.ts";
 import type { Shape } from "./shape.ts";
 import { ValueMesh } from "./value-mesh.ts";
 
@@ -45,6 +45,8 @@ export interface MeshTarget {
   readonly stopped: Error | undefined;
   /** Runs `send` once the mesh can be sent to, in call order; `fail` if it never can. */
   whenSendable(send: () => void, fail: (error: Error) => void): void;
+  /** Where `rank` of this (possibly sliced) mesh is in the mesh that was spawned, for errors. */
+  locate(rank: number): RankLocation;
 }
 
 type Reply = (rank: number, ok: boolean, value: unknown) => void;
@@ -179,13 +181,13 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         if (!keep || open.size === 0) finish();
       };
       // Replies from the ranks; failures known here (below) are settled as they are.
-      const id = proc.openPort((rank, ok, value) => settle(rank, ok, ok ? value : callError(mesh.className, name, rank, value)));
+      const id = proc.openPort((rank, ok, value) => settle(rank, ok, ok ? value : callError(mesh, name, rank, value)));
       // A lost peer answers for its ranks with a SupervisionError, not an ActorError.
       const unwatch = proc.onPeerLost((addr, error) => {
         for (const g of groups) {
           if (g.addr !== addr) continue;
           for (const r of g.ranks) {
-            if (open.has(r)) settle(r, false, new SupervisionError(`${mesh.className}.${name} on rank ${r} cannot complete: ${error.message}`, { cause: error }));
+            if (open.has(r)) settle(r, false, new SupervisionError(`${mesh.className}.${name} on ${describeRank(mesh.locate(r))} cannot complete: ${error.message}`, { cause: error }));
           }
         }
       });
@@ -271,12 +273,13 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 }
 
 /** A rank's failure as the caller sees it: supervision failures stay SupervisionErrors; a reply that cannot be decoded is no failure of the rank. */
-function callError(className: string, endpoint: string, rank: number, remote: unknown): Error {
+function callError(mesh: MeshTarget, endpoint: string, rank: number, remote: unknown): Error {
+  const where = mesh.locate(rank);
   if (remote instanceof SupervisionError) {
-    return new SupervisionError(`${className}.${endpoint} on rank ${rank}: ${remote.message}`, { cause: remote.cause });
+    return new SupervisionError(`${mesh.className}.${endpoint} on ${describeRank(where)}: ${remote.message}`, { cause: remote.cause });
   }
-  if (remote instanceof DecodingError) return new DecodingError(`the reply of ${className}.${endpoint} from rank ${rank}`, remote.from, remote.cause);
-  return new ActorError(className, endpoint, rank, remote);
+  if (remote instanceof DecodingError) return new DecodingError(`the reply of ${mesh.className}.${endpoint} from ${describeRank(where)}`, remote.from, remote.cause);
+  return new ActorError(mesh.className, endpoint, where, remote);
 }
 
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {

@@ -2,6 +2,7 @@
 // machine (no labels, size 1); `thisProc()` is this very process.
 import { fileURLToPath } from "node:url";
 import { tcpHostPort } from "../runtime/address.ts";
+import { deviceEnv, type ProcPlace } from "../runtime/device-env.ts";
 import { startProc } from "../runtime/host-agent.ts";
 import { startRemoteProcs } from "../runtime/remote-agent.ts";
 import { Proc } from "../runtime/proc.ts";
@@ -41,8 +42,12 @@ export class HostMesh {
     if (!Number.isInteger(processes) || processes < 1 || processes > Math.max(extent.size, 1)) {
       throw new RangeError(`processes must be an integer from 1 to the mesh size ${extent.size}, got ${processes}`);
     }
-    if (this.agents) return this.#spawnRemote(extent, per.size);
-    const handles = Array.from({ length: Math.min(processes, extent.size) }, () => startProc(BOOTSTRAP, { thread: options.threads }));
+    const places = placesOf(extent, per);
+    if (this.agents) return this.#spawnRemote(extent, per.size, places);
+    // A process holding several procs cannot give each its own environment.
+    const packed = processes < extent.size;
+    if (!packed) for (const place of places) deviceEnv(place, options.threads ?? false); // a bad device throws before any process starts
+    const handles = Array.from({ length: Math.min(processes, extent.size) }, (_, i) => startProc(BOOTSTRAP, { thread: options.threads, place: packed ? null : places[i] }));
     const slots: ProcSlot[] = Array.from({ length: extent.size }, (_, i) => ({ addr: handles[i % handles.length].addr, handle: handles[i % handles.length] }));
     const initialized = Promise.all(handles.map((h) => h.ready)).then(() => {});
     initialized.catch(() => {});
@@ -50,14 +55,14 @@ export class HostMesh {
   }
 
   /** Asks each worker for `perHost` procs, listening on the ports after the worker's own. */
-  #spawnRemote(extent: Extent, perHost: number): ProcMesh {
+  #spawnRemote(extent: Extent, perHost: number, places: readonly ProcPlace[]): ProcMesh {
     const slots: ProcSlot[] = [];
     for (const agent of this.agents!) {
       const { host, port } = tcpHostPort(agent);
       const first = nextPort.get(agent) ?? port + 1;
       nextPort.set(agent, first + perHost);
       const addrs = Array.from({ length: perHost }, (_, i) => `tcp://${host}:${first + i}`);
-      for (const handle of startRemoteProcs(agent, addrs)) slots.push({ addr: handle.addr, handle });
+      for (const handle of startRemoteProcs(agent, addrs, places.slice(slots.length, slots.length + perHost))) slots.push({ addr: handle.addr, handle });
     }
     const initialized = Promise.all(slots.map((s) => s.handle!.ready)).then(() => {});
     initialized.catch(() => {});
@@ -67,6 +72,21 @@ export class HostMesh {
   toString(): string {
     return `HostMesh(${this.extent})`;
   }
+}
+
+/**
+ * Where each proc of a mesh of `extent` is, `perHost` of them on each host
+ * (host labels come first, so a host's procs are consecutive ranks).
+ */
+function placesOf(extent: Extent, perHost: Extent): ProcPlace[] {
+  const gpus = perHost.labels.indexOf("gpus");
+  return Array.from({ length: extent.size }, (_, rank) => ({
+    rank,
+    worldSize: extent.size,
+    localRank: rank % perHost.size,
+    localWorldSize: perHost.size,
+    gpu: gpus < 0 ? null : perHost.coords(rank % perHost.size).gpus,
+  }));
 }
 
 export interface SpawnProcsOptions {

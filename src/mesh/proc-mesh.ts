@@ -8,7 +8,7 @@ import { messageContext } from "../runtime/context.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { RawExtent } from "../runtime/messages.ts";
 import { Proc } from "../runtime/proc.ts";
-import { ActorMeshImpl, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
+import { ActorMeshImpl, checkEndpointNames, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
@@ -75,6 +75,7 @@ export class ProcMesh {
     if (this.#state.stopped) throw new SupervisionError(`cannot spawn '${name}': this ProcMesh was stopped`);
     if (typeof Class !== "function") throw new TypeError(`spawn('${name}', …) needs an actor class, got ${typeof Class}`);
     scriptOf(Class); // throws now for built-ins and bound functions
+    checkEndpointNames(Class);
     const payload = encodeArguments(args, `new ${Class.name}`);
     const proc = Proc.current();
     const extent = this.#shape.extent;
@@ -105,7 +106,7 @@ export class ProcMesh {
         resolveInit();
       }
     };
-    const port = proc.openPort((rank, ok, value) => settle(ok ? undefined : new ActorError(`${Class.name} constructor`, name, rank, value)));
+    const port = proc.openPort((rank, ok, value) => settle(ok ? undefined : new ActorError(`${Class.name} constructor`, name, { rank, coords: extent.coords(rank), mesh: name }, value)));
     const unwatch = proc.onPeerLost((addr, error) => {
       if (addrs.includes(addr)) settle(new SupervisionError(`cannot spawn '${name}': ${error.message}`, { cause: error }));
     });
@@ -126,7 +127,7 @@ export class ProcMesh {
         settle(error);
       },
     );
-    const ref: MeshRef = { id, name, className: Class.name, addrs, Class, inflight: new Map(), gate, initialized };
+    const ref: MeshRef = { id, name, className: Class.name, extent, addrs, Class, inflight: new Map(), gate, initialized };
     return ActorMeshImpl.create<InstanceType<C>>(ref, Shape.full(extent));
   }
 

@@ -10,8 +10,13 @@ export interface EndpointOptions {
 
 export const ENDPOINT_OPTIONS = Symbol.for("fray.endpointOptions");
 
+/** Methods that are never endpoints: the constructor and the actor hooks. */
+export const NOT_ENDPOINT_NAMES = ["constructor", "supervise", "cleanup"] as const;
+/** Names that are never endpoints, as a type: those above and `_private` ones. */
+export type NotEndpointName = `_${string}` | (typeof NOT_ENDPOINT_NAMES)[number];
+
 const NONE: EndpointOptions = Object.freeze({});
-const NOT_ENDPOINTS = new Set(["constructor", "supervise", "cleanup"]);
+const NOT_ENDPOINTS: ReadonlySet<string> = new Set(NOT_ENDPOINT_NAMES);
 const cache = new WeakMap<Function, Map<string, EndpointOptions | null>>();
 
 /** The options of endpoint `name` of `Class`, or null when `name` is not an endpoint. */

@@ -13,6 +13,7 @@ import { MessageChannel, Worker } from "node:worker_threads";
 import { MessagePortTransport } from "../wire/message-port-transport.ts";
 import { config } from "./config.ts";
 import { tokenEnv } from "./credentials.ts";
+import { deviceEnv, envWith, type ProcPlace } from "./device-env.ts";
 import { ConnectionError } from "./errors.ts";
 import { hold, release } from "./keep-alive.ts";
 import { Proc } from "./proc.ts";
@@ -67,8 +68,8 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-function startProcess(entry: string, env: Record<string, string>): Started {
-  const child = spawn(process.execPath, [...workerExecArgv(), entry], { env: { ...process.env, ...env }, stdio: ["pipe", "inherit", "inherit"] });
+function startProcess(entry: string, env: Record<string, string | undefined>): Started {
+  const child = spawn(process.execPath, [...workerExecArgv(), entry], { env: envWith(env), stdio: ["pipe", "inherit", "inherit"] });
   children.add(child);
   child.unref();
   (child.stdin as unknown as { unref(): void }).unref();
@@ -103,11 +104,11 @@ function threadEntry(entry: string): string {
   return `import(${JSON.stringify(tsx)}).then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`;
 }
 
-function startThread(entry: string, env: Record<string, string>): Started {
+function startThread(entry: string, env: Record<string, string | undefined>): Started {
   // Parent and thread talk over a MessagePort, not a socket.
   const { port1, port2 } = new MessageChannel();
   // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
-  const worker = new Worker(threadEntry(entry), { eval: true, env: { ...process.env, ...env }, execArgv: [], workerData: { frayParentPort: port2 }, transferList: [port2] });
+  const worker = new Worker(threadEntry(entry), { eval: true, env: envWith(env), execArgv: [], workerData: { frayParentPort: port2 }, transferList: [port2] });
   worker.unref();
   Proc.current().acceptTransport(new MessagePortTransport(port1));
   return {
@@ -119,11 +120,16 @@ function startThread(entry: string, env: Record<string, string>): Started {
   };
 }
 
-/** Starts a worker running `entry` (the bootstrap module's path) as a process, or as a thread. */
-export function startProc(entry: string, options: { thread?: boolean; addr?: string; bind?: string } = {}): ProcHandle {
+/**
+ * Starts a worker running `entry` (the bootstrap module's path) as a process,
+ * or as a thread. `place`: where it is in its mesh, for its rank environment
+ * (device-env.ts); null when it shares its process with other procs.
+ */
+export function startProc(entry: string, options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null } = {}): ProcHandle {
   const proc = Proc.current();
   const addr = options.addr ?? proc.childAddr();
-  const env = { ...tokenEnv(), FRAY_PROC_ADDR: options.bind ? `${addr}@${options.bind}` : addr, FRAY_PARENT_ADDR: proc.addr };
+  const placed = options.place === undefined ? {} : deviceEnv(options.place, options.thread ?? false);
+  const env = { ...tokenEnv(), ...placed, FRAY_PROC_ADDR: options.bind ? `${addr}@${options.bind}` : addr, FRAY_PARENT_ADDR: proc.addr };
   const started = options.thread ? startThread(entry, env) : startProcess(entry, env);
   const { label } = started;
   const connected = proc.expectPeer(addr);

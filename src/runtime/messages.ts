@@ -1,5 +1,6 @@
 // The runtime's message headers. Each frame carries one header; arguments and
 // values travel in the frame's payload, encoded once even when fanned out.
+import type { ProcPlace } from "./device-env.ts";
 
 /** A port: where replies and channel values go. */
 export interface PortRef {
@@ -94,6 +95,8 @@ export interface Ping {
 export interface StartProcs {
   readonly k: "procs";
   readonly addrs: readonly string[];
+  /** Where each proc is in its mesh, for its rank environment. */
+  readonly places?: readonly ProcPlace[];
   readonly client: string;
   readonly reply: PortRef;
 }

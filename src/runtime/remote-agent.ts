@@ -3,6 +3,7 @@
 // On the client, a RemoteProcHandle stands for a proc a worker started.
 import { heartbeat, startProc, type ProcExit, type ProcHandle } from "./host-agent.ts";
 import { config } from "./config.ts";
+import type { ProcPlace } from "./device-env.ts";
 import { ConnectionError } from "./errors.ts";
 import { hold, release } from "./keep-alive.ts";
 import type { StartProcs } from "./messages.ts";
@@ -16,7 +17,13 @@ export function serveHostAgent(proc: Proc, entry: string, bindHost: string): voi
     byClient.set(request.client, mine);
     request.addrs.forEach((addr, i) => {
       const port = /:(\d+)$/.exec(addr)?.[1];
-      const handle = startProc(entry, { addr, bind: `tcp://${bindHost}:${port}` });
+      let handle: ProcHandle;
+      try {
+        handle = startProc(entry, { addr, bind: `tcp://${bindHost}:${port}`, place: request.places?.[i] });
+      } catch (err) {
+        proc.sendToPort(request.reply, i, err, true); // e.g. no GPU here for its rank
+        return;
+      }
       mine.push(handle);
       handle.ready.then(
         () => proc.sendToPort(request.reply, i, null, false),
@@ -33,8 +40,8 @@ export function serveHostAgent(proc: Proc, entry: string, bindHost: string): voi
   });
 }
 
-/** Asks the worker at `agent` to start procs at `addrs`; returns their handles at once. */
-export function startRemoteProcs(agent: string, addrs: readonly string[]): ProcHandle[] {
+/** Asks the worker at `agent` to start procs at `addrs`, placed at `places`; returns their handles at once. */
+export function startRemoteProcs(agent: string, addrs: readonly string[], places?: readonly ProcPlace[]): ProcHandle[] {
   const proc = Proc.current();
   const waiting = addrs.map(() => {
     let settle!: (err?: Error) => void;
@@ -60,7 +67,7 @@ export function startRemoteProcs(agent: string, addrs: readonly string[]): ProcH
     remaining = 1;
     done();
   });
-  proc.send(agent, { k: "procs", addrs, client: proc.addr, reply: { addr: proc.addr, id: port } });
+  proc.send(agent, { k: "procs", addrs, places, client: proc.addr, reply: { addr: proc.addr, id: port } });
   watchHost(proc, agent, addrs);
   return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
 }
@@ -114,9 +121,10 @@ function remoteHandle(proc: Proc, addr: string, ready: Promise<void>): ProcHandl
     exited,
     kill: () => proc.send(addr, { k: "exit" }),
     stop: async () => {
+      // A proc that never started (say its host had no GPU for it) has nothing to stop.
+      if (!(await ready.then(() => true, () => false))) return { code: null, signal: null };
       if (!stopping) {
         stopping = true;
-        await ready.catch(() => {});
         proc.expectExit(addr);
         proc.send(addr, { k: "exit" });
       }

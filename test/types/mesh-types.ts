@@ -1,6 +1,8 @@
 // Compile-time checks of ActorMesh<T> typing, run by types.test.ts through tsc.
 // Every @ts-expect-error line must be an error; everything else must compile.
-import { thisHost, type ActorMesh, type ValueMesh } from "../../src/mesh.ts";
+import { createJobContext } from "../../src/job.ts";
+import { Accumulator, thisHost, type ActorMesh, type ValueMesh } from "../../src/mesh.ts";
+import { InternalNames, Slicer } from "../fixtures/actors.ts";
 import { Counter } from "../fixtures/counter.ts";
 
 export async function typed(): Promise<void> {
@@ -25,4 +27,23 @@ export async function typed(): Promise<void> {
   // @ts-expect-error: constructor arguments are checked too
   procs.spawn("bad", Counter, "zero");
   void s;
+
+  // Endpoints named like mesh internals are endpoints; mesh members stay members.
+  const names = procs.spawn("names", InternalNames);
+  const ids: ValueMesh<string> = await names.id.call();
+  const shape: string = await names.slice({ gpus: 0 }).shape.callOne();
+  const size: number = names.size;
+  void [ids, shape, size];
+  // @ts-expect-error: Slicer's `slice` method is not an endpoint (spawn refuses the class); slice is the mesh's
+  await procs.spawn("slicers", Slicer).slice.call(1);
+
+  // An Accumulator's identity may be a factory; combine sees the factory's type.
+  const lists: number[] = await new Accumulator(counters.get, () => [] as number[], (acc, v) => (acc.push(v), acc)).accumulate();
+  void lists;
+
+  // Actor handles: methods named like handle internals are methods.
+  const ctx = createJobContext("sync");
+  const handle = await ctx.createActor(InternalNames);
+  const meshName: string = await ctx.get(handle.mesh.remote());
+  void meshName;
 }
