@@ -1,6 +1,7 @@
 // Host agents across the network. On a worker (`fray worker`), the agent starts
 // procs for the one attached client and stops them when that client goes away.
 // On the client, a RemoteProcHandle stands for a proc a worker started.
+import { workerOf } from "./address.ts";
 import { heartbeat, startProc, type ProcExit, type ProcHandle } from "./host-agent.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
@@ -8,15 +9,18 @@ import { hold, release } from "./keep-alive.ts";
 import type { StartProcs } from "./messages.ts";
 import { Proc } from "./proc.ts";
 
-/** Makes this (serving) process a host agent whose procs bind to `bindHost`. */
+/** Makes this (serving) process a host agent whose procs bind to `bindHost`, on ports the OS picks. */
 export function serveHostAgent(proc: Proc, entry: string, bindHost: string): void {
   const byClient = new Map<string, ProcHandle[]>();
   proc.hostAgent = (request: StartProcs) => {
     const mine = byClient.get(request.client) ?? [];
     byClient.set(request.client, mine);
     request.addrs.forEach((addr, i) => {
-      const port = /:(\d+)$/.exec(addr)?.[1];
-      const handle = startProc(entry, { addr, bind: `tcp://${bindHost}:${port}` });
+      if (workerOf(addr) !== proc.addr) {
+        proc.sendToPort(request.reply, i, new TypeError(`cannot start a proc named ${addr} on worker ${proc.addr}: procs here are named ${proc.addr}/NAME`), true);
+        return;
+      }
+      const handle = startProc(entry, { addr, bind: `tcp://${bindHost}:0` });
       mine.push(handle);
       handle.ready.then(
         () => proc.sendToPort(request.reply, i, null, false),
@@ -33,7 +37,7 @@ export function serveHostAgent(proc: Proc, entry: string, bindHost: string): voi
   });
 }
 
-/** Asks the worker at `agent` to start procs at `addrs`; returns their handles at once. */
+/** Asks the worker at `agent` to start procs named `addrs` (`${agent}/NAME`); returns their handles at once. */
 export function startRemoteProcs(agent: string, addrs: readonly string[]): ProcHandle[] {
   const proc = Proc.current();
   const waiting = addrs.map(() => {
