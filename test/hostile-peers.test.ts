@@ -19,7 +19,7 @@ import { FrameDecoder } from "../src/wire/frame.ts";
 const token = randomBytes(32).toString("hex");
 process.env.FRAY_TOKEN = token;
 
-const { attachToWorkers } = await import("../src/mesh.ts");
+const { attachToWorkers, thisHost } = await import("../src/mesh.ts");
 const { Whereabouts } = await import("./fixtures/net-actors.ts");
 
 const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
@@ -133,5 +133,20 @@ describe("FrameDecoder limit", () => {
     const before = process.memoryUsage().arrayBuffers;
     assert.throws(() => decoder.push(header), (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES/.test(err.message));
     assert.ok(process.memoryUsage().arrayBuffers - before < 2 ** 20, "the decoder allocated the announced frame");
+  });
+});
+
+describe("FRAY_MAX_FRAME_BYTES", () => {
+  it("a message or a reply over the limit is refused by its sender with an error naming the setting", async (t) => {
+    process.env.FRAY_MAX_FRAME_BYTES = String(2 ** 20); // the procs started below inherit it
+    t.after(() => delete process.env.FRAY_MAX_FRAME_BYTES);
+    const procs = thisHost().spawnProcs({ procs: 1 });
+    t.after(() => procs.stop());
+    const actors = procs.spawn("sized", Whereabouts);
+    await actors.initialized;
+    assert.deepEqual((await actors.lengthOf.call(new Uint8Array(2 ** 19))).values(), [2 ** 19]);
+    await assert.rejects(actors.lengthOf.call(new Uint8Array(2 ** 21)), (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES=1048576/.test(err.message));
+    await assert.rejects(actors.bytes.call(2 ** 21), /FRAY_MAX_FRAME_BYTES=1048576/);
+    assert.deepEqual((await actors.double.call(3)).values(), [6], "the proc and its connection are still fine");
   });
 });

@@ -2,6 +2,7 @@
 // encoded once, at the call site (so an unsendable argument throws there and
 // nothing is sent), and the same bytes go to every rank.
 import { encode, encodePlain } from "../wire/codec.ts";
+import { FrameError } from "../wire/errors.ts";
 import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { Call, PortRef, RawExtent } from "../runtime/messages.ts";
@@ -143,8 +144,10 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   }
 
   broadcast(...args: A): void {
-    // A mesh that can never be sent to reports that through `initialized`.
-    this.#send(args, this.#everyRank(), null, () => {});
+    // A mesh that can never be sent to reports that through `initialized`; a message that cannot be sent, as a warning.
+    this.#send(args, this.#everyRank(), null, (e) => {
+      if (e instanceof FrameError) process.emitWarning(`${this.mesh.className}.${this.name}.broadcast was not sent: ${e.message}`);
+    });
   }
 
   #one(args: A, rank: number): Promise<R> {
