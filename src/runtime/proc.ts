@@ -71,7 +71,9 @@ export class Proc {
     if (!g[CURRENT]) {
       const dir = Proc.#privateDir();
       const [proc, listening] = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
-      listening.catch((err) => setImmediate(() => { throw err; })); // a client that cannot listen cannot work
+      listening.catch((err) => {
+        throw err; // a client that cannot listen cannot work (as before: the process ends)
+      });
       proc.#socketDir = dir; // children's sockets go beside ours
       g[CURRENT] = proc;
     }
@@ -376,7 +378,7 @@ export class Proc {
             return;
           }
           peer = hello.addr;
-          if (hello.port !== undefined) this.#directory.report(peer, hello.port);
+          if (hello.port !== undefined && workerOf(peer) === this.addr) this.#directory.report(peer, hello.port); // one of ours
           // The first connection between two procs becomes the link both ways.
           const link = this.#links.get(peer);
           if (!link) this.#links.set(peer, attached(new Link(peer), transport));
