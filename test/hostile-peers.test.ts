@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { createConnection, type Socket } from "node:net";
+import { createConnection, createServer, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import fc from "fast-check";
@@ -119,5 +119,23 @@ describe("hostile peers", () => {
     assert.equal(worker.exitCode, null, "the worker is still running");
     await procs.stop();
     await again.stop();
+  });
+
+  it("a server that floods the handshake fails the client's dial, not the client", async (t) => {
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on("error", () => {});
+      socket.write(randomBytes(4096)); // far more than the 37-byte hello the client reads
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    });
+    const { port } = server.address() as { port: number };
+    const procs = attachToWorkers([`tcp://127.0.0.1:${port}`], { token }).spawnProcs({ gpus: 1 });
+    await assert.rejects(procs.initialized, /does not speak the Fray protocol/);
   });
 });
