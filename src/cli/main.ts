@@ -32,10 +32,10 @@ program
   .requiredOption("--listen <addr>", "tcp://host:port to listen on, or ADVERTISE@BIND (tcp://10.0.0.5:22222@tcp://0.0.0.0:22222)")
   .option("--token-file <path>", "file holding the shared token (default: the FRAY_TOKEN environment variable)")
   .option("--tls-dir <dir>", "mutual TLS with ca.pem, node.pem and node.key from this directory (see 'fray certs')")
-  .action((options: { listen: string; tokenFile?: string; tlsDir?: string }) => {
+  .action(async (options: { listen: string; tokenFile?: string; tlsDir?: string }) => {
     const token = requireToken(program, options.tokenFile, "fray worker");
     const tls = options.tlsDir ? { ca: join(options.tlsDir, "ca.pem"), cert: join(options.tlsDir, "node.pem"), key: join(options.tlsDir, "node.key") } : undefined;
-    const addr = runWorker({ listen: options.listen, token, tls });
+    const addr = await runWorker({ listen: options.listen, token, tls }).catch((err: Error) => program.error(`fray worker: ${err.message}`));
     console.log(`fray worker listening on ${addr}`);
   });
 

@@ -2,6 +2,6 @@
 // exit with the launcher (stdin is a pipe from it).
 import { runWorker } from "../mesh/workers.ts";
 
-console.log(`listening on ${runWorker({ listen: process.argv[2] })}`);
+console.log(`listening on ${await runWorker({ listen: process.argv[2] })}`);
 process.stdin.on("end", () => process.exit(0));
 process.stdin.resume();

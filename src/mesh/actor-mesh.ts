@@ -54,6 +54,15 @@ export interface MeshRef {
  * Holds sends until the spawner knows where the class is exported from (an
  * asynchronous check), then releases them in call order.
  */
+/** A message that cannot be sent (too big for FRAY_MAX_FRAME_BYTES, say) fails its own call, not the caller's process. */
+function trySend(send: () => void, fail: (e: Error) => void): void {
+  try {
+    send();
+  } catch (err) {
+    fail(err as Error);
+  }
+}
+
 export class SendGate {
   #queue: Array<[() => void, (e: Error) => void]> | null = [];
   #error: Error | null = null;
@@ -67,13 +76,13 @@ export class SendGate {
   run(send: () => void, fail: (e: Error) => void): void {
     if (this.#error) fail(this.#error);
     else if (this.#queue) this.#queue.push([send, fail]);
-    else send();
+    else trySend(send, fail);
   }
 
   release(): void {
     const queue = this.#queue ?? [];
     this.#queue = null;
-    for (const [send] of queue) send();
+    for (const [send, fail] of queue) trySend(send, fail);
   }
 
   fail(error: Error): void {

@@ -13,7 +13,13 @@ if (!addr || !parent) {
   console.error("fray: this is a worker entry point started by spawnProcs(); it needs FRAY_PROC_ADDR and FRAY_PARENT_ADDR");
   process.exit(2);
 }
-const proc = Proc.serve(addr);
+let proc: Proc;
+try {
+  proc = await Proc.serve(addr);
+} catch (err) {
+  console.error(`fray: this worker ${(err as Error).message}`);
+  process.exit(1);
+}
 const parentPort = (workerData as { frayParentPort?: MessagePort } | null)?.frayParentPort;
 if (parentPort) proc.connectVia(parent, new MessagePortTransport(parentPort));
 else proc.connect(parent);

@@ -2,7 +2,7 @@
 // encoded once, at the call site (so an unsendable argument throws there and
 // nothing is sent), and the same bytes go to every rank.
 import { encodeArguments, encodePlain } from "../wire/codec.ts";
-import { DecodingError } from "../wire/errors.ts";
+import { DecodingError, FrameError } from "../wire/errors.ts";
 import { checkArity } from "../runtime/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
@@ -147,8 +147,10 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   }
 
   broadcast(...args: A): void {
-    // A mesh that can never be sent to reports that through `initialized`.
-    this.#send(args, this.#everyRank(), null, () => {});
+    // A mesh that can never be sent to reports that through `initialized`; a message that cannot be sent, as a warning.
+    this.#send(args, this.#everyRank(), null, (e) => {
+      if (e instanceof FrameError) process.emitWarning(`${this.mesh.className}.${this.name}.broadcast was not sent: ${e.message}`);
+    });
   }
 
   #one(args: A, rank: number): Promise<R> {

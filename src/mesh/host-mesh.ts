@@ -1,7 +1,6 @@
 // HostMesh: a mesh of hosts that can start processes. `thisHost()` is this
 // machine (no labels, size 1); `thisProc()` is this very process.
 import { fileURLToPath } from "node:url";
-import { tcpHostPort } from "../runtime/address.ts";
 import { deviceEnv, type ProcPlace } from "../runtime/device-env.ts";
 import { startProc } from "../runtime/host-agent.ts";
 import { startRemoteProcs } from "../runtime/remote-agent.ts";
@@ -12,9 +11,6 @@ import { Shape } from "./shape.ts";
 
 // Workers run the bootstrap next to this file: compiled JS, or TypeScript under tsx.
 export const BOOTSTRAP = fileURLToPath(new URL(`./bootstrap${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
-
-/** Next port to give a proc, per worker (remote procs listen on the ports after their worker's). */
-const nextPort = new Map<string, number>();
 
 export class HostMesh {
   /** @internal `agents`: the workers' addresses, one per host; null for this machine. */
@@ -54,14 +50,12 @@ export class HostMesh {
     return new ProcMesh(Shape.full(extent), slots, initialized);
   }
 
-  /** Asks each worker for `perHost` procs, listening on the ports after the worker's own. */
+  /** Asks each worker for `perHost` procs, named after it; they listen on ports the OS picks there. */
   #spawnRemote(extent: Extent, perHost: number, places: readonly ProcPlace[]): ProcMesh {
     const slots: ProcSlot[] = [];
+    const proc = Proc.current();
     for (const agent of this.agents!) {
-      const { host, port } = tcpHostPort(agent);
-      const first = nextPort.get(agent) ?? port + 1;
-      nextPort.set(agent, first + perHost);
-      const addrs = Array.from({ length: perHost }, (_, i) => `tcp://${host}:${first + i}`);
+      const addrs = Array.from({ length: perHost }, () => `${agent}/${proc.nextId()}`);
       for (const handle of startRemoteProcs(agent, addrs, places.slice(slots.length, slots.length + perHost))) slots.push({ addr: handle.addr, handle });
     }
     const initialized = Promise.all(slots.map((s) => s.handle!.ready)).then(() => {});

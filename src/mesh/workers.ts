@@ -41,9 +41,10 @@ export interface WorkerOptions {
 /**
  * Serves this process as a worker: clients attach with `attachToWorkers` and
  * start procs here; when a client goes away its procs are stopped and the
- * worker waits for the next. Returns the advertised address.
+ * worker waits for the next. Resolves with the advertised address once it
+ * listens; rejects naming the address when it cannot listen there.
  */
-export function runWorker(options: WorkerOptions): string {
+export async function runWorker(options: WorkerOptions): Promise<string> {
   const token = options.token ?? process.env.FRAY_TOKEN;
   if (!token) throw new TypeError("a worker needs a token (FRAY_TOKEN, or --token-file): an open worker runs code for anyone who connects");
   useToken(token);
@@ -52,7 +53,7 @@ export function runWorker(options: WorkerOptions): string {
   const advertise = at >= 0 ? options.listen.slice(0, at) : options.listen;
   const bind = at >= 0 ? options.listen.slice(at + 1) : options.listen;
   tcpHostPort(advertise);
-  const proc = Proc.serve(options.listen);
+  const proc = await Proc.serve(options.listen);
   serveHostAgent(proc, BOOTSTRAP, tcpHostPort(bind).host);
   return advertise;
 }

@@ -1,6 +1,8 @@
 // Proc addresses: `unix:/path/to.sock`, `tcp://host:port`, and
 // `ADVERTISE@BIND` (say `tcp://10.0.0.5:22222@tcp://0.0.0.0:22222`) to tell
-// peers one address and listen on another.
+// peers one address and listen on another. A proc a worker started is
+// `tcp://host:workerPort/name`: it listens on a port the OS picked, which peers
+// ask that worker for (so no proc ever takes a port someone else holds).
 import { once } from "node:events";
 import { createServer, type ListenOptions, type NetConnectOpts } from "node:net";
 
@@ -16,19 +18,30 @@ export function parseAddress(addr: string): Address {
   return { advertise: addr, listen: toListen(addr) };
 }
 
-/** How to connect to the proc at advertised address `addr`. */
+const BEHIND_WORKER = /^(tcp:\/\/(?:\[[^\]]+\]|[^:/]+):\d+)\/([\w.-]+)$/;
+
+/** The worker (`tcp://host:port`) that knows where the proc at `addr` listens; null for an address one can dial. */
+export function workerOf(addr: string): string | null {
+  return BEHIND_WORKER.exec(addr)?.[1] ?? null;
+}
+
+/** How to connect to the proc at advertised address `addr` (not one behind a worker: see workerOf). */
 export function connectOptions(addr: string): NetConnectOpts {
+  if (workerOf(addr)) throw new TypeError(`${addr} is a proc behind a worker: ask the worker for its port`);
   const e = endpoint(addr);
   return "path" in e ? { path: e.path } : { host: e.host, port: e.port };
 }
 
 function toListen(addr: string): ListenOptions {
+  if (workerOf(addr)) throw new TypeError(`cannot listen on ${JSON.stringify(addr)}: a tcp://host:port/name address is one to advertise; bind with ADVERTISE@tcp://host:port`);
   const e = endpoint(addr);
   return "path" in e ? { path: e.path } : { host: e.host, port: e.port };
 }
 
 function endpoint(addr: string): { path: string } | { host: string; port: number } {
   if (addr.startsWith("unix:")) return { path: addr.slice("unix:".length) };
+  const worker = workerOf(addr);
+  if (worker) return endpoint(worker);
   const m = /^tcp:\/\/(\[[^\]]+\]|[^:/]+):(\d+)$/.exec(addr);
   if (m) {
     const port = Number(m[2]);

@@ -2,13 +2,14 @@
 // documented default and an environment override (README lists them all).
 // Read when used, so a process can change them before it starts workers
 // (which inherit the environment).
+import { MAX_FRAME_BYTES } from "../wire/frame.ts";
 
-function fromEnv(name: string, fallback: number): number {
+function fromEnv(name: string, fallback: number, unit = "milliseconds"): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0) {
-    throw new RangeError(`${name}=${JSON.stringify(raw)} is not a non-negative number of milliseconds; unset it or give e.g. ${name}=${fallback}`);
+    throw new RangeError(`${name}=${JSON.stringify(raw)} is not a non-negative number of ${unit}; unset it or give e.g. ${name}=${fallback}`);
   }
   return value;
 }
@@ -61,5 +62,15 @@ export const config = {
    */
   get hostTimeoutMs() {
     return fromEnv("FRAY_HOST_TIMEOUT_MS", 4_000);
+  },
+  /**
+   * Largest frame a process sends or accepts over a socket (one message: its
+   * arguments or value with their typed arrays). A peer announcing a bigger
+   * frame is disconnected before anything is allocated for it.
+   */
+  get maxFrameBytes() {
+    const bytes = fromEnv("FRAY_MAX_FRAME_BYTES", 2 ** 30, "bytes");
+    if (bytes > MAX_FRAME_BYTES) throw new RangeError(`FRAY_MAX_FRAME_BYTES=${bytes} is more than the wire format's ${MAX_FRAME_BYTES} bytes; give at most that`);
+    return bytes;
   },
 };

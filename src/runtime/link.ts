@@ -2,9 +2,11 @@
 // that peer go through it, which is what makes delivery FIFO per
 // sender→receiver. Frames sent before the connection exists are queued.
 import type { Encoded } from "../wire/codec.ts";
-import { frameOf, type Frame } from "../wire/frame.ts";
+import { FrameError } from "../wire/errors.ts";
+import { frameOf, frameSize, type Frame } from "../wire/frame.ts";
 import { HeaderEncoder } from "../wire/header-table.ts";
 import type { Transport } from "../wire/transport.ts";
+import { config } from "./config.ts";
 
 export class Link {
   #transport: Transport | null = null;
@@ -33,9 +35,24 @@ export class Link {
 
   /** Sends a frame; a `repeatable` header (the same bytes object each time) crosses the link once. */
   send(header: Uint8Array, payload?: Encoded, repeatable = false): void {
+    this.#checkSize(header, payload);
     const frame = frameOf(this.#headers.encode(header, repeatable), payload);
     if (this.#transport) this.#transport.send(frame);
     else this.#queue.push(frame);
+  }
+
+  /**
+   * Refuses, before anything is queued or sent, a frame the peer would refuse:
+   * over a socket the limit is FRAY_MAX_FRAME_BYTES (until the link is up, we
+   * do not know whether it will be a socket, so that limit holds then too).
+   */
+  #checkSize(header: Uint8Array, payload?: Encoded): void {
+    const limit = this.#transport?.maxFrameBytes ?? config.maxFrameBytes;
+    if (limit === Infinity) return;
+    const size = frameSize(frameOf(header, payload));
+    if (size > limit) {
+      throw new FrameError(`a message of ${size} bytes to ${this.addr} is more than FRAY_MAX_FRAME_BYTES=${limit}; send the value in parts, or raise FRAY_MAX_FRAME_BYTES on both sides`);
+    }
   }
 
   /** Frames that never left, for a failed connection. */

@@ -11,11 +11,12 @@ export interface PortRef {
 /** The extent a message was sent over, as labels and sizes. */
 export type RawExtent = readonly [labels: readonly string[], sizes: readonly number[]];
 
-/** First frame on every connection: who is speaking. */
+/** First frame on every connection: who is speaking, and the TCP port it listens on (if any). */
 export interface Hello {
   readonly k: "hello";
   readonly addr: string;
   readonly pid: number;
+  readonly port?: number;
 }
 
 /** Create an actor. Payload: constructor arguments. Replies on `reply` once constructed. */
@@ -88,7 +89,18 @@ export interface Ping {
 }
 
 /**
- * Ask a worker's host agent to start procs listening at `addrs` for the
+ * Ask the worker that started the proc at `addr` (`tcp://host:workerPort/name`)
+ * which TCP port it listens on; the answer on `reply` is the port or an Error.
+ */
+export interface Where {
+  readonly k: "where";
+  readonly addr: string;
+  readonly reply: PortRef;
+}
+
+/**
+ * Ask a worker's host agent to start procs named `addrs` (each
+ * `tcp://host:workerPort/name`; they listen on ports the OS picks) for the
  * client at `client`; each answers on `reply` (rank = index) once up. The
  * procs are stopped when the client goes away.
  */
@@ -106,4 +118,4 @@ export interface Exit {
   readonly k: "exit";
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | StartProcs | Exit;
+export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit;

@@ -2,7 +2,7 @@
 // actors of a process answering one call send one reply frame, not 128. Each
 // value is encoded when sent (so later mutation cannot change it); the frame
 // carries their bodies as one msgpack array.
-import { arrayOfEncoded, type Encoded } from "../wire/codec.ts";
+import { arrayOfEncoded, encode, type Encoded } from "../wire/codec.ts";
 import type { Header, PortRef } from "./messages.ts";
 
 type Send = (addr: string, header: Header, payload: Encoded) => void;
@@ -50,11 +50,17 @@ export class PortOutbox {
     if (!batch) return;
     this.#batches.delete(key);
     const { ref, ranks, errs, bodies } = batch;
-    if (bodies.length === 1) {
-      const header: Header = errs[0] ? { k: "port", id: ref.id, rank: ranks[0], err: true } : { k: "port", id: ref.id, rank: ranks[0] };
-      this.send(ref.addr, header, { body: bodies[0], attachments: [] });
-    } else {
-      this.send(ref.addr, { k: "ports", id: ref.id, ranks, errs }, { body: arrayOfEncoded(bodies), attachments: [] });
+    try {
+      if (bodies.length === 1) {
+        const header: Header = errs[0] ? { k: "port", id: ref.id, rank: ranks[0], err: true } : { k: "port", id: ref.id, rank: ranks[0] };
+        this.send(ref.addr, header, { body: bodies[0], attachments: [] });
+      } else {
+        this.send(ref.addr, { k: "ports", id: ref.id, ranks, errs }, { body: arrayOfEncoded(bodies), attachments: [] });
+      }
+    } catch (err) {
+      // Too big to send (FRAY_MAX_FRAME_BYTES): the receiver gets the reason instead of waiting forever.
+      const reason = encode(err);
+      for (const rank of ranks) this.send(ref.addr, { k: "port", id: ref.id, rank, err: true }, reason);
     }
   }
 }

@@ -2,11 +2,12 @@
 // hosts actors, owns ports, and keeps one Link to every peer it talks to.
 // Messages go straight from proc to proc; nothing is relayed.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, type Socket } from "node:net";
+import { createConnection, createServer, type NetConnectOpts, type Socket } from "node:net";
 import { connect as tlsConnect, createServer as createTlsServer } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
+import { FrameError } from "../wire/errors.ts";
 import { frameOf, type Frame } from "../wire/frame.ts";
 import { HeaderDecoder } from "../wire/header-table.ts";
 import { inProcessPair } from "../wire/in-process-transport.ts";
@@ -14,12 +15,13 @@ import { SocketTransport } from "../wire/socket-transport.ts";
 import type { Transport } from "../wire/transport.ts";
 import { authenticateClient, authenticateServer } from "../wire/auth.ts";
 import { ActorCell } from "./actor-cell.ts";
-import { connectOptions, parseAddress } from "./address.ts";
+import { connectOptions, parseAddress, tcpHostPort, workerOf } from "./address.ts";
 import { sessionToken, tls } from "./credentials.ts";
 import { config } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
+import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
 import type { Call, Header, PortRef } from "./messages.ts";
 import { SupervisionError } from "./supervision.ts";
@@ -49,6 +51,10 @@ export class Proc {
   #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
   #parked = new Map<string, { calls: Array<[Call, number, Frame]>; timer: NodeJS.Timeout }>();
   #socketDir: string | null = null;
+  /** The TCP port we listen on (the OS's choice when the address asked for port 0). */
+  #port: number | undefined;
+  /** Where the procs this process started listen, for peers that ask before dialing. */
+  readonly #directory = new ProcDirectory();
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
   private constructor(readonly addr: string, private readonly serving: boolean) {
@@ -63,44 +69,67 @@ export class Proc {
   static current(): Proc {
     if (!g[CURRENT]) {
       const dir = Proc.#privateDir();
-      const proc = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
+      const [proc, listening] = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
+      listening.catch((err) => {
+        throw err; // a client that cannot listen cannot work (as before: the process ends)
+      });
       proc.#socketDir = dir; // children's sockets go beside ours
       g[CURRENT] = proc;
     }
     return g[CURRENT];
   }
 
-  /** Starts this process's Proc at `addr`; a worker process serves until told to exit. */
-  static serve(addr: string): Proc {
+  /**
+   * Starts this process's Proc at `addr` and resolves once it listens (a
+   * worker process serves until told to exit); rejects naming the address
+   * when it cannot be bound.
+   */
+  static async serve(addr: string): Promise<Proc> {
     if (g[CURRENT]) throw new Error("this process already has a Proc");
-    return (g[CURRENT] = Proc.#listen(addr, true));
+    const [proc, listening] = Proc.#listen(addr, true);
+    await listening;
+    return (g[CURRENT] = proc);
   }
 
-  static #listen(addr: string, serving: boolean): Proc {
+  static #listen(addr: string, serving: boolean): [Proc, Promise<void>] {
     const { advertise, listen } = parseAddress(addr);
     const proc = new Proc(advertise, serving);
     const token = sessionToken();
+    const limit = { bytes: config.maxFrameBytes, setting: "FRAY_MAX_FRAME_BYTES" };
     // Nothing a peer sends is decoded before it has proved it knows the token
-    // (and, with TLS on a TCP listener, shown a certificate from our CA).
+    // (and, with TLS on a TCP listener, shown a certificate from our CA). Whatever
+    // one connection does ends at most that connection, never the process.
     const onSocket = (socket: Socket) => {
-      authenticateClient(socket, token, config.authTimeoutMs).then(
-        () => proc.#accept(new SocketTransport(socket)),
-        () => {
-          proc.authFailures++;
-          socket.destroy();
-        },
-      );
+      socket.on("error", () => socket.destroy());
+      authenticateClient(socket, token, config.authTimeoutMs)
+        .then(
+          () => proc.#accept(new SocketTransport(socket, limit)),
+          () => {
+            proc.authFailures++;
+            socket.destroy();
+          },
+        )
+        .catch(() => socket.destroy());
     };
     const material = "port" in listen ? tls() : null;
     const server = material
       ? createTlsServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => proc.authFailures++)
       : createServer(onSocket);
-    server.on("error", (err) => {
-      throw new ConnectionError(`cannot listen on ${addr}: ${err.message}`, { cause: err });
+    const listening = new Promise<void>((resolve, reject) => {
+      server.once("error", (err: NodeJS.ErrnoException) => {
+        const hint = err.code === "EADDRINUSE" ? " (another process holds it; pick another address)" : "";
+        reject(new ConnectionError(`cannot listen on ${addr}: ${err.message}${hint}`, { cause: err }));
+      });
+      server.listen(listen, () => {
+        // From now on an error is one failed accept (say, out of file descriptors), not the listener's end.
+        server.on("error", () => {});
+        const bound = server.address();
+        if (bound && typeof bound === "object") proc.#port = bound.port;
+        resolve();
+      });
     });
-    server.listen(listen);
     if (!serving) server.unref();
-    return proc;
+    return [proc, listening];
   }
 
   /** A private (0700) directory for this process's sockets, removed at exit. */
@@ -119,6 +148,12 @@ export class Proc {
   /** A process-unique id, also unique across processes. */
   nextId(): string {
     return `${this.#idPrefix}${(this.#nextId++).toString(36)}`;
+  }
+
+  /** Our first frame on a connection: who we are, and where we listen (our parent tells peers). */
+  #hello(): Frame {
+    const hello: Header = this.#port === undefined ? { k: "hello", addr: this.addr, pid: process.pid } : { k: "hello", addr: this.addr, pid: process.pid, port: this.#port };
+    return frameOf(encodePlain(hello));
   }
 
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
@@ -184,7 +219,12 @@ export class Proc {
       payload = encode(e);
       err = true;
     }
-    this.#outbox.push(ref, rank, payload, err);
+    try {
+      this.#outbox.push(ref, rank, payload, err);
+    } catch (e) {
+      if (strict || !(e instanceof FrameError)) throw e;
+      this.#outbox.push(ref, rank, encode(e), true); // too big to send: the receiver learns why
+    }
   }
 
   openPort(handler: PortHandler): number {
@@ -214,7 +254,7 @@ export class Proc {
 
   /** Uses `transport` (already connected, e.g. a worker thread's MessagePort) as the link to `addr`. */
   connectVia(addr: string, transport: Transport): void {
-    transport.send(frameOf(encodePlain({ k: "hello", addr: this.addr, pid: process.pid } satisfies Header)));
+    transport.send(this.#hello());
     this.#serveTransport(transport, addr);
     let link = this.#links.get(addr);
     if (!link) this.#links.set(addr, (link = new Link(addr)));
@@ -232,6 +272,7 @@ export class Proc {
    * a process stopped on purpose).
    */
   peerLost(addr: string, error: Error, isFailure = true): void {
+    this.#directory.forget(addr, error);
     const link = this.#links.get(addr);
     if (!link) return;
     this.#links.delete(addr);
@@ -264,7 +305,21 @@ export class Proc {
   }
 
   #dial(link: Link, deadline: number, delayMs: number): void {
-    const options = connectOptions(link.addr);
+    const worker = workerOf(link.addr);
+    if (!worker) {
+      this.#dialAt(link, connectOptions(link.addr), deadline, delayMs);
+      return;
+    }
+    // A proc behind a worker: the worker says which port the OS gave it.
+    locate(this, worker, link.addr, deadline).then(
+      (port) => this.#dialAt(link, { host: tcpHostPort(worker).host, port }, deadline, delayMs),
+      (err: Error) => {
+        if (this.#links.get(link.addr) === link) this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message}`, { cause: err }));
+      },
+    );
+  }
+
+  #dialAt(link: Link, options: NetConnectOpts, deadline: number, delayMs: number): void {
     const material = "port" in options ? tls() : null;
     // With TLS the peer's identity is its certificate from the shared CA, not its host name.
     const socket: Socket = material ? tlsConnect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
@@ -287,8 +342,8 @@ export class Proc {
     authenticateServer(socket, sessionToken(), config.authTimeoutMs).then(
       () => {
         socket.off("error", onError);
-        const transport = new SocketTransport(socket);
-        transport.send(frameOf(encodePlain({ k: "hello", addr: this.addr, pid: process.pid } satisfies Header)));
+        const transport = new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: "FRAY_MAX_FRAME_BYTES" });
+        transport.send(this.#hello());
         this.#serveTransport(transport, link.addr);
         if (this.#links.get(link.addr) === link) link.attach(transport);
         else transport.close();
@@ -320,6 +375,7 @@ export class Proc {
             return;
           }
           peer = hello.addr;
+          if (hello.port !== undefined && workerOf(peer) === this.addr) this.#directory.report(peer, hello.port); // one of ours
           // The first connection between two procs becomes the link both ways.
           const link = this.#links.get(peer);
           if (!link) this.#links.set(peer, attached(new Link(peer), transport));
@@ -408,6 +464,12 @@ export class Proc {
       }
       case "ping":
         this.sendToPort(header.reply, 0, null, false);
+        return;
+      case "where":
+        this.#directory.lookup(header.addr, config.connectTimeoutMs).then(
+          (port) => this.sendToPort(header.reply, 0, port, false),
+          (err: Error) => this.sendToPort(header.reply, 0, err, true),
+        );
         return;
       case "procs":
         if (this.hostAgent) this.hostAgent(header);

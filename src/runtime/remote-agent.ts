@@ -1,6 +1,7 @@
 // Host agents across the network. On a worker (`fray worker`), the agent starts
 // procs for the one attached client and stops them when that client goes away.
 // On the client, a RemoteProcHandle stands for a proc a worker started.
+import { workerOf } from "./address.ts";
 import { heartbeat, startProc, type ProcExit, type ProcHandle } from "./host-agent.ts";
 import { config } from "./config.ts";
 import type { ProcPlace } from "./device-env.ts";
@@ -9,17 +10,20 @@ import { hold, release } from "./keep-alive.ts";
 import type { StartProcs } from "./messages.ts";
 import { Proc } from "./proc.ts";
 
-/** Makes this (serving) process a host agent whose procs bind to `bindHost`. */
+/** Makes this (serving) process a host agent whose procs bind to `bindHost`, on ports the OS picks. */
 export function serveHostAgent(proc: Proc, entry: string, bindHost: string): void {
   const byClient = new Map<string, ProcHandle[]>();
   proc.hostAgent = (request: StartProcs) => {
     const mine = byClient.get(request.client) ?? [];
     byClient.set(request.client, mine);
     request.addrs.forEach((addr, i) => {
-      const port = /:(\d+)$/.exec(addr)?.[1];
+      if (workerOf(addr) !== proc.addr) {
+        proc.sendToPort(request.reply, i, new TypeError(`cannot start a proc named ${addr} on worker ${proc.addr}: procs here are named ${proc.addr}/NAME`), true);
+        return;
+      }
       let handle: ProcHandle;
       try {
-        handle = startProc(entry, { addr, bind: `tcp://${bindHost}:${port}`, place: request.places?.[i] });
+        handle = startProc(entry, { addr, bind: `tcp://${bindHost}:0`, place: request.places?.[i] });
       } catch (err) {
         proc.sendToPort(request.reply, i, err, true); // e.g. no GPU here for its rank
         return;
@@ -40,7 +44,7 @@ export function serveHostAgent(proc: Proc, entry: string, bindHost: string): voi
   });
 }
 
-/** Asks the worker at `agent` to start procs at `addrs`, placed at `places`; returns their handles at once. */
+/** Asks the worker at `agent` to start procs named `addrs` (`${agent}/NAME`), placed at `places`; returns their handles at once. */
 export function startRemoteProcs(agent: string, addrs: readonly string[], places?: readonly ProcPlace[]): ProcHandle[] {
   const proc = Proc.current();
   const waiting = addrs.map(() => {

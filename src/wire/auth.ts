@@ -24,7 +24,12 @@ function mac(token: string, role: "client" | "server", first: Buffer, second: Bu
   return createHmac("sha256", token).update(role).update(first).update(second).digest();
 }
 
-/** Reads exactly `n` bytes, or rejects on close, error or `deadline`. Leftover bytes are put back. */
+/**
+ * Reads exactly `n` bytes, or rejects on close, error or `deadline`. Holds at
+ * most `n` bytes plus one chunk, whatever the peer sends; bytes past `n` are
+ * put back only after this reader has stopped listening (else the socket would
+ * hand them straight back to it).
+ */
 function readExactly(socket: Socket, n: number, deadline: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let got: Buffer[] = [];
@@ -35,8 +40,8 @@ function readExactly(socket: Socket, n: number, deadline: number): Promise<Buffe
       size += chunk.length;
       if (size < n) return;
       const all = Buffer.concat(got, size);
-      if (size > n) socket.unshift(all.subarray(n));
       finish(null, all.subarray(0, n));
+      if (size > n) socket.unshift(all.subarray(n));
     };
     const onEnd = () => finish(new AuthenticationError("connection closed during authentication"));
     const finish = (err: Error | null, value?: Buffer) => {

@@ -16,8 +16,16 @@ export interface Frame {
 export const EMPTY = new Uint8Array(0);
 const NONE: readonly Uint8Array[] = Object.freeze([]);
 
-/** Largest frame a peer may send; anything bigger is a protocol error, not an allocation. */
+/** Largest frame the wire format can carry (its length is a u32). */
 export const MAX_FRAME_BYTES = 2 ** 32 - 1;
+
+/** The largest frame a transport sends or accepts, and the setting that chose it (for messages). */
+export interface FrameLimit {
+  readonly bytes: number;
+  readonly setting: string;
+}
+
+export const WIRE_LIMIT: FrameLimit = { bytes: MAX_FRAME_BYTES, setting: "the wire format's 4 GiB limit" };
 
 export function frameOf(header: Uint8Array, payload?: Encoded): Frame {
   return payload ? { header, payload: payload.body, attachments: payload.attachments } : { header, payload: EMPTY, attachments: NONE };
@@ -116,7 +124,8 @@ export class FrameDecoder {
   #target: Buffer | null = null;
   #filled = 0;
 
-  constructor(private readonly onFrame: (frame: Frame) => void) {}
+  /** A frame longer than `limit` is a FrameError before anything is allocated for it. */
+  constructor(private readonly onFrame: (frame: Frame) => void, private readonly limit: FrameLimit = WIRE_LIMIT) {}
 
   push(chunk: Buffer): void {
     if (this.#partial) {
@@ -144,6 +153,7 @@ export class FrameDecoder {
       }
       const size = chunk.readUInt32LE(at) + 4;
       if (size < 16) throw new FrameError(`peer sent a malformed frame length ${size - 4}`);
+      if (size > this.limit.bytes) throw new FrameError(`peer announced a frame of ${size} bytes, more than the ${this.limit.bytes} allowed (${this.limit.setting}); disconnected it`);
       if (end - at >= size) {
         this.onFrame(parseFrame(chunk, at, at + size));
         at += size;

@@ -10,6 +10,7 @@ class InProcessEnd implements Transport {
   #inbox: Frame[] = [];
   #scheduled = false;
   closed = false;
+  readonly maxFrameBytes = Infinity;
 
   send(frame: Frame): void {
     if (this.closed) return;

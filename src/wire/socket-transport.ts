@@ -2,7 +2,8 @@
 // same interface). Frames sent in one tick leave in one write: small frames
 // are copied into a batch buffer, large ones (attachments) go by reference.
 import type { Socket } from "node:net";
-import { FrameDecoder, frameChunks, frameSize, writeFrame, type Frame } from "./frame.ts";
+import { FrameError } from "./errors.ts";
+import { FrameDecoder, frameChunks, frameSize, WIRE_LIMIT, writeFrame, type Frame, type FrameLimit } from "./frame.ts";
 import { TransportBase } from "./transport.ts";
 
 /** Frames smaller than this are copied into a batch buffer; larger ones are written by reference. */
@@ -16,10 +17,11 @@ export class SocketTransport extends TransportBase {
   #batchStart = 0;
   #used = 0;
 
-  constructor(private readonly socket: Socket) {
+  /** Frames over `limit` are refused both ways: a peer announcing one is disconnected, `send` throws. */
+  constructor(private readonly socket: Socket, readonly limit: FrameLimit = WIRE_LIMIT) {
     super();
     socket.setNoDelay?.(true);
-    const decoder = new FrameDecoder((frame) => this.deliver(frame));
+    const decoder = new FrameDecoder((frame) => this.deliver(frame), limit);
     socket.on("data", (chunk: Buffer) => {
       try {
         decoder.push(chunk);
@@ -33,13 +35,18 @@ export class SocketTransport extends TransportBase {
     socket.resume(); // authentication left it paused
   }
 
+  override get maxFrameBytes(): number {
+    return this.limit.bytes;
+  }
+
   send(frame: Frame): void {
     if (this.closed) return;
+    const size = frameSize(frame);
+    if (size > this.limit.bytes) throw new FrameError(`a frame of ${size} bytes is more than the ${this.limit.bytes} allowed (${this.limit.setting}); send the value in parts or raise the limit`);
     if (!this.#scheduled) {
       this.#scheduled = true;
       process.nextTick(() => this.#flush());
     }
-    const size = frameSize(frame);
     if (size >= COPY_BELOW_BYTES) {
       // Big frames (large attachments) go by reference, not copied.
       this.#cutBatch();

@@ -17,6 +17,8 @@ export interface Transport {
   /** Whether this transport keeps the process alive. */
   setKeepAlive(keep: boolean): void;
   readonly closed: boolean;
+  /** Largest frame `send` takes (Infinity where nothing is copied through a byte stream). */
+  readonly maxFrameBytes: number;
 }
 
 /**
@@ -31,6 +33,10 @@ export abstract class TransportBase implements Transport {
   abstract send(frame: Frame): void;
   abstract close(): void;
   abstract setKeepAlive(keep: boolean): void;
+
+  get maxFrameBytes(): number {
+    return Infinity;
+  }
 
   get closed(): boolean {
     return this.#closed;
