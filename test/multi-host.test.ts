@@ -86,4 +86,10 @@ describe("attachToWorkers", () => {
     const procs = attachToWorkers([`tcp://127.0.0.1:${port}`], { token }).spawnProcs({ gpus: 1 });
     await assert.rejects(procs.initialized, new RegExp(`worker tcp://127\\.0\\.0\\.1:${port} is unreachable`));
   });
+
+  it("refuses the this-host-only options processes and threads instead of ignoring them", () => {
+    const hosts = attachToWorkers(["tcp://127.0.0.1:1"], { token });
+    assert.throws(() => hosts.spawnProcs({ gpus: 4 }, { processes: 2 }), /option processes works only on thisHost\(\)/);
+    assert.throws(() => hosts.spawnProcs({ gpus: 4 }, { threads: true }), /option threads works only on thisHost\(\)/);
+  });
 });

@@ -23,7 +23,7 @@ export interface SlurmJobOptions {
   readonly meshes: Readonly<Record<string, number>>;
   readonly partition?: string;
   readonly account?: string;
-  /** Port of each worker (procs take the ports after it); default 22222. */
+  /** Port of each worker (its procs listen on ports the OS picks); default 22222. */
   readonly port?: number;
   /** More sbatch options, e.g. ["--time=01:00:00"]. */
   readonly sbatchArgs?: readonly string[];

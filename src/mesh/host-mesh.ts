@@ -39,7 +39,14 @@ export class HostMesh {
       throw new RangeError(`processes must be an integer from 1 to the mesh size ${extent.size}, got ${processes}`);
     }
     const places = placesOf(extent, per);
-    if (this.agents) return this.#spawnRemote(extent, per.size, places);
+    if (this.agents) {
+      // Remote workers start one OS process per proc; packing and threads are this host's only.
+      const unsupported = [options.processes !== undefined && "processes", options.threads !== undefined && "threads"].filter(Boolean);
+      if (unsupported.length) {
+        throw new TypeError(`spawnProcs on remote hosts starts one process per proc; the option ${unsupported.join(" and ")} works only on thisHost(). Leave it out here`);
+      }
+      return this.#spawnRemote(extent, per.size, places);
+    }
     // A process holding several procs cannot give each its own environment.
     const packed = processes < extent.size;
     if (!packed) for (const place of places) deviceEnv(place, options.threads ?? false); // a bad device throws before any process starts
