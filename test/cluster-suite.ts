@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
-import { createCluster, Entrypoint, type Cluster, type JobId } from "../src/cluster.ts";
+import { createCluster, Entrypoint, JobFailedError, type Cluster, type JobId } from "../src/cluster.ts";
 import { isAlive, waitForExit } from "./helpers.ts";
 import { failWith, recordEnv, throwError } from "./fixtures/cluster-jobs.ts";
 
@@ -100,7 +100,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       assert.equal(thrown.errorMessage, "replica 0 exited with code 1: Error: quota exceeded for shard 3");
       assert.deepEqual(thrown.tasks, [{ status: "failed", errorMessage: "exited with code 1: Error: quota exceeded for shard 3" }]);
       assert.match(exited.errorMessage ?? "", /^replica 0 exited with code 1: (.* \| )?working \| fatal: disk full$/);
-      await assert.rejects(fx.cluster.wait(callable, { raiseOnFailure: true }), (e: Error) => e.name === "JobFailedError" && e.message === `job ${callable} failed: replica 0 exited with code 1: Error: quota exceeded for shard 3`);
+      await assert.rejects(fx.cluster.wait(callable, { raiseOnFailure: true }), (e: Error) => e instanceof JobFailedError && e.message === `job ${callable} failed: replica 0 exited with code 1: Error: quota exceeded for shard 3`);
       for (const [id, cause] of [[callable, "Error: quota exceeded for shard 3"], [binary, "fatal: disk full"]]) {
         const status = spawnSync(process.execPath, [bin, "job", "status", id, "--cluster", fx.spec], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
         assert.equal(status.status, 0, status.stderr);
@@ -142,7 +142,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
         () => assert.fail("wait should have thrown"),
         (e: Error & { jobs: { jobId: string }[] }) => e,
       );
-      assert.equal(err.name, "JobFailedError");
+      assert.ok(err instanceof JobFailedError);
       assert.match(err.message, /2 jobs did not succeed/);
       assert.match(err.message, new RegExp(`${missing} failed: replica 0 exited with code 1`));
       assert.match(err.message, new RegExp(`${bad} failed: replica 0 could not start: command not found`));

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createJobContext } from "../src/job.ts";
+import { SupervisionError } from "../src/mesh.ts";
 import { after, pid, timed } from "./fixtures/tasks.ts";
 import { isAlive, waitForExit } from "./helpers.ts";
 
@@ -44,7 +45,7 @@ describe("scheduling", () => {
       const [, pending] = await ctx.wait([slow], { timeout: 0.05 });
       assert.equal(pending.length, 1);
       process.kill(worker, "SIGKILL");
-      await assert.rejects(ctx.get(slow), (e: Error) => e.name === "SupervisionError" && /SIGKILL/.test(e.message));
+      await assert.rejects(ctx.get(slow), (e: Error) => e instanceof SupervisionError && /SIGKILL/.test(e.message));
       await assert.rejects(ctx.get(ctx.run(pid)), /every worker of this job has died/);
       assert.equal(isAlive(worker), false);
     } finally {

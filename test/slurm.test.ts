@@ -6,6 +6,7 @@
 // scontrol reports them, drained nodes, scancel).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
@@ -37,8 +38,15 @@ function processesMentioning(text: string): number[] {
   });
 }
 
+/** A base port for fake nodes' workers (base, base+100, base+200), below the ports the OS hands out itself. */
+function workerBasePort(): number {
+  const [ephemeralStart] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+  const span = Math.floor((ephemeralStart - 300 - 23000) / 10);
+  return 23000 + Math.floor(Math.random() * span) * 10;
+}
+
 it("SlurmJob starts workers on 3 nodes, runs actors on each, and kill() cleans up", async () => {
-  const job = new SlurmJob({ meshes: { trainers: 3 }, port: 23000 + Math.floor(Math.random() * 2000) * 10 });
+  const job = new SlurmJob({ meshes: { trainers: 3 }, port: workerBasePort() });
   const { trainers } = await job.state();
   assert.deepEqual(trainers.extent.dims, { hosts: 3 });
   const procs = trainers.spawnProcs({ gpus: 1 });
@@ -52,6 +60,19 @@ it("SlurmJob starts workers on 3 nodes, runs actors on each, and kill() cleans u
   await job.kill();
   assert.doesNotMatch(execFileSync("squeue", ["-h", "-o", "%i"], { encoding: "utf8" }), new RegExp(`^${jobId}$`, "m"));
   assert.deepEqual(processesMentioning("slurm-worker-main"), []);
+});
+
+it("SlurmJob whose worker port is taken: state() rejects naming the port, once the job has ended", async (t) => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "0.0.0.0", resolve));
+  t.after(() => taken.close());
+  const port = (taken.address() as AddressInfo).port;
+  const job = new SlurmJob({ meshes: { trainers: 1 }, port });
+  try {
+    await assert.rejects(job.state(), new RegExp(`Slurm job \\d+ ended before its 1 workers started \\(0 did\\): .*cannot listen on tcp://\\S*:${port}: .*EADDRINUSE`));
+  } finally {
+    await job.kill();
+  }
 });
 
 clusterParitySuite("slurm");

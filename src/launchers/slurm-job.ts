@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { lastLines } from "../cluster/failure-message.ts";
 import { shellQuote } from "../cluster/shell-quote.ts";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
@@ -16,6 +17,15 @@ import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 
 const run = promisify(execFile);
+const ACTIVE = /^(PENDING|CONFIGURING|RUNNING|REQUEUED|RESIZING|SUSPENDED)$/;
+
+/** The job's state as squeue tells it; "" once Slurm has forgotten it; null when squeue could not say. */
+function jobState(jobId: string): Promise<string | null> {
+  return run("squeue", ["-h", "-j", jobId, "-o", "%T"]).then(
+    ({ stdout }) => stdout.trim(),
+    (err: Error & { stderr?: string }) => (/invalid job id/i.test(err.stderr ?? "") ? "" : null),
+  );
+}
 const WORKER_MAIN = fileURLToPath(new URL(`./slurm-worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
 
 export interface SlurmJobOptions {
@@ -68,23 +78,37 @@ export class SlurmJob extends Launcher {
       const { stdout } = await run("sbatch", args).catch((err: Error & { stderr?: string }) => {
         throw new Error(`sbatch failed for mesh '${name}': ${err.stderr?.trim() || err.message}`, { cause: err });
       });
-      this.#jobIds.push(stdout.trim().split(";")[0]);
-      const addrs = await this.#workersOf(meshDir, nodes);
+      const jobId = stdout.trim().split(";")[0];
+      this.#jobIds.push(jobId);
+      const addrs = await this.#workersOf(meshDir, nodes, jobId);
       result[name] = attachToWorkers(addrs, { token: this.#token });
     }
     return result;
   }
 
-  /** Waits until `n` workers wrote their address files; returns the addresses in node order. */
-  async #workersOf(meshDir: string, n: number): Promise<string[]> {
+  /**
+   * Waits until `n` workers wrote their address files; returns the addresses in
+   * node order. Rejects, with the end of the job's output, if the job ends first
+   * (a worker that cannot listen on its port ends it: srun --kill-on-bad-exit).
+   */
+  async #workersOf(meshDir: string, n: number, jobId: string): Promise<string[]> {
     const timeoutMs = this.#options.startTimeoutMs ?? 600_000;
     const read = () => readdirSync(meshDir).filter((f) => /^worker-\d+\.json$/.test(f));
     await new Promise<void>((resolve, reject) => {
       const watcher = watch(meshDir, () => check());
       const timer = setTimeout(() => finish(new Error(`only ${read().length} of ${n} Slurm workers started within ${timeoutMs} ms; see ${meshDir}/slurm-*.out`)), timeoutMs);
+      // Slurm says nothing when a job ends; ask it now and then.
+      const poll = setInterval(() => {
+        jobState(jobId).then((state) => {
+          if (state === null || ACTIVE.test(state) || read().length >= n) return;
+          const said = lastLines(join(meshDir, `slurm-${jobId}.out`)).join(" | ");
+          finish(new Error(`Slurm job ${jobId} ended before its ${n} workers started (${read().length} did)${said ? `: ${said}` : ""}; see ${meshDir}/slurm-${jobId}.out`));
+        });
+      }, 1000);
       const finish = (err?: Error) => {
         watcher.close();
         clearTimeout(timer);
+        clearInterval(poll);
         if (err) reject(err);
         else resolve();
       };

@@ -12,7 +12,10 @@ const port = Number(basePort) + 100 * node;
 // A real node is reached by its host name; fake nodes (several slurmd on one machine) by loopback.
 const short = hostname().split(".")[0];
 const host = process.env.FRAY_WORKER_HOST ?? (process.env.SLURMD_NODENAME === short ? hostname() : "127.0.0.1");
-const addr = await runWorker({ listen: `tcp://${host}:${port}@tcp://0.0.0.0:${port}`, token: readFileSync(tokenFile, "utf8").trim() });
+const addr = await runWorker({ listen: `tcp://${host}:${port}@tcp://0.0.0.0:${port}`, token: readFileSync(tokenFile, "utf8").trim() }).catch((err: Error) => {
+  console.error(`fray worker ${node} (${process.env.SLURMD_NODENAME}): ${err.message}`); // ends the job: srun --kill-on-bad-exit
+  process.exit(1);
+});
 const file = join(dir, `worker-${node}.json`);
 writeFileSync(`${file}.tmp`, JSON.stringify({ node, addr, name: process.env.SLURMD_NODENAME }));
 renameSync(`${file}.tmp`, file);
