@@ -1,0 +1,54 @@
+// Actor messaging between processes on this host, against raw framed Unix sockets:
+// P2 round trip, P3 one-way throughput, P4 broadcast + collect to 1,024 actors.
+import { thisHost } from "../../dist/mesh.js";
+import { Echo, Sink } from "../fixtures/actors.js";
+import { rawFanOut, rawRoundTrip, rawThroughput } from "../lib/baselines.js";
+import { report, scale, want } from "../lib/group.js";
+import { median, medianMicros, percentile, perSecondSince, thousands } from "../lib/stats.js";
+
+// P2: actor round trip across processes vs raw Unix-socket ping-pong.
+if (want("P2")) {
+  const n = Math.round(5000 * scale);
+  const floor = await rawRoundTrip(n);
+  const procs = thisHost().spawnProcs({ procs: 1 });
+  const echo = procs.spawn("echo", Echo);
+  const p50 = await medianMicros(n, () => echo.ping.callOne(), 200);
+  report("P2", "actor round trip across processes (p50)", p50.toFixed(1), "µs", `raw socket ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "≤ 2× floor", p50 / floor <= 2);
+  await procs.stop();
+}
+
+// P3: one-way messages per second to an actor in another process vs raw framed throughput.
+if (want("P3")) {
+  const n = Math.round(200_000 * scale);
+  const floor = await rawThroughput(n);
+  const procs = thisHost().spawnProcs({ procs: 1 });
+  const sink = procs.spawn("sink", Sink);
+  await sink.initialized;
+  const t = performance.now();
+  for (let i = 0; i < n; i++) sink.recv.broadcast(i);
+  const count = await sink.count.callOne();
+  const rate = perSecondSince(n, t);
+  if (count !== n) throw new Error(`sink saw ${count} of ${n} messages`);
+  report("P3", "one-way messages to an actor in another process", thousands(rate), "msg/s", `raw framed ${thousands(floor)} msg/s`, `${(rate / floor).toFixed(2)}× floor`, "≥ 0.5× floor", rate / floor >= 0.5);
+  await procs.stop();
+}
+
+// P4: broadcast + collect to 1,024 actors on 8 processes.
+if (want("P4")) {
+  const rounds = Math.round(200 * scale) + 10;
+  const floor = await rawFanOut(8, rounds);
+  const procs = thisHost().spawnProcs({ actors: 1024 }, { processes: 8 });
+  const mesh = procs.spawn("wide", Echo);
+  await mesh.initialized;
+  for (let i = 0; i < 20; i++) await mesh.ping.call();
+  const times = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    const values = await mesh.ping.call();
+    times.push(performance.now() - t);
+    if (values.size !== 1024) throw new Error("lost replies");
+  }
+  const p50 = median(times);
+  report("P4", "call() on 1,024 actors in 8 processes (p50; p99 " + percentile(times, 0.99).toFixed(2) + " ms)", p50.toFixed(2), "ms", `raw one-frame fan-out to 8 processes and back ${floor.toFixed(2)} ms`, `${(p50 / floor).toFixed(2)}× floor`, "p50 ≤ 3 ms", p50 <= 3);
+  await procs.stop();
+}

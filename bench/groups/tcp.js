@@ -1,0 +1,32 @@
+// T1/T2: actor round trip and one-way messages over authenticated TCP on loopback, to a host of a
+// ProcessJob (a local `fray worker`), against raw framed TCP.
+import { ProcessJob } from "../../dist/mesh.js";
+import { Echo, Sink } from "../fixtures/actors.js";
+import { rawRoundTrip, rawThroughput } from "../lib/baselines.js";
+import { report, scale, want } from "../lib/group.js";
+import { medianMicros, perSecondSince, thousands } from "../lib/stats.js";
+
+if (want("T1", "T2")) {
+  const n = Math.round(3000 * scale);
+  const job = new ProcessJob({ meshes: { hosts: 1 } });
+  const { hosts } = await job.state();
+  const procs = hosts.spawnProcs({ procs: 1 });
+  const echo = procs.spawn("echo", Echo);
+  for (let i = 0; i < 300; i++) await echo.ping.callOne();
+  const floor = await rawRoundTrip(n, true);
+  const p50 = await medianMicros(n, () => echo.ping.callOne());
+  report("T1", "actor round trip over TCP loopback to a worker host (p50)", p50.toFixed(1), "µs", `raw TCP ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "(no goal)", true);
+  const m = Math.round(100_000 * scale);
+  const rawRate = await rawThroughput(m, true);
+  const sink = procs.spawn("sink", Sink);
+  await sink.initialized;
+  const t = performance.now();
+  for (let i = 0; i < m; i++) sink.recv.broadcast(i);
+  await sink.count.callOne();
+  const rate = perSecondSince(m, t);
+  report("T2", "one-way messages over TCP loopback to a worker host", thousands(rate), "msg/s", `raw TCP framed ${thousands(rawRate)} msg/s`, `${(rate / rawRate).toFixed(2)}× floor`, "(no goal)", true);
+  await echo.stop();
+  await sink.stop();
+  await procs.stop();
+  await job.kill();
+}

@@ -1,0 +1,90 @@
+// The raw-socket floors the messaging benchmarks are measured against: a peer process speaking
+// 4-byte length-prefixed frames (bench/fixtures/floor-peer.js) and nothing else — no codec, no actors.
+import { fork } from "node:child_process";
+import { once } from "node:events";
+import { createConnection } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { scratch } from "./group.js";
+import { median, medianMicros, perSecondSince } from "./stats.js";
+
+const floorPeerFile = fileURLToPath(new URL("../fixtures/floor-peer.js", import.meta.url));
+let peerCount = 0;
+
+/** A raw framed peer process ("echo" or "sink" of `count` frames) and a client socket to it, over a Unix socket or loopback TCP. */
+export async function floorPeer(mode, count = 0, overTcp = false) {
+  const path = overTcp ? "tcp" : join(scratch, `${mode}-${++peerCount}.sock`);
+  const child = fork(floorPeerFile, [path, mode, String(count)], { stdio: "inherit" });
+  const [ready] = await once(child, "message");
+  const socket = overTcp ? createConnection(ready, "127.0.0.1") : createConnection(path);
+  socket.setNoDelay(true);
+  await once(socket, "connect");
+  return { socket, close: () => (socket.destroy(), child.disconnect()) };
+}
+
+/** One frame of `bytes` payload bytes (zeros). */
+export function frame(bytes) {
+  const f = Buffer.alloc(4 + bytes);
+  f.writeUInt32LE(bytes, 0);
+  return f;
+}
+
+/** Median µs of a 48-byte frame's round trip to an echo peer, over `n` sequential round trips. */
+export async function rawRoundTrip(n, overTcp = false) {
+  const { socket, close } = await floorPeer("echo", 0, overTcp);
+  const msg = frame(48);
+  const p50 = await medianMicros(n, async () => {
+    socket.write(msg);
+    let got = 0;
+    while (got < msg.length) {
+      const [chunk] = await once(socket, "data");
+      got += chunk.length;
+    }
+  });
+  close();
+  return p50;
+}
+
+/** 40-byte frames per second into a sink peer, `n` of them, written as fast as the socket drains. */
+export async function rawThroughput(n, overTcp = false) {
+  const { socket, close } = await floorPeer("sink", n, overTcp);
+  const msg = frame(40);
+  const t = performance.now();
+  const done = once(socket, "data");
+  for (let i = 0; i < n; i++) if (!socket.write(msg)) await once(socket, "drain");
+  await done;
+  const rate = perSecondSince(n, t);
+  close();
+  return rate;
+}
+
+/** Median ms to send one small frame to each of `k` echo peers and get every echo back, over `rounds` rounds. */
+export async function rawFanOut(k, rounds) {
+  const peers = await Promise.all(Array.from({ length: k }, () => floorPeer("echo")));
+  const msg = frame(48);
+  const times = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    await Promise.all(peers.map(async ({ socket }) => {
+      const got = once(socket, "data");
+      socket.write(msg);
+      await got;
+    }));
+    times.push(performance.now() - t);
+  }
+  peers.forEach((p) => p.close());
+  return median(times);
+}
+
+/** Ms to copy one frame of `bytes` into a sink peer over a Unix socket. */
+export async function rawCopyMs(bytes) {
+  const { socket, close } = await floorPeer("sink", 1);
+  const big = frame(bytes);
+  const t = performance.now();
+  const done = once(socket, "data");
+  socket.write(big);
+  await done;
+  const ms = performance.now() - t;
+  close();
+  return ms;
+}

@@ -1,0 +1,26 @@
+// The row every benchmark reports, as printed while the bench runs and as written to BENCHMARKS.md.
+import { availableParallelism } from "node:os";
+
+/** One result: what was measured, against which baseline measured in the same run, and the goal. */
+export function row(id, what, value, unit, baseline, ratio, goal, met) {
+  return { id, what, value, unit, baseline, ratio, goal, met };
+}
+
+export function consoleLine(r) {
+  return `${r.id.padEnd(4)} ${r.what}: ${r.value} ${r.unit}${r.baseline ? ` | baseline ${r.baseline}` : ""}${r.ratio ? ` | ratio ${r.ratio}` : ""} | goal ${r.goal} ${r.met ? "met" : "MISSED"}`;
+}
+
+/** The text of BENCHMARKS.md for `rows`, in the order given. */
+export function benchmarksMarkdown(rows, { quick }) {
+  return [
+    "# Benchmarks",
+    "",
+    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${availableParallelism()} cores, Node ${process.version}${quick ? " (quick mode: 10% of the iterations)" : ""}.`,
+    "Each baseline is measured in the same run on the same machine.",
+    "",
+    "| id | what | measured | baseline | ratio | goal | met |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...rows.map((r) => `| ${r.id} | ${r.what} | ${r.value} ${r.unit} | ${r.baseline || "—"} | ${r.ratio || "—"} | ${r.goal} | ${r.met ? "yes" : "**no**"} |`),
+    "",
+  ].join("\n");
+}
