@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { config } from "../runtime/config.ts";
+import { config, settingName } from "../runtime/config.ts";
 import { Cluster, jobInfo } from "./cluster.ts";
 import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
@@ -55,7 +55,7 @@ export class LocalCluster extends Cluster {
     for (let i = 0; i < job.replicas; i++) {
       const log = openSync(join(dir, `replica-${i}.log`), "a");
       try {
-        const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, FRAY_CLUSTER_SPEC: this.spec, FRAY_REPLICA_ID: String(i), FRAY_REPLICA_COUNT: String(job.replicas) };
+        const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaId")]: String(i), [settingName("replicaCount")]: String(job.replicas) };
         delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
         const args = ["-c", REPLICA_LOOP, "fray-replica", join(dir, `replica-${i}.exit`), String(job.maxRetriesFailure), ...command];
         // detached: its own session and process group, so it outlives us and terminate() reaches all it starts.
