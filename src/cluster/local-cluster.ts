@@ -7,8 +7,8 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { config, settingName } from "../runtime/config.ts";
+import { config, settingName, settingNow } from "../runtime/config.ts";
+import { pollUntil, PollTimeoutError } from "../runtime/poll.ts";
 import { Cluster, jobInfo } from "./cluster.ts";
 import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
@@ -91,10 +91,13 @@ export class LocalCluster extends Cluster {
     if (live().length === 0) return;
     writeFileSync(join(this.#root, jobId, "stopped"), `${Date.now()}\n`);
     for (const r of live()) signal(-r.pid, "SIGTERM");
-    const deadline = Date.now() + config.terminateGraceMs;
-    while (live().length > 0 && Date.now() < deadline) await sleep(20);
+    const gone = () => live().length === 0;
+    const wait = (what: string) => ({ intervalMs: 20, deadlineMs: config.terminateGraceMs, bound: settingNow("terminateGraceMs"), what: () => `${what} (pids ${live().map((r) => r.pid).join(", ")} still run)` });
+    await pollUntil(gone, wait(`the replicas of job ${jobId} to exit after SIGTERM`)).catch((err: unknown) => {
+      if (!(err instanceof PollTimeoutError)) throw err; // the grace is over: SIGKILL
+    });
     for (const r of live()) signal(-r.pid, "SIGKILL");
-    while (live().length > 0) await sleep(20);
+    await pollUntil(gone, wait(`the replicas of job ${jobId} to exit after SIGKILL`));
   }
 
   protected async logFiles(jobId: JobId): Promise<LogFile[]> {

@@ -8,9 +8,9 @@ import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { settingName } from "../runtime/config.ts";
+import { config, settingName, settingNow } from "../runtime/config.ts";
+import { pollUntil } from "../runtime/poll.ts";
 import { Cluster, jobInfo } from "./cluster.ts";
 import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
@@ -120,7 +120,14 @@ export class SlurmCluster extends Cluster {
       throw new Error(`scancel ${jobId} failed: ${err.stderr?.trim() || err.message}`, { cause: err });
     });
     // Slurm signals the processes (SIGTERM, then SIGKILL after its KillWait) and reports CANCELLED.
-    while (!TERMINAL.has((await this.poll(job.jobId)).status)) await sleep(100);
+    let status = "";
+    await pollUntil(async () => TERMINAL.has((status = (await this.poll(job.jobId)).status)), {
+      intervalMs: 100,
+      deadlineMs: config.scancelTimeoutMs,
+      bound: settingNow("scancelTimeoutMs"),
+      what: () => `Slurm to end job ${jobId} (scancel sent; it is still ${status})`,
+      hint: `see 'scontrol show job ${jobId}'`,
+    });
   }
 
   protected async logFiles(jobId: JobId): Promise<LogFile[]> {

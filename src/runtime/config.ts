@@ -51,3 +51,10 @@ export function settingName(key: SettingKey): string {
 export function settingNow(key: SettingKey): string {
   return `${SETTINGS[key].env}=${config[key] ?? ""}`;
 }
+
+type NumberKey = { [K in SettingKey]: Settings[K] extends NumberSetting ? K : never }[SettingKey];
+
+/** A timeout a caller's option sets, else the setting: its ms, and how an error names what bounds it. */
+export function optionOrSetting(optionName: string, option: number | undefined, key: NumberKey): { ms: number; bound: string } {
+  return option === undefined ? { ms: config[key], bound: settingNow(key) } : { ms: option, bound: `the ${optionName} option (${option})` };
+}

@@ -52,7 +52,7 @@ export const SETTINGS = {
   terminateGraceMs: ms(
     "FRAY_TERMINATE_GRACE_MS",
     5_000,
-    "how long a cluster job's processes get after SIGTERM before SIGKILL (`terminate()`, `fray job stop`)",
+    "how long a cluster job's processes get after SIGTERM before SIGKILL (`terminate()`, `fray job stop`), and again after SIGKILL before `terminate()` gives up on them",
   ),
   maxFrameBytes: {
     env: "FRAY_MAX_FRAME_BYTES",
@@ -66,7 +66,9 @@ export const SETTINGS = {
     30_000,
     "silence after which a worker is declared hung, killed and reported; generous because a worker's event loop is busy while an endpoint computes synchronously",
   ),
-
+  hostsStartTimeoutMs: ms("FRAY_HOSTS_START_TIMEOUT_MS", 600_000, "how long `SlurmJob` and `KubernetesJob` wait for their hosts' workers (queues can be slow); their `startTimeoutMs` option overrides it"),
+  cloudStartTimeoutMs: ms("FRAY_CLOUD_START_TIMEOUT_MS", 1_800_000, "how long `SkyPilotJob` waits for its nodes (a cloud provisions machines first); its `startTimeoutMs` option overrides it"),
+  scancelTimeoutMs: ms("FRAY_SCANCEL_TIMEOUT_MS", 120_000, "how long `SlurmJob.kill()` and a Slurm cluster's `terminate()` wait, after `scancel`, for Slurm to report the jobs gone (Slurm's KillWait comes first)"),
 
   token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
   tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },
