@@ -4,6 +4,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { basename } from "node:path";
 import { createCluster, Entrypoint, type Cluster, type JobInfo, type ResourceConfig } from "../cluster.ts";
+import { settingName } from "../runtime/config.ts";
 import { Spinner } from "./spinner.ts";
 
 interface Common {
@@ -54,7 +55,7 @@ function action<A extends unknown[]>(body: (cluster: Cluster, ...args: A) => Pro
   return async (...args: A): Promise<void> => {
     const command = args[args.length - 1] as Command;
     try {
-      await body(createCluster((command.opts() as Common).cluster ?? "local"), ...args); // --cluster falls back to FRAY_CLUSTER_SPEC
+      await body(createCluster((command.opts() as Common).cluster ?? "local"), ...args); // --cluster falls back to the clusterSpec setting
     } catch (err) {
       console.error(`fray job ${command.name()}: ${(err as Error).message}`);
       process.exitCode = 1;
@@ -65,7 +66,7 @@ function action<A extends unknown[]>(body: (cluster: Cluster, ...args: A) => Pro
 function sub(name: string, description: string): Command {
   return new Command(name)
     .description(description)
-    .addOption(new Option("--cluster <spec>", "cluster spec: local, local?dir=DIR, slurm?partition=P&account=A").env("FRAY_CLUSTER_SPEC"))
+    .addOption(new Option("--cluster <spec>", "cluster spec: local, local?dir=DIR, slurm?partition=P&account=A").env(settingName("clusterSpec")))
     .option("--json", "print JSON instead of a table");
 }
 
@@ -79,7 +80,7 @@ export function jobCommand(): Command {
       .option("--cpu <n>", "CPU cores per replica", count("--cpu"))
       .option("--ram <size>", "memory per replica, e.g. 512m or 4g")
       .option("--gpus <[variant:]count>", "GPUs per replica, e.g. 1 or H100:2", gpus)
-      .option("--replicas <n>", "copies of the command, each with its own FRAY_REPLICA_ID", count("--replicas"))
+      .option("--replicas <n>", `copies of the command, each with its own ${settingName("replicaId")}`, count("--replicas"))
       .option("--max-retries <n>", "times a failed replica is started again", count("--max-retries"))
       .option("--env <KEY=VALUE>", "environment variable for the job (repeatable)", envPair)
       .action(
@@ -149,7 +150,7 @@ export function jobCommand(): Command {
   );
 
   job.addCommand(
-    sub("stop", "stop a job: SIGTERM, then SIGKILL after FRAY_TERMINATE_GRACE_MS (Slurm: scancel)")
+    sub("stop", `stop a job: SIGTERM, then SIGKILL after ${settingName("terminateGraceMs")} (Slurm: scancel)`)
       .argument("<id>")
       .action(
         action(async (cluster, id: string, o: Common) => {

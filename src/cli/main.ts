@@ -2,6 +2,7 @@
 // The `fray` command line.
 import { Command, InvalidArgumentError } from "commander";
 import { join } from "node:path";
+import { settingName } from "../runtime/config.ts";
 import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./certs.ts";
 import { runDemo } from "./demo.ts";
@@ -30,7 +31,7 @@ program
   .command("worker")
   .description("serve this machine to clients that attach with attachToWorkers(); runs until killed")
   .requiredOption("--listen <addr>", "tcp://host:port to listen on, or ADVERTISE@BIND (tcp://10.0.0.5:22222@tcp://0.0.0.0:22222)")
-  .option("--token-file <path>", "file holding the shared token (default: the FRAY_TOKEN environment variable)")
+  .option("--token-file <path>", `file holding the shared token (default: the ${settingName("token")} environment variable)`)
   .option("--tls-dir <dir>", "mutual TLS with ca.pem, node.pem and node.key from this directory (see 'fray certs')")
   .action(async (options: { listen: string; tokenFile?: string; tlsDir?: string }) => {
     const token = requireToken(program, options.tokenFile, "fray worker");

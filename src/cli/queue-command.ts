@@ -1,6 +1,7 @@
 // `fray queue serve`: a lease queue over HTTP for HttpQueue clients.
 import { Command, InvalidArgumentError } from "commander";
 import { FileQueue, MemoryQueue, serveQueue } from "../queue.ts";
+import { settingName } from "../runtime/config.ts";
 import { requireToken } from "./token-option.ts";
 
 function port(value: string): number {
@@ -17,7 +18,7 @@ export function queueCommand(): Command {
     .option("--port <n>", "port to listen on (0: any free port)", port, 0)
     .option("--host <addr>", "address to listen on", "127.0.0.1")
     .option("--dir <dir>", "keep the items in this directory (a FileQueue) instead of in memory")
-    .option("--token-file <path>", "file holding the token clients must send (default: the FRAY_TOKEN environment variable)")
+    .option("--token-file <path>", `file holding the token clients must send (default: the ${settingName("token")} environment variable)`)
     .action(async (options: { port: number; host: string; dir?: string; tokenFile?: string }) => {
       const token = requireToken(queue, options.tokenFile, "fray queue serve");
       const server = await serveQueue(options.dir ? new FileQueue(options.dir) : new MemoryQueue(), { port: options.port, host: options.host, token });

@@ -2,10 +2,11 @@
 // command-line value (ps would show it).
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
+import { config, settingName } from "../runtime/config.ts";
 
 /** The token, or `command.error(...)` naming both places to put it. */
 export function requireToken(command: Command, tokenFile: string | undefined, what: string): string {
-  const token = tokenFile ? readFileSync(tokenFile, "utf8").trim() : process.env.FRAY_TOKEN;
-  if (!token) command.error(`${what} needs a token: --token-file PATH or FRAY_TOKEN (never on the command line: ps would show it)`);
+  const token = tokenFile ? readFileSync(tokenFile, "utf8").trim() : config.token;
+  if (!token) command.error(`${what} needs a token: --token-file PATH or ${settingName("token")} (never on the command line: ps would show it)`);
   return token as string;
 }

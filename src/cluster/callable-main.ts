@@ -4,6 +4,7 @@
 // errorMessage says what went wrong.
 import { appendFileSync, readFileSync } from "node:fs";
 import { load } from "../runtime/code-locator.ts";
+import { config } from "../runtime/config.ts";
 import { decodeStandalone } from "../wire/codec.ts";
 import { errorLine } from "./replica-script.ts";
 
@@ -14,7 +15,7 @@ try {
   process.exit(0);
 } catch (err) {
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
-  const exitFile = process.env.FRAY_REPLICA_EXIT_FILE;
+  const exitFile = config.replicaExitFile;
   if (exitFile) appendFileSync(exitFile, errorLine(err instanceof Error ? `${err.name}: ${err.message}` : `thrown: ${String(err)}`));
   process.exit(1);
 }

@@ -1,8 +1,8 @@
 // Spec strings name a cluster: "local", "local?dir=/scratch/jobs",
 // "slurm?partition=debug&account=lab". Jobs' state lives under `dir`
 // (default FRAY_CLUSTER_DIR, else ~/.fray/cluster), so a later process finds them.
-import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { config } from "../runtime/config.ts";
 
 export interface ClusterSpec {
   readonly kind: "local" | "slurm";
@@ -26,6 +26,6 @@ export function parseClusterSpec(spec: string): ClusterSpec {
     if (value === "") throw new TypeError(`cluster spec ${JSON.stringify(spec)}: option ${key} needs a value (${key}=…)`);
     values[key] = value;
   }
-  const dir = resolve(values.dir ?? process.env.FRAY_CLUSTER_DIR ?? resolve(homedir(), ".fray", "cluster"));
+  const dir = resolve(values.dir ?? config.clusterDir);
   return { kind, dir, partition: values.partition, account: values.account };
 }

@@ -1,6 +1,7 @@
 // What every backend offers. Backends implement launch/poll/terminate/listJobs
 // and say where a job's logs are; waiting and log streaming are built on those.
 import { setTimeout as sleep } from "node:timers/promises";
+import { pollUntil } from "../runtime/poll.ts";
 import { JobFailedError } from "./errors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
 import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type TaskStatus, type WaitOptions } from "./types.ts";
@@ -46,22 +47,28 @@ export abstract class Cluster {
   wait(jobIds: readonly JobId[], options?: WaitOptions): Promise<JobInfo[]>;
   async wait(ids: JobId | readonly JobId[], options: WaitOptions = {}): Promise<JobInfo | JobInfo[]> {
     const list = typeof ids === "string" ? [ids] : [...ids];
-    const deadline = options.timeout === undefined ? Infinity : Date.now() + options.timeout * 1000;
-    const infos = await Promise.all(list.map((id) => this.#waitOne(id, deadline, options.timeout)));
+    const infos = await Promise.all(list.map((id) => this.#waitOne(id, options.timeout)));
     const failures = infos.filter((i) => i.status !== "succeeded");
     if (options.raiseOnFailure && failures.length > 0) throw new JobFailedError(failures);
     return typeof ids === "string" ? infos[0] : infos;
   }
 
-  async #waitOne(jobId: JobId, deadline: number, timeout?: number): Promise<JobInfo> {
-    // Back off from 20 ms to 1 s: short jobs end quickly, long ones need not be asked often.
-    for (let delay = 20; ; delay = Math.min(delay * 1.5, 1000)) {
-      const info = await this.poll(jobId);
-      if (TERMINAL.has(info.status)) return info;
-      const left = deadline - Date.now();
-      if (left <= 0) throw Object.assign(new Error(`job ${jobId} is still ${info.status} after ${timeout} s (wait's timeout)`), { name: "TimeoutError" });
-      await sleep(Math.min(delay, left));
-    }
+  async #waitOne(jobId: JobId, timeout?: number): Promise<JobInfo> {
+    let status = "";
+    return pollUntil(
+      async () => {
+        const info = await this.poll(jobId);
+        status = info.status;
+        return TERMINAL.has(info.status) && info;
+      },
+      {
+        // Back off from 20 ms to 1 s: short jobs end quickly, long ones need not be asked often.
+        intervalMs: (attempt) => Math.min(20 * 1.5 ** attempt, 1000),
+        deadlineMs: timeout === undefined ? Infinity : timeout * 1000,
+        bound: `wait's timeout of ${timeout} s`,
+        what: () => `job ${jobId} to end (it is still ${status})`,
+      },
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 // Choosing a cluster: createCluster(spec), and the ambient one, currentCluster():
 // withCluster's → FRAY_CLUSTER_SPEC's → local.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { config } from "../runtime/config.ts";
 import type { Cluster } from "./cluster.ts";
 import { parseClusterSpec } from "./cluster-spec.ts";
 import { LocalCluster } from "./local-cluster.ts";
@@ -10,7 +11,7 @@ const ambient = new AsyncLocalStorage<Cluster>();
 const bySpec = new Map<string, Cluster>();
 
 /** A cluster from a spec string: "local", "local?dir=DIR", "slurm?partition=P&account=A&dir=DIR". */
-export function createCluster(spec: string = process.env.FRAY_CLUSTER_SPEC ?? "local"): Cluster {
+export function createCluster(spec: string = config.clusterSpec): Cluster {
   const parsed = parseClusterSpec(spec);
   return parsed.kind === "slurm" ? new SlurmCluster(spec, parsed) : new LocalCluster(spec, parsed);
 }
@@ -19,7 +20,7 @@ export function createCluster(spec: string = process.env.FRAY_CLUSTER_SPEC ?? "l
 export function currentCluster(): Cluster {
   const set = ambient.getStore();
   if (set) return set;
-  const spec = process.env.FRAY_CLUSTER_SPEC ?? "local";
+  const spec = config.clusterSpec;
   let cluster = bySpec.get(spec);
   if (!cluster) bySpec.set(spec, (cluster = createCluster(spec)));
   return cluster;

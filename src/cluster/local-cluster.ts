@@ -7,8 +7,8 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { config } from "../runtime/config.ts";
+import { config, settingName, settingNow } from "../runtime/config.ts";
+import { pollUntil, PollTimeoutError } from "../runtime/poll.ts";
 import { Cluster, jobInfo } from "./cluster.ts";
 import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
@@ -55,7 +55,7 @@ export class LocalCluster extends Cluster {
     for (let i = 0; i < job.replicas; i++) {
       const log = openSync(join(dir, `replica-${i}.log`), "a");
       try {
-        const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, FRAY_CLUSTER_SPEC: this.spec, FRAY_REPLICA_ID: String(i), FRAY_REPLICA_COUNT: String(job.replicas) };
+        const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaId")]: String(i), [settingName("replicaCount")]: String(job.replicas) };
         delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
         const args = ["-c", REPLICA_LOOP, "fray-replica", join(dir, `replica-${i}.exit`), String(job.maxRetriesFailure), ...command];
         // detached: its own session and process group, so it outlives us and terminate() reaches all it starts.
@@ -91,10 +91,13 @@ export class LocalCluster extends Cluster {
     if (live().length === 0) return;
     writeFileSync(join(this.#root, jobId, "stopped"), `${Date.now()}\n`);
     for (const r of live()) signal(-r.pid, "SIGTERM");
-    const deadline = Date.now() + config.terminateGraceMs;
-    while (live().length > 0 && Date.now() < deadline) await sleep(20);
+    const gone = () => live().length === 0;
+    const wait = (what: string) => ({ intervalMs: 20, deadlineMs: config.terminateGraceMs, bound: settingNow("terminateGraceMs"), what: () => `${what} (pids ${live().map((r) => r.pid).join(", ")} still run)` });
+    await pollUntil(gone, wait(`the replicas of job ${jobId} to exit after SIGTERM`)).catch((err: unknown) => {
+      if (!(err instanceof PollTimeoutError)) throw err; // the grace is over: SIGKILL
+    });
     for (const r of live()) signal(-r.pid, "SIGKILL");
-    while (live().length > 0) await sleep(20);
+    await pollUntil(gone, wait(`the replicas of job ${jobId} to exit after SIGKILL`));
   }
 
   protected async logFiles(jobId: JobId): Promise<LogFile[]> {

@@ -7,9 +7,10 @@
 // "error JSON" (its error) there before it exits.
 //   sh -c REPLICA_LOOP fray-replica EXIT_FILE RETRIES CMD ARGS...
 import { constants } from "node:os";
+import { settingName } from "../runtime/config.ts";
 
 export const REPLICA_LOOP = `exit_file=$1; retries=$2; shift 2
-export FRAY_REPLICA_EXIT_FILE="$exit_file"
+export ${settingName("replicaExitFile")}="$exit_file"
 attempt=0
 while :; do
   "$@"

@@ -8,8 +8,9 @@ import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { config, settingName, settingNow } from "../runtime/config.ts";
+import { pollUntil } from "../runtime/poll.ts";
 import { Cluster, jobInfo } from "./cluster.ts";
 import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
@@ -64,14 +65,14 @@ export class SlurmCluster extends Cluster {
     mkdirSync(this.#root, { recursive: true });
     const argsFile = join(this.#root, `args-${randomUUID()}.bin`);
     const command = await replicaCommand(job, argsFile);
-    const env = { ...job.envVars, FRAY_CLUSTER_SPEC: this.spec, FRAY_REPLICA_COUNT: String(job.replicas) };
+    const env = { ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas) };
     const script = [
       "#!/bin/sh",
       `# Fray job ${job.name}: one array element per replica.`,
       ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
-      'export FRAY_REPLICA_ID="${SLURM_ARRAY_TASK_ID:-0}"',
+      `export ${settingName("replicaId")}="\${SLURM_ARRAY_TASK_ID:-0}"`,
       `cd ${shellQuote(job.workspace)} || exit 1`,
-      `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}_$FRAY_REPLICA_ID".exit ${job.maxRetriesFailure} ${command.map(shellQuote).join(" ")}`,
+      `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}_$${settingName("replicaId")}".exit ${job.maxRetriesFailure} ${command.map(shellQuote).join(" ")}`,
       "",
     ].join("\n");
     // One replica is a plain job: Slurm starts those at submission, arrays only at its next scheduling pass.
@@ -119,7 +120,14 @@ export class SlurmCluster extends Cluster {
       throw new Error(`scancel ${jobId} failed: ${err.stderr?.trim() || err.message}`, { cause: err });
     });
     // Slurm signals the processes (SIGTERM, then SIGKILL after its KillWait) and reports CANCELLED.
-    while (!TERMINAL.has((await this.poll(job.jobId)).status)) await sleep(100);
+    let status = "";
+    await pollUntil(async () => TERMINAL.has((status = (await this.poll(job.jobId)).status)), {
+      intervalMs: 100,
+      deadlineMs: config.scancelTimeoutMs,
+      bound: settingNow("scancelTimeoutMs"),
+      what: () => `Slurm to end job ${jobId} (scancel sent; it is still ${status})`,
+      hint: `see 'scontrol show job ${jobId}'`,
+    });
   }
 
   protected async logFiles(jobId: JobId): Promise<LogFile[]> {

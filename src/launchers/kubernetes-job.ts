@@ -5,7 +5,9 @@
 // The client library is an optional peer dependency, loaded when a
 // KubernetesJob starts; no public declaration names its types.
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Pod } from "@kubernetes/client-node";
+import { optionOrSetting } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
+import { pollUntil } from "../runtime/poll.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
@@ -34,7 +36,7 @@ export interface KubernetesJobOptions {
   readonly resources?: ContainerResources;
   /** Cluster access, a `KubeConfig`; default the usual kubeconfig (KUBECONFIG, ~/.kube/config, or in-cluster). */
   readonly kubeConfig?: KubeConfigLike;
-  /** How long to wait for the pods, in ms; default 10 minutes. */
+  /** How long to wait for the pods, in ms; default FRAY_HOSTS_START_TIMEOUT_MS (10 minutes). */
   readonly startTimeoutMs?: number;
 }
 
@@ -102,16 +104,21 @@ export class KubernetesJob extends Launcher {
 
   /** Lists the mesh's pods until `n` are running with an IP; returns the IPs in completion-index order. */
   async #podIps(core: CoreV1Api, mesh: string, n: number): Promise<string[]> {
-    const deadline = Date.now() + (this.#options.startTimeoutMs ?? 600_000);
-    for (;;) {
-      const list = await core.listNamespacedPod({ namespace: this.#namespace, labelSelector: `fray.job=${this.#name},fray.mesh=${mesh}` });
-      const failed = list.items.find((p) => p.status?.phase === "Failed");
-      if (failed) throw new Error(`pod ${failed.metadata?.name} of mesh '${mesh}' failed: ${failed.status?.message ?? failed.status?.reason ?? "see kubectl logs"}`);
-      const running = list.items.filter((p) => p.status?.phase === "Running" && p.status.podIP);
-      if (running.length >= n) return running.sort((a, b) => index(a) - index(b)).map((p) => p.status!.podIP!);
-      if (Date.now() > deadline) throw new Error(`only ${running.length} of ${n} pods of mesh '${mesh}' were running within the start timeout`);
-      await new Promise((r) => setTimeout(r, 500)); // a watch would do; polling keeps the client simple
-    }
+    const { ms, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "hostsStartTimeoutMs");
+    const labelSelector = `fray.job=${this.#name},fray.mesh=${mesh}`;
+    let running = 0;
+    // A watch would do; polling keeps the client simple.
+    return pollUntil(
+      async () => {
+        const list = await core.listNamespacedPod({ namespace: this.#namespace, labelSelector });
+        const failed = list.items.find((p) => p.status?.phase === "Failed");
+        if (failed) throw new Error(`pod ${failed.metadata?.name} of mesh '${mesh}' failed: ${failed.status?.message ?? failed.status?.reason ?? "see kubectl logs"}`);
+        const up = list.items.filter((p) => p.status?.phase === "Running" && p.status.podIP);
+        running = up.length;
+        return up.length >= n && up.sort((a, b) => index(a) - index(b)).map((p) => p.status!.podIP!);
+      },
+      { intervalMs: 500, deadlineMs: ms, bound, what: () => `${n} pods of mesh '${mesh}' to run (${running} did)`, hint: `see kubectl get pods -n ${this.#namespace} -l ${labelSelector}` },
+    );
   }
 
   /** Deletes the Jobs with their pods, and the Secret. */

@@ -6,6 +6,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../runtime/address.ts";
+import { settingName } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
@@ -46,7 +47,7 @@ export class ProcessJob extends Launcher {
     const port = await freePort();
     const addr = `tcp://127.0.0.1:${port}`;
     // The token goes through the environment, never the command line.
-    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, addr], { env: { ...process.env, FRAY_TOKEN: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, addr], { env: { ...process.env, [settingName("token")]: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
     this.#workers.push(child);
     child.unref();
     (child.stdin as unknown as { unref(): void }).unref();

@@ -9,7 +9,9 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { optionOrSetting } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
+import { pollUntil } from "../runtime/poll.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
@@ -37,7 +39,7 @@ export interface SkyPilotJobOptions {
   readonly frayCommand?: string;
   /** The `sky` executable; default "sky" on PATH. */
   readonly sky?: string;
-  /** How long to wait for the nodes, in ms; default 30 minutes. */
+  /** How long to wait for the nodes, in ms; default FRAY_CLOUD_START_TIMEOUT_MS (30 minutes). */
   readonly startTimeoutMs?: number;
 }
 
@@ -110,14 +112,16 @@ export class SkyPilotJob extends Launcher {
 
   /** Reads the head node's "fray-nodes IP …" line from `sky logs`. */
   async #nodeIps(): Promise<string[]> {
-    const deadline = Date.now() + (this.#options.startTimeoutMs ?? 1_800_000);
-    for (;;) {
-      const { stdout } = await this.#sky(["logs", this.#cluster, "--no-follow"]).catch(() => ({ stdout: "" }));
-      const line = stdout.split("\n").find((l) => l.includes("fray-nodes "));
-      if (line) return line.slice(line.indexOf("fray-nodes ") + "fray-nodes ".length).trim().split(/\s+/);
-      if (Date.now() > deadline) throw new Error(`the nodes of SkyPilot cluster ${this.#cluster} did not report within the start timeout; see 'sky logs ${this.#cluster}'`);
-      await new Promise((r) => setTimeout(r, 1000)); // the sky CLI offers nothing to wait on
-    }
+    const { ms, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "cloudStartTimeoutMs");
+    // The sky CLI offers nothing to wait on.
+    return pollUntil(
+      async () => {
+        const { stdout } = await this.#sky(["logs", this.#cluster, "--no-follow"]).catch(() => ({ stdout: "" }));
+        const line = stdout.split("\n").find((l) => l.includes("fray-nodes "));
+        return line ? line.slice(line.indexOf("fray-nodes ") + "fray-nodes ".length).trim().split(/\s+/) : undefined;
+      },
+      { intervalMs: 1000, deadlineMs: ms, bound, what: `the nodes of SkyPilot cluster ${this.#cluster} to report`, hint: `see 'sky logs ${this.#cluster}'` },
+    );
   }
 
   async #sky(args: string[]): Promise<{ stdout: string }> {

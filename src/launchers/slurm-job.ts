@@ -10,7 +10,9 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { lastLines } from "../cluster/failure-message.ts";
 import { shellQuote } from "../cluster/shell-quote.ts";
+import { config, optionOrSetting, settingNow } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
+import { pollUntil } from "../runtime/poll.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
@@ -39,7 +41,7 @@ export interface SlurmJobOptions {
   readonly sbatchArgs?: readonly string[];
   /** A directory every node sees (default: a new one under the temp dir, fine for one machine). */
   readonly jobDir?: string;
-  /** How long to wait for the workers to start, in ms; default 10 minutes (queues can be slow). */
+  /** How long to wait for the workers to start, in ms; default FRAY_HOSTS_START_TIMEOUT_MS (10 minutes: queues can be slow). */
   readonly startTimeoutMs?: number;
 }
 
@@ -92,11 +94,11 @@ export class SlurmJob extends Launcher {
    * (a worker that cannot listen on its port ends it: srun --kill-on-bad-exit).
    */
   async #workersOf(meshDir: string, n: number, jobId: string): Promise<string[]> {
-    const timeoutMs = this.#options.startTimeoutMs ?? 600_000;
+    const { ms: timeoutMs, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "hostsStartTimeoutMs");
     const read = () => readdirSync(meshDir).filter((f) => /^worker-\d+\.json$/.test(f));
     await new Promise<void>((resolve, reject) => {
       const watcher = watch(meshDir, () => check());
-      const timer = setTimeout(() => finish(new Error(`only ${read().length} of ${n} Slurm workers started within ${timeoutMs} ms; see ${meshDir}/slurm-*.out`)), timeoutMs);
+      const timer = setTimeout(() => finish(new Error(`only ${read().length} of ${n} Slurm workers started within ${timeoutMs} ms (${bound}); see ${meshDir}/slurm-*.out`)), timeoutMs);
       // Slurm says nothing when a job ends; ask it now and then.
       const poll = setInterval(() => {
         jobState(jobId).then((state) => {
@@ -127,12 +129,17 @@ export class SlurmJob extends Launcher {
   async kill(): Promise<void> {
     hold();
     try {
-      if (this.#jobIds.length) await run("scancel", [...this.#jobIds]);
-      for (;;) {
-        const { stdout } = await run("squeue", ["-h", "-j", this.#jobIds.join(","), "-o", "%i"]).catch(() => ({ stdout: "" }));
-        if (!this.#jobIds.length || !stdout.trim()) break;
-        await new Promise((r) => setTimeout(r, 200)); // Slurm has no event to wait on here
-      }
+      if (!this.#jobIds.length) return;
+      const ids = this.#jobIds.join(",");
+      await run("scancel", [...this.#jobIds]);
+      // Slurm has no event to wait on here.
+      await pollUntil(async () => !(await run("squeue", ["-h", "-j", ids, "-o", "%i"]).catch(() => ({ stdout: "" }))).stdout.trim(), {
+        intervalMs: 200,
+        deadlineMs: config.scancelTimeoutMs,
+        bound: settingNow("scancelTimeoutMs"),
+        what: `Slurm to stop listing jobs ${ids} (scancel sent)`,
+        hint: `see 'squeue -j ${ids}' and 'scontrol show job ${ids}'`,
+      });
     } finally {
       release();
       if (!this.#options.jobDir) rmSync(this.#dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { config } from "../runtime/config.ts";
 import { runWorker } from "../mesh/workers.ts";
 
 const [dir, tokenFile, basePort] = process.argv.slice(2);
@@ -11,7 +12,7 @@ const node = Number(process.env.SLURM_NODEID ?? 0);
 const port = Number(basePort) + 100 * node;
 // A real node is reached by its host name; fake nodes (several slurmd on one machine) by loopback.
 const short = hostname().split(".")[0];
-const host = process.env.FRAY_WORKER_HOST ?? (process.env.SLURMD_NODENAME === short ? hostname() : "127.0.0.1");
+const host = config.workerHost ?? (process.env.SLURMD_NODENAME === short ? hostname() : "127.0.0.1");
 const addr = await runWorker({ listen: `tcp://${host}:${port}@tcp://0.0.0.0:${port}`, token: readFileSync(tokenFile, "utf8").trim() }).catch((err: Error) => {
   console.error(`fray worker ${node} (${process.env.SLURMD_NODENAME}): ${err.message}`); // ends the job: srun --kill-on-bad-exit
   process.exit(1);

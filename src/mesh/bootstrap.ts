@@ -4,13 +4,14 @@
 // The same entry serves worker threads, where `process.exit` ends the thread.
 import { isMainThread, workerData, type MessagePort } from "node:worker_threads";
 import { MessagePortTransport } from "../wire/message-port-transport.ts";
+import { config, settingName } from "../runtime/config.ts";
 import { Proc } from "../runtime/proc.ts";
 import "./actor-mesh.ts"; // registers mesh handles before any message is decoded
 
-const addr = process.env.FRAY_PROC_ADDR;
-const parent = process.env.FRAY_PARENT_ADDR;
+const addr = config.procAddr;
+const parent = config.parentAddr;
 if (!addr || !parent) {
-  console.error("fray: this is a worker entry point started by spawnProcs(); it needs FRAY_PROC_ADDR and FRAY_PARENT_ADDR");
+  console.error(`fray: this is a worker entry point started by spawnProcs(); it needs ${settingName("procAddr")} and ${settingName("parentAddr")}`);
   process.exit(2);
 }
 let proc: Proc;

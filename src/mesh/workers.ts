@@ -2,6 +2,7 @@
 // `attachToWorkers` makes those workers a HostMesh. Every connection
 // authenticates with the shared token (FRAY_TOKEN or a token file).
 import { tcpHostPort } from "../runtime/address.ts";
+import { config, settingName } from "../runtime/config.ts";
 import { useTls, useToken, type TlsFiles } from "../runtime/credentials.ts";
 import { Proc } from "../runtime/proc.ts";
 import { serveHostAgent } from "../runtime/remote-agent.ts";
@@ -22,8 +23,8 @@ export interface AttachOptions {
 export function attachToWorkers(addrs: readonly string[], options: AttachOptions = {}): HostMesh {
   if (addrs.length === 0) throw new RangeError("attachToWorkers needs at least one worker address");
   for (const a of addrs) tcpHostPort(a);
-  const token = options.token ?? process.env.FRAY_TOKEN;
-  if (!token) throw new TypeError("attachToWorkers needs the workers' token: pass { token } or set FRAY_TOKEN");
+  const token = options.token ?? config.token;
+  if (!token) throw new TypeError(`attachToWorkers needs the workers' token: pass { token } or set ${settingName("token")}`);
   useToken(token);
   if (options.tls) useTls(options.tls);
   return new HostMesh(new Extent(["hosts"], [addrs.length]), addrs);
@@ -45,8 +46,8 @@ export interface WorkerOptions {
  * listens; rejects naming the address when it cannot listen there.
  */
 export async function runWorker(options: WorkerOptions): Promise<string> {
-  const token = options.token ?? process.env.FRAY_TOKEN;
-  if (!token) throw new TypeError("a worker needs a token (FRAY_TOKEN, or --token-file): an open worker runs code for anyone who connects");
+  const token = options.token ?? config.token;
+  if (!token) throw new TypeError(`a worker needs a token (${settingName("token")}, or --token-file): an open worker runs code for anyone who connects`);
   useToken(token);
   if (options.tls) useTls(options.tls);
   const at = options.listen.indexOf("@");

@@ -1,5 +1,6 @@
 // The bearer token of a queue server, compared in constant time.
 import { createHash, timingSafeEqual } from "node:crypto";
+import { config, settingName } from "../runtime/config.ts";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
@@ -11,7 +12,7 @@ export function bearerMatches(header: string | undefined, token: string): boolea
 
 /** The token for a queue server or client: the option, else FRAY_TOKEN. Throws naming both if neither is set. */
 export function queueToken(option: string | undefined, who: string): string {
-  const token = option ?? process.env.FRAY_TOKEN;
-  if (!token) throw new TypeError(`${who} needs a token (it guards a queue anyone on the network could reach): pass { token } or set FRAY_TOKEN`);
+  const token = option ?? config.token;
+  if (!token) throw new TypeError(`${who} needs a token (it guards a queue anyone on the network could reach): pass { token } or set ${settingName("token")}`);
   return token;
 }

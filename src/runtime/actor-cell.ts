@@ -6,7 +6,7 @@
 import { decode } from "../wire/codec.ts";
 import type { Frame } from "../wire/frame.ts";
 import { load } from "./code-locator.ts";
-import { config } from "./config.ts";
+import { config, settingName } from "./config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "./context.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "./messages.ts";
@@ -227,7 +227,7 @@ export class ActorCell {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
-        console.error(`fray: cleanup() of ${this.key} (${this.identity.className}) did not finish within ${config.cleanupTimeoutMs} ms (FRAY_CLEANUP_TIMEOUT_MS); going on without it`);
+        console.error(`fray: cleanup() of ${this.key} (${this.identity.className}) did not finish within ${config.cleanupTimeoutMs} ms (${settingName("cleanupTimeoutMs")}); going on without it`);
         resolve();
       }, config.cleanupTimeoutMs);
     });

@@ -1,76 +1,60 @@
-// Every timeout and limit of the runtime: one named setting each, with a
-// documented default and an environment override (README lists them all).
+// The settings in force: `config.<name>` reads the setting SETTINGS declares
+// under that name (settings.ts), from its environment variable or its default.
 // Read when used, so a process can change them before it starts workers
 // (which inherit the environment).
-import { MAX_FRAME_BYTES } from "../wire/frame.ts";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { isNumberSetting, SETTINGS, type NumberSetting, type Setting, type SettingKey, type TextSetting } from "./settings.ts";
 
-function fromEnv(name: string, fallback: number, unit = "milliseconds"): number {
+type Settings = typeof SETTINGS;
+type ValueOf<S> = S extends NumberSetting ? number : S extends { readonly default: string } ? string : string | undefined;
+
+const UNITS: Record<NumberSetting["kind"], string> = { ms: "milliseconds", bytes: "bytes" };
+
+function readNumber(setting: NumberSetting): number {
+  const { env: name, default: fallback, max } = setting;
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0) {
-    throw new RangeError(`${name}=${JSON.stringify(raw)} is not a non-negative number of ${unit}; unset it or give e.g. ${name}=${fallback}`);
+    throw new RangeError(`${name}=${JSON.stringify(raw)} is not a non-negative number of ${UNITS[setting.kind]}; unset it or give e.g. ${name}=${fallback}`);
+  }
+  if (max !== undefined && value > max) {
+    throw new RangeError(`${name}=${value} is more than the most allowed, ${max} ${UNITS[setting.kind]}; give at most that, e.g. ${name}=${fallback}`);
   }
   return value;
 }
 
-export const config = {
-  /** How long a dial keeps retrying a peer that is not listening yet. */
-  get connectTimeoutMs() {
-    return fromEnv("FRAY_CONNECT_TIMEOUT_MS", 30_000);
-  },
-  /** How long a spawned process may take to start and report in. */
-  get procStartTimeoutMs() {
-    return fromEnv("FRAY_PROC_START_TIMEOUT_MS", 60_000);
-  },
-  /** How long a message for an actor not spawned (yet) waits for the spawn before failing. */
-  get spawnWaitMs() {
-    return fromEnv("FRAY_SPAWN_WAIT_MS", 30_000);
-  },
-  /** How long a cluster job's processes get after SIGTERM before SIGKILL (`terminate()`). */
-  get terminateGraceMs() {
-    return fromEnv("FRAY_TERMINATE_GRACE_MS", 5_000);
-  },
-  /** How long `ProcMesh.stop()` waits for a process to exit before SIGKILL. */
-  get procStopTimeoutMs() {
-    return fromEnv("FRAY_PROC_STOP_TIMEOUT_MS", 5_000);
-  },
-  /** How long an actor's `cleanup()` may run when it stops. */
-  get cleanupTimeoutMs() {
-    return fromEnv("FRAY_CLEANUP_TIMEOUT_MS", 5_000);
-  },
-  /** How long a new connection has to authenticate before it is closed. */
-  get authTimeoutMs() {
-    return fromEnv("FRAY_AUTH_TIMEOUT_MS", 10_000);
-  },
-  /** How often a parent checks that each worker process still answers. */
-  get heartbeatIntervalMs() {
-    return fromEnv("FRAY_HEARTBEAT_INTERVAL_MS", 1_000);
-  },
-  /**
-   * How long a worker may go without answering before it is declared hung,
-   * killed, and reported as failed. Generous by default: a worker's event loop
-   * is busy while an endpoint computes synchronously.
-   */
-  get heartbeatTimeoutMs() {
-    return fromEnv("FRAY_HEARTBEAT_TIMEOUT_MS", 30_000);
-  },
-  /**
-   * How long a remote host's worker may go unheard before the host counts as
-   * gone (a cut network closes no connection). Short: the worker process only
-   * serves, so silence means the host or the network is down.
-   */
-  get hostTimeoutMs() {
-    return fromEnv("FRAY_HOST_TIMEOUT_MS", 4_000);
-  },
-  /**
-   * Largest frame a process sends or accepts over a socket (one message: its
-   * arguments or value with their typed arrays). A peer announcing a bigger
-   * frame is disconnected before anything is allocated for it.
-   */
-  get maxFrameBytes() {
-    const bytes = fromEnv("FRAY_MAX_FRAME_BYTES", 2 ** 30, "bytes");
-    if (bytes > MAX_FRAME_BYTES) throw new RangeError(`FRAY_MAX_FRAME_BYTES=${bytes} is more than the wire format's ${MAX_FRAME_BYTES} bytes; give at most that`);
-    return bytes;
-  },
-};
+function readText(setting: TextSetting): string | undefined {
+  const raw = process.env[setting.env];
+  if (raw !== undefined && raw !== "") return raw;
+  if (setting.kind === "path" && setting.default?.startsWith("~/")) return join(homedir(), setting.default.slice(2));
+  return setting.default;
+}
+
+function read(setting: Setting): number | string | undefined {
+  return isNumberSetting(setting) ? readNumber(setting) : readText(setting);
+}
+
+/** Every setting's current value, by its name in SETTINGS: `config.connectTimeoutMs`. */
+export const config = Object.defineProperties(
+  {},
+  Object.fromEntries(Object.entries(SETTINGS).map(([key, setting]) => [key, { get: () => read(setting), enumerable: true }])),
+) as { readonly [K in SettingKey]: ValueOf<Settings[K]> };
+
+/** A setting's environment variable, for messages: "FRAY_SPAWN_WAIT_MS". */
+export function settingName(key: SettingKey): string {
+  return SETTINGS[key].env;
+}
+
+/** A setting with its value now, for messages: "FRAY_HEARTBEAT_TIMEOUT_MS=30000". */
+export function settingNow(key: SettingKey): string {
+  return `${SETTINGS[key].env}=${config[key] ?? ""}`;
+}
+
+type NumberKey = { [K in SettingKey]: Settings[K] extends NumberSetting ? K : never }[SettingKey];
+
+/** A timeout a caller's option sets, else the setting: its ms, and how an error names what bounds it. */
+export function optionOrSetting(optionName: string, option: number | undefined, key: NumberKey): { ms: number; bound: string } {
+  return option === undefined ? { ms: config[key], bound: settingNow(key) } : { ms: option, bound: `the ${optionName} option (${option})` };
+}

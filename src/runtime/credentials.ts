@@ -6,17 +6,18 @@
 // FRAY_TLS_KEY: file paths).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { config, settingName } from "./config.ts";
 
 let token: string | null = null;
 
 export function sessionToken(): string {
-  return (token ??= process.env.FRAY_TOKEN || randomBytes(32).toString("hex"));
+  return (token ??= config.token ?? randomBytes(32).toString("hex"));
 }
 
 /** Environment that gives a worker this process's token (and TLS files). */
 export function tokenEnv(): Record<string, string> {
-  const env: Record<string, string> = { FRAY_TOKEN: sessionToken() };
-  if (tlsFiles) Object.assign(env, { FRAY_TLS_CA: tlsFiles.ca, FRAY_TLS_CERT: tlsFiles.cert, FRAY_TLS_KEY: tlsFiles.key });
+  const env: Record<string, string> = { [settingName("token")]: sessionToken() };
+  if (tlsFiles) Object.assign(env, { [settingName("tlsCa")]: tlsFiles.ca, [settingName("tlsCert")]: tlsFiles.cert, [settingName("tlsKey")]: tlsFiles.key });
   return env;
 }
 
@@ -45,7 +46,7 @@ export function useTls(files: TlsFiles): void {
 /** The TLS material in force, from useTls or FRAY_TLS_*; null when TLS is off. */
 export function tls(): TlsMaterial | null {
   if (tlsMaterial !== undefined) return tlsMaterial;
-  const { FRAY_TLS_CA: ca, FRAY_TLS_CERT: cert, FRAY_TLS_KEY: key } = process.env;
+  const { tlsCa: ca, tlsCert: cert, tlsKey: key } = config;
   if (!tlsFiles && ca && cert && key) tlsFiles = { ca, cert, key };
   if (!tlsFiles) return (tlsMaterial = null);
   const read = (what: string, path: string) => {
@@ -60,9 +61,9 @@ export function tls(): TlsMaterial | null {
 
 /** Uses `given` as this process's token; it must be chosen before the first connection. */
 export function useToken(given: string): void {
-  if (!given) throw new TypeError("the token is empty; give the shared token of the workers (FRAY_TOKEN or --token-file)");
+  if (!given) throw new TypeError(`the token is empty; give the shared token of the workers (${settingName("token")} or --token-file)`);
   if (token !== null && token !== given) {
-    throw new Error("this process already uses a different token; pass the workers' token before creating any mesh, or set FRAY_TOKEN");
+    throw new Error(`this process already uses a different token; pass the workers' token before creating any mesh, or set ${settingName("token")}`);
   }
   token = given;
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { MessagePortTransport } from "../wire/message-port-transport.ts";
-import { config } from "./config.ts";
+import { config, settingName, settingNow } from "./config.ts";
 import { tokenEnv } from "./credentials.ts";
 import { deviceEnv, envWith, type ProcPlace } from "./device-env.ts";
 import { ConnectionError } from "./errors.ts";
@@ -129,12 +129,12 @@ export function startProc(entry: string, options: { thread?: boolean; addr?: str
   const proc = Proc.current();
   const addr = options.addr ?? proc.childAddr();
   const placed = options.place === undefined ? {} : deviceEnv(options.place, options.thread ?? false);
-  const env = { ...tokenEnv(), ...placed, FRAY_PROC_ADDR: options.bind ? `${addr}@${options.bind}` : addr, FRAY_PARENT_ADDR: proc.addr };
+  const env = { ...tokenEnv(), ...placed, [settingName("procAddr")]: options.bind ? `${addr}@${options.bind}` : addr, [settingName("parentAddr")]: proc.addr };
   const started = options.thread ? startThread(entry, env) : startProcess(entry, env);
   const { label } = started;
   const connected = proc.expectPeer(addr);
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ConnectionError(`${label} did not start within ${config.procStartTimeoutMs} ms (FRAY_PROC_START_TIMEOUT_MS)`)), config.procStartTimeoutMs);
+    const timer = setTimeout(() => reject(new ConnectionError(`${label} did not start within ${config.procStartTimeoutMs} ms (${settingName("procStartTimeoutMs")})`)), config.procStartTimeoutMs);
     timer.unref();
     connected.then(() => (clearTimeout(timer), resolve()));
     started.failedToStart.then((err) => (clearTimeout(timer), reject(err)));
@@ -147,7 +147,7 @@ export function startProc(entry: string, options: { thread?: boolean; addr?: str
   let stopping = false;
   let hung: Error | null = null;
   const stopHeartbeat = heartbeat(proc, addr, ready, (silentMs) => {
-    hung = new ConnectionError(`${label} stopped responding: no heartbeat for ${silentMs} ms (FRAY_HEARTBEAT_TIMEOUT_MS=${config.heartbeatTimeoutMs}); killed it`);
+    hung = new ConnectionError(`${label} stopped responding: no heartbeat for ${silentMs} ms (${settingNow("heartbeatTimeoutMs")}); killed it`);
     started.kill("SIGKILL");
   });
   started.exited.then((exit) => {

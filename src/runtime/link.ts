@@ -6,7 +6,7 @@ import { FrameError } from "../wire/errors.ts";
 import { frameOf, frameSize, type Frame } from "../wire/frame.ts";
 import { HeaderEncoder } from "../wire/header-table.ts";
 import type { Transport } from "../wire/transport.ts";
-import { config } from "./config.ts";
+import { config, settingName } from "./config.ts";
 
 export class Link {
   #transport: Transport | null = null;
@@ -51,7 +51,7 @@ export class Link {
     if (limit === Infinity) return;
     const size = frameSize(frameOf(header, payload));
     if (size > limit) {
-      throw new FrameError(`a message of ${size} bytes to ${this.addr} is more than FRAY_MAX_FRAME_BYTES=${limit}; send the value in parts, or raise FRAY_MAX_FRAME_BYTES on both sides`);
+      throw new FrameError(`a message of ${size} bytes to ${this.addr} is more than ${settingName("maxFrameBytes")}=${limit}; send the value in parts, or raise ${settingName("maxFrameBytes")} on both sides`);
     }
   }
 

@@ -2,6 +2,7 @@
 // (never "the ports after the worker's", which may be someone else's); each
 // reports its port in the hello it sends its worker, and a peer that wants to
 // dial `tcp://host:workerPort/name` asks that worker first ("where").
+import { settingName } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import type { Proc } from "./proc.ts";
 
@@ -37,7 +38,7 @@ export class ProcDirectory {
         if (found instanceof Error) reject(found);
         else resolve(found);
       };
-      const timer = setTimeout(() => waiter(new ConnectionError(`no proc ${addr} reported in within ${timeoutMs} ms (FRAY_CONNECT_TIMEOUT_MS)`)), timeoutMs);
+      const timer = setTimeout(() => waiter(new ConnectionError(`no proc ${addr} reported in within ${timeoutMs} ms (${settingName("connectTimeoutMs")})`)), timeoutMs);
       timer.unref();
       waiting.add(waiter);
     });
@@ -65,7 +66,7 @@ export function locate(proc: Proc, worker: string, addr: string, deadline: numbe
     const unwatch = proc.onPeerLost((lost, error) => {
       if (lost === worker) finish(new ConnectionError(`its worker ${worker} is unreachable: ${error.message}`, { cause: error }));
     });
-    const timer = setTimeout(() => finish(new ConnectionError(`its worker ${worker} did not say where it listens in time (FRAY_CONNECT_TIMEOUT_MS)`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(() => finish(new ConnectionError(`its worker ${worker} did not say where it listens in time (${settingName("connectTimeoutMs")})`)), Math.max(0, deadline - Date.now()));
     timer.unref();
     proc.send(worker, { k: "where", addr, reply: { addr: proc.addr, id: port } });
   });

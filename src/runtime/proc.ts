@@ -17,7 +17,7 @@ import { authenticateClient, authenticateServer } from "../wire/auth.ts";
 import { ActorCell } from "./actor-cell.ts";
 import { connectOptions, parseAddress, tcpHostPort, workerOf } from "./address.ts";
 import { sessionToken, tls } from "./credentials.ts";
-import { config } from "./config.ts";
+import { config, settingName } from "./config.ts";
 import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
@@ -95,7 +95,7 @@ export class Proc {
     const { advertise, listen } = parseAddress(addr);
     const proc = new Proc(advertise, serving);
     const token = sessionToken();
-    const limit = { bytes: config.maxFrameBytes, setting: "FRAY_MAX_FRAME_BYTES" };
+    const limit = { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") };
     // Nothing a peer sends is decoded before it has proved it knows the token
     // (and, with TLS on a TCP listener, shown a certificate from our CA). Whatever
     // one connection does ends at most that connection, never the process.
@@ -342,7 +342,7 @@ export class Proc {
     authenticateServer(socket, sessionToken(), config.authTimeoutMs).then(
       () => {
         socket.off("error", onError);
-        const transport = new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: "FRAY_MAX_FRAME_BYTES" });
+        const transport = new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") });
         transport.send(this.#hello());
         this.#serveTransport(transport, link.addr);
         if (this.#links.get(link.addr) === link) link.attach(transport);
@@ -351,7 +351,7 @@ export class Proc {
       (err: Error) => {
         socket.destroy();
         if (this.#links.get(link.addr) === link) {
-          this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message} (is FRAY_TOKEN the same on both sides?)`, { cause: err }));
+          this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message} (is ${settingName("token")} the same on both sides?)`, { cause: err }));
         }
       },
     );
@@ -410,7 +410,7 @@ export class Proc {
       const timer = setTimeout(() => {
         this.#parked.delete(actor);
         for (const [c, r] of parked!.calls) {
-          if (c.reply) this.sendToPort(c.reply, r, new Error(`no actor ${actor} on ${this.addr}: it was not spawned here within ${config.spawnWaitMs} ms (FRAY_SPAWN_WAIT_MS)`), true);
+          if (c.reply) this.sendToPort(c.reply, r, new Error(`no actor ${actor} on ${this.addr}: it was not spawned here within ${config.spawnWaitMs} ms (${settingName("spawnWaitMs")})`), true);
         }
       }, config.spawnWaitMs);
       timer.unref();

@@ -3,7 +3,7 @@
 // On the client, a RemoteProcHandle stands for a proc a worker started.
 import { workerOf } from "./address.ts";
 import { heartbeat, startProc, type ProcExit, type ProcHandle } from "./host-agent.ts";
-import { config } from "./config.ts";
+import { config, settingNow } from "./config.ts";
 import type { ProcPlace } from "./device-env.ts";
 import { ConnectionError } from "./errors.ts";
 import { hold, release } from "./keep-alive.ts";
@@ -92,7 +92,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
   watchedHosts.set(agent, (procs = new Set(addrs)));
   heartbeat(proc, agent, Promise.resolve(), (silentMs) => {
     watchedHosts.delete(agent);
-    const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (FRAY_HOST_TIMEOUT_MS=${config.hostTimeoutMs})`);
+    const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
     for (const a of procs!) proc.peerLost(a, cause);
     proc.peerLost(agent, cause);
   }, () => config.hostTimeoutMs);
@@ -106,7 +106,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
 function remoteHandle(proc: Proc, addr: string, ready: Promise<void>): ProcHandle {
   // A host cut off the network keeps its connections open: only silence shows it.
   const stopHeartbeat = heartbeat(proc, addr, ready, (silentMs) => {
-    proc.peerLost(addr, new ConnectionError(`${addr} is unreachable: no heartbeat for ${silentMs} ms (FRAY_HEARTBEAT_TIMEOUT_MS=${config.heartbeatTimeoutMs})`));
+    proc.peerLost(addr, new ConnectionError(`${addr} is unreachable: no heartbeat for ${silentMs} ms (${settingNow("heartbeatTimeoutMs")})`));
   });
   const exited = new Promise<ProcExit>((resolve) => {
     const unwatch = proc.onPeerLost((lost) => {

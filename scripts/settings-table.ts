@@ -1,0 +1,47 @@
+// Prints README's Settings section from the declaration (src/runtime/settings.ts);
+// with --write, puts it into README.md in place of the old one.
+//   npm run settings-table [-- --write]
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { isNumberSetting, SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/settings.ts";
+
+export const README = fileURLToPath(new URL("../README.md", import.meta.url));
+export const HEADING = "## Settings";
+
+/** One table row: `| \`FRAY_X\` | default | doc |`. */
+export function settingRow(setting: Setting): string {
+  return `| \`${setting.env}\` | ${shownDefault(setting)} | ${shownDoc(setting)} |`;
+}
+
+/** The whole Settings section, heading included. */
+export function settingsSection(): string {
+  const all: Setting[] = Object.values(SETTINGS);
+  const table = (head: string, rows: Setting[]) => [`| variable | default | ${head} |`, "| --- | --- | --- |", ...rows.map(settingRow)];
+  return [
+    HEADING,
+    "",
+    "Every timeout and limit is one setting with an environment override (milliseconds, or bytes);",
+    "an empty variable counts as unset. Each is declared once, in `src/runtime/settings.ts`, which",
+    "these tables are printed from (`npm run settings-table -- --write`).",
+    "",
+    ...table("what it bounds", all.filter(isNumberSetting)),
+    "",
+    "More variables name things rather than bound them; those set by fray are set in the processes it starts.",
+    "",
+    ...table("what it is", all.filter((s) => !isNumberSetting(s))),
+    "",
+  ].join("\n");
+}
+
+/** README with its Settings section (up to the next `## ` heading) replaced by `section`. */
+export function withSection(readme: string, section: string): string {
+  const start = readme.indexOf(`\n${HEADING}\n`);
+  if (start < 0) throw new Error(`README.md has no "${HEADING}" section`);
+  const end = readme.indexOf("\n## ", start + 1);
+  return `${readme.slice(0, start + 1)}${section}${end < 0 ? "" : readme.slice(end)}`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes("--write")) writeFileSync(README, withSection(readFileSync(README, "utf8"), settingsSection()));
+  else process.stdout.write(settingsSection());
+}

@@ -1,0 +1,102 @@
+// Every setting of fray, declared once: its environment variable, its default,
+// its kind (a number of milliseconds or bytes, or a text), and what it bounds
+// or names. `config` (config.ts) reads them, messages take their names from
+// here, and README's Settings tables are printed from here
+// (`npm run settings-table`; test/settings.test.ts checks README against it).
+// In the spirit of hyperactor's config.rs `declare_attrs!`.
+import { MAX_FRAME_BYTES } from "../wire/frame.ts";
+
+/** A number of milliseconds or bytes with a default; an empty variable counts as unset. */
+export interface NumberSetting {
+  readonly env: `FRAY_${string}`;
+  readonly kind: "ms" | "bytes";
+  readonly default: number;
+  /** The largest value allowed, if there is one. */
+  readonly max?: number;
+  /** What it bounds, as README's table says it. */
+  readonly doc: string;
+}
+
+/**
+ * A text: a name, a path or a secret. "path" defaults may start with `~/` (the
+ * home directory); "given" ones fray sets itself for the processes it starts.
+ */
+export interface TextSetting {
+  readonly env: `FRAY_${string}`;
+  readonly kind: "text" | "path" | "given";
+  /** The default; none when unset means "not given" (or, for `shown`, something computed). */
+  readonly default?: string;
+  /** How README shows a default that is not a plain value. */
+  readonly shown?: string;
+  readonly doc: string;
+}
+
+export type Setting = NumberSetting | TextSetting;
+
+export function isNumberSetting(setting: Setting): setting is NumberSetting {
+  return setting.kind === "ms" || setting.kind === "bytes";
+}
+
+const ms = (env: `FRAY_${string}`, value: number, doc: string): NumberSetting => ({ env, kind: "ms", default: value, doc });
+
+export const SETTINGS = {
+  connectTimeoutMs: ms("FRAY_CONNECT_TIMEOUT_MS", 30_000, "how long a dial retries a peer that is not listening yet"),
+  authTimeoutMs: ms("FRAY_AUTH_TIMEOUT_MS", 10_000, "how long a new connection has to authenticate before it is closed"),
+  procStartTimeoutMs: ms("FRAY_PROC_START_TIMEOUT_MS", 60_000, "how long a worker process may take to start and report in"),
+  spawnWaitMs: ms("FRAY_SPAWN_WAIT_MS", 30_000, "how long a message for an actor that is not spawned (yet) waits for its spawn"),
+  procStopTimeoutMs: ms("FRAY_PROC_STOP_TIMEOUT_MS", 5_000, "how long `ProcMesh.stop()` waits before SIGKILL"),
+  cleanupTimeoutMs: ms("FRAY_CLEANUP_TIMEOUT_MS", 5_000, "how long an actor's `cleanup()` may run when it stops"),
+  heartbeatIntervalMs: ms("FRAY_HEARTBEAT_INTERVAL_MS", 1_000, "how often a parent pings each worker process"),
+  // Short: a remote host's worker only serves, so silence means the host or the network is down.
+  hostTimeoutMs: ms("FRAY_HOST_TIMEOUT_MS", 4_000, "silence of a remote host's worker after which its ranks fail (a cut network closes no connection)"),
+  terminateGraceMs: ms(
+    "FRAY_TERMINATE_GRACE_MS",
+    5_000,
+    "how long a cluster job's processes get after SIGTERM before SIGKILL (`terminate()`, `fray job stop`), and again after SIGKILL before `terminate()` gives up on them",
+  ),
+  maxFrameBytes: {
+    env: "FRAY_MAX_FRAME_BYTES",
+    kind: "bytes",
+    default: 2 ** 30,
+    max: MAX_FRAME_BYTES,
+    doc: "the largest message (arguments or a value, typed arrays included) a process sends or accepts over a socket; a bigger one fails its call with an error naming this setting, and a peer announcing one is disconnected before anything is allocated",
+  },
+  heartbeatTimeoutMs: ms(
+    "FRAY_HEARTBEAT_TIMEOUT_MS",
+    30_000,
+    "silence after which a worker is declared hung, killed and reported; generous because a worker's event loop is busy while an endpoint computes synchronously",
+  ),
+  hostsStartTimeoutMs: ms("FRAY_HOSTS_START_TIMEOUT_MS", 600_000, "how long `SlurmJob` and `KubernetesJob` wait for their hosts' workers (queues can be slow); their `startTimeoutMs` option overrides it"),
+  cloudStartTimeoutMs: ms("FRAY_CLOUD_START_TIMEOUT_MS", 1_800_000, "how long `SkyPilotJob` waits for its nodes (a cloud provisions machines first); its `startTimeoutMs` option overrides it"),
+  scancelTimeoutMs: ms("FRAY_SCANCEL_TIMEOUT_MS", 120_000, "how long `SlurmJob.kill()` and a Slurm cluster's `terminate()` wait, after `scancel`, for Slurm to report the jobs gone (Slurm's KillWait comes first)"),
+
+  token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
+  tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },
+  tlsCert: { env: "FRAY_TLS_CERT", kind: "path", doc: "this process's certificate for mutual TLS" },
+  tlsKey: { env: "FRAY_TLS_KEY", kind: "path", doc: "this process's private key for mutual TLS" },
+  clusterSpec: { env: "FRAY_CLUSTER_SPEC", kind: "text", default: "local", doc: "the cluster `currentCluster()` and `fray job` use; replicas get it set" },
+  clusterDir: { env: "FRAY_CLUSTER_DIR", kind: "path", default: "~/.fray/cluster", doc: "where cluster jobs' state lives when the spec has no `dir=`" },
+  workerHost: { env: "FRAY_WORKER_HOST", kind: "text", shown: "the node's host name", doc: "the host a `SlurmJob` worker tells the client to reach it at" },
+  replicaId: { env: "FRAY_REPLICA_ID", kind: "given", doc: "a cluster job replica's index, 0 to count − 1" },
+  replicaCount: { env: "FRAY_REPLICA_COUNT", kind: "given", doc: "how many replicas the cluster job has" },
+  replicaExitFile: { env: "FRAY_REPLICA_EXIT_FILE", kind: "given", doc: "the file where a replica's exit codes and error are recorded" },
+  procAddr: { env: "FRAY_PROC_ADDR", kind: "given", doc: "the address a worker process started by `spawnProcs()` serves at" },
+  parentAddr: { env: "FRAY_PARENT_ADDR", kind: "given", doc: "the address of the process that started this worker" },
+} as const satisfies Record<string, Setting>;
+
+export type SettingKey = keyof typeof SETTINGS;
+
+/** The default as README shows it: "30000", "1073741824 (1 GiB)", "`local`", "(set by fray)". */
+export function shownDefault(setting: Setting): string {
+  if (isNumberSetting(setting)) {
+    const gib = setting.default / 2 ** 30;
+    return setting.kind === "bytes" && Number.isInteger(gib) ? `${setting.default} (${gib} GiB)` : String(setting.default);
+  }
+  if (setting.kind === "given") return "(set by fray)";
+  return setting.shown ?? (setting.default === undefined ? "(none)" : `\`${setting.default}\``);
+}
+
+/** What README says a setting bounds or names, with its upper limit. */
+export function shownDoc(setting: Setting): string {
+  return isNumberSetting(setting) && setting.max !== undefined ? `${setting.doc} (at most ${setting.max})` : setting.doc;
+}

@@ -1,0 +1,125 @@
+// The settings table (src/runtime/settings.ts) is the one declaration of every
+// FRAY_* variable: README's Settings tables must say the same, row by row;
+// no source file names or reads a variable it does not declare; `config`
+// reads each with errors that name the setting, its unit and an example.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { config, settingName, settingNow } from "../src/runtime/config.ts";
+import { SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/settings.ts";
+import { HEADING, README, settingsSection, withSection } from "../scripts/settings-table.ts";
+
+const SRC = fileURLToPath(new URL("../src", import.meta.url));
+const declared = new Map<string, Setting>(Object.values(SETTINGS).map((s: Setting) => [s.env, s]));
+
+/** The rows of every table in README's Settings section: name → [default, text]. */
+function readmeRows(readme: string): Map<string, [string, string]> {
+  const start = readme.indexOf(`\n${HEADING}\n`);
+  assert.ok(start >= 0, `README.md has no "${HEADING}" section`);
+  const end = readme.indexOf("\n## ", start + 1);
+  const rows = new Map<string, [string, string]>();
+  for (const line of readme.slice(start, end < 0 ? undefined : end).split("\n")) {
+    const cells = /^\|\s*`(FRAY_[A-Z0-9_]+)`\s*\|(.*)\|(.*)\|\s*$/.exec(line);
+    if (cells) rows.set(cells[1], [cells[2].trim(), cells[3].trim()]);
+  }
+  return rows;
+}
+
+/** Every difference between README's rows and the declaration, one line each. */
+function differences(readme: string): string[] {
+  const rows = readmeRows(readme);
+  const found: string[] = [];
+  for (const [name, setting] of declared) {
+    const row = rows.get(name);
+    if (!row) {
+      found.push(`${name}: declared, but README's Settings tables have no row for it`);
+      continue;
+    }
+    if (row[0] !== shownDefault(setting)) found.push(`${name}: README's default is "${row[0]}", the declaration's "${shownDefault(setting)}"`);
+    if (row[1] !== shownDoc(setting)) found.push(`${name}: README says\n    "${row[1]}"\n  the declaration says\n    "${shownDoc(setting)}"`);
+  }
+  for (const name of rows.keys()) if (!declared.has(name)) found.push(`${name}: in README's Settings tables, but not declared in src/runtime/settings.ts`);
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+}
+
+/** Runs `fn` with the environment variable set (or unset), then restores it. */
+function withEnv<T>(name: string, value: string | undefined, fn: () => T): T {
+  const before = process.env[name];
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+  try {
+    return fn();
+  } finally {
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
+  }
+}
+
+describe("settings table", () => {
+  it("README's Settings tables match the declaration row by row (name, default, text)", () => {
+    const found = differences(readFileSync(README, "utf8"));
+    assert.deepEqual(found, [], `README.md disagrees with src/runtime/settings.ts; run \`npm run settings-table -- --write\`:\n  ${found.join("\n  ")}`);
+  });
+
+  it("the README check reports a changed default, a changed text, a missing row and an undeclared row", () => {
+    const readme = withSection(readFileSync(README, "utf8"), settingsSection())
+      .replace("| `FRAY_CONNECT_TIMEOUT_MS` | 30000 |", "| `FRAY_CONNECT_TIMEOUT_MS` | 20000 |")
+      .replace("how long an actor's `cleanup()` may run", "how long an actor's `cleanup()` runs")
+      .replace(/^\| `FRAY_AUTH_TIMEOUT_MS` .*\n/m, "")
+      .replace(/^(\| `FRAY_TOKEN` .*\n)/m, "$1| `FRAY_MADE_UP_MS` | 1 | nothing |\n");
+    const found = differences(readme);
+    assert.equal(found.length, 4, found.join("\n"));
+    assert.match(found.join("\n"), /FRAY_CONNECT_TIMEOUT_MS: README's default is "20000", the declaration's "30000"/);
+    assert.match(found.join("\n"), /FRAY_CLEANUP_TIMEOUT_MS: README says/);
+    assert.match(found.join("\n"), /FRAY_AUTH_TIMEOUT_MS: declared, but README's Settings tables have no row/);
+    assert.match(found.join("\n"), /FRAY_MADE_UP_MS: in README's Settings tables, but not declared/);
+  });
+
+  it("every FRAY_* name in src/ and README is declared, and only config.ts reads FRAY_* variables", () => {
+    const unknown = new Set<string>();
+    const readers: string[] = [];
+    for (const file of [README, ...sourceFiles(SRC)]) {
+      const text = readFileSync(file, "utf8");
+      for (const [name] of text.matchAll(/FRAY_[A-Z0-9_]*[A-Z0-9]/g)) if (!declared.has(name) && name !== "FRAY_TLS") unknown.add(`${name} (${file})`);
+      if (file !== README && !file.endsWith("config.ts") && /process\.env(\.FRAY_|\[\s*["'`]FRAY_)/.test(text)) readers.push(file);
+    }
+    assert.deepEqual([...unknown], [], "declare these in src/runtime/settings.ts");
+    assert.deepEqual(readers, [], "read FRAY_* variables through config.<name>");
+  });
+});
+
+describe("config", () => {
+  it("each setting reads its default when its variable is unset or empty, and the variable when set", () => {
+    for (const [key, setting] of Object.entries(SETTINGS) as [keyof typeof SETTINGS, Setting][]) {
+      const fallback = setting.default !== undefined && typeof setting.default === "string" && setting.default.startsWith("~/") ? join(homedir(), setting.default.slice(2)) : setting.default;
+      assert.equal(withEnv(setting.env, undefined, () => config[key]), fallback, key);
+      assert.equal(withEnv(setting.env, "", () => config[key]), fallback, key);
+      const given = typeof setting.default === "number" ? "7" : "given";
+      assert.equal(withEnv(setting.env, given, () => config[key]), typeof setting.default === "number" ? 7 : "given", key);
+    }
+  });
+
+  it("a bad value is rejected with an error naming the setting, its unit and an example", () => {
+    assert.throws(() => withEnv("FRAY_MAX_FRAME_BYTES", "lots", () => config.maxFrameBytes), {
+      name: "RangeError",
+      message: 'FRAY_MAX_FRAME_BYTES="lots" is not a non-negative number of bytes; unset it or give e.g. FRAY_MAX_FRAME_BYTES=1073741824',
+    });
+    assert.throws(() => withEnv("FRAY_SPAWN_WAIT_MS", "-5", () => config.spawnWaitMs), {
+      name: "RangeError",
+      message: 'FRAY_SPAWN_WAIT_MS="-5" is not a non-negative number of milliseconds; unset it or give e.g. FRAY_SPAWN_WAIT_MS=30000',
+    });
+    assert.throws(() => withEnv("FRAY_MAX_FRAME_BYTES", String(2 ** 33), () => config.maxFrameBytes), /FRAY_MAX_FRAME_BYTES=8589934592 is more than the most allowed, 4294967295 bytes; give at most that, e.g. FRAY_MAX_FRAME_BYTES=1073741824/);
+  });
+
+  it("messages name settings from the table: settingName and settingNow", () => {
+    assert.equal(settingName("spawnWaitMs"), "FRAY_SPAWN_WAIT_MS");
+    assert.equal(withEnv("FRAY_HEARTBEAT_TIMEOUT_MS", "1234", () => settingNow("heartbeatTimeoutMs")), "FRAY_HEARTBEAT_TIMEOUT_MS=1234");
+  });
+});
