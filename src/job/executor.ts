@@ -4,7 +4,7 @@
 import { load } from "../runtime/code-locator.ts";
 import { Actor, endpoint, type ActorMesh } from "../mesh.ts";
 import { ambient, withJobContext } from "./job-context.ts";
-import type { JobHead } from "./job-head.ts";
+import type { HeadActor } from "./head-actor.ts";
 import { RemoteJobContext, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
 import { withTaskEnv } from "./task-env.ts";
@@ -14,7 +14,7 @@ export class Executor extends Actor {
   readonly #functions = new Map<string, Function>();
   readonly #slots: Slots;
 
-  constructor(private readonly head: ActorMesh<JobHead>, slots = 1, kind: RemoteJobContext["kind"] = "processes") {
+  constructor(private readonly head: ActorMesh<HeadActor>, slots = 1, kind: RemoteJobContext["kind"] = "processes") {
     super();
     this.#slots = new Slots(slots);
     this.#context = new RemoteJobContext(head, kind);

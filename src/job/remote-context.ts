@@ -7,7 +7,7 @@ import { ActorError, type ActorMesh } from "../mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
-import type { JobHead } from "./job-head.ts";
+import type { HeadActor } from "./head-actor.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { nameUnsendableArgument } from "./task-args.ts";
@@ -20,7 +20,7 @@ export interface TaskSlot {
 
 export class RemoteJobContext implements JobContext {
   /** `taskId`: the task this context runs, whose resources (and slot) are given back while it waits. */
-  constructor(private readonly head: ActorMesh<JobHead>, readonly kind: JobKind, private readonly taskId: string | null = null, private readonly slot: TaskSlot | null = null) {}
+  constructor(private readonly head: ActorMesh<HeadActor>, readonly kind: JobKind, private readonly taskId: string | null = null, private readonly slot: TaskSlot | null = null) {}
 
   forTask(taskId: string, slot: TaskSlot | null = null): RemoteJobContext {
     return new RemoteJobContext(this.head, this.kind, taskId, slot);
