@@ -4,7 +4,7 @@
 import { Proc } from "../runtime/proc.ts";
 import type { ActorMesh, ProcMesh } from "../mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
-import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import { startHead } from "./head-actor.ts";
 import type { JobHead } from "./job-head.ts";
@@ -62,11 +62,11 @@ export class MeshJobContext implements JobContext {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const head = await this.#ready;
     const mesh = await head.createActor(Class, args as unknown[], options);
-    return this.handleFor(mesh, Class);
+    return this[kHandleFor](mesh, Class);
   }
 
   /** With `Class` known, calls are checked for arity as they are made. */
-  handleFor<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
+  [kHandleFor]<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
       checkMethodArity(Class, method, args);
       const ref = new ObjectRef(Proc.current().nextId());
