@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createJobContext } from "../src/job.ts";
-import { ContextProbe, contextSurface } from "./fixtures/head-probes.ts";
+import { ContextProbe, contextSurface, createNamed } from "./fixtures/head-probes.ts";
 
 /** The JobContext API: all a task or actor should find on the context it sees. */
 const JOB_CONTEXT_API = ["createActor", "createTask", "get", "kind", "put", "run", "shutdown", "wait"];
@@ -34,3 +34,20 @@ for (const kind of ["threads", "processes"] as const) {
     });
   });
 }
+
+describe("names of the job's own meshes", () => {
+  for (const kind of ["sync", "threads"] as const) {
+    it(`createActor refuses names starting with 'fray-', from the driver and from a task (${kind})`, async () => {
+      const ctx = createJobContext(kind, { maxWorkers: 1 });
+      try {
+        const reserved = /actor name 'fray-(executors|job-head)' is reserved.*choose another name/;
+        await assert.rejects(ctx.createActor(ContextProbe, [], { name: "fray-executors" }), reserved);
+        await assert.rejects(ctx.createActor(ContextProbe, [], { name: "fray-job-head", getIfExists: true }), reserved);
+        await assert.rejects(ctx.get(ctx.run(createNamed, "fray-job-head", true)), reserved);
+        assert.equal(await ctx.get(ctx.run(createNamed, "my-fray-actor", false)), "created");
+      } finally {
+        await ctx.shutdown();
+      }
+    });
+  }
+});

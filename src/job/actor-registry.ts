@@ -4,7 +4,7 @@
 import { load, type CodeLocation } from "../runtime/code-locator.ts";
 import { ActorError, type ActorMesh, type ProcMesh } from "../mesh.ts";
 import type { ObjectStore } from "./object-store.ts";
-import { type ActorOptions } from "./options.ts";
+import { checkActorName, type ActorOptions } from "./options.ts";
 import { namedActorExists, resolveAll } from "./refs.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
 
@@ -30,6 +30,11 @@ export class ActorRegistry {
 
   create(Class: ActorCode, args: readonly unknown[], options: ActorOptions): Promise<ActorMesh<object>> {
     const { name } = options;
+    try {
+      checkActorName(name); // here, where every createActor of the job arrives
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (name !== undefined && this.#named.has(name)) {
       if (options.getIfExists) return this.#named.get(name)!;
       return Promise.reject(namedActorExists(name));

@@ -14,7 +14,7 @@ import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
 import { TaskScheduler, type TaskCode } from "./task-scheduler.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
-/** The name of the mesh of the workers' Executors. */
+/** The mesh of the workers' Executors; createActor refuses names starting with "fray-", so no actor of the job can pose as it. */
 const EXECUTORS = "fray-executors";
 
 export interface HeadSetup {
