@@ -16,7 +16,7 @@ export class Executor extends Actor {
   readonly #functions = new Map<string, Function>();
   readonly #slots: Slots;
 
-  constructor(head: ActorMesh<HeadActor>, slots = 1, kind: JobKind = "processes") {
+  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind) {
     super();
     this.#head = head;
     this.#kind = kind;

@@ -4,6 +4,7 @@
 import { messageContext } from "../runtime/context.ts";
 import { Proc } from "../runtime/proc.ts";
 import { Actor, endpoint, thisProc, type ActorMesh, type MeshFailure, type ProcMesh } from "../mesh.ts";
+import type { JobKind } from "./job-context.ts";
 import { JobHead } from "./job-head.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
 
@@ -67,13 +68,13 @@ export class HeadActor extends Actor {
 }
 
 /** Spawns a job's head in this process; resolves with it once an Executor runs in every process of `procs()`. */
-export function startHead(procs: () => ProcMesh, capacity: Resources): Promise<JobHead> {
+export function startHead(kind: JobKind, procs: () => ProcMesh, capacity: Resources): Promise<JobHead> {
   const token = Proc.current().nextId();
   const endpoints = thisProc().spawn("fray-job-head", HeadActor, token);
   return endpoints.initialized.then(async () => {
     const head = constructed.get(token)!;
     constructed.delete(token);
-    await head.setUp({ procs: procs(), capacity }, endpoints);
+    await head.setUp({ kind, procs: procs(), capacity }, endpoints);
     return head;
   });
 }

@@ -9,6 +9,7 @@ import type { ActorMesh, MeshFailure, ProcMesh } from "../mesh.ts";
 import { ActorRegistry, type ActorCode } from "./actor-registry.ts";
 import { Executor } from "./executor.ts";
 import type { HeadActor } from "./head-actor.ts";
+import type { JobKind } from "./job-context.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
 import { TaskScheduler, type TaskCode } from "./task-scheduler.ts";
@@ -18,6 +19,8 @@ import { WorkerPool } from "./worker-pool.ts";
 const EXECUTORS = "fray-executors";
 
 export interface HeadSetup {
+  /** The job's kind, as tasks and actors see it. */
+  readonly kind: JobKind;
   /** Processes to run Executors in; one worker each. */
   readonly procs: ProcMesh;
   /** What each worker offers. */
@@ -47,7 +50,7 @@ export class JobHead {
     this.#procs = setup.procs;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs);
-    const executors = this.#asOwner(() => setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1));
+    const executors = this.#asOwner(() => setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind));
     this.#scheduler.useExecutors(executors);
     await executors.initialized;
   }

@@ -18,7 +18,7 @@ export class MeshJobContext implements JobContext {
   #shutdown = false;
 
   constructor(readonly kind: JobKind, procs: () => ProcMesh, capacity: Resources) {
-    this.#ready = startHead(procs, capacity);
+    this.#ready = startHead(kind, procs, capacity);
     this.#ready.catch(() => {}); // reported by the first call that needs the head
   }
 
