@@ -6,6 +6,7 @@ import { createJobContext, type JobContext } from "../src/job.ts";
 import { thisHost, type ProcMesh } from "../src/mesh.ts";
 import { add, after, Counter, depth, failing, Identified, incrementNamed, nested, pid, readEnv, runAddWithOneArgument, square, sum, withDefaults } from "./fixtures/tasks.ts";
 import { InternalNames, Stoppable } from "./fixtures/actors.ts";
+import { ContextProbe, jobKind } from "./fixtures/head-probes.ts";
 import { isAlive, track, waitForExit } from "./helpers.ts";
 
 const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
@@ -31,6 +32,12 @@ for (const [kind, make] of backends) {
         await waitForExit(pids);
         assert.deepEqual([...pids].filter(isAlive), []);
       }
+    });
+
+    it("tasks and actors see the kind of the job that runs them", async () => {
+      assert.equal(await ctx.get(ctx.run(jobKind)), kind);
+      const probe = await ctx.createActor(ContextProbe);
+      assert.equal(await ctx.get(probe.jobKind.remote()), kind);
     });
 
     it("runs tasks and gets their values", async () => {

@@ -43,16 +43,19 @@ export class ActorRef {
   }
 }
 
+/** How a mesh-backed context makes a handle for an actor's mesh: under a symbol, so it is not part of the JobContext API. */
+export const kHandleFor = Symbol("fray.handleFor");
+
 interface HandleFactory {
-  handleFor<T>(mesh: ActorMesh<object>): ActorHandle<T>;
+  [kHandleFor]<T>(mesh: ActorMesh<object>): ActorHandle<T>;
 }
 
 /** A handle received in a task or actor: calls go through the context running it. */
 function revived(mesh: ActorMesh<object>): ActorHandle<object> {
   return actorHandle((method, args) => {
     const ctx = (ambient.als.getStore() ?? ambient.processDefault) as unknown as Partial<HandleFactory> | null;
-    if (!ctx?.handleFor) throw new Error("an actor handle received here can only be called inside a task or actor of its job");
-    const m = (ctx.handleFor(mesh) as unknown as Record<string, RemoteMethod<Method>>)[method];
+    if (!ctx?.[kHandleFor]) throw new Error("an actor handle received here can only be called inside a task or actor of its job");
+    const m = (ctx[kHandleFor](mesh) as unknown as Record<string, RemoteMethod<Method>>)[method];
     return m.remote(...(args as never[]));
   }, new ActorRef(mesh));
 }

@@ -3,22 +3,25 @@
 // nested tasks and actors work from anywhere.
 import { load } from "../runtime/code-locator.ts";
 import { Actor, endpoint, type ActorMesh } from "../mesh.ts";
-import { ambient, withJobContext } from "./job-context.ts";
-import type { JobHead } from "./job-head.ts";
+import { ambient, withJobContext, type JobKind } from "./job-context.ts";
+import type { HeadActor } from "./head-actor.ts";
 import { RemoteJobContext, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
 import { withTaskEnv } from "./task-env.ts";
 
 export class Executor extends Actor {
-  readonly #context: RemoteJobContext;
+  /** Only the job's own code holds the head's mesh: it is never where user code could read it. */
+  readonly #head: ActorMesh<HeadActor>;
+  readonly #kind: JobKind;
   readonly #functions = new Map<string, Function>();
   readonly #slots: Slots;
 
-  constructor(private readonly head: ActorMesh<JobHead>, slots = 1, kind: RemoteJobContext["kind"] = "processes") {
+  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind) {
     super();
+    this.#head = head;
+    this.#kind = kind;
     this.#slots = new Slots(slots);
-    this.#context = new RemoteJobContext(head, kind);
-    ambient.processDefault = this.#context; // for actors created in this worker, too
+    ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
   }
 
   /** Runs a task; a `counted` one waits for a slot first and tells the head when it starts. */
@@ -26,7 +29,7 @@ export class Executor extends Actor {
   async runTask(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, counted = false): Promise<unknown> {
     if (!counted) return this.#run(taskId, url, exportName, args, env, null);
     await this.#slots.acquire();
-    this.head.remoteStarted.broadcast(taskId);
+    this.#head.remoteStarted.broadcast(taskId);
     let held = true;
     const slot = {
       block: () => {
@@ -51,6 +54,6 @@ export class Executor extends Actor {
       if (typeof fn !== "function") throw new TypeError(`${exportName} exported from ${url} is not a function`);
       this.#functions.set(key, fn);
     }
-    return await withTaskEnv(env, () => withJobContext(this.#context.forTask(taskId, slot), () => fn!(...args)));
+    return await withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot), () => fn!(...args)));
   }
 }

@@ -1,12 +1,13 @@
 // The driver's JobContext for the backends built on the mesh runtime:
 // `processes` (worker processes), `threads` (worker threads) and `mesh` (any
-// ProcMesh). The driver talks to its JobHead directly; workers message it.
+// ProcMesh). The driver talks to its JobHead directly; workers message its HeadActor.
 import { Proc } from "../runtime/proc.ts";
-import { thisProc, type ActorMesh, type ProcMesh } from "../mesh.ts";
+import type { ActorMesh, ProcMesh } from "../mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
-import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
-import { JobHead } from "./job-head.ts";
+import { startHead } from "./head-actor.ts";
+import type { JobHead } from "./job-head.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { waitFor } from "./object-store.ts";
 import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
@@ -17,13 +18,7 @@ export class MeshJobContext implements JobContext {
   #shutdown = false;
 
   constructor(readonly kind: JobKind, procs: () => ProcMesh, capacity: Resources) {
-    const token = Proc.current().nextId();
-    const headMesh = thisProc().spawn("fray-job-head", JobHead, token);
-    this.#ready = headMesh.initialized.then(async () => {
-      const head = JobHead.byToken(token)!;
-      await head.setUp({ procs: procs(), capacity }, headMesh);
-      return head;
-    });
+    this.#ready = startHead(kind, procs, capacity);
     this.#ready.catch(() => {}); // reported by the first call that needs the head
   }
 
@@ -67,11 +62,11 @@ export class MeshJobContext implements JobContext {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const head = await this.#ready;
     const mesh = await head.createActor(Class, args as unknown[], options);
-    return this.handleFor(mesh, Class);
+    return this[kHandleFor](mesh, Class);
   }
 
   /** With `Class` known, calls are checked for arity as they are made. */
-  handleFor<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
+  [kHandleFor]<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
       checkMethodArity(Class, method, args);
       const ref = new ObjectRef(Proc.current().nextId());

@@ -36,3 +36,17 @@ export function checkResources(resources: Resources, what: string): void {
     }
   }
 }
+
+/** Actor names starting with this belong to the job's own meshes (its head, its workers' Executors). */
+const RESERVED_NAME_PREFIX = "fray-";
+
+/**
+ * Throws for an actor name reserved for the job's own meshes: an actor under
+ * one could pose as them (one named like the Executors' mesh that failed
+ * would be taken for a dead worker).
+ */
+export function checkActorName(name: string | undefined): void {
+  if (name?.startsWith(RESERVED_NAME_PREFIX)) {
+    throw new Error(`actor name '${name}' is reserved: names starting with '${RESERVED_NAME_PREFIX}' belong to the job's own meshes; choose another name`);
+  }
+}

@@ -5,9 +5,9 @@ import { locate } from "../runtime/code-locator.ts";
 import { Proc } from "../runtime/proc.ts";
 import { ActorError, type ActorMesh } from "../mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
-import { actorHandle, ActorRef, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
-import type { JobHead } from "./job-head.ts";
+import type { HeadActor } from "./head-actor.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { nameUnsendableArgument } from "./task-args.ts";
@@ -18,21 +18,28 @@ export interface TaskSlot {
   unblock(): void;
 }
 
+// The head's mesh, the task and its slot are private fields: user code that
+// holds this context (getJobContext() in a task) sees the JobContext API only,
+// never a way to message the head's endpoints directly.
 export class RemoteJobContext implements JobContext {
-  /** `taskId`: the task this context runs, whose resources (and slot) are given back while it waits. */
-  constructor(private readonly head: ActorMesh<JobHead>, readonly kind: JobKind, private readonly taskId: string | null = null, private readonly slot: TaskSlot | null = null) {}
+  readonly #head: ActorMesh<HeadActor>;
+  readonly #taskId: string | null;
+  readonly #slot: TaskSlot | null;
 
-  forTask(taskId: string, slot: TaskSlot | null = null): RemoteJobContext {
-    return new RemoteJobContext(this.head, this.kind, taskId, slot);
+  /** `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits. */
+  constructor(head: ActorMesh<HeadActor>, readonly kind: JobKind, taskId: string | null = null, slot: TaskSlot | null = null) {
+    this.#head = head;
+    this.#taskId = taskId;
+    this.#slot = slot;
   }
 
   /** Runs `wait` with this task's slot lent out. */
   async #blocked<T>(wait: () => Promise<T>): Promise<T> {
-    this.slot?.block();
+    this.#slot?.block();
     try {
       return await wait();
     } finally {
-      this.slot?.unblock();
+      this.#slot?.unblock();
     }
   }
 
@@ -44,10 +51,10 @@ export class RemoteJobContext implements JobContext {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
     checkArity(fn, args.length, functionLabel(fn));
     const ref = newRef();
-    const fail = (err: unknown) => this.head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
+    const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
     locate(fn).then(({ url, exportName }) => {
       try {
-        this.head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options);
+        this.#head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options);
       } catch (err) {
         fail(err); // an argument the codec cannot send: the ref rejects with it
       }
@@ -56,36 +63,36 @@ export class RemoteJobContext implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
-    if (value instanceof ObjectRef) return this.#blocked(() => unwrap(this.head.remoteGet.callOne(value.id, this.taskId))) as Promise<never>;
+    if (value instanceof ObjectRef) return this.#blocked(() => unwrap(this.#head.remoteGet.callOne(value.id, this.#taskId))) as Promise<never>;
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
     return Promise.resolve(value as never);
   }
 
   async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await this.#blocked(() => this.head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.taskId));
+    const [ready, pending] = await this.#blocked(() => this.#head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.#taskId));
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 
   put<T>(value: T): ObjectRef<T> {
     const ref = newRef();
-    this.head.remotePut.broadcast(ref.id, value);
+    this.#head.remotePut.broadcast(ref.id, value);
     return ref as ObjectRef<T>;
   }
 
   async createActor<C extends ActorClass>(Class: C, args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>, options: ActorOptions = {}): Promise<ActorHandle<InstanceType<C>>> {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { url, exportName } = await locate(Class);
-    const mesh = await unwrap(this.head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));
-    return this.handleFor(mesh, Class);
+    const mesh = await unwrap(this.#head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));
+    return this[kHandleFor](mesh, Class);
   }
 
   /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get; with `Class` known, checked for arity. */
-  handleFor<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
+  [kHandleFor]<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
       checkMethodArity(Class, method, args);
       const ref = newRef();
-      this.head.remoteCallActor.broadcast(ref.id, mesh, method, args);
+      this.#head.remoteCallActor.broadcast(ref.id, mesh, method, args);
       return ref;
     }, new ActorRef(mesh));
   }

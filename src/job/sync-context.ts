@@ -7,7 +7,7 @@ import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
-import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
+import { checkActorName, checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { resolveAll, getValues, namedActorExists } from "./refs.ts";
 import { withTaskEnv } from "./task-env.ts";
 
@@ -58,6 +58,11 @@ export class SyncJobContext implements JobContext {
   createActor<C extends ActorClass>(Class: C, args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>, options: ActorOptions = {}): Promise<ActorHandle<InstanceType<C>>> {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { name } = options;
+    try {
+      checkActorName(name); // refused on every backend, so code tested here runs on all of them
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (name !== undefined && this.#named.has(name)) {
       if (options.getIfExists) return this.#named.get(name)! as Promise<ActorHandle<InstanceType<C>>>;
       return Promise.reject(namedActorExists(name));

@@ -1,0 +1,80 @@
+// The HeadActor is the job head as tasks and actors in workers see it: an
+// actor in the driver whose endpoints are a thin layer over the JobHead. The
+// driver never messages it; it hands its mesh to the job's Executors only.
+import { messageContext } from "../runtime/context.ts";
+import { Proc } from "../runtime/proc.ts";
+import { Actor, endpoint, thisProc, type ActorMesh, type MeshFailure, type ProcMesh } from "../mesh.ts";
+import type { JobKind } from "./job-context.ts";
+import { JobHead } from "./job-head.ts";
+import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
+
+/** Heads a HeadActor of this process constructed and startHead has not taken yet, by token. */
+const constructed = new Map<string, JobHead>();
+
+export class HeadActor extends Actor {
+  readonly #head: JobHead;
+
+  constructor(token: string) {
+    super();
+    // Work the driver asks the head for directly runs as this actor, so what the head spawns is owned here.
+    this.#head = new JobHead(messageContext.getStore());
+    constructed.set(token, this.#head);
+  }
+
+  supervise(failure: MeshFailure): boolean {
+    this.#head.meshFailed(failure);
+    return true;
+  }
+
+  @endpoint({ concurrent: true })
+  remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions): void {
+    this.#head.submit(id, { url, exportName }, args, options);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteStarted(taskId: string): void {
+    this.#head.started(taskId);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteFail(id: string, error: Error): void {
+    this.#head.store.entry(id).reject(error);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteGet(id: string, taskId: string | null): Promise<unknown> {
+    return this.#head.get(id, taskId);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteWait(ids: string[], numReturns: number, timeoutMs: number | null, taskId: string | null): Promise<[string[], string[]]> {
+    return this.#head.wait(ids, numReturns, timeoutMs ?? undefined, taskId);
+  }
+
+  @endpoint({ concurrent: true })
+  remotePut(id: string, value: unknown): void {
+    this.#head.store.entry(id).resolve(value);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteCreateActor(url: string, exportName: string, args: unknown[], options: ActorOptions): Promise<ActorMesh<object>> {
+    return this.#head.createActor({ url, exportName }, args, options);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteCallActor(id: string, mesh: ActorMesh<object>, method: string, args: unknown[]): void {
+    this.#head.callActor(id, mesh, method, args);
+  }
+}
+
+/** Spawns a job's head in this process; resolves with it once an Executor runs in every process of `procs()`. */
+export function startHead(kind: JobKind, procs: () => ProcMesh, capacity: Resources): Promise<JobHead> {
+  const token = Proc.current().nextId();
+  const endpoints = thisProc().spawn("fray-job-head", HeadActor, token);
+  return endpoints.initialized.then(async () => {
+    const head = constructed.get(token)!;
+    constructed.delete(token);
+    await head.setUp({ kind, procs: procs(), capacity }, endpoints);
+    return head;
+  });
+}
