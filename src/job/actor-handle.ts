@@ -1,7 +1,7 @@
 // ActorHandle<T>: `handle.method.remote(...args)` calls an actor method and
 // returns an ObjectRef for the result. Typed from the class.
 import { registerHandleType } from "../wire/codec.ts";
-import type { ActorMesh } from "../mesh.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshMemberName } from "../mesh/actor-mesh.ts";
 import type { NotEndpointName } from "../runtime/endpoint-options.ts";
 import { ambient, type Refs } from "./job-context.ts";

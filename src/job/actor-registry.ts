@@ -2,7 +2,9 @@
 // what it holds for its whole life; named ones can be found by name from any
 // task or actor of the job. Calls through the head fill object-store entries.
 import { load, type CodeLocation } from "../runtime/code-locator.ts";
-import { ActorError, type ActorMesh, type ProcMesh } from "../mesh.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import { ActorError } from "../mesh/errors.ts";
+import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import type { ObjectStore } from "./object-store.ts";
 import { checkActorName, type ActorOptions } from "./options.ts";
 import { namedActorExists, resolveAll } from "./refs.ts";

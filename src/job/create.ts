@@ -1,6 +1,7 @@
 // Creating and finding job contexts.
 import { availableParallelism } from "node:os";
-import { thisHost, type ProcMesh } from "../mesh.ts";
+import { thisHost } from "../mesh/host-mesh.ts";
+import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { ambient, type JobContext, type JobKind } from "./job-context.ts";
 import { MeshJobContext } from "./mesh-context.ts";
 import { checkResources, type Resources } from "./options.ts";

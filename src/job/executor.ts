@@ -2,7 +2,8 @@
 // worker's tasks and actors see a JobContext that talks to the job's head, so
 // nested tasks and actors work from anywhere.
 import { load } from "../runtime/code-locator.ts";
-import { Actor, endpoint, type ActorMesh } from "../mesh.ts";
+import { Actor, endpoint } from "../mesh/actor.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ambient, withJobContext, type JobKind } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
 import { RemoteJobContext, type TaskSlot } from "./remote-context.ts";

@@ -3,7 +3,11 @@
 // driver never messages it; it hands its mesh to the job's Executors only.
 import { messageContext } from "../runtime/context.ts";
 import { Proc } from "../runtime/proc.ts";
-import { Actor, endpoint, thisProc, type ActorMesh, type MeshFailure, type ProcMesh } from "../mesh.ts";
+import { Actor, endpoint } from "../mesh/actor.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import type { MeshFailure } from "../mesh/errors.ts";
+import { thisProc } from "../mesh/host-mesh.ts";
+import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import type { JobKind } from "./job-context.ts";
 import { JobHead } from "./job-head.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";

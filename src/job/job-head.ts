@@ -5,7 +5,9 @@
 // message: tasks and actors in workers reach it only through the endpoints of
 // its HeadActor (head-actor.ts), whose mesh only the job's own code holds.
 import { messageContext, type MessageContext } from "../runtime/context.ts";
-import type { ActorMesh, MeshFailure, ProcMesh } from "../mesh.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import type { MeshFailure } from "../mesh/errors.ts";
+import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { ActorRegistry, type ActorCode } from "./actor-registry.ts";
 import { Executor } from "./executor.ts";
 import type { HeadActor } from "./head-actor.ts";

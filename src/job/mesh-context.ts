@@ -2,7 +2,8 @@
 // `processes` (worker processes), `threads` (worker threads) and `mesh` (any
 // ProcMesh). The driver talks to its JobHead directly; workers message its HeadActor.
 import { Proc } from "../runtime/proc.ts";
-import type { ActorMesh, ProcMesh } from "../mesh.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";

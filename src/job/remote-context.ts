@@ -3,7 +3,8 @@
 // `put` return at once and their messages need no reply.
 import { locate } from "../runtime/code-locator.ts";
 import { Proc } from "../runtime/proc.ts";
-import { ActorError, type ActorMesh } from "../mesh.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import { ActorError } from "../mesh/errors.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";

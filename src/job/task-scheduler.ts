@@ -5,7 +5,8 @@
 // (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../runtime/arity.ts";
 import { locate, type CodeLocation } from "../runtime/code-locator.ts";
-import { ActorError, SupervisionError, type ActorMesh } from "../mesh.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import { ActorError, SupervisionError } from "../mesh/errors.ts";
 import type { Executor } from "./executor.ts";
 import { ObjectRef } from "./object-ref.ts";
 import type { ObjectStore } from "./object-store.ts";

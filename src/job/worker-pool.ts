@@ -1,7 +1,7 @@
 // Resource accounting per worker: what each worker of a job offers, what is
 // free on it now, how many tasks were sent ahead to it, and whether it is
 // alive. Placement asks it for the worker to use; it never sends anything.
-import { SupervisionError } from "../mesh.ts";
+import { SupervisionError } from "../mesh/errors.ts";
 import { TASK_RESOURCES, type Resources } from "./options.ts";
 
 export interface Worker {
