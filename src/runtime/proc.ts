@@ -23,6 +23,7 @@ import { Link } from "./link.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
 import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
+import { setWirePortSender } from "./port.ts";
 import type { Call, Header, PortRef } from "./messages.ts";
 import { SupervisionError } from "./supervision.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
@@ -500,6 +501,9 @@ export class Proc {
     }
   }
 }
+
+// Ports revived from the wire send through this process's Proc.
+setWirePortSender(() => Proc.current());
 
 function attached(link: Link, transport: Transport): Link {
   link.attach(transport);
