@@ -1,25 +1,20 @@
 // A Proc is one OS process's place in the runtime: it listens on an address,
 // hosts actors, owns ports, and keeps one Link to every peer it talks to.
 // Messages go straight from proc to proc; nothing is relayed.
-import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, type NetConnectOpts, type Socket } from "node:net";
-import { connect as tlsConnect, createServer as createTlsServer } from "node:tls";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
 import { FrameError } from "../wire/errors.ts";
 import { frameOf, type Frame } from "../wire/frame.ts";
 import { HeaderDecoder } from "../wire/header-table.ts";
 import { inProcessPair } from "../wire/in-process-transport.ts";
-import { SocketTransport } from "../wire/socket-transport.ts";
 import type { Transport } from "../wire/transport.ts";
-import { authenticateClient, authenticateServer } from "../wire/auth.ts";
 import { ActorCell } from "./actor-cell.ts";
-import { connectOptions, parseAddress, tcpHostPort, workerOf } from "./address.ts";
-import { sessionToken, tls } from "./credentials.ts";
+import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
+import { dial } from "./dialer.ts";
 import { ConnectionError } from "./errors.ts";
 import { Link } from "./link.ts";
+import { listen, privateSocketDir } from "./listener.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
 import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
@@ -69,7 +64,7 @@ export class Proc {
   /** This process's Proc, created on first use. In a client it holds no event-loop reference. */
   static current(): Proc {
     if (!g[CURRENT]) {
-      const dir = Proc.#privateDir();
+      const dir = privateSocketDir();
       const [proc, listening] = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
       listening.catch((err) => {
         throw err; // a client that cannot listen cannot work (as before: the process ends)
@@ -93,56 +88,20 @@ export class Proc {
   }
 
   static #listen(addr: string, serving: boolean): [Proc, Promise<void>] {
-    const { advertise, listen } = parseAddress(addr);
+    const { advertise, listen: at } = parseAddress(addr);
     const proc = new Proc(advertise, serving);
-    const token = sessionToken();
-    const limit = { bytes: config.maxFrameBytes, setting: "FRAY_MAX_FRAME_BYTES" };
-    // Nothing a peer sends is decoded before it has proved it knows the token
-    // (and, with TLS on a TCP listener, shown a certificate from our CA). Whatever
-    // one connection does ends at most that connection, never the process.
-    const onSocket = (socket: Socket) => {
-      socket.on("error", () => socket.destroy());
-      authenticateClient(socket, token, config.authTimeoutMs)
-        .then(
-          () => proc.#accept(new SocketTransport(socket, limit)),
-          () => {
-            proc.authFailures++;
-            socket.destroy();
-          },
-        )
-        .catch(() => socket.destroy());
-    };
-    const material = "port" in listen ? tls() : null;
-    const server = material
-      ? createTlsServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => proc.authFailures++)
-      : createServer(onSocket);
-    const listening = new Promise<void>((resolve, reject) => {
-      server.once("error", (err: NodeJS.ErrnoException) => {
-        const hint = err.code === "EADDRINUSE" ? " (another process holds it; pick another address)" : "";
-        reject(new ConnectionError(`cannot listen on ${addr}: ${err.message}${hint}`, { cause: err }));
-      });
-      server.listen(listen, () => {
-        // From now on an error is one failed accept (say, out of file descriptors), not the listener's end.
-        server.on("error", () => {});
-        const bound = server.address();
-        if (bound && typeof bound === "object") proc.#port = bound.port;
-        resolve();
-      });
+    const listening = listen(addr, at, serving, {
+      accepted: (transport) => proc.#accept(transport),
+      refused: () => proc.authFailures++,
+    }).then((port) => {
+      proc.#port = port;
     });
-    if (!serving) server.unref();
     return [proc, listening];
-  }
-
-  /** A private (0700) directory for this process's sockets, removed at exit. */
-  static #privateDir(): string {
-    const dir = mkdtempSync(join(tmpdir(), "fray-"));
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-    return dir;
   }
 
   /** A fresh address for a child process of this one. */
   childAddr(): string {
-    this.#socketDir ??= Proc.#privateDir();
+    this.#socketDir ??= privateSocketDir();
     return `unix:${join(this.#socketDir, `${this.nextId()}.sock`)}`;
   }
 
@@ -300,62 +259,24 @@ export class Proc {
     if (!link) {
       link = new Link(addr);
       this.#links.set(addr, link);
-      this.#dial(link, Date.now() + config.connectTimeoutMs, 1);
+      this.#dial(link);
     }
     return link;
   }
 
-  #dial(link: Link, deadline: number, delayMs: number): void {
-    const worker = workerOf(link.addr);
-    if (!worker) {
-      this.#dialAt(link, connectOptions(link.addr), deadline, delayMs);
-      return;
-    }
-    // A proc behind a worker: the worker says which port the OS gave it.
-    locate(this, worker, link.addr, deadline).then(
-      (port) => this.#dialAt(link, { host: tcpHostPort(worker).host, port }, deadline, delayMs),
-      (err: Error) => {
-        if (this.#links.get(link.addr) === link) this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message}`, { cause: err }));
-      },
-    );
-  }
-
-  #dialAt(link: Link, options: NetConnectOpts, deadline: number, delayMs: number): void {
-    const material = "port" in options ? tls() : null;
-    // With TLS the peer's identity is its certificate from the shared CA, not its host name.
-    const socket: Socket = material ? tlsConnect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
-    socket.unref();
-    const onError = (err: NodeJS.ErrnoException) => {
-      if (this.#links.get(link.addr) !== link) return;
-      const retriable = err.code === "ENOENT" || err.code === "ECONNREFUSED";
-      if (retriable && Date.now() < deadline) {
-        setTimeout(() => this.#dial(link, deadline, Math.min(delayMs * 2, 100)), delayMs).unref();
-      } else {
-        this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message}`, { cause: err }));
-      }
-    };
-    socket.once("error", onError);
-    socket.once(material ? "secureConnect" : "connect", () => this.#authenticated(link, socket, onError));
-  }
-
-  /** Proves our token to the peer (and checks it knows it too), then the link carries frames. */
-  #authenticated(link: Link, socket: Socket, onError: (err: NodeJS.ErrnoException) => void): void {
-    authenticateServer(socket, sessionToken(), config.authTimeoutMs).then(
-      () => {
-        socket.off("error", onError);
-        const transport = new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: "FRAY_MAX_FRAME_BYTES" });
+  #dial(link: Link): void {
+    const wanted = () => this.#links.get(link.addr) === link;
+    dial(link.addr, Date.now() + config.connectTimeoutMs, {
+      wanted,
+      locate: (worker, addr, deadline) => locate(this, worker, addr, deadline),
+      connected: (transport) => {
         transport.send(this.#hello());
         this.#serveTransport(transport, link.addr);
-        if (this.#links.get(link.addr) === link) link.attach(transport);
+        if (wanted()) link.attach(transport);
         else transport.close();
       },
-      (err: Error) => {
-        socket.destroy();
-        if (this.#links.get(link.addr) === link) {
-          this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message} (is FRAY_TOKEN the same on both sides?)`, { cause: err }));
-        }
-      },
-    );
+      failed: (error) => this.peerLost(link.addr, error),
+    });
   }
 
   /** An incoming connection: its first frame says who it is. */
