@@ -4,17 +4,13 @@
 import { join } from "node:path";
 import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
 import { FrameError } from "../wire/errors.ts";
-import { frameOf, type Frame } from "../wire/frame.ts";
-import { HeaderDecoder } from "../wire/header-table.ts";
-import { inProcessPair } from "../wire/in-process-transport.ts";
+import type { Frame } from "../wire/frame.ts";
 import type { Transport } from "../wire/transport.ts";
 import { ActorCell } from "./actor-cell.ts";
 import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
-import { dial } from "./dialer.ts";
-import { ConnectionError } from "./errors.ts";
-import { Link } from "./link.ts";
-import { listen, privateSocketDir } from "./listener.ts";
+import { Connections } from "./connections.ts";
+import { privateSocketDir } from "./listener.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
 import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
@@ -33,32 +29,34 @@ const g = globalThis as unknown as Record<symbol, Proc | undefined>;
 
 export class Proc {
   readonly actors = new Map<string, ActorCell>();
-  /** Connections refused because the peer could not prove it knows the token. */
-  authFailures = 0;
   /** Handles requests to start procs, in a worker that serves remote clients. */
   hostAgent: ((request: Extract<Header, { k: "procs" }>) => void) | null = null;
   readonly supervisor: Supervisor = new Supervisor(this);
-  #children = new Set<string>();
-  #stopping = new Set<string>();
-  #links = new Map<string, Link>();
   #inbox = new PortInbox();
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
   #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
   #parked = new Map<string, { calls: Array<[Call, number, Frame]>; timer: NodeJS.Timeout }>();
   #socketDir: string | null = null;
-  /** The TCP port we listen on (the OS's choice when the address asked for port 0). */
-  #port: number | undefined;
+  readonly #connections: Connections;
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
   private constructor(readonly addr: string, private readonly serving: boolean) {
-    const [outgoing, incoming] = inProcessPair();
-    this.#accept(incoming, addr);
-    const self = new Link(addr);
-    self.attach(outgoing);
-    this.#links.set(addr, self);
+    this.#connections = new Connections(addr, serving, {
+      frame: (header, frame, peer) => this.#dispatch(header, frame, peer),
+      lost: (peer, error, isFailure) => this.peerLost(peer, error, isFailure),
+      listensOn: (peer, port) => {
+        if (workerOf(peer) === this.addr) this.#directory.report(peer, port); // one of ours
+      },
+      locate: (worker, addr, deadline) => locate(this, worker, addr, deadline),
+    });
+  }
+
+  /** Connections refused because the peer could not prove it knows the token. */
+  get authFailures(): number {
+    return this.#connections.authFailures;
   }
 
   /** This process's Proc, created on first use. In a client it holds no event-loop reference. */
@@ -90,13 +88,7 @@ export class Proc {
   static #listen(addr: string, serving: boolean): [Proc, Promise<void>] {
     const { advertise, listen: at } = parseAddress(addr);
     const proc = new Proc(advertise, serving);
-    const listening = listen(addr, at, serving, {
-      accepted: (transport) => proc.#accept(transport),
-      refused: () => proc.authFailures++,
-    }).then((port) => {
-      proc.#port = port;
-    });
-    return [proc, listening];
+    return [proc, proc.#connections.listen(addr, at)];
   }
 
   /** A fresh address for a child process of this one. */
@@ -110,22 +102,16 @@ export class Proc {
     return `${this.#idPrefix}${(this.#nextId++).toString(36)}`;
   }
 
-  /** Our first frame on a connection: who we are, and where we listen (our parent tells peers). */
-  #hello(): Frame {
-    const hello: Header = this.#port === undefined ? { k: "hello", addr: this.addr, pid: process.pid } : { k: "hello", addr: this.addr, pid: process.pid, port: this.#port };
-    return frameOf(encodePlain(hello));
-  }
-
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
     if (this.supervisor.deadProc(addr)) return; // nobody to receive it
-    this.#link(addr).send(encodePlain(header), payload);
+    this.#connections.link(addr).send(encodePlain(header), payload);
   }
 
   /** `send` with a header encoded once by `encodePlain` and reused: it crosses each link once. */
   sendRepeated(addr: string, header: Uint8Array, payload?: Encoded): void {
     if (this.supervisor.deadProc(addr)) return;
-    this.#link(addr).send(header, payload, true);
+    this.#connections.link(addr).send(header, payload, true);
   }
 
   /** Tells the owner at `addr` that actor `${meshId}.${member}` failed. */
@@ -156,11 +142,11 @@ export class Proc {
 
   /** `addr` is a child process: its loss is reported by `childExited`, with the exit status, not by its socket closing. */
   adoptChild(addr: string): void {
-    this.#children.add(addr);
+    this.#connections.adoptChild(addr);
   }
 
   childExited(addr: string, cause: Error, isFailure: boolean): void {
-    this.#children.delete(addr);
+    this.#connections.childExited(addr);
     this.peerLost(addr, cause, isFailure);
   }
 
@@ -202,28 +188,22 @@ export class Proc {
 
   /** Declares that `addr` (a child being started) will dial us; frames to it wait for that. */
   expectPeer(addr: string): Promise<void> {
-    let link = this.#links.get(addr);
-    if (!link) this.#links.set(addr, (link = new Link(addr)));
-    return link.attached;
+    return this.#connections.expectPeer(addr);
   }
 
   /** Opens the link to `addr` now (a child dials its parent at start). */
   connect(addr: string): void {
-    this.#link(addr);
+    this.#connections.link(addr);
   }
 
   /** Uses `transport` (already connected, e.g. a worker thread's MessagePort) as the link to `addr`. */
   connectVia(addr: string, transport: Transport): void {
-    transport.send(this.#hello());
-    this.#serveTransport(transport, addr);
-    let link = this.#links.get(addr);
-    if (!link) this.#links.set(addr, (link = new Link(addr)));
-    link.attach(transport);
+    this.#connections.connectVia(addr, transport);
   }
 
   /** Serves a connection that did not come through the listening socket; its first frame says who it is. */
   acceptTransport(transport: Transport): void {
-    this.#accept(transport);
+    this.#connections.accept(transport);
   }
 
   /**
@@ -233,92 +213,15 @@ export class Proc {
    */
   peerLost(addr: string, error: Error, isFailure = true): void {
     this.#directory.forget(addr, error);
-    const link = this.#links.get(addr);
-    if (!link) return;
-    this.#links.delete(addr);
-    link.drop();
-    link.transport?.close();
+    if (!this.#connections.drop(addr)) return;
     this.supervisor.procLost(addr, error, isFailure);
     const reported = isFailure ? error : new SupervisionError(error.message, { cause: error });
     for (const handler of [...this.#peerLost]) handler(addr, reported);
   }
 
-  #closed(peer: string, transport: Transport, error?: Error): void {
-    if (this.#links.get(peer)?.transport !== transport || this.#children.has(peer)) return;
-    const stopped = this.#stopping.delete(peer);
-    this.peerLost(peer, new ConnectionError(stopped ? `${peer} was stopped` : `connection to ${peer} closed${error ? `: ${error.message}` : ""}`), !stopped);
-  }
-
   /** The proc at `addr` was asked to exit: its connection closing is not a failure. */
   expectExit(addr: string): void {
-    this.#stopping.add(addr);
-  }
-
-  #link(addr: string): Link {
-    let link = this.#links.get(addr);
-    if (!link) {
-      link = new Link(addr);
-      this.#links.set(addr, link);
-      this.#dial(link);
-    }
-    return link;
-  }
-
-  #dial(link: Link): void {
-    const wanted = () => this.#links.get(link.addr) === link;
-    dial(link.addr, Date.now() + config.connectTimeoutMs, {
-      wanted,
-      locate: (worker, addr, deadline) => locate(this, worker, addr, deadline),
-      connected: (transport) => {
-        transport.send(this.#hello());
-        this.#serveTransport(transport, link.addr);
-        if (wanted()) link.attach(transport);
-        else transport.close();
-      },
-      failed: (error) => this.peerLost(link.addr, error),
-    });
-  }
-
-  /** An incoming connection: its first frame says who it is. */
-  #accept(transport: Transport, knownPeer?: string): void {
-    if (knownPeer) {
-      this.#serveTransport(transport, knownPeer);
-      return;
-    }
-    transport.setKeepAlive(this.serving);
-    let peer: string | null = null;
-    const headers = new HeaderDecoder();
-    transport.listen({
-      frame: (frame) => {
-        if (peer === null) {
-          const hello = headers.decode(frame.header) as Header;
-          if (hello.k !== "hello") {
-            transport.close();
-            return;
-          }
-          peer = hello.addr;
-          if (hello.port !== undefined && workerOf(peer) === this.addr) this.#directory.report(peer, hello.port); // one of ours
-          // The first connection between two procs becomes the link both ways.
-          const link = this.#links.get(peer);
-          if (!link) this.#links.set(peer, attached(new Link(peer), transport));
-          else if (!link.connected) link.attach(transport);
-          return;
-        }
-        this.#dispatch(headers.decode(frame.header) as Header, frame, peer);
-      },
-      close: (error) => {
-        if (peer !== null) this.#closed(peer, transport, error);
-      },
-    });
-  }
-
-  #serveTransport(transport: Transport, peer: string): void {
-    transport.setKeepAlive(this.serving);
-    const headers = new HeaderDecoder();
-    transport.listen({
-      frame: (frame) => this.#dispatch(headers.decode(frame.header) as Header, frame, peer),
-      close: (error) => this.#closed(peer, transport, error),
-    });
+    this.#connections.expectExit(addr);
   }
 
   /**
@@ -425,9 +328,3 @@ export class Proc {
 
 // Ports revived from the wire send through this process's Proc.
 setWirePortSender(() => Proc.current());
-
-function attached(link: Link, transport: Transport): Link {
-  link.attach(transport);
-  return link;
-}
-
