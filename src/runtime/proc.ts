@@ -3,7 +3,6 @@
 // Messages go straight from proc to proc; nothing is relayed.
 import { join } from "node:path";
 import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
-import { FrameError } from "../wire/errors.ts";
 import type { Frame } from "../wire/frame.ts";
 import type { Transport } from "../wire/transport.ts";
 import { ActorCell } from "./actor-cell.ts";
@@ -11,11 +10,12 @@ import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
 import { Connections } from "./connections.ts";
 import { privateSocketDir } from "./listener.ts";
+import { ParkedCalls } from "./parked-calls.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
 import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
-import { setWirePortSender } from "./port.ts";
-import type { Call, Header, PortRef } from "./messages.ts";
+import { setWirePortSender, type PortOwner } from "./port.ts";
+import type { Header, PortRef } from "./messages.ts";
 import { SupervisionError } from "./supervision.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
 
@@ -27,7 +27,7 @@ export type PeerLostHandler = (addr: string, error: Error) => void;
 const CURRENT = Symbol.for("fray.runtime.proc");
 const g = globalThis as unknown as Record<symbol, Proc | undefined>;
 
-export class Proc {
+export class Proc implements PortOwner {
   readonly actors = new Map<string, ActorCell>();
   /** Handles requests to start procs, in a worker that serves remote clients. */
   hostAgent: ((request: Extract<Header, { k: "procs" }>) => void) | null = null;
@@ -36,14 +36,17 @@ export class Proc {
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
   #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
-  #parked = new Map<string, { calls: Array<[Call, number, Frame]>; timer: NodeJS.Timeout }>();
   #socketDir: string | null = null;
   readonly #connections: Connections;
+  readonly #parked: ParkedCalls;
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
   private constructor(readonly addr: string, private readonly serving: boolean) {
+    this.#parked = new ParkedCalls(addr, (call, rank, error) => {
+      if (call.reply) this.sendToPort(call.reply, rank, error, true);
+    });
     this.#connections = new Connections(addr, serving, {
       frame: (header, frame, peer) => this.#dispatch(header, frame, peer),
       lost: (peer, error, isFailure) => this.peerLost(peer, error, isFailure),
@@ -156,21 +159,7 @@ export class Proc {
    * SerializationError instead (an endpoint's return value).
    */
   sendToPort(ref: PortRef, rank: number, value: unknown, isError: boolean, strict = false): void {
-    let payload: Encoded;
-    let err = isError;
-    try {
-      payload = encode(value, isError ? "error" : "value");
-    } catch (e) {
-      if (isError || strict) throw e;
-      payload = encode(e);
-      err = true;
-    }
-    try {
-      this.#outbox.push(ref, rank, payload, err);
-    } catch (e) {
-      if (strict || !(e instanceof FrameError)) throw e;
-      this.#outbox.push(ref, rank, encode(e), true); // too big to send: the receiver learns why
-    }
+    this.#outbox.send(ref, rank, value, isError, strict);
   }
 
   openPort(handler: PortHandler): number {
@@ -224,26 +213,6 @@ export class Proc {
     this.#connections.expectExit(addr);
   }
 
-  /**
-   * A message can overtake its actor's spawn when it comes from another
-   * process (a mesh handed to an actor before the spawner's own message
-   * arrived). It waits for the spawn, up to FRAY_SPAWN_WAIT_MS.
-   */
-  #park(actor: string, call: Call, rank: number, frame: Frame): void {
-    let parked = this.#parked.get(actor);
-    if (!parked) {
-      const timer = setTimeout(() => {
-        this.#parked.delete(actor);
-        for (const [c, r] of parked!.calls) {
-          if (c.reply) this.sendToPort(c.reply, r, new Error(`no actor ${actor} on ${this.addr}: it was not spawned here within ${config.spawnWaitMs} ms (FRAY_SPAWN_WAIT_MS)`), true);
-        }
-      }, config.spawnWaitMs);
-      timer.unref();
-      this.#parked.set(actor, (parked = { calls: [], timer }));
-    }
-    parked.calls.push([call, rank, frame]);
-  }
-
   /** A worker told to exit stops its actors (running their cleanups), sends what it owes, and exits. */
   async #exit(): Promise<void> {
     await Promise.all([...this.actors.values()].map((cell) => cell.stop()));
@@ -264,7 +233,7 @@ export class Proc {
           if (cell) cell.deliver(header, ranks[i], frame);
           else if (gone) {
             if (header.reply) this.sendToPort(header.reply, ranks[i], gone, true);
-          } else this.#park(actor, header, ranks[i], frame);
+          } else this.#parked.park(actor, header, ranks[i], frame); // it may overtake the actor's spawn
         }
         return;
       }
@@ -309,12 +278,7 @@ export class Proc {
       case "spawn": {
         const cell = ActorCell.spawn(this, header, frame);
         this.actors.set(header.actor, cell);
-        const parked = this.#parked.get(header.actor);
-        if (parked) {
-          this.#parked.delete(header.actor);
-          clearTimeout(parked.timer);
-          for (const [call, rank, f] of parked.calls) cell.deliver(call, rank, f);
-        }
+        for (const [call, rank, f] of this.#parked.take(header.actor)) cell.deliver(call, rank, f);
         return;
       }
       case "exit":
