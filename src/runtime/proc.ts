@@ -1,6 +1,10 @@
 // A Proc is one OS process's place in the runtime: it listens on an address,
 // hosts actors, owns ports, and keeps one Link to every peer it talks to.
-// Messages go straight from proc to proc; nothing is relayed.
+// Messages go straight from proc to proc; nothing is relayed. The Proc routes;
+// the mechanisms live beside it: connections.ts (links; listener.ts, dialer.ts),
+// port-inbox.ts and port-outbox.ts (ports), parked-calls.ts (calls that overtake
+// their actor's spawn), supervisor.ts (failures), proc-directory.ts (where a
+// worker's procs listen).
 import { join } from "node:path";
 import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
 import type { Frame } from "../wire/frame.ts";
