@@ -155,7 +155,7 @@ export class ActorCell {
       this.#reject(call, rank, err);
       return undefined;
     }
-    if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank));
+    if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.proc));
     const context: MessageContext = { actor: this.identity, rank, extent: call.ext };
     let result: unknown;
     try {

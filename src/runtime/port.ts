@@ -1,22 +1,59 @@
 // Ports: the sending end of a channel, passable to any actor in any process,
 // and the PortReceiver that owns the receiving end.
+//
+// A Port is given its sender (this process's Proc) instead of importing it, as
+// Monarch's Port(port_ref, instance, rank) is: the runtime registers the
+// sender for ports revived from the wire when it loads (proc.ts).
 import { registerHandleType } from "../wire/codec.ts";
 import type { PortRef } from "./messages.ts";
 import { hold, release } from "./keep-alive.ts";
-import { Proc } from "./proc.ts";
+import type { PortHandler } from "./port-inbox.ts";
+
+/** What sends a port's values: this process's Proc. */
+export interface PortSender {
+  /** Sends a value (or error) to `ref` as `rank`; `strict`: throw if it cannot be sent instead of sending the error. */
+  sendToPort(ref: PortRef, rank: number, value: unknown, isError: boolean, strict?: boolean): void;
+}
+
+/** A PortSender that also owns ports: what opens a channel. */
+export interface PortOwner extends PortSender {
+  readonly addr: string;
+  openPort(handler: PortHandler): number;
+  closePort(id: number): void;
+}
+
+let wireSender: (() => PortSender) | null = null;
+
+/** Registers how ports revived from the wire find this process's sender (resolved when they send). */
+export function setWirePortSender(sender: () => PortSender): void {
+  wireSender = sender;
+}
+
+function senderForWire(): PortSender {
+  if (!wireSender) throw new Error("this process has no Proc to send through (import the fray runtime before decoding a Port)");
+  return wireSender();
+}
 
 export class Port<T = unknown> {
-  /** @internal */
-  constructor(readonly ref: PortRef | null, readonly rank = 0) {}
+  readonly #sender: PortSender | null;
+
+  /** @internal `sender` null: the sender registered for ports revived from the wire. */
+  constructor(readonly ref: PortRef | null, readonly rank = 0, sender: PortSender | null = null) {
+    this.#sender = sender;
+  }
 
   /** Sends `value` to the receiver. Throws at once if `value` cannot be sent. */
   send(value: T): void {
-    if (this.ref) Proc.current().sendToPort(this.ref, this.rank, value, false, true);
+    if (this.ref) this.#send().sendToPort(this.ref, this.rank, value, false, true);
   }
 
   /** Delivers `error` to the receiver, whose `recv()` rejects with it. */
   exception(error: unknown): void {
-    if (this.ref) Proc.current().sendToPort(this.ref, this.rank, error, true);
+    if (this.ref) this.#send().sendToPort(this.ref, this.rank, error, true);
+  }
+
+  #send(): PortSender {
+    return this.#sender ?? senderForWire();
   }
 }
 
@@ -79,11 +116,10 @@ export class PortReceiver<T = unknown> implements AsyncIterable<T> {
   }
 }
 
-/** Opens a channel in this process: a Port to hand out and its receiver. */
-export function openChannel<T>(): [Port<T>, PortReceiver<T>] {
-  const proc = Proc.current();
+/** Opens a channel owned by `proc` (this process's): a Port to hand out and its receiver. */
+export function openChannel<T>(proc: PortOwner): [Port<T>, PortReceiver<T>] {
   let id = 0;
   const receiver = new PortReceiver<T>(() => proc.closePort(id));
   id = proc.openPort((rank, ok, value) => receiver.push(ok, value));
-  return [new Port<T>({ addr: proc.addr, id }), receiver];
+  return [new Port<T>({ addr: proc.addr, id }, 0, proc), receiver];
 }

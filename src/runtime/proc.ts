@@ -1,29 +1,25 @@
 // A Proc is one OS process's place in the runtime: it listens on an address,
 // hosts actors, owns ports, and keeps one Link to every peer it talks to.
-// Messages go straight from proc to proc; nothing is relayed.
-import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, type NetConnectOpts, type Socket } from "node:net";
-import { connect as tlsConnect, createServer as createTlsServer } from "node:tls";
-import { tmpdir } from "node:os";
+// Messages go straight from proc to proc; nothing is relayed. The Proc routes;
+// the mechanisms live beside it: connections.ts (links; listener.ts, dialer.ts),
+// port-inbox.ts and port-outbox.ts (ports), parked-calls.ts (calls that overtake
+// their actor's spawn), supervisor.ts (failures), proc-directory.ts (where a
+// worker's procs listen).
 import { join } from "node:path";
 import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
-import { FrameError } from "../wire/errors.ts";
-import { frameOf, type Frame } from "../wire/frame.ts";
-import { HeaderDecoder } from "../wire/header-table.ts";
-import { inProcessPair } from "../wire/in-process-transport.ts";
-import { SocketTransport } from "../wire/socket-transport.ts";
+import type { Frame } from "../wire/frame.ts";
 import type { Transport } from "../wire/transport.ts";
-import { authenticateClient, authenticateServer } from "../wire/auth.ts";
 import { ActorCell } from "./actor-cell.ts";
-import { connectOptions, parseAddress, tcpHostPort, workerOf } from "./address.ts";
-import { sessionToken, tls } from "./credentials.ts";
-import { config, settingName } from "./config.ts";
-import { ConnectionError } from "./errors.ts";
-import { Link } from "./link.ts";
+import { parseAddress, workerOf } from "./address.ts";
+import { config } from "./config.ts";
+import { Connections } from "./connections.ts";
+import { privateSocketDir } from "./listener.ts";
+import { ParkedCalls } from "./parked-calls.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
 import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
-import type { Call, Header, PortRef } from "./messages.ts";
+import { setWirePortSender, type PortOwner } from "./port.ts";
+import type { Header, PortRef } from "./messages.ts";
 import { SupervisionError } from "./supervision.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
 
@@ -35,40 +31,45 @@ export type PeerLostHandler = (addr: string, error: Error) => void;
 const CURRENT = Symbol.for("fray.runtime.proc");
 const g = globalThis as unknown as Record<symbol, Proc | undefined>;
 
-export class Proc {
+export class Proc implements PortOwner {
   readonly actors = new Map<string, ActorCell>();
-  /** Connections refused because the peer could not prove it knows the token. */
-  authFailures = 0;
   /** Handles requests to start procs, in a worker that serves remote clients. */
   hostAgent: ((request: Extract<Header, { k: "procs" }>) => void) | null = null;
   readonly supervisor: Supervisor = new Supervisor(this);
-  #children = new Set<string>();
-  #stopping = new Set<string>();
-  #links = new Map<string, Link>();
   #inbox = new PortInbox();
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
   #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
-  #parked = new Map<string, { calls: Array<[Call, number, Frame]>; timer: NodeJS.Timeout }>();
   #socketDir: string | null = null;
-  /** The TCP port we listen on (the OS's choice when the address asked for port 0). */
-  #port: number | undefined;
+  readonly #connections: Connections;
+  readonly #parked: ParkedCalls;
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
   private constructor(readonly addr: string, private readonly serving: boolean) {
-    const [outgoing, incoming] = inProcessPair();
-    this.#accept(incoming, addr);
-    const self = new Link(addr);
-    self.attach(outgoing);
-    this.#links.set(addr, self);
+    this.#parked = new ParkedCalls(addr, (call, rank, error) => {
+      if (call.reply) this.sendToPort(call.reply, rank, error, true);
+    });
+    this.#connections = new Connections(addr, serving, {
+      frame: (header, frame, peer) => this.#dispatch(header, frame, peer),
+      lost: (peer, error, isFailure) => this.peerLost(peer, error, isFailure),
+      listensOn: (peer, port) => {
+        if (workerOf(peer) === this.addr) this.#directory.report(peer, port); // one of ours
+      },
+      locate: (worker, addr, deadline) => locate(this, worker, addr, deadline),
+    });
+  }
+
+  /** Connections refused because the peer could not prove it knows the token. */
+  get authFailures(): number {
+    return this.#connections.authFailures;
   }
 
   /** This process's Proc, created on first use. In a client it holds no event-loop reference. */
   static current(): Proc {
     if (!g[CURRENT]) {
-      const dir = Proc.#privateDir();
+      const dir = privateSocketDir();
       const [proc, listening] = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
       listening.catch((err) => {
         throw err; // a client that cannot listen cannot work (as before: the process ends)
@@ -92,56 +93,14 @@ export class Proc {
   }
 
   static #listen(addr: string, serving: boolean): [Proc, Promise<void>] {
-    const { advertise, listen } = parseAddress(addr);
+    const { advertise, listen: at } = parseAddress(addr);
     const proc = new Proc(advertise, serving);
-    const token = sessionToken();
-    const limit = { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") };
-    // Nothing a peer sends is decoded before it has proved it knows the token
-    // (and, with TLS on a TCP listener, shown a certificate from our CA). Whatever
-    // one connection does ends at most that connection, never the process.
-    const onSocket = (socket: Socket) => {
-      socket.on("error", () => socket.destroy());
-      authenticateClient(socket, token, config.authTimeoutMs)
-        .then(
-          () => proc.#accept(new SocketTransport(socket, limit)),
-          () => {
-            proc.authFailures++;
-            socket.destroy();
-          },
-        )
-        .catch(() => socket.destroy());
-    };
-    const material = "port" in listen ? tls() : null;
-    const server = material
-      ? createTlsServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => proc.authFailures++)
-      : createServer(onSocket);
-    const listening = new Promise<void>((resolve, reject) => {
-      server.once("error", (err: NodeJS.ErrnoException) => {
-        const hint = err.code === "EADDRINUSE" ? " (another process holds it; pick another address)" : "";
-        reject(new ConnectionError(`cannot listen on ${addr}: ${err.message}${hint}`, { cause: err }));
-      });
-      server.listen(listen, () => {
-        // From now on an error is one failed accept (say, out of file descriptors), not the listener's end.
-        server.on("error", () => {});
-        const bound = server.address();
-        if (bound && typeof bound === "object") proc.#port = bound.port;
-        resolve();
-      });
-    });
-    if (!serving) server.unref();
-    return [proc, listening];
-  }
-
-  /** A private (0700) directory for this process's sockets, removed at exit. */
-  static #privateDir(): string {
-    const dir = mkdtempSync(join(tmpdir(), "fray-"));
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-    return dir;
+    return [proc, proc.#connections.listen(addr, at)];
   }
 
   /** A fresh address for a child process of this one. */
   childAddr(): string {
-    this.#socketDir ??= Proc.#privateDir();
+    this.#socketDir ??= privateSocketDir();
     return `unix:${join(this.#socketDir, `${this.nextId()}.sock`)}`;
   }
 
@@ -150,22 +109,16 @@ export class Proc {
     return `${this.#idPrefix}${(this.#nextId++).toString(36)}`;
   }
 
-  /** Our first frame on a connection: who we are, and where we listen (our parent tells peers). */
-  #hello(): Frame {
-    const hello: Header = this.#port === undefined ? { k: "hello", addr: this.addr, pid: process.pid } : { k: "hello", addr: this.addr, pid: process.pid, port: this.#port };
-    return frameOf(encodePlain(hello));
-  }
-
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
     if (this.supervisor.deadProc(addr)) return; // nobody to receive it
-    this.#link(addr).send(encodePlain(header), payload);
+    this.#connections.link(addr).send(encodePlain(header), payload);
   }
 
   /** `send` with a header encoded once by `encodePlain` and reused: it crosses each link once. */
   sendRepeated(addr: string, header: Uint8Array, payload?: Encoded): void {
     if (this.supervisor.deadProc(addr)) return;
-    this.#link(addr).send(header, payload, true);
+    this.#connections.link(addr).send(header, payload, true);
   }
 
   /** Tells the owner at `addr` that actor `${meshId}.${member}` failed. */
@@ -196,11 +149,11 @@ export class Proc {
 
   /** `addr` is a child process: its loss is reported by `childExited`, with the exit status, not by its socket closing. */
   adoptChild(addr: string): void {
-    this.#children.add(addr);
+    this.#connections.adoptChild(addr);
   }
 
   childExited(addr: string, cause: Error, isFailure: boolean): void {
-    this.#children.delete(addr);
+    this.#connections.childExited(addr);
     this.peerLost(addr, cause, isFailure);
   }
 
@@ -210,21 +163,7 @@ export class Proc {
    * SerializationError instead (an endpoint's return value).
    */
   sendToPort(ref: PortRef, rank: number, value: unknown, isError: boolean, strict = false): void {
-    let payload: Encoded;
-    let err = isError;
-    try {
-      payload = encode(value, isError ? "error" : "value");
-    } catch (e) {
-      if (isError || strict) throw e;
-      payload = encode(e);
-      err = true;
-    }
-    try {
-      this.#outbox.push(ref, rank, payload, err);
-    } catch (e) {
-      if (strict || !(e instanceof FrameError)) throw e;
-      this.#outbox.push(ref, rank, encode(e), true); // too big to send: the receiver learns why
-    }
+    this.#outbox.send(ref, rank, value, isError, strict);
   }
 
   openPort(handler: PortHandler): number {
@@ -242,28 +181,22 @@ export class Proc {
 
   /** Declares that `addr` (a child being started) will dial us; frames to it wait for that. */
   expectPeer(addr: string): Promise<void> {
-    let link = this.#links.get(addr);
-    if (!link) this.#links.set(addr, (link = new Link(addr)));
-    return link.attached;
+    return this.#connections.expectPeer(addr);
   }
 
   /** Opens the link to `addr` now (a child dials its parent at start). */
   connect(addr: string): void {
-    this.#link(addr);
+    this.#connections.link(addr);
   }
 
   /** Uses `transport` (already connected, e.g. a worker thread's MessagePort) as the link to `addr`. */
   connectVia(addr: string, transport: Transport): void {
-    transport.send(this.#hello());
-    this.#serveTransport(transport, addr);
-    let link = this.#links.get(addr);
-    if (!link) this.#links.set(addr, (link = new Link(addr)));
-    link.attach(transport);
+    this.#connections.connectVia(addr, transport);
   }
 
   /** Serves a connection that did not come through the listening socket; its first frame says who it is. */
   acceptTransport(transport: Transport): void {
-    this.#accept(transport);
+    this.#connections.accept(transport);
   }
 
   /**
@@ -273,150 +206,15 @@ export class Proc {
    */
   peerLost(addr: string, error: Error, isFailure = true): void {
     this.#directory.forget(addr, error);
-    const link = this.#links.get(addr);
-    if (!link) return;
-    this.#links.delete(addr);
-    link.drop();
-    link.transport?.close();
+    if (!this.#connections.drop(addr)) return;
     this.supervisor.procLost(addr, error, isFailure);
     const reported = isFailure ? error : new SupervisionError(error.message, { cause: error });
     for (const handler of [...this.#peerLost]) handler(addr, reported);
   }
 
-  #closed(peer: string, transport: Transport, error?: Error): void {
-    if (this.#links.get(peer)?.transport !== transport || this.#children.has(peer)) return;
-    const stopped = this.#stopping.delete(peer);
-    this.peerLost(peer, new ConnectionError(stopped ? `${peer} was stopped` : `connection to ${peer} closed${error ? `: ${error.message}` : ""}`), !stopped);
-  }
-
   /** The proc at `addr` was asked to exit: its connection closing is not a failure. */
   expectExit(addr: string): void {
-    this.#stopping.add(addr);
-  }
-
-  #link(addr: string): Link {
-    let link = this.#links.get(addr);
-    if (!link) {
-      link = new Link(addr);
-      this.#links.set(addr, link);
-      this.#dial(link, Date.now() + config.connectTimeoutMs, 1);
-    }
-    return link;
-  }
-
-  #dial(link: Link, deadline: number, delayMs: number): void {
-    const worker = workerOf(link.addr);
-    if (!worker) {
-      this.#dialAt(link, connectOptions(link.addr), deadline, delayMs);
-      return;
-    }
-    // A proc behind a worker: the worker says which port the OS gave it.
-    locate(this, worker, link.addr, deadline).then(
-      (port) => this.#dialAt(link, { host: tcpHostPort(worker).host, port }, deadline, delayMs),
-      (err: Error) => {
-        if (this.#links.get(link.addr) === link) this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message}`, { cause: err }));
-      },
-    );
-  }
-
-  #dialAt(link: Link, options: NetConnectOpts, deadline: number, delayMs: number): void {
-    const material = "port" in options ? tls() : null;
-    // With TLS the peer's identity is its certificate from the shared CA, not its host name.
-    const socket: Socket = material ? tlsConnect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
-    socket.unref();
-    const onError = (err: NodeJS.ErrnoException) => {
-      if (this.#links.get(link.addr) !== link) return;
-      const retriable = err.code === "ENOENT" || err.code === "ECONNREFUSED";
-      if (retriable && Date.now() < deadline) {
-        setTimeout(() => this.#dial(link, deadline, Math.min(delayMs * 2, 100)), delayMs).unref();
-      } else {
-        this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message}`, { cause: err }));
-      }
-    };
-    socket.once("error", onError);
-    socket.once(material ? "secureConnect" : "connect", () => this.#authenticated(link, socket, onError));
-  }
-
-  /** Proves our token to the peer (and checks it knows it too), then the link carries frames. */
-  #authenticated(link: Link, socket: Socket, onError: (err: NodeJS.ErrnoException) => void): void {
-    authenticateServer(socket, sessionToken(), config.authTimeoutMs).then(
-      () => {
-        socket.off("error", onError);
-        const transport = new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") });
-        transport.send(this.#hello());
-        this.#serveTransport(transport, link.addr);
-        if (this.#links.get(link.addr) === link) link.attach(transport);
-        else transport.close();
-      },
-      (err: Error) => {
-        socket.destroy();
-        if (this.#links.get(link.addr) === link) {
-          this.peerLost(link.addr, new ConnectionError(`cannot connect to ${link.addr}: ${err.message} (is ${settingName("token")} the same on both sides?)`, { cause: err }));
-        }
-      },
-    );
-  }
-
-  /** An incoming connection: its first frame says who it is. */
-  #accept(transport: Transport, knownPeer?: string): void {
-    if (knownPeer) {
-      this.#serveTransport(transport, knownPeer);
-      return;
-    }
-    transport.setKeepAlive(this.serving);
-    let peer: string | null = null;
-    const headers = new HeaderDecoder();
-    transport.listen({
-      frame: (frame) => {
-        if (peer === null) {
-          const hello = headers.decode(frame.header) as Header;
-          if (hello.k !== "hello") {
-            transport.close();
-            return;
-          }
-          peer = hello.addr;
-          if (hello.port !== undefined && workerOf(peer) === this.addr) this.#directory.report(peer, hello.port); // one of ours
-          // The first connection between two procs becomes the link both ways.
-          const link = this.#links.get(peer);
-          if (!link) this.#links.set(peer, attached(new Link(peer), transport));
-          else if (!link.connected) link.attach(transport);
-          return;
-        }
-        this.#dispatch(headers.decode(frame.header) as Header, frame, peer);
-      },
-      close: (error) => {
-        if (peer !== null) this.#closed(peer, transport, error);
-      },
-    });
-  }
-
-  #serveTransport(transport: Transport, peer: string): void {
-    transport.setKeepAlive(this.serving);
-    const headers = new HeaderDecoder();
-    transport.listen({
-      frame: (frame) => this.#dispatch(headers.decode(frame.header) as Header, frame, peer),
-      close: (error) => this.#closed(peer, transport, error),
-    });
-  }
-
-  /**
-   * A message can overtake its actor's spawn when it comes from another
-   * process (a mesh handed to an actor before the spawner's own message
-   * arrived). It waits for the spawn, up to FRAY_SPAWN_WAIT_MS.
-   */
-  #park(actor: string, call: Call, rank: number, frame: Frame): void {
-    let parked = this.#parked.get(actor);
-    if (!parked) {
-      const timer = setTimeout(() => {
-        this.#parked.delete(actor);
-        for (const [c, r] of parked!.calls) {
-          if (c.reply) this.sendToPort(c.reply, r, new Error(`no actor ${actor} on ${this.addr}: it was not spawned here within ${config.spawnWaitMs} ms (${settingName("spawnWaitMs")})`), true);
-        }
-      }, config.spawnWaitMs);
-      timer.unref();
-      this.#parked.set(actor, (parked = { calls: [], timer }));
-    }
-    parked.calls.push([call, rank, frame]);
+    this.#connections.expectExit(addr);
   }
 
   /** A worker told to exit stops its actors (running their cleanups), sends what it owes, and exits. */
@@ -439,7 +237,7 @@ export class Proc {
           if (cell) cell.deliver(header, ranks[i], frame);
           else if (gone) {
             if (header.reply) this.sendToPort(header.reply, ranks[i], gone, true);
-          } else this.#park(actor, header, ranks[i], frame);
+          } else this.#parked.park(actor, header, ranks[i], frame); // it may overtake the actor's spawn
         }
         return;
       }
@@ -484,12 +282,7 @@ export class Proc {
       case "spawn": {
         const cell = ActorCell.spawn(this, header, frame);
         this.actors.set(header.actor, cell);
-        const parked = this.#parked.get(header.actor);
-        if (parked) {
-          this.#parked.delete(header.actor);
-          clearTimeout(parked.timer);
-          for (const [call, rank, f] of parked.calls) cell.deliver(call, rank, f);
-        }
+        for (const [call, rank, f] of this.#parked.take(header.actor)) cell.deliver(call, rank, f);
         return;
       }
       case "exit":
@@ -501,8 +294,5 @@ export class Proc {
   }
 }
 
-function attached(link: Link, transport: Transport): Link {
-  link.attach(transport);
-  return link;
-}
-
+// Ports revived from the wire send through this process's Proc.
+setWirePortSender(() => Proc.current());

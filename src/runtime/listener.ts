@@ -1,0 +1,70 @@
+// How a Proc listens: on a Unix socket, or on TCP (with TLS when this process
+// has certificates). Nothing a peer sends is decoded before it has proved it
+// knows the session token (and, with TLS, shown a certificate from our CA).
+// Whatever one connection does ends at most that connection, never the process.
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type ListenOptions, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServer as createTlsServer } from "node:tls";
+import { authenticateClient } from "../wire/auth.ts";
+import { SocketTransport } from "../wire/socket-transport.ts";
+import type { Transport } from "../wire/transport.ts";
+import { config, settingName } from "./config.ts";
+import { sessionToken, tls } from "./credentials.ts";
+import { ConnectionError } from "./errors.ts";
+
+export interface ListenHandlers {
+  /** A peer proved it knows the token: its connection, ready to carry frames. */
+  accepted(transport: Transport): void;
+  /** A peer could not prove it knows the token, or (TLS) show a certificate from our CA. */
+  refused(): void;
+}
+
+/**
+ * Listens on `at` (the address `addr` binds); resolves with the bound TCP
+ * port (the OS's choice when `at` asked for port 0; undefined on a Unix
+ * socket), or rejects naming `addr` when it cannot be bound. A listener that
+ * is not `serving` (a client's) holds no event-loop reference.
+ */
+export function listen(addr: string, at: ListenOptions, serving: boolean, handlers: ListenHandlers): Promise<number | undefined> {
+  const token = sessionToken();
+  const limit = { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") };
+  const onSocket = (socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    authenticateClient(socket, token, config.authTimeoutMs)
+      .then(
+        () => handlers.accepted(new SocketTransport(socket, limit)),
+        () => {
+          handlers.refused();
+          socket.destroy();
+        },
+      )
+      .catch(() => socket.destroy());
+  };
+  const material = "port" in at ? tls() : null;
+  const server = material
+    ? createTlsServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => handlers.refused())
+    : createServer(onSocket);
+  const listening = new Promise<number | undefined>((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      const hint = err.code === "EADDRINUSE" ? " (another process holds it; pick another address)" : "";
+      reject(new ConnectionError(`cannot listen on ${addr}: ${err.message}${hint}`, { cause: err }));
+    });
+    server.listen(at, () => {
+      // From now on an error is one failed accept (say, out of file descriptors), not the listener's end.
+      server.on("error", () => {});
+      const bound = server.address();
+      resolve(bound && typeof bound === "object" ? bound.port : undefined);
+    });
+  });
+  if (!serving) server.unref();
+  return listening;
+}
+
+/** A private (0700) directory for this process's sockets, removed at exit. */
+export function privateSocketDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "fray-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
