@@ -2,17 +2,18 @@
 // P2 round trip, P3 one-way throughput, P4 broadcast + collect to 1,024 actors.
 import { thisHost } from "../../dist/mesh.js";
 import { Echo, Sink } from "../fixtures/actors.js";
-import { rawFanOut, rawRoundTrip, rawThroughput } from "../lib/baselines.js";
+import { rawEchoPeer, rawFanOut, rawThroughput } from "../lib/baselines.js";
 import { report, scale, want } from "../lib/group.js";
-import { median, medianMicros, percentile, perSecondSince, thousands } from "../lib/stats.js";
+import { interleavedMedians, median, percentile, perSecondSince, thousands } from "../lib/stats.js";
 
 // P2: actor round trip across processes vs raw Unix-socket ping-pong.
 if (want("P2")) {
   const n = Math.round(5000 * scale);
-  const floor = await rawRoundTrip(n);
+  const raw = await rawEchoPeer();
   const procs = thisHost().spawnProcs({ procs: 1 });
   const echo = procs.spawn("echo", Echo);
-  const p50 = await medianMicros(n, () => echo.ping.callOne(), 200);
+  const [floor, p50] = await interleavedMedians(n, [raw.roundTrip, () => echo.ping.callOne()]);
+  raw.close();
   report("P2", "actor round trip across processes (p50)", p50.toFixed(1), "µs", `raw socket ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "≤ 2× floor", p50 / floor <= 2);
   await procs.stop();
 }

@@ -2,9 +2,9 @@
 // ProcessJob (a local `fray worker`), against raw framed TCP.
 import { ProcessJob } from "../../dist/mesh.js";
 import { Echo, Sink } from "../fixtures/actors.js";
-import { rawRoundTrip, rawThroughput } from "../lib/baselines.js";
+import { rawEchoPeer, rawThroughput } from "../lib/baselines.js";
 import { report, scale, want } from "../lib/group.js";
-import { medianMicros, perSecondSince, thousands } from "../lib/stats.js";
+import { interleavedMedians, perSecondSince, thousands } from "../lib/stats.js";
 
 if (want("T1", "T2")) {
   const n = Math.round(3000 * scale);
@@ -12,9 +12,9 @@ if (want("T1", "T2")) {
   const { hosts } = await job.state();
   const procs = hosts.spawnProcs({ procs: 1 });
   const echo = procs.spawn("echo", Echo);
-  for (let i = 0; i < 300; i++) await echo.ping.callOne();
-  const floor = await rawRoundTrip(n, true);
-  const p50 = await medianMicros(n, () => echo.ping.callOne());
+  const raw = await rawEchoPeer(true);
+  const [floor, p50] = await interleavedMedians(n, [raw.roundTrip, () => echo.ping.callOne()], { warmup: 300 });
+  raw.close();
   report("T1", "actor round trip over TCP loopback to a worker host (p50)", p50.toFixed(1), "µs", `raw TCP ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "(no goal)", true);
   const m = Math.round(100_000 * scale);
   const rawRate = await rawThroughput(m, true);

@@ -6,7 +6,7 @@ import { createConnection } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { scratch } from "./group.js";
-import { median, medianMicros, perSecondSince } from "./stats.js";
+import { median, perSecondSince } from "./stats.js";
 
 const floorPeerFile = fileURLToPath(new URL("../fixtures/floor-peer.js", import.meta.url));
 let peerCount = 0;
@@ -29,20 +29,27 @@ export function frame(bytes) {
   return f;
 }
 
-/** Median µs of a 48-byte frame's round trip to an echo peer, over `n` sequential round trips. */
-export async function rawRoundTrip(n, overTcp = false) {
+/**
+ * A raw echo peer and one 48-byte frame's round trip to it, for timing beside an
+ * actor's. One 'data' listener for the socket's life, as any framed reader has
+ * (`events.once` per chunk would add a listener and a promise per round trip).
+ */
+export async function rawEchoPeer(overTcp = false) {
   const { socket, close } = await floorPeer("echo", 0, overTcp);
   const msg = frame(48);
-  const p50 = await medianMicros(n, async () => {
-    socket.write(msg);
-    let got = 0;
-    while (got < msg.length) {
-      const [chunk] = await once(socket, "data");
-      got += chunk.length;
-    }
+  let got = 0;
+  let answered = () => {};
+  socket.on("data", (chunk) => {
+    got += chunk.length;
+    if (got >= msg.length) answered();
   });
-  close();
-  return p50;
+  const roundTrip = () =>
+    new Promise((resolve) => {
+      got = 0;
+      answered = resolve;
+      socket.write(msg);
+    });
+  return { roundTrip, close };
 }
 
 /** 40-byte frames per second into a sink peer, `n` of them, written as fast as the socket drains. */

@@ -5,16 +5,27 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 /** The `p`-th fraction (0..1) of `xs`, e.g. percentile(times, 0.99). */
 export const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
-/** Median time of `fn` over `n` sequential runs, in µs, after `warmup` untimed runs. */
-export async function medianMicros(n, fn, warmup = 0) {
-  for (let i = 0; i < warmup; i++) await fn();
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    await fn();
-    times.push(Number(process.hrtime.bigint() - t) / 1000);
+/**
+ * Median µs of each of `fns` over `n` sequential runs each, after `warmup` untimed
+ * runs each, timed in ten alternating blocks so that every fn sees the same
+ * machine: on a VM a round trip's latency shifts between runs (~20 µs or ~60 µs
+ * here, as the scheduler places the processes), which would otherwise land on
+ * one side. Blocks are long so each side stays warm within its own (alternating
+ * every few calls makes each peer wait idle, and wake slowly, between its turns).
+ */
+export async function interleavedMedians(n, fns, { blocks = 10, warmup = 200 } = {}) {
+  for (const fn of fns) for (let i = 0; i < warmup; i++) await fn();
+  const times = fns.map(() => []);
+  for (let b = 0; b < blocks; b++) {
+    for (const [k, fn] of fns.entries()) {
+      for (let i = 0; i < Math.ceil(n / blocks); i++) {
+        const t = process.hrtime.bigint();
+        await fn();
+        times[k].push(Number(process.hrtime.bigint() - t) / 1000);
+      }
+    }
   }
-  return median(times);
+  return times.map(median);
 }
 
 /** Events per second for `n` events since `startMs` (a performance.now() reading). */
