@@ -3,7 +3,7 @@
 // `gpus` dimension, CUDA_VISIBLE_DEVICES — on this host and on remote workers.
 import assert from "node:assert/strict";
 import { describe, it, type TestContext } from "node:test";
-import { ProcessJob, thisHost, type ActorMesh } from "../src/mesh.ts";
+import { ProcessJob, thisHost, type ProcMesh } from "../src/mesh.ts";
 import { EnvReader } from "./fixtures/actors.ts";
 import { isAlive, track, waitForExit } from "./helpers.ts";
 
@@ -22,8 +22,13 @@ function withEnv(t: TestContext, vars: Record<string, string | undefined>): void
   });
 }
 
-async function envs(mesh: ActorMesh<EnvReader>): Promise<Array<Record<string, string | null>>> {
-  return (await mesh.read.call()).values();
+/** The rank variables each proc of `procs` sees (read by an actor on each); stops `procs` after. */
+async function envsOf(procs: ProcMesh): Promise<Array<Record<string, string | null>>> {
+  try {
+    return (await procs.spawn("env", EnvReader).read.call()).values();
+  } finally {
+    await procs.stop();
+  }
 }
 
 const row = (rank: number, world: number, local: number, localWorld: number, cuda: string | null) =>
@@ -32,55 +37,30 @@ const row = (rank: number, world: number, local: number, localWorld: number, cud
 describe("rank environment on this host", () => {
   it("spawnProcs({gpus: 2}): each proc gets its rank, the world size and its GPU", async (t) => {
     withEnv(t, { CUDA_VISIBLE_DEVICES: undefined, RANK: "99" });
-    const procs = track(thisHost().spawnProcs({ gpus: 2 }));
-    try {
-      assert.deepEqual(await envs(procs.spawn("env", EnvReader)), [row(0, 2, 0, 2, "0"), row(1, 2, 1, 2, "1")]);
-    } finally {
-      await procs.stop();
-    }
+    assert.deepEqual(await envsOf(track(thisHost().spawnProcs({ gpus: 2 }))), [row(0, 2, 0, 2, "0"), row(1, 2, 1, 2, "1")]);
   });
 
   it("without a gpus dimension: rank variables only; CUDA_VISIBLE_DEVICES is the parent's", async (t) => {
     withEnv(t, { CUDA_VISIBLE_DEVICES: "3" });
-    const procs = track(thisHost().spawnProcs({ workers: 2 }));
-    try {
-      assert.deepEqual(await envs(procs.spawn("env", EnvReader)), [row(0, 2, 0, 2, "3"), row(1, 2, 1, 2, "3")]);
-    } finally {
-      await procs.stop();
-    }
+    assert.deepEqual(await envsOf(track(thisHost().spawnProcs({ workers: 2 }))), [row(0, 2, 0, 2, "3"), row(1, 2, 1, 2, "3")]);
   });
 
   it("a host that restricts its GPUs gives each proc its n-th visible device; too few is an error naming them", async (t) => {
     withEnv(t, { CUDA_VISIBLE_DEVICES: "5,7" });
-    const procs = track(thisHost().spawnProcs({ gpus: 2 }));
-    try {
-      assert.deepEqual((await envs(procs.spawn("env", EnvReader))).map((e) => e.CUDA_VISIBLE_DEVICES), ["5", "7"]);
-    } finally {
-      await procs.stop();
-    }
+    assert.deepEqual((await envsOf(track(thisHost().spawnProcs({ gpus: 2 })))).map((e) => e.CUDA_VISIBLE_DEVICES), ["5", "7"]);
     assert.throws(() => thisHost().spawnProcs({ gpus: 3 }), (e: Error) =>
       e instanceof RangeError && /the proc at gpus 2 needs a GPU, but this host's CUDA_VISIBLE_DEVICES=5,7 lists 2; spawn at most 2 procs along 'gpus' per host/.test(e.message));
   });
 
   it("packed procs ({processes: 1}) share a process: no rank variables, not even inherited ones", async (t) => {
     withEnv(t, { CUDA_VISIBLE_DEVICES: "0,1", RANK: "99", WORLD_SIZE: "100", LOCAL_RANK: "9", LOCAL_WORLD_SIZE: "10" });
-    const procs = track(thisHost().spawnProcs({ gpus: 2 }, { processes: 1 }));
-    try {
-      const none = { RANK: null, WORLD_SIZE: null, LOCAL_RANK: null, LOCAL_WORLD_SIZE: null, CUDA_VISIBLE_DEVICES: "0,1" };
-      assert.deepEqual(await envs(procs.spawn("env", EnvReader)), [none, none]);
-    } finally {
-      await procs.stop();
-    }
+    const none = { RANK: null, WORLD_SIZE: null, LOCAL_RANK: null, LOCAL_WORLD_SIZE: null, CUDA_VISIBLE_DEVICES: "0,1" };
+    assert.deepEqual(await envsOf(track(thisHost().spawnProcs({ gpus: 2 }, { processes: 1 }))), [none, none]);
   });
 
   it("threads: rank variables in each thread's process.env; CUDA_VISIBLE_DEVICES stays the process's", async (t) => {
     withEnv(t, { CUDA_VISIBLE_DEVICES: undefined });
-    const procs = thisHost().spawnProcs({ gpus: 2 }, { threads: true });
-    try {
-      assert.deepEqual(await envs(procs.spawn("env", EnvReader)), [row(0, 2, 0, 2, null), row(1, 2, 1, 2, null)]);
-    } finally {
-      await procs.stop();
-    }
+    assert.deepEqual(await envsOf(thisHost().spawnProcs({ gpus: 2 }, { threads: true })), [row(0, 2, 0, 2, null), row(1, 2, 1, 2, null)]);
   });
 });
 
@@ -89,12 +69,7 @@ it("ProcessJob with 2 hosts × {gpus: 2}: RANK 0..3, LOCAL_RANK 0..1, a GPU per 
   const job = new ProcessJob({ meshes: { trainers: 2 } });
   try {
     const { trainers } = await job.state();
-    const procs = trainers.spawnProcs({ gpus: 2 });
-    try {
-      assert.deepEqual(await envs(procs.spawn("env", EnvReader)), [row(0, 4, 0, 2, "0"), row(1, 4, 1, 2, "1"), row(2, 4, 0, 2, "0"), row(3, 4, 1, 2, "1")]);
-    } finally {
-      await procs.stop();
-    }
+    assert.deepEqual(await envsOf(trainers.spawnProcs({ gpus: 2 })), [row(0, 4, 0, 2, "0"), row(1, 4, 1, 2, "1"), row(2, 4, 0, 2, "0"), row(3, 4, 1, 2, "1")]);
   } finally {
     const pids = job.pids;
     await job.kill();
@@ -111,7 +86,8 @@ it("a remote host without a GPU for a rank: initialized rejects naming its CUDA_
     const procs = one.spawnProcs({ gpus: 2 });
     try {
       await assert.rejects(procs.initialized, /could not start a proc at .*: the proc at gpus 1 needs a GPU, but this host's CUDA_VISIBLE_DEVICES=4 lists 1/);
-      assert.deepEqual((await envs(procs.slice({ gpus: { start: 0, stop: 1 } }).spawn("env", EnvReader))).map((e) => e.CUDA_VISIBLE_DEVICES), ["4"]);
+      const first = procs.slice({ gpus: { start: 0, stop: 1 } }).spawn("env", EnvReader);
+      assert.deepEqual((await first.read.call()).values().map((e) => e.CUDA_VISIBLE_DEVICES), ["4"]);
     } finally {
       await procs.stop();
     }

@@ -4,23 +4,16 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { after, it } from "node:test";
-import { KubeConfig } from "@kubernetes/client-node";
 import { KubernetesJob } from "../src/mesh.ts";
 import { Counter } from "./fixtures/actors.ts";
-import { FakeKubeApi } from "./fixtures/fake-kube-api.ts";
+import { FakeKubeApi, kubeConfigFor } from "./fixtures/fake-kube-api.ts";
 
 const api = new FakeKubeApi();
 after(() => api.stop());
 
 it("KubernetesJob (fake API server): a token Secret and an Indexed Job per mesh; attaches to the pods; kill deletes them", async () => {
   const server = await api.start();
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: "fake", server, skipTLSVerify: true }],
-    users: [{ name: "fake", token: "fake-token" }],
-    contexts: [{ name: "fake", cluster: "fake", user: "fake" }],
-    currentContext: "fake",
-  });
+  const kubeConfig = kubeConfigFor(server);
   const fray = [process.execPath, "--import", import.meta.resolve("tsx"), fileURLToPath(new URL("../dist/cli/main.js", import.meta.url))];
   const job = new KubernetesJob({ meshes: { trainers: 2 }, image: "example/fray:latest", name: "fray-test", port: 24567, frayCommand: fray, kubeConfig, resources: { limits: { "nvidia.com/gpu": "8" } } });
 

@@ -7,9 +7,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, it } from "node:test";
-import { KubeConfig } from "@kubernetes/client-node";
 import { KubernetesJob, SlurmJob } from "../src/mesh.ts";
-import { FakeKubeApi } from "./fixtures/fake-kube-api.ts";
+import { FakeKubeApi, kubeConfigFor } from "./fixtures/fake-kube-api.ts";
 
 const api = new FakeKubeApi();
 const bin = mkdtempSync(join(tmpdir(), "fray-fake-slurm-"));
@@ -34,13 +33,7 @@ async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): P
 
 it("KubernetesJob: pods that never run fail state() naming the pods awaited and the startTimeoutMs option", async () => {
   const server = await api.start();
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: "fake", server, skipTLSVerify: true }],
-    users: [{ name: "fake", token: "fake-token" }],
-    contexts: [{ name: "fake", cluster: "fake", user: "fake" }],
-    currentContext: "fake",
-  });
+  const kubeConfig = kubeConfigFor(server);
   // The "fray" in these pods never says it listens: the pods stay Pending.
   const job = new KubernetesJob({ meshes: { trainers: 2 }, image: "example/fray:latest", name: "fray-stuck", frayCommand: ["sh", "-c", "exec sleep 600"], kubeConfig, startTimeoutMs: 300 });
   try {
