@@ -4,6 +4,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { Channel, SupervisionError, thisHost } from "../src/mesh.ts";
@@ -88,4 +91,24 @@ describe("the default unhandled-fault hook", () => {
     await waitForExit(pids);
     assert.deepEqual(pids.filter(isAlive), []);
   });
+});
+
+it("a client killed by SIGKILL leaves its socket directory behind; the next process to make one removes it", async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));
+  t.after(() => rmSync(tmp, { recursive: true, force: true }));
+  const listener = fileURLToPath(new URL("../src/runtime/listener.ts", import.meta.url));
+  const makeDir = `import { privateSocketDir } from ${JSON.stringify(listener)}; console.log(privateSocketDir());`;
+  const env = { ...process.env, TMPDIR: tmp };
+  const killed = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", `${makeDir} setInterval(() => {}, 1000);`], { env, stdio: ["ignore", "pipe", "inherit"] });
+  t.after(() => void killed.kill("SIGKILL"));
+  const [first] = await once(killed.stdout!, "data");
+  const left = String(first).trim();
+  killed.kill("SIGKILL");
+  await once(killed, "exit");
+  const socketDirs = () => readdirSync(tmp).filter((name) => name.startsWith("fray-")); // (tsx keeps a cache there too)
+  assert.deepEqual(socketDirs(), [basename(left)]);
+  const next = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", makeDir], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const [code] = await once(next, "exit");
+  assert.equal(code, 0);
+  assert.deepEqual(socketDirs(), [], "the stale directory and the next process's own are both gone");
 });

@@ -2,7 +2,7 @@
 // has certificates). Nothing a peer sends is decoded before it has proved it
 // knows the session token (and, with TLS, shown a certificate from our CA).
 // Whatever one connection does ends at most that connection, never the process.
-import { mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type ListenOptions, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,9 +62,37 @@ export function listen(addr: string, at: ListenOptions, serving: boolean, handle
   return listening;
 }
 
-/** A private (0700) directory for this process's sockets, removed at exit. */
+/**
+ * A private (0700) directory for this process's sockets, removed at exit. A
+ * process killed by a signal cannot remove its own, so its pid is in the name
+ * and the next process to make one removes those of dead processes of its user.
+ */
 export function privateSocketDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "fray-"));
+  removeStaleSocketDirs();
+  const dir = mkdtempSync(join(tmpdir(), `fray-${process.pid}-`));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+function removeStaleSocketDirs(): void {
+  const uid = process.getuid?.();
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^fray-(\d+)-\w{6}$/.exec(name)?.[1]);
+    if (!pid || isRunning(pid)) continue;
+    const path = join(tmpdir(), name);
+    try {
+      if (lstatSync(path).uid === uid) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // gone already, or not ours to read
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM"; // alive, another user's
+  }
 }
