@@ -1,0 +1,39 @@
+// Where the pieces of mesh collectives (allReduce & co.) wait for the rank that
+// asks for them. Collectives run inside endpoints, whose actor is busy awaiting
+// the collective, so their pieces bypass the actors' mailboxes: the Proc hands
+// every "coll" frame to this per-process inbox, keyed by the piece's tag (mesh,
+// group, sequence number, round, sender and receiver), and the receiving rank
+// takes it. A piece may arrive before its rank asks, or after: either order works.
+
+type Waiter = (piece: unknown) => void;
+
+export class CollectiveInbox {
+  #pieces = new Map<string, unknown>();
+  #waiters = new Map<string, Waiter>();
+
+  /** A piece arrived: a Frame from another process, or a value from a rank of this one. */
+  deliver(tag: string, piece: unknown): void {
+    const waiter = this.#waiters.get(tag);
+    if (waiter) {
+      this.#waiters.delete(tag);
+      waiter(piece);
+    } else this.#pieces.set(tag, piece);
+  }
+
+  /** Calls `got` with the piece tagged `tag`, now or when it arrives. */
+  take(tag: string, got: Waiter): void {
+    if (this.#pieces.has(tag)) {
+      const piece = this.#pieces.get(tag);
+      this.#pieces.delete(tag);
+      got(piece);
+    } else this.#waiters.set(tag, got);
+  }
+
+  /** Forgets the pieces and waiters of `tags` (a collective that failed). */
+  forget(tags: Iterable<string>): void {
+    for (const tag of tags) {
+      this.#pieces.delete(tag);
+      this.#waiters.delete(tag);
+    }
+  }
+}
