@@ -1,5 +1,5 @@
 // Mesh collectives (issue 14): a data-parallel step where each rank holds
-// different gradients, on 4 processes and on a {hosts: 2, gpus: 2} mesh packed
+// different gradients, on 4 processes, on 4 threads, and on a {hosts: 2, gpus: 2} mesh packed
 // into 2 processes (ranks of one process exchange in memory); mismatched calls;
 // kill -9 of a rank mid-allReduce.
 import assert from "node:assert/strict";
@@ -66,6 +66,7 @@ function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string
 }
 
 dataParallel("4 ranks {gpus: 4}, one process each", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 });
+dataParallel("4 ranks {gpus: 4} on worker threads", () => thisHost().spawnProcs({ gpus: 4 }, { threads: true }), { gpus: 4 });
 dataParallel("{hosts: 2, gpus: 2} packed into 2 processes", () => thisHost().spawnProcs({ hosts: 2, gpus: 2 }, { processes: 2 }), { hosts: 2, gpus: 2 }, (trainers) => {
   it('dims: ["gpus"] reduces within each host only', async () => {
     // Host 0 holds ranks 1× and 2×, host 1 ranks 3× and 4×.
