@@ -82,6 +82,17 @@ dataParallel("{hosts: 2, gpus: 2} packed into 2 processes", () => thisHost().spa
     assert.deepEqual((await trainers().barrier.call({ dims: ["gpus"] })).values(), [0, 1, 2, 3]);
   });
 
+  it("a message sent to a slice runs the collective among that slice's ranks", async () => {
+    // Message ranks 0 and 1 of each slice hold 1× and 2×.
+    const [host0, host1, odd] = await Promise.all([
+      trainers().slice({ hosts: 0 }).allReduce.call("sum", L),
+      trainers().slice({ hosts: 1 }).allReduce.call("sum", L),
+      trainers().slice({ gpus: 1 }).allReduce.call("max", 100_000),
+    ]);
+    for (const got of [...host0.values(), ...host1.values()]) assert.deepEqual(got, times(3));
+    for (const got of odd.values()) assert.deepEqual(got, times(2, 100_000));
+  });
+
   it("dims naming no dimension of the mesh is an error that lists the dimensions", async () => {
     await assert.rejects(trainers().allReduce.call("sum", 4, ["cards"]), /dims names 'cards', which is not a dimension of the mesh .*; give some of: hosts, gpus/);
   });

@@ -1,5 +1,5 @@
 // The ranks a collective runs among, and how their pieces travel. The group is
-// the mesh the current message was sent to, or (with `dims`) the ranks of it
+// the mesh (or slice) the current message was sent to, or (with `dims`) the ranks of it
 // that share every other coordinate with this one. Pieces go straight from
 // Proc to Proc (a "coll" frame, or a hand-over within one process), never
 // through an actor's mailbox: the actor is busy awaiting the collective.
@@ -19,7 +19,7 @@ class LocalPiece {
 
 export interface Group {
   readonly meshId: string;
-  /** Message ranks of the group's members, in group order (row-major over `dims`). */
+  /** Message ranks of the group's members, in group order (row-major over `dims`) — ranks within the slice the message went to. */
   readonly ranks: readonly number[];
   /** This rank's index in `ranks`. */
   readonly me: number;
@@ -67,9 +67,8 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
   const [meshId] = splitKey(ctx.actor.actorId);
   const spawned = new Extent(ctx.actor.extent[0], ctx.actor.extent[1]);
   const sent = new Extent(ctx.extent[0], ctx.extent[1]);
-  if (sent.size !== spawned.size) {
-    throw new Error(`${what} runs among the ranks of the whole mesh the message was sent to, but this message went to a slice (${sent} of ${spawned}); call the endpoint on the whole mesh and pass dims to reduce along some dimensions only`);
-  }
+  // Rank r of the message is member sel[r] of the mesh; without sel, member r.
+  const memberOf = (r: number) => (ctx.sel ? ctx.sel[r] : r);
   const labels = sent.labels;
   for (const d of dims ?? []) {
     if (!labels.includes(d)) throw new RangeError(`${what}: dims names '${d}', which is not a dimension of the mesh ${sent}; give some of: ${labels.join(", ")}`);
@@ -84,9 +83,9 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
   const proc = Proc.current();
   const owner = proc.actors.get(ctx.actor.actorId)?.owner ?? proc.addr;
   const all = await meshAddrs(proc, meshId, owner);
-  // Message rank r is member r: a message to the whole mesh (renamed or flattened at most) keeps the members' order.
-  const addrs = ranks.map((r) => all[r]);
-  const key = `${meshId}/${ranks.length === sent.size ? "*" : ranks.join(",")}`;
+  const members = ranks.map(memberOf);
+  const addrs = members.map((m) => all[m]);
+  const key = `${meshId}/${members.length === spawned.size ? "*" : members.join(",")}`;
   const me = ranks.indexOf(ctx.rank);
   return {
     meshId,
@@ -94,7 +93,7 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
     me,
     addrs,
     key,
-    describe: (i) => describeRank({ rank: ranks[i], coords: spawned.coords(ranks[i]), mesh: ctx.actor.meshName }),
+    describe: (i) => describeRank({ rank: members[i], coords: spawned.coords(members[i]), mesh: ctx.actor.meshName }),
   };
 }
 

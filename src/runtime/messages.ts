@@ -46,6 +46,8 @@ export interface Call {
   readonly m: string;
   readonly ext: RawExtent;
   readonly reply?: PortRef;
+  /** The members the message's ranks are, when it went to a slice (not all members in order): for collectives. */
+  readonly sel?: readonly number[];
 }
 
 /** A value (or, with `err`, an error) sent to a port. Payload: the value. */
