@@ -136,3 +136,32 @@ describe("kill -9 of a rank mid-allReduce", () => {
     }
   });
 });
+
+describe("a rank that never joins", () => {
+  let procs: ProcMesh;
+  const saved = process.env.FRAY_COLLECTIVE_TIMEOUT_MS;
+  before(() => {
+    process.env.FRAY_COLLECTIVE_TIMEOUT_MS = "300"; // the workers inherit it
+    procs = track(thisHost().spawnProcs({ gpus: 4 }));
+  });
+  after(async () => {
+    if (saved === undefined) delete process.env.FRAY_COLLECTIVE_TIMEOUT_MS;
+    else process.env.FRAY_COLLECTIVE_TIMEOUT_MS = saved;
+    await procs.stop();
+  });
+
+  it("makes the others' calls reject after FRAY_COLLECTIVE_TIMEOUT_MS, naming the setting", async () => {
+    const trainers = procs.spawn("trainers", Trainer);
+    const [enteredPort, entered] = Channel.open<number>();
+    const [outcomesPort, outcomes] = Channel.open<[number, string, boolean, string]>();
+    try {
+      trainers.allReduceWithout.broadcast(1, enteredPort, outcomesPort, 16);
+      const got = [await outcomes.recv(), await outcomes.recv(), await outcomes.recv()].sort((a, b) => a[0] - b[0]);
+      assert.deepEqual(got.map(([rank, name]) => [rank, name]), [[0, "Error"], [2, "Error"], [3, "Error"]]);
+      for (const [, , , message] of got) assert.match(message, /^collective\.allReduce timed out after 300 ms waiting for its peers \(FRAY_COLLECTIVE_TIMEOUT_MS=300\)/);
+    } finally {
+      entered.close();
+      outcomes.close();
+    }
+  });
+});
