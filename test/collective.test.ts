@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Channel, collective, setUnhandledFaultHook, thisHost, type ActorMesh, type ProcMesh, type UnhandledFaultHook } from "../src/mesh.ts";
+import { CollectiveInbox } from "../src/runtime/collective-inbox.ts";
 import { gradient, Trainer } from "./fixtures/collective-actors.ts";
 import { track } from "./helpers.ts";
 
@@ -163,5 +164,25 @@ describe("a rank that never joins", () => {
       entered.close();
       outcomes.close();
     }
+  });
+});
+
+describe("CollectiveInbox", () => {
+  it("hands a piece to its rank whichever comes first, and drops the late pieces of an abandoned collective", () => {
+    const inbox = new CollectiveInbox();
+    const got: unknown[] = [];
+    inbox.deliver("m/*#0.a.1>0", "early");
+    inbox.take("m/*#0.a.1>0", (p) => got.push(p));
+    inbox.take("m/*#0.a.2>0", (p) => got.push(p));
+    inbox.deliver("m/*#0.a.2>0", "late");
+    assert.deepEqual(got, ["early", "late"]);
+    // Rank 0 gave up on call 1: its pieces are dropped, rank 10's and call 10's are not.
+    inbox.take("m/*#1.a.3>0", (p) => got.push(p));
+    inbox.abandon("m/*#1.", ">0");
+    for (const tag of ["m/*#1.a.3>0", "m/*#1.b.2>0", "m/*#1.a.3>10", "m/*#10.a.3>0"]) inbox.deliver(tag, tag);
+    inbox.take("m/*#1.b.2>0", (p) => got.push(p));
+    inbox.take("m/*#1.a.3>10", (p) => got.push(p));
+    inbox.take("m/*#10.a.3>0", (p) => got.push(p));
+    assert.deepEqual(got, ["early", "late", "m/*#1.a.3>10", "m/*#10.a.3>0"]);
   });
 });

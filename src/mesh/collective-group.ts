@@ -108,7 +108,6 @@ const sequence = new Map<string, number>();
 export class Exchange {
   readonly #proc = Proc.current();
   readonly #prefix: string;
-  readonly #pending = new Set<string>();
   readonly #failed: Promise<never>;
   #fail!: (error: Error) => void;
   #unwatch: () => void = () => {};
@@ -148,10 +147,8 @@ export class Exchange {
 
   recv(from: number, round: string): Promise<unknown> {
     const tag = this.#tag(round, from, this.group.me);
-    this.#pending.add(tag);
     const got = new Promise<unknown>((resolve, reject) => {
       this.#proc.collectives.take(tag, (piece) => {
-        this.#pending.delete(tag);
         if (piece instanceof LocalPiece) return resolve(piece.value);
         const { payload, attachments } = piece as { payload: Uint8Array; attachments: readonly Uint8Array[] };
         try {
@@ -171,10 +168,10 @@ export class Exchange {
     return Promise.all(ranks.map((_, i) => (i === me ? undefined : this.recv(i, round))));
   }
 
-  /** Stops watching; pieces that will never be taken are forgotten. */
-  close(): void {
+  /** Stops watching. After a failure, the pieces this rank will never take are dropped. */
+  close(failed: boolean): void {
     clearTimeout(this.#timer);
     this.#unwatch();
-    this.#proc.collectives.forget(this.#pending);
+    if (failed) this.#proc.collectives.abandon(`${this.#prefix}.`, `>${this.group.me}`);
   }
 }

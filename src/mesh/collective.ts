@@ -72,9 +72,12 @@ async function run<T>(what: string, dims: readonly string[] | undefined, body: (
   const group = await currentGroup(what, dims);
   const ex = new Exchange(group, what);
   try {
-    return await body(ex, group);
-  } finally {
-    ex.close();
+    const result = await body(ex, group);
+    ex.close(false);
+    return result;
+  } catch (err) {
+    ex.close(true);
+    throw err;
   }
 }
 

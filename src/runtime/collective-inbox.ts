@@ -10,9 +10,12 @@ type Waiter = (piece: unknown) => void;
 export class CollectiveInbox {
   #pieces = new Map<string, unknown>();
   #waiters = new Map<string, Waiter>();
+  /** Collectives that failed, as [tag prefix, tag suffix]: their late pieces are dropped, not kept forever. */
+  #abandoned: Array<[string, string]> = [];
 
   /** A piece arrived: a Frame from another process, or a value from a rank of this one. */
   deliver(tag: string, piece: unknown): void {
+    if (this.#abandoned.some(([prefix, suffix]) => tag.startsWith(prefix) && tag.endsWith(suffix))) return;
     const waiter = this.#waiters.get(tag);
     if (waiter) {
       this.#waiters.delete(tag);
@@ -29,11 +32,11 @@ export class CollectiveInbox {
     } else this.#waiters.set(tag, got);
   }
 
-  /** Forgets the pieces and waiters of `tags` (a collective that failed). */
-  forget(tags: Iterable<string>): void {
-    for (const tag of tags) {
-      this.#pieces.delete(tag);
-      this.#waiters.delete(tag);
-    }
+  /** A collective failed: forgets its pieces and waiters (tags `prefix…suffix`), and drops those still to come. */
+  abandon(prefix: string, suffix: string): void {
+    const mine = (tag: string) => tag.startsWith(prefix) && tag.endsWith(suffix);
+    for (const tag of [...this.#pieces.keys()]) if (mine(tag)) this.#pieces.delete(tag);
+    for (const tag of [...this.#waiters.keys()]) if (mine(tag)) this.#waiters.delete(tag);
+    this.#abandoned.push([prefix, suffix]);
   }
 }
