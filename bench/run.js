@@ -22,6 +22,7 @@ const groups = [
   ["queue", ["Q1", "Q2"]],
   ["slurm", ["S1", "P8"]],
   ["netns", ["N1", "N2"]],
+  ["collective", ["D3"]],
 ];
 
 const args = process.argv.slice(2);

@@ -98,10 +98,14 @@ export const kMesh = Symbol("fray.mesh");
 /** What an ActorMesh (one slice of a spawned mesh) knows: all its endpoints need. */
 export class MeshState implements MeshTarget {
   readonly rawExtent: RawExtent;
+  readonly sel: readonly number[] | undefined;
   readonly #endpoints = new Map<string, EndpointImpl<unknown[], unknown>>();
 
   constructor(readonly ref: MeshRef, readonly shape: Shape) {
     this.rawExtent = [shape.extent.labels, shape.extent.sizes];
+    const { members } = shape;
+    const whole = members.length === ref.extent.size && members.every((m, r) => m === r);
+    this.sel = whole ? undefined : members;
   }
 
   get id(): string { return this.ref.id; }

@@ -35,6 +35,8 @@ export interface MeshTarget {
   readonly className: string;
   readonly shape: Shape;
   readonly rawExtent: RawExtent;
+  /** The members of a slice, by rank, when it is not the whole mesh in order (sent along for collectives). */
+  readonly sel: readonly number[] | undefined;
   /** Proc address of each member. */
   readonly addrs: readonly string[];
   /** Calls in flight per member, for `choose`. */
@@ -208,8 +210,9 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     mesh.whenSendable(
       () => {
         for (const g of groups) {
-          if (reply) proc.send(g.addr, { k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, reply }, payload);
-          else proc.sendRepeated(g.addr, (g.oneWay ??= encodePlain({ k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent } satisfies Call)), payload);
+          const sel = mesh.sel ? { sel: mesh.sel } : {};
+          if (reply) proc.send(g.addr, { k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, reply, ...sel }, payload);
+          else proc.sendRepeated(g.addr, (g.oneWay ??= encodePlain({ k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, ...sel } satisfies Call)), payload);
         }
       },
       (error) => {

@@ -156,7 +156,7 @@ export class ActorCell {
       return undefined;
     }
     if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.proc));
-    const context: MessageContext = { actor: this.identity, rank, extent: call.ext };
+    const context: MessageContext = { actor: this.identity, rank, extent: call.ext, sel: call.sel };
     let result: unknown;
     try {
       result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));

@@ -21,6 +21,8 @@ export interface MessageContext {
   /** Rank of the receiver within the extent the message was sent over. */
   readonly rank: number;
   readonly extent: RawExtent;
+  /** The member each rank of `extent` is, when the message went to a slice (else rank r is member r). */
+  readonly sel?: readonly number[];
 }
 
 const slot = Symbol.for("fray.runtime.context");

@@ -46,6 +46,8 @@ export interface Call {
   readonly m: string;
   readonly ext: RawExtent;
   readonly reply?: PortRef;
+  /** The members the message's ranks are, when it went to a slice (not all members in order): for collectives. */
+  readonly sel?: readonly number[];
 }
 
 /** A value (or, with `err`, an error) sent to a port. Payload: the value. */
@@ -113,9 +115,22 @@ export interface StartProcs {
   readonly reply: PortRef;
 }
 
+/** A piece of a mesh collective for the rank named in `tag` (collective-inbox.ts). Payload: the piece. */
+export interface CollectivePiece {
+  readonly k: "coll";
+  readonly tag: string;
+}
+
+/** Ask the owner of mesh `mesh` for its members' proc addresses; the answer on `reply` is the array or an Error. */
+export interface CollectiveAddrs {
+  readonly k: "coll-addrs";
+  readonly mesh: string;
+  readonly reply: PortRef;
+}
+
 /** Ask a process to exit. */
 export interface Exit {
   readonly k: "exit";
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit;
+export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs;

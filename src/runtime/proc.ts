@@ -12,6 +12,7 @@ import type { Transport } from "../wire/transport.ts";
 import { ActorCell } from "./actor-cell.ts";
 import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
+import { CollectiveInbox } from "./collective-inbox.ts";
 import { Connections } from "./connections.ts";
 import { privateSocketDir } from "./listener.ts";
 import { ParkedCalls } from "./parked-calls.ts";
@@ -36,6 +37,8 @@ export class Proc implements PortOwner {
   /** Handles requests to start procs, in a worker that serves remote clients. */
   hostAgent: ((request: Extract<Header, { k: "procs" }>) => void) | null = null;
   readonly supervisor: Supervisor = new Supervisor(this);
+  /** Pieces of collectives, waiting for the local rank that takes them. */
+  readonly collectives = new CollectiveInbox();
   #inbox = new PortInbox();
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
@@ -283,6 +286,14 @@ export class Proc implements PortOwner {
         const cell = ActorCell.spawn(this, header, frame);
         this.actors.set(header.actor, cell);
         for (const [call, rank, f] of this.#parked.take(header.actor)) cell.deliver(call, rank, f);
+        return;
+      }
+      case "coll":
+        this.collectives.deliver(header.tag, frame);
+        return;
+      case "coll-addrs": {
+        const addrs = this.supervisor.addrsOf(header.mesh);
+        this.sendToPort(header.reply, 0, addrs ?? new Error(`${this.addr} does not own mesh ${header.mesh} (stopped?)`), !addrs);
         return;
       }
       case "exit":

@@ -69,6 +69,13 @@ export const SETTINGS = {
   hostsStartTimeoutMs: ms("FRAY_HOSTS_START_TIMEOUT_MS", 600_000, "how long `SlurmJob` and `KubernetesJob` wait for their hosts' workers (queues can be slow); their `startTimeoutMs` option overrides it"),
   cloudStartTimeoutMs: ms("FRAY_CLOUD_START_TIMEOUT_MS", 1_800_000, "how long `SkyPilotJob` waits for its nodes (a cloud provisions machines first); its `startTimeoutMs` option overrides it"),
   scancelTimeoutMs: ms("FRAY_SCANCEL_TIMEOUT_MS", 120_000, "how long `SlurmJob.kill()` and a Slurm cluster's `terminate()` wait, after `scancel`, for Slurm to report the jobs gone (Slurm's KillWait comes first)"),
+  collectiveTimeoutMs: ms("FRAY_COLLECTIVE_TIMEOUT_MS", 300_000, "how long a rank's collective (`collective.allReduce` & co.) waits for its peers before it rejects"),
+  collectiveDirectMaxBytes: {
+    env: "FRAY_COLLECTIVE_DIRECT_MAX_BYTES",
+    kind: "bytes",
+    default: 65_536,
+    doc: "the largest array `collective.allReduce` sends whole to every peer (one round, latency-optimal); larger ones are reduce-scattered then all-gathered (two rounds, each rank sends 2(n−1)/n of the array: bandwidth-optimal)",
+  },
 
   token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
   tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },

@@ -32,6 +32,11 @@ export class Supervisor {
     this.#owned.set(mesh.id, { ...mesh, dead: new Set(), stopping: false });
   }
 
+  /** Proc address of each member of mesh `meshId`, if this process owns it. */
+  addrsOf(meshId: string): readonly string[] | undefined {
+    return this.#owned.get(meshId)?.addrs;
+  }
+
   /** Why a message to `${meshId}.${member}` on `addr` cannot be delivered, if it cannot. */
   unreachable(addr: string, meshId: string, member: number): Error | undefined {
     return this.#deadProcs.get(addr) ?? this.#deadActors.get(meshId)?.get(member);

@@ -1,0 +1,42 @@
+// Where the pieces of mesh collectives (allReduce & co.) wait for the rank that
+// asks for them. Collectives run inside endpoints, whose actor is busy awaiting
+// the collective, so their pieces bypass the actors' mailboxes: the Proc hands
+// every "coll" frame to this per-process inbox, keyed by the piece's tag (mesh,
+// group, sequence number, round, sender and receiver), and the receiving rank
+// takes it. A piece may arrive before its rank asks, or after: either order works.
+
+type Waiter = (piece: unknown) => void;
+
+export class CollectiveInbox {
+  #pieces = new Map<string, unknown>();
+  #waiters = new Map<string, Waiter>();
+  /** Collectives that failed, as [tag prefix, tag suffix]: their late pieces are dropped, not kept forever. */
+  #abandoned: Array<[string, string]> = [];
+
+  /** A piece arrived: a Frame from another process, or a value from a rank of this one. */
+  deliver(tag: string, piece: unknown): void {
+    if (this.#abandoned.some(([prefix, suffix]) => tag.startsWith(prefix) && tag.endsWith(suffix))) return;
+    const waiter = this.#waiters.get(tag);
+    if (waiter) {
+      this.#waiters.delete(tag);
+      waiter(piece);
+    } else this.#pieces.set(tag, piece);
+  }
+
+  /** Calls `got` with the piece tagged `tag`, now or when it arrives. */
+  take(tag: string, got: Waiter): void {
+    if (this.#pieces.has(tag)) {
+      const piece = this.#pieces.get(tag);
+      this.#pieces.delete(tag);
+      got(piece);
+    } else this.#waiters.set(tag, got);
+  }
+
+  /** A collective failed: forgets its pieces and waiters (tags `prefix…suffix`), and drops those still to come. */
+  abandon(prefix: string, suffix: string): void {
+    const mine = (tag: string) => tag.startsWith(prefix) && tag.endsWith(suffix);
+    for (const tag of [...this.#pieces.keys()]) if (mine(tag)) this.#pieces.delete(tag);
+    for (const tag of [...this.#waiters.keys()]) if (mine(tag)) this.#waiters.delete(tag);
+    this.#abandoned.push([prefix, suffix]);
+  }
+}
