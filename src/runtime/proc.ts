@@ -10,6 +10,7 @@ import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
 import type { Frame } from "../wire/frame.ts";
 import type { Transport } from "../wire/transport.ts";
 import { ActorCell } from "./actor-cell.ts";
+import { BufferStore } from "./buffer-store.ts";
 import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
 import { Connections } from "./connections.ts";
@@ -36,6 +37,8 @@ export class Proc implements PortOwner {
   /** Handles requests to start procs, in a worker that serves remote clients. */
   hostAgent: ((request: Extract<Header, { k: "procs" }>) => void) | null = null;
   readonly supervisor: Supervisor = new Supervisor(this);
+  /** The RemoteBuffers this process owns. */
+  readonly buffers = new BufferStore();
   #inbox = new PortInbox();
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
@@ -285,6 +288,11 @@ export class Proc implements PortOwner {
         for (const [call, rank, f] of this.#parked.take(header.actor)) cell.deliver(call, rank, f);
         return;
       }
+      case "buf.read":
+      case "buf.write":
+      case "buf.drop":
+        this.buffers.serve(header, frame, (ref, value, isError) => this.sendToPort(ref, 0, value, isError));
+        return;
       case "exit":
         if (this.serving) void this.#exit();
         return;

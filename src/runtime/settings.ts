@@ -69,6 +69,25 @@ export const SETTINGS = {
   hostsStartTimeoutMs: ms("FRAY_HOSTS_START_TIMEOUT_MS", 600_000, "how long `SlurmJob` and `KubernetesJob` wait for their hosts' workers (queues can be slow); their `startTimeoutMs` option overrides it"),
   cloudStartTimeoutMs: ms("FRAY_CLOUD_START_TIMEOUT_MS", 1_800_000, "how long `SkyPilotJob` waits for its nodes (a cloud provisions machines first); its `startTimeoutMs` option overrides it"),
   scancelTimeoutMs: ms("FRAY_SCANCEL_TIMEOUT_MS", 120_000, "how long `SlurmJob.kill()` and a Slurm cluster's `terminate()` wait, after `scancel`, for Slurm to report the jobs gone (Slurm's KillWait comes first)"),
+  bufferTimeoutMs: ms("FRAY_BUFFER_TIMEOUT_MS", 60_000, "how long a RemoteBuffer `readInto`/`writeFrom` may take; their `timeout` option (seconds) overrides it"),
+  bufferChunkBytes: {
+    env: "FRAY_BUFFER_CHUNK_BYTES",
+    kind: "bytes",
+    default: 4 * 2 ** 20,
+    doc: "the chunk a RemoteBuffer transfer moves per request; control messages to the same process pass between chunks, and a chunk must fit in `FRAY_MAX_FRAME_BYTES`",
+  },
+  bufferInflightBytes: {
+    env: "FRAY_BUFFER_INFLIGHT_BYTES",
+    kind: "bytes",
+    default: 16 * 2 ** 20,
+    doc: "how many bytes of one RemoteBuffer transfer are requested ahead (at least one chunk); bounds how long a control message waits behind a transfer",
+  },
+  bufferSameHost: {
+    env: "FRAY_BUFFER_SAME_HOST",
+    kind: "text",
+    default: "shm",
+    doc: "how RemoteBuffer bytes move between processes of one host: `shm` (through a file in /dev/shm, removed as soon as the transfer ends; the socket where /dev/shm is absent) or `socket`",
+  },
 
   token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
   tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },

@@ -1,0 +1,101 @@
+// The owning side of RemoteBuffers: the bytes this process's buffers stand
+// for, and the Proc's answers to peers reading and writing them. Requests are
+// served by the Proc as they arrive, not through the owning actor's mailbox,
+// so a busy actor does not delay a transfer. Each request moves one chunk,
+// either in the reply frame or, between processes of one host, through a
+// tmpfs file the reader names (shm), which the owner copies to or from.
+import { openSync, closeSync, readSync, writeSync } from "node:fs";
+import { decode } from "../wire/codec.ts";
+import type { Frame } from "../wire/frame.ts";
+import type { BufferDrop, BufferRead, BufferWrite, PortRef } from "./messages.ts";
+
+/** Where readers put the tmpfs files of same-host transfers; the owner touches no other path. */
+export const SHM_PREFIX = "/dev/shm/fray-buf-";
+
+interface Owned {
+  readonly bytes: Uint8Array;
+  /** The actor that created it (released when that actor stops), or null: the process. */
+  readonly actor: string | null;
+}
+
+type Reply = (ref: PortRef, value: unknown, isError: boolean) => void;
+
+export class BufferStore {
+  #owned = new Map<string, Owned>();
+  /** Why a buffer is gone, so a late reader learns whether it was dropped or its actor stopped. */
+  #released = new Map<string, string>();
+
+  add(id: string, bytes: Uint8Array, actor: string | null): void {
+    this.#owned.set(id, { bytes, actor });
+  }
+
+  /** The bytes of buffer `id`; throws naming why when it is gone. */
+  bytes(id: string): Uint8Array {
+    const owned = this.#owned.get(id);
+    if (owned) return owned.bytes;
+    const why = this.#released.get(id);
+    throw new Error(why ? `RemoteBuffer ${id} ${why}; its bytes are gone` : `RemoteBuffer ${id} is not known to its owner's process`);
+  }
+
+  release(id: string, why: string): void {
+    if (this.#owned.delete(id)) this.#released.set(id, why);
+  }
+
+  /** Releases every buffer actor `actor` created: an actor's buffers do not outlive it. */
+  releaseOwnedBy(actor: string): void {
+    for (const [id, owned] of this.#owned) if (owned.actor === actor) this.release(id, `was released when its owner actor ${actor} stopped`);
+  }
+
+  get size(): number {
+    return this.#owned.size;
+  }
+
+  /** Answers a peer's request on its reply port. */
+  serve(header: BufferRead | BufferWrite | BufferDrop, frame: Frame, reply: Reply): void {
+    try {
+      if (header.k === "buf.drop") {
+        this.release(header.id, "was dropped");
+        return reply(header.reply, null, false);
+      }
+      const bytes = this.bytes(header.id);
+      const { off, len } = header;
+      if (!(off >= 0 && len >= 0 && off + len <= bytes.byteLength)) throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${bytes.byteLength} bytes`);
+      const chunk = bytes.subarray(off, off + len);
+      if (header.k === "buf.read") {
+        if (header.shm === undefined) return reply(header.reply, chunk, false);
+        withShm(header.shm, (fd) => writeAll(fd, chunk, off));
+      } else if (header.shm === undefined) {
+        const data = decode(frame.payload, frame.attachments) as Uint8Array;
+        if (data.byteLength !== len) throw new RangeError(`a write of ${data.byteLength} bytes announced as ${len}`);
+        chunk.set(data);
+      } else withShm(header.shm, (fd) => readAll(fd, chunk, off));
+      reply(header.reply, null, false);
+    } catch (err) {
+      reply(header.reply, err, true);
+    }
+  }
+}
+
+function withShm(path: string, use: (fd: number) => void): void {
+  if (!path.startsWith(SHM_PREFIX) || path.includes("/", SHM_PREFIX.length)) throw new Error(`refusing shared-memory file ${path}: not under ${SHM_PREFIX}`);
+  const fd = openSync(path, "r+");
+  try {
+    use(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes all of `bytes` at `position` (a write may be short). */
+export function writeAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.byteLength; ) done += writeSync(fd, bytes, done, bytes.byteLength - done, position + done);
+}
+
+/** Fills `bytes` from `position`; a file that ends early is an error. */
+export function readAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.byteLength; ) {
+    const n = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
+    if (n === 0) throw new Error(`shared-memory file ended at byte ${position + done}, ${bytes.byteLength - done} bytes short`);
+    done += n;
+  }
+}
