@@ -2,15 +2,13 @@
 // for, and the Proc's answers to peers reading and writing them. Requests are
 // served by the Proc as they arrive, not through the owning actor's mailbox,
 // so a busy actor does not delay a transfer. Each request moves one chunk,
-// either in the reply frame or, between processes of one host, through a
-// tmpfs file the reader names (shm), which the owner copies to or from.
-import { openSync, closeSync, readSync, writeSync } from "node:fs";
+// either in the reply frame or, between processes of one host, through the
+// reader's staging file (shm-staging.ts), which the owner copies to or from.
+import { closeSync, readSync, writeSync } from "node:fs";
 import { decode } from "../wire/codec.ts";
 import type { Frame } from "../wire/frame.ts";
 import type { BufferDrop, BufferRead, BufferWrite, PortRef } from "./messages.ts";
-
-/** Where readers put the tmpfs files of same-host transfers; the owner touches no other path. */
-export const SHM_PREFIX = "/dev/shm/fray-buf-";
+import { openStaging } from "./shm-staging.ts";
 
 interface Owned {
   readonly bytes: Uint8Array;
@@ -77,8 +75,7 @@ export class BufferStore {
 }
 
 function withShm(path: string, use: (fd: number) => void): void {
-  if (!path.startsWith(SHM_PREFIX) || path.includes("/", SHM_PREFIX.length)) throw new Error(`refusing shared-memory file ${path}: not under ${SHM_PREFIX}`);
-  const fd = openSync(path, "r+");
+  const fd = openStaging(path);
   try {
     use(fd);
   } finally {

@@ -2,15 +2,16 @@
 // chunk requests to the owner's Proc, a few in flight at once
 // (FRAY_BUFFER_INFLIGHT_BYTES), so control messages on the same link pass
 // between chunks and no frame exceeds FRAY_MAX_FRAME_BYTES. Between processes
-// of one host the bytes go through a tmpfs file instead of the socket: one
-// memory copy on each side (measured faster than the socket: bench/groups/data.js);
-// without /dev/shm they go in the frames. Losing the owner rejects the transfer.
-import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
+// of one host the bytes go through a staging file in /dev/shm instead of the
+// socket (shm-staging.ts): one memory copy on each side, measured about twice
+// as fast as the socket (bench/groups/data.js, D1); without /dev/shm they go
+// in the frames. Losing the owner rejects the transfer.
 import { encode } from "../wire/codec.ts";
-import { readAll, SHM_PREFIX, writeAll } from "./buffer-store.ts";
-import { config, settingName } from "./config.ts";
+import { readAll, writeAll } from "./buffer-store.ts";
+import { config } from "./config.ts";
 import { hold, release } from "./keep-alive.ts";
 import type { Proc } from "./proc.ts";
+import { returnStaging, takeStaging, useStaging, type Staging } from "./shm-staging.ts";
 import { SupervisionError } from "./supervision.ts";
 
 /** Where a buffer's bytes live: its owner's proc, its id there, its size, and the owner's OS process. */
@@ -21,15 +22,8 @@ export interface BufferAddress {
   readonly pid: number;
 }
 
-let shmAvailable: boolean | undefined;
-/** Files of transfers in progress, removed if the process exits during one. */
-const liveShm = new Set<string>();
-
 function sameHostProcess(proc: Proc, buf: BufferAddress): boolean {
-  const how = config.bufferSameHost;
-  if (how !== "shm" && how !== "socket") throw new RangeError(`${settingName("bufferSameHost")}=${JSON.stringify(how)} is neither "shm" nor "socket"; unset it or give one of those`);
-  shmAvailable ??= existsSync("/dev/shm");
-  return how === "shm" && shmAvailable && buf.pid !== process.pid && buf.owner.startsWith("unix:") && proc.addr.startsWith("unix:");
+  return buf.pid !== process.pid && buf.owner.startsWith("unix:") && proc.addr.startsWith("unix:") && useStaging();
 }
 
 /**
@@ -53,13 +47,14 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
   return new Promise<void>((resolve, reject) => {
     const chunk = Math.max(1, Math.min(config.bufferChunkBytes, config.maxFrameBytes - 4096));
     const window = Math.max(1, Math.floor(config.bufferInflightBytes / chunk));
-    let shm: string | undefined;
+    let staging: Staging | undefined;
     try {
-      shm = sameHostProcess(proc, buf) ? `${SHM_PREFIX}${proc.nextId()}` : undefined;
+      staging = sameHostProcess(proc, buf) ? takeStaging() : undefined;
     } catch (err) {
       return reject(err);
     }
-    let fd = -1;
+    const shm = staging?.path;
+    const fd = staging?.fd ?? -1;
     const pending: Array<[off: number, len: number]> = [];
     let next = 0;
     let done = 0;
@@ -71,13 +66,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
       proc.closePort(port);
       stopWatching();
       release();
-      if (shm !== undefined) {
-        if (fd >= 0) closeSync(fd);
-        try {
-          unlinkSync(shm);
-        } catch {} // never created
-        liveShm.delete(shm);
-      }
+      if (staging) returnStaging(staging, !error);
       if (error) reject(error);
       else resolve();
     };
@@ -121,14 +110,6 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
         finish(err as Error);
       }
     };
-    try {
-      if (shm !== undefined) {
-        fd = openSync(shm, "w+", 0o600);
-        liveShm.add(shm);
-      }
-    } catch (err) {
-      return finish(new Error(`${what}: cannot create ${shm}: ${(err as Error).message}`, { cause: err }));
-    }
     pump();
   });
 }
@@ -136,11 +117,3 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
 function ownerLost(buf: BufferAddress, what: string, cause: Error): SupervisionError {
   return new SupervisionError(`${what}: the process owning RemoteBuffer ${buf.id} (${buf.owner}) is gone: ${cause.message}`, { cause });
 }
-
-process.on("exit", () => {
-  for (const path of liveShm) {
-    try {
-      unlinkSync(path);
-    } catch {}
-  }
-});

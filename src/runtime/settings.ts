@@ -86,7 +86,13 @@ export const SETTINGS = {
     env: "FRAY_BUFFER_SAME_HOST",
     kind: "text",
     default: "shm",
-    doc: "how RemoteBuffer bytes move between processes of one host: `shm` (through a file in /dev/shm, removed as soon as the transfer ends; the socket where /dev/shm is absent) or `socket`",
+    doc: "how RemoteBuffer bytes move between processes of one host: `shm` (through an unlinked file in /dev/shm; the socket where /dev/shm is absent) or `socket`",
+  },
+  bufferShmKeepBytes: {
+    env: "FRAY_BUFFER_SHM_KEEP_BYTES",
+    kind: "bytes",
+    default: 2 ** 30,
+    doc: "the largest /dev/shm staging file a process keeps for its next same-host RemoteBuffer transfer (reusing one is much faster than allocating one); larger ones are freed after the transfer",
   },
 
   token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
