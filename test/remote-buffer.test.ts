@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { describe, it } from "node:test";
-import { RemoteBuffer, SupervisionError, setUnhandledFaultHook, thisHost, type ProcMesh } from "../src/mesh.ts";
+import { ProcessJob, RemoteBuffer, SupervisionError, setUnhandledFaultHook, thisHost, type ProcMesh } from "../src/mesh.ts";
 import { BufferOwner, ParameterServer, ParamWorker } from "./fixtures/buffer-actors.ts";
-import { track } from "./helpers.ts";
+import { isAlive, track, waitForExit } from "./helpers.ts";
 
 const N = 1_000_000;
 const WORKERS = 4;
@@ -60,6 +60,56 @@ describe("parameter server", () => {
       await Promise.all([serverProcs.stop(), workerProcs.stop()]);
     }
     assert.deepEqual(readdirSync("/dev/shm").filter((f) => f.startsWith("fray-buf-")), [], "no shared-memory file is left behind");
+  });
+});
+
+describe("across hosts (a ProcessJob's host over TCP)", () => {
+  it("RemoteBuffer parameter server with the server on a TCP host: 4 local workers readInto and writeFrom", async () => {
+    const job = new ProcessJob({ meshes: { hosts: 1 } });
+    try {
+      const { hosts } = await job.state();
+      const serverProcs = hosts.spawnProcs({ procs: 1 });
+      const workerProcs = track(thisHost().spawnProcs({ gpus: WORKERS }));
+      try {
+        assert.match((await serverProcs.spawn("probe", BufferOwner).make.callOne()).owner, /^tcp:/);
+        await parameterServerStep(serverProcs, workerProcs);
+      } finally {
+        await Promise.all([serverProcs.stop(), workerProcs.stop()]);
+      }
+    } finally {
+      const pids = job.pids;
+      await job.kill();
+      await waitForExit(pids);
+      assert.deepEqual(pids.filter(isAlive), []);
+    }
+  });
+
+  it("a transfer larger than FRAY_MAX_FRAME_BYTES goes through in chunks", async (t) => {
+    process.env.FRAY_MAX_FRAME_BYTES = String(2 ** 20); // the worker host and its procs inherit it
+    t.after(() => delete process.env.FRAY_MAX_FRAME_BYTES);
+    const job = new ProcessJob({ meshes: { hosts: 1 } });
+    try {
+      const { hosts } = await job.state();
+      const procs = hosts.spawnProcs({ procs: 1 });
+      try {
+        const owner = procs.spawn("owner", BufferOwner);
+        const buf = await owner.big.callOne(8 * 2 ** 20 + 5, 4);
+        const dst = new Uint8Array(buf.size);
+        await buf.readInto(dst);
+        assert.ok(dst.every((v) => v === 4));
+        const src = Uint8Array.from({ length: buf.size }, (_, i) => i % 256);
+        await buf.writeFrom(src);
+        await buf.readInto(dst);
+        assert.deepEqual(dst, src);
+      } finally {
+        await procs.stop();
+      }
+    } finally {
+      const pids = job.pids;
+      await job.kill();
+      await waitForExit(pids);
+      assert.deepEqual(pids.filter(isAlive), []);
+    }
   });
 });
 

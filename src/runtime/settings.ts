@@ -73,13 +73,13 @@ export const SETTINGS = {
   bufferChunkBytes: {
     env: "FRAY_BUFFER_CHUNK_BYTES",
     kind: "bytes",
-    default: 4 * 2 ** 20,
+    default: 2 ** 20,
     doc: "the chunk a RemoteBuffer transfer moves per request; control messages to the same process pass between chunks, and a chunk must fit in `FRAY_MAX_FRAME_BYTES`",
   },
   bufferInflightBytes: {
     env: "FRAY_BUFFER_INFLIGHT_BYTES",
     kind: "bytes",
-    default: 16 * 2 ** 20,
+    default: 4 * 2 ** 20,
     doc: "how many bytes of one RemoteBuffer transfer are requested ahead (at least one chunk); bounds how long a control message waits behind a transfer",
   },
   bufferSameHost: {
