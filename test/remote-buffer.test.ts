@@ -84,6 +84,32 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
     }
   });
 
+  it("a ping to an actor on a TCP host completes while a large transfer from it is in flight (bulk connection)", async () => {
+    const job = new ProcessJob({ meshes: { hosts: 1 } });
+    try {
+      const { hosts } = await job.state();
+      const procs = hosts.spawnProcs({ procs: 1 });
+      try {
+        const owner = procs.spawn("owner", BufferOwner);
+        const buf = await owner.big.callOne(128 * 2 ** 20, 3);
+        const order: string[] = [];
+        const dst = new Uint8Array(buf.size);
+        const transfer = buf.readInto(dst).then(() => order.push("transfer"));
+        const ping = owner.ping.callOne().then(() => order.push("ping"));
+        await Promise.all([transfer, ping]);
+        assert.deepEqual(order, ["ping", "transfer"]);
+        assert.ok(dst.every((v) => v === 3));
+      } finally {
+        await procs.stop();
+      }
+    } finally {
+      const pids = job.pids;
+      await job.kill();
+      await waitForExit(pids);
+      assert.deepEqual(pids.filter(isAlive), []);
+    }
+  });
+
   it("a transfer larger than FRAY_MAX_FRAME_BYTES goes through in chunks", async (t) => {
     process.env.FRAY_MAX_FRAME_BYTES = String(2 ** 20); // the worker host and its procs inherit it
     t.after(() => delete process.env.FRAY_MAX_FRAME_BYTES);

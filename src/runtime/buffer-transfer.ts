@@ -5,11 +5,13 @@
 // of one host the bytes go through a staging file in /dev/shm instead of the
 // socket (shm-staging.ts): one memory copy on each side, measured about twice
 // as fast as the socket (bench/groups/data.js, D1); without /dev/shm they go
-// in the frames. Losing the owner rejects the transfer.
-import { encode } from "../wire/codec.ts";
+// in the frames; to another host, by a second connection (bulk-links.ts).
+// Losing the owner rejects the transfer.
+import { encode, type Encoded } from "../wire/codec.ts";
 import { readAll, writeAll } from "./buffer-store.ts";
 import { config } from "./config.ts";
 import { hold, release } from "./keep-alive.ts";
+import type { Header } from "./messages.ts";
 import type { Proc } from "./proc.ts";
 import { returnStaging, takeStaging, useStaging, type Staging } from "./shm-staging.ts";
 import { SupervisionError } from "./supervision.ts";
@@ -59,12 +61,15 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
     let next = 0;
     let done = 0;
     let finished = false;
+    let send = (header: Header, payload?: Encoded) => proc.send(buf.owner, header, payload);
+    let stopBulk = () => {};
     const finish = (error?: Error) => {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
       proc.closePort(port);
       stopWatching();
+      stopBulk();
       release();
       if (staging) returnStaging(staging, !error);
       if (error) reject(error);
@@ -100,17 +105,27 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
           pending.push([off, len]);
           const reply = { addr: proc.addr, id: port };
           const part = bytes.subarray(off, off + len);
-          if (op === "read") proc.send(buf.owner, { k: "buf.read", id: buf.id, off, len, shm, reply });
+          if (op === "read") send({ k: "buf.read", id: buf.id, off, len, shm, reply });
           else if (shm !== undefined) {
             writeAll(fd, part, off);
-            proc.send(buf.owner, { k: "buf.write", id: buf.id, off, len, shm, reply });
-          } else proc.send(buf.owner, { k: "buf.write", id: buf.id, off, len, reply }, encode(part));
+            send({ k: "buf.write", id: buf.id, off, len, shm, reply });
+          } else send({ k: "buf.write", id: buf.id, off, len, reply }, encode(part));
         }
       } catch (err) {
         finish(err as Error);
       }
     };
-    pump();
+    if (!buf.owner.startsWith("tcp:")) return pump();
+    // Another host: chunks go by the bulk connection, not the main link.
+    proc.bulkLinks.get(buf.owner).then(
+      (link) => {
+        if (finished) return;
+        send = link.send;
+        stopBulk = link.onClose((error) => finish(new Error(`${what}: ${error.message}`, { cause: error })));
+        pump();
+      },
+      (err: Error) => finish(new Error(`${what}: ${err.message}`, { cause: err })),
+    );
   });
 }
 

@@ -17,6 +17,8 @@ export interface Hello {
   readonly addr: string;
   readonly pid: number;
   readonly port?: number;
+  /** A bulk connection (bulk-links.ts): it carries RemoteBuffer chunks, and is not the link. */
+  readonly bulk?: true;
 }
 
 /** Create an actor. Payload: constructor arguments. Replies on `reply` once constructed. */

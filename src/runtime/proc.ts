@@ -11,6 +11,7 @@ import type { Frame } from "../wire/frame.ts";
 import type { Transport } from "../wire/transport.ts";
 import { ActorCell } from "./actor-cell.ts";
 import { BufferStore } from "./buffer-store.ts";
+import { BulkLinks, replyOn } from "./bulk-links.ts";
 import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
 import { Connections } from "./connections.ts";
@@ -39,6 +40,8 @@ export class Proc implements PortOwner {
   readonly supervisor: Supervisor = new Supervisor(this);
   /** The RemoteBuffers this process owns. */
   readonly buffers = new BufferStore();
+  /** Second connections to TCP peers, for RemoteBuffer chunks. */
+  readonly bulkLinks: BulkLinks;
   #inbox = new PortInbox();
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
@@ -55,13 +58,14 @@ export class Proc implements PortOwner {
       if (call.reply) this.sendToPort(call.reply, rank, error, true);
     });
     this.#connections = new Connections(addr, serving, {
-      frame: (header, frame, peer) => this.#dispatch(header, frame, peer),
+      frame: (header, frame, peer, bulk) => this.#dispatch(header, frame, peer, bulk),
       lost: (peer, error, isFailure) => this.peerLost(peer, error, isFailure),
       listensOn: (peer, port) => {
         if (workerOf(peer) === this.addr) this.#directory.report(peer, port); // one of ours
       },
       locate: (worker, addr, deadline) => locate(this, worker, addr, deadline),
     });
+    this.bulkLinks = new BulkLinks(addr, (worker, at, deadline) => locate(this, worker, at, deadline), (header, frame, peer) => this.#dispatch(header, frame, peer));
   }
 
   /** Connections refused because the peer could not prove it knows the token. */
@@ -228,7 +232,7 @@ export class Proc implements PortOwner {
   }
 
   /** Handles a frame from the proc at `peer`. */
-  #dispatch(header: Header, frame: Frame, peer: string): void {
+  #dispatch(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
     switch (header.k) {
       case "msg": {
         const { mesh, members, ranks } = header;
@@ -291,7 +295,7 @@ export class Proc implements PortOwner {
       case "buf.read":
       case "buf.write":
       case "buf.drop":
-        this.buffers.serve(header, frame, (ref, value, isError) => this.sendToPort(ref, 0, value, isError));
+        this.buffers.serve(header, frame, bulk ? replyOn(bulk) : (ref, value, isError) => this.sendToPort(ref, 0, value, isError));
         return;
       case "exit":
         if (this.serving) void this.#exit();
