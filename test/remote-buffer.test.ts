@@ -263,6 +263,27 @@ describe("faults", () => {
     }
   });
 
+  it("a transfer that does not finish within its timeout (seconds) rejects naming it", async (t) => {
+    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
+    try {
+      const owner = procs.spawn("owner", BufferOwner);
+      const buf = await owner.make.callOne();
+      process.kill(procs.pids[0], "SIGSTOP"); // the owner cannot answer
+      t.after(() => {
+        try {
+          process.kill(procs.pids[0], "SIGCONT"); // if the test failed before it did
+        } catch {} // stopped and gone
+      });
+      await assert.rejects(buf.readInto(new Uint8Array(4096), { timeout: 0.5 }), /readInto of RemoteBuffer \S+ \(4096 bytes\) did not finish within the timeout option \(0\.5 s\): 0 of 4096 bytes moved/);
+      process.kill(procs.pids[0], "SIGCONT");
+      const dst = new Uint8Array(4096);
+      await buf.readInto(dst); // the same buffer answers again once its owner runs
+      assert.equal(dst[0], 7);
+    } finally {
+      await procs.stop();
+    }
+  });
+
   it("a dead owner (kill -9) rejects an in-flight transfer and later ones with SupervisionError", async (t) => {
     const previous = setUnhandledFaultHook(() => {}); // the killed rank's failure is expected
     t.after(() => setUnhandledFaultHook(previous));

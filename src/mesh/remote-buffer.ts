@@ -110,7 +110,7 @@ export class RemoteBuffer {
       if (this.#dropped) throw new Error(`${what}: this handle was dropped; its bytes are gone`);
       const seconds = options.timeout;
       if (seconds !== undefined && !(seconds > 0)) throw new RangeError(`${what}: timeout must be a positive number of seconds, not ${seconds}`);
-      const { ms, bound } = optionOrSetting("timeout", seconds === undefined ? undefined : seconds * 1000, "bufferTimeoutMs");
+      const { ms, bound } = seconds === undefined ? optionOrSetting("timeout", undefined, "bufferTimeoutMs") : { ms: seconds * 1000, bound: `the timeout option (${seconds} s)` };
       return transfer(Proc.current(), this.#address, op, bytes, ms, bound, what);
     } catch (err) {
       return Promise.reject(err);
