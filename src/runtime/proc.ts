@@ -233,6 +233,7 @@ export class Proc implements PortOwner {
 
   /** Handles a frame from the proc at `peer`. */
   #dispatch(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
+    if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
     switch (header.k) {
       case "msg": {
         const { mesh, members, ranks } = header;
