@@ -110,6 +110,31 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
     }
   });
 
+  it("a dead owner on a TCP host (kill -9 mid-transfer) rejects the transfer with SupervisionError", async (t) => {
+    const previous = setUnhandledFaultHook(() => {}); // the killed rank's failure is expected
+    t.after(() => setUnhandledFaultHook(previous));
+    const job = new ProcessJob({ meshes: { hosts: 1 } });
+    try {
+      const { hosts } = await job.state();
+      const procs = hosts.spawnProcs({ procs: 1 });
+      try {
+        const owner = procs.spawn("owner", BufferOwner);
+        const buf = await owner.big.callOne(256 * 2 ** 20, 5);
+        const pid = await owner.pid.callOne();
+        const inflight = buf.readInto(new Uint8Array(buf.size));
+        process.kill(pid, "SIGKILL");
+        await assert.rejects(inflight, (e: Error) => e instanceof SupervisionError && /process owning RemoteBuffer .* is gone/.test(e.message));
+      } finally {
+        await procs.stop();
+      }
+    } finally {
+      const pids = job.pids;
+      await job.kill();
+      await waitForExit(pids);
+      assert.deepEqual(pids.filter(isAlive), []);
+    }
+  });
+
   it("a transfer larger than FRAY_MAX_FRAME_BYTES goes through in chunks", async (t) => {
     process.env.FRAY_MAX_FRAME_BYTES = String(2 ** 20); // the worker host and its procs inherit it
     t.after(() => delete process.env.FRAY_MAX_FRAME_BYTES);

@@ -121,7 +121,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
       (link) => {
         if (finished) return;
         send = link.send;
-        stopBulk = link.onClose((error) => finish(new Error(`${what}: ${error.message}`, { cause: error })));
+        stopBulk = link.onClose((error) => finish(ownerLost(buf, what, error))); // often before the main link reports the loss
         pump();
       },
       (err: Error) => finish(new Error(`${what}: ${err.message}`, { cause: err })),
