@@ -18,6 +18,9 @@ interface Owned {
 
 type Reply = (ref: PortRef, value: unknown, isError: boolean) => void;
 
+/** How many released buffers' reasons are remembered for late readers (older ones are "not known"). */
+const REMEMBERED = 4096;
+
 export class BufferStore {
   #owned = new Map<string, Owned>();
   /** Why a buffer is gone, so a late reader learns whether it was dropped or its actor stopped. */
@@ -32,11 +35,13 @@ export class BufferStore {
     const owned = this.#owned.get(id);
     if (owned) return owned.bytes;
     const why = this.#released.get(id);
-    throw new Error(why ? `RemoteBuffer ${id} ${why}; its bytes are gone` : `RemoteBuffer ${id} is not known to its owner's process`);
+    throw new Error(why ? `RemoteBuffer ${id} ${why}; its bytes are gone` : `RemoteBuffer ${id} is not known to its owner's process (dropped, or released when the actor that made it stopped)`);
   }
 
   release(id: string, why: string): void {
-    if (this.#owned.delete(id)) this.#released.set(id, why);
+    if (!this.#owned.delete(id)) return;
+    this.#released.set(id, why);
+    if (this.#released.size > REMEMBERED) this.#released.delete(this.#released.keys().next().value!);
   }
 
   /** Releases every buffer actor `actor` created: an actor's buffers do not outlive it. */
