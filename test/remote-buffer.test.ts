@@ -221,6 +221,7 @@ describe("transfers", () => {
       const da = new Uint8Array(10_000);
       await RemoteBuffer.batch().write(b, new Uint8Array(20_000).fill(9)).read(a, da).submit({ timeout: 30 });
       assert.ok(da.every((v) => v === 1));
+      await b.writeFrom(new Uint8Array(0)); // an empty src moves nothing, and does not wait
       const db = new Uint8Array(20_000);
       await b.readInto(db);
       assert.ok(db.every((v) => v === 9));
@@ -242,6 +243,7 @@ describe("faults", () => {
       await assert.rejects(buf.readInto(new Float32Array(9)), (e: Error) => e instanceof RangeError && /dst has 36 bytes, too small; give a destination of at least 40 bytes/.test(e.message));
       await assert.rejects(buf.writeFrom(new Float32Array(11)), (e: Error) => e instanceof RangeError && /src has 44 bytes, more than the buffer holds; write at most 40 bytes/.test(e.message));
       await assert.rejects(buf.readInto(new Float32Array(10), { timeout: -1 }), /timeout must be a positive number of seconds/);
+      await buf.writeFrom(new Float32Array(0)); // an empty src moves nothing
     } finally {
       await buf.drop();
     }

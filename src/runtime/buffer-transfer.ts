@@ -45,6 +45,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
     }
   }
   const dead = proc.supervisor.deadProc(buf.owner);
+  if (total === 0 && !dead) return Promise.resolve(); // an empty src: nothing to move
   if (dead) return Promise.reject(ownerLost(buf, what, dead));
   return new Promise<void>((resolve, reject) => {
     const chunk = Math.max(1, Math.min(config.bufferChunkBytes, config.maxFrameBytes - 4096));
