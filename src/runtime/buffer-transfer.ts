@@ -9,7 +9,7 @@
 // Losing the owner rejects the transfer.
 import { encode, type Encoded } from "../wire/codec.ts";
 import { readAll, writeAll } from "./buffer-store.ts";
-import { config } from "./config.ts";
+import { config, settingName, settingNow } from "./config.ts";
 import { hold, release } from "./keep-alive.ts";
 import type { Header } from "./messages.ts";
 import type { Proc } from "./proc.ts";
@@ -47,6 +47,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
   const dead = proc.supervisor.deadProc(buf.owner);
   if (total === 0 && !dead) return Promise.resolve(); // an empty src: nothing to move
   if (dead) return Promise.reject(ownerLost(buf, what, dead));
+  if (!(config.bufferChunkBytes >= 1)) return Promise.reject(new RangeError(`${settingNow("bufferChunkBytes")}: a RemoteBuffer chunk must be at least 1 byte; unset it or give e.g. ${settingName("bufferChunkBytes")}=1048576`));
   return new Promise<void>((resolve, reject) => {
     const chunk = Math.max(1, Math.min(config.bufferChunkBytes, config.maxFrameBytes - 4096));
     const window = Math.max(1, Math.floor(config.bufferInflightBytes / chunk));
