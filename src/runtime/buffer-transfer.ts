@@ -126,7 +126,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
         stopBulk = link.onClose((error) => finish(ownerLost(buf, what, error))); // often before the main link reports the loss
         pump();
       },
-      (err: Error) => finish(new Error(`${what}: ${err.message}`, { cause: err })),
+      (err: Error) => finish(new SupervisionError(`${what}: cannot reach the process owning RemoteBuffer ${buf.id} (${buf.owner}): ${err.message}`, { cause: err })),
     );
   });
 }
