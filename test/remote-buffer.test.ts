@@ -220,6 +220,31 @@ describe("transfers", () => {
     }
   });
 
+  it("between threads a SharedArrayBuffer-backed buffer is shared: transfers complete while the owner's thread is blocked", async () => {
+    const procs = thisHost().spawnProcs({ hosts: 1 }, { threads: true });
+    try {
+      const owner = procs.spawn("owner", BufferOwner);
+      const buf = await owner.shared.callOne(3 * 2 ** 20, 2);
+      const dst = new Uint8Array(buf.size);
+      await buf.readInto(dst); // the first transfer asks the owner for its memory
+      assert.ok(dst.every((v) => v === 2));
+      const flag = new Int32Array(new SharedArrayBuffer(8));
+      const blocked = owner.block.callOne(flag);
+      await Atomics.waitAsync(flag, 1, 0).value; // the owner's thread is now blocked: it can answer no message
+      await buf.writeFrom(new Uint8Array(buf.size).fill(9));
+      await buf.readInto(dst);
+      assert.ok(dst.every((v) => v === 9));
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+      await blocked;
+      assert.equal(await owner.firstSharedByte.callOne(), 9); // the owner sees the write: the same memory
+      await owner.stop(); // releases the buffer: the shared status word says so at once
+      await assert.rejects(buf.readInto(dst), /RemoteBuffer \S+ was released when the actor that made it stopped/);
+    } finally {
+      await procs.stop();
+    }
+  });
+
   it("RemoteBuffer.batch submits several reads and writes with one completion", async () => {
     const procs = track(thisHost().spawnProcs({ hosts: 1 }));
     try {

@@ -5,6 +5,7 @@
 import { registerHandleType } from "../wire/codec.ts";
 import { transfer, type BufferAddress } from "../runtime/buffer-transfer.ts";
 import { messageContext } from "../runtime/context.ts";
+import type { ShareCache } from "../runtime/shared-views.ts";
 import { optionOrSetting } from "../runtime/config.ts";
 import { openChannel } from "../runtime/port.ts";
 import { Proc } from "../runtime/proc.ts";
@@ -28,6 +29,8 @@ function bytesOf(view: unknown, what: string): Uint8Array {
 export class RemoteBuffer {
   readonly #address: BufferAddress;
   #dropped = false;
+  /** The owner's shared memory, once a thread of its process asked (shared-views.ts). */
+  readonly #share: ShareCache = {};
 
   /**
    * Makes `view`'s bytes readable and writable by whoever is sent this
@@ -111,7 +114,7 @@ export class RemoteBuffer {
       const seconds = options.timeout;
       if (seconds !== undefined && !(seconds > 0)) throw new RangeError(`${what}: timeout must be a positive number of seconds, not ${seconds}`);
       const { ms, bound } = seconds === undefined ? optionOrSetting("timeout", undefined, "bufferTimeoutMs") : { ms: seconds * 1000, bound: `the timeout option (${seconds} s)` };
-      return transfer(Proc.current(), this.#address, op, bytes, ms, bound, what);
+      return transfer(Proc.current(), this.#address, op, bytes, ms, bound, what, this.#share);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -8,12 +8,15 @@ import { closeSync, readSync, writeSync } from "node:fs";
 import { decode } from "../wire/codec.ts";
 import type { Frame } from "../wire/frame.ts";
 import type { BufferDrop, BufferRead, BufferWrite, PortRef } from "./messages.ts";
+import { DROPPED, LIVE, STOPPED } from "./shared-views.ts";
 import { openStaging } from "./shm-staging.ts";
 
 interface Owned {
   readonly bytes: Uint8Array;
   /** The actor that created it (released when that actor stops), or null: the process. */
   readonly actor: string | null;
+  /** The status word of a buffer shared with other threads (shared-views.ts). */
+  state?: Int32Array;
 }
 
 type Reply = (ref: PortRef, value: unknown, isError: boolean) => void;
@@ -39,7 +42,10 @@ export class BufferStore {
   }
 
   release(id: string, why: string): void {
-    if (!this.#owned.delete(id)) return;
+    const owned = this.#owned.get(id);
+    if (!owned) return;
+    this.#owned.delete(id);
+    if (owned.state) Atomics.store(owned.state, 0, why === "was dropped" ? DROPPED : STOPPED); // threads sharing it see it at once
     this.#released.set(id, why);
     if (this.#released.size > REMEMBERED) this.#released.delete(this.#released.keys().next().value!);
   }
@@ -53,6 +59,14 @@ export class BufferStore {
     return this.#owned.size;
   }
 
+  /** The view and status word a thread of this process reads and writes directly, or null when the bytes are not shared memory. */
+  #share(id: string, bytes: Uint8Array): [Uint8Array, Int32Array] | null {
+    if (!(bytes.buffer instanceof SharedArrayBuffer)) return null;
+    const owned = this.#owned.get(id)!;
+    if (!owned.state) Atomics.store((owned.state = new Int32Array(new SharedArrayBuffer(4))), 0, LIVE);
+    return [bytes, owned.state];
+  }
+
   /** Answers a peer's request on its reply port. */
   serve(header: BufferRead | BufferWrite | BufferDrop, frame: Frame, reply: Reply): void {
     try {
@@ -61,6 +75,7 @@ export class BufferStore {
         return reply(header.reply, null, false);
       }
       const bytes = this.bytes(header.id);
+      if (header.k === "buf.read" && header.share) return reply(header.reply, this.#share(header.id, bytes), false);
       const { off, len } = header;
       if (!(off >= 0 && len >= 0 && off + len <= bytes.byteLength)) throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${bytes.byteLength} bytes`);
       const chunk = bytes.subarray(off, off + len);

@@ -5,7 +5,8 @@
 // of one host the bytes go through a staging file in /dev/shm instead of the
 // socket (shm-staging.ts): one memory copy on each side, measured about twice
 // as fast as the socket (bench/groups/data.js, D1); without /dev/shm they go
-// in the frames; to another host, by a second connection (bulk-links.ts).
+// in the frames; to another host, by a second connection (bulk-links.ts);
+// between threads, a buffer on a SharedArrayBuffer is shared (shared-views.ts).
 // Losing the owner rejects the transfer.
 import { encode, type Encoded } from "../wire/codec.ts";
 import { readAll, writeAll } from "./buffer-store.ts";
@@ -13,6 +14,7 @@ import { config, settingName, settingNow } from "./config.ts";
 import { hold, release } from "./keep-alive.ts";
 import type { Header } from "./messages.ts";
 import type { Proc } from "./proc.ts";
+import { copyShared, type ShareCache, type SharedView } from "./shared-views.ts";
 import { returnStaging, takeStaging, useStaging, type Staging } from "./shm-staging.ts";
 import { SupervisionError } from "./supervision.ts";
 
@@ -32,7 +34,7 @@ function sameHostProcess(proc: Proc, buf: BufferAddress): boolean {
  * Reads the buffer into `bytes` (op "read") or writes `bytes` into it from
  * its start ("write"); `what` names the operation in errors.
  */
-export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", bytes: Uint8Array, timeoutMs: number, bound: string, what: string): Promise<void> {
+export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", bytes: Uint8Array, timeoutMs: number, bound: string, what: string, cache: ShareCache = {}): Promise<void> {
   const total = op === "read" ? buf.size : bytes.byteLength;
   if (buf.owner === proc.addr) {
     try {
@@ -47,6 +49,21 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
   const dead = proc.supervisor.deadProc(buf.owner);
   if (total === 0 && !dead) return Promise.resolve(); // an empty src: nothing to move
   if (dead) return Promise.reject(ownerLost(buf, what, dead));
+  if (buf.pid === process.pid && cache.view !== null) {
+    // Another thread of this process: share its memory if it is a SharedArrayBuffer.
+    if (cache.view === undefined) {
+      return askToShare(proc, buf, timeoutMs, bound, what).then((view) => {
+        cache.view = view;
+        return transfer(proc, buf, op, bytes, timeoutMs, bound, what, cache);
+      });
+    }
+    try {
+      copyShared(cache.view, op, bytes, total, buf.id, what);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
   if (!(config.bufferChunkBytes >= 1)) return Promise.reject(new RangeError(`${settingNow("bufferChunkBytes")}: a RemoteBuffer chunk must be at least 1 byte; unset it or give e.g. ${settingName("bufferChunkBytes")}=1048576`));
   return new Promise<void>((resolve, reject) => {
     const chunk = Math.max(1, Math.min(config.bufferChunkBytes, config.maxFrameBytes - 4096));
@@ -128,6 +145,34 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
       },
       (err: Error) => finish(new SupervisionError(`${what}: cannot reach the process owning RemoteBuffer ${buf.id} (${buf.owner}): ${err.message}`, { cause: err })),
     );
+  });
+}
+
+/** Asks the owner (a thread of this process) for its buffer's shared view; null when it is not on a SharedArrayBuffer. */
+function askToShare(proc: Proc, buf: BufferAddress, timeoutMs: number, bound: string, what: string): Promise<SharedView | null> {
+  return new Promise((resolve, reject) => {
+    let finished = false;
+    const finish = (error: Error | null, view: SharedView | null = null) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      proc.closePort(port);
+      stopWatching();
+      release();
+      if (error) reject(error);
+      else resolve(view);
+    };
+    const timer = setTimeout(() => finish(new Error(`${what} did not finish within ${bound}: its owner did not answer`)), timeoutMs);
+    const stopWatching = proc.onPeerLost((addr, error) => {
+      if (addr === buf.owner) finish(ownerLost(buf, what, error));
+    });
+    hold();
+    const port = proc.openPort((_rank, ok, value) => {
+      if (!ok) return finish(new Error(`${what}: ${(value as Error).message}`, { cause: value }));
+      const shared = value as [Uint8Array, Int32Array] | null;
+      finish(null, shared && { bytes: shared[0], state: shared[1] });
+    });
+    proc.send(buf.owner, { k: "buf.read", id: buf.id, off: 0, len: 0, share: true, reply: { addr: proc.addr, id: port } });
   });
 }
 

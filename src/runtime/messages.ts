@@ -131,6 +131,8 @@ export interface BufferRead {
   readonly off: number;
   readonly len: number;
   readonly shm?: string;
+  /** Instead of bytes: the buffer's SharedArrayBuffer view and status word (shared-views.ts), or null if it is not on one. */
+  readonly share?: true;
   readonly reply: PortRef;
 }
 
