@@ -19,6 +19,7 @@ const groups = [
   ["failure", ["R1"]],
   ["tasks", ["P1", "P5"]],
   ["tcp", ["T1", "T2"]],
+  ["data", ["D1", "D2", "D4", "D5"]],
   ["queue", ["Q1", "Q2"]],
   ["slurm", ["S1", "P8"]],
   ["netns", ["N1", "N2"]],

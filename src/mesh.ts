@@ -13,6 +13,7 @@ export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/hos
 export { attachToWorkers, runWorker, type AttachOptions, type WorkerOptions } from "./mesh/workers.ts";
 export { ProcMesh } from "./mesh/proc-mesh.ts";
 export type { Range, SliceSpec } from "./mesh/shape.ts";
+export { RemoteBuffer, BufferBatch, type TransferOptions } from "./mesh/remote-buffer.ts";
 export { ValueMesh } from "./mesh/value-mesh.ts";
 export { DecodingError, SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/errors.ts";

@@ -221,6 +221,7 @@ export class ActorCell {
 
   /** Runs `cleanup(error?)` once, for at most FRAY_CLEANUP_TIMEOUT_MS. */
   async #cleanup(error?: Error): Promise<void> {
+    this.proc.buffers.releaseOwnedBy(this.key); // stopped or dead alike
     const instance = this.#instance as SupervisingActor | null;
     if (this.#cleanedUp || !instance || typeof instance.cleanup !== "function") return;
     this.#cleanedUp = true;

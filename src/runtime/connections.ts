@@ -19,8 +19,8 @@ import type { Header } from "./messages.ts";
 
 /** What the Proc does with what its connections bring. */
 export interface ConnectionEvents {
-  /** A frame from the proc at `peer`, its header decoded. */
-  frame(header: Header, frame: Frame, peer: string): void;
+  /** A frame from the proc at `peer`, its header decoded; `bulk`: it came by that bulk connection (bulk-links.ts). */
+  frame(header: Header, frame: Frame, peer: string, bulk?: Transport): void;
   /** `peer` cannot be reached (it could not be dialed, or its connection closed); `isFailure` false: it was asked to exit. */
   lost(peer: string, error: ConnectionError, isFailure: boolean): void;
   /** `peer` said in its hello that it listens on TCP `port`. */
@@ -85,6 +85,7 @@ export class Connections {
   accept(transport: Transport): void {
     transport.setKeepAlive(this.serving);
     let peer: string | null = null;
+    let bulk: Transport | undefined;
     const headers = new HeaderDecoder();
     transport.listen({
       frame: (frame) => {
@@ -95,16 +96,20 @@ export class Connections {
             return;
           }
           peer = hello.addr;
+          if (hello.bulk) {
+            bulk = transport; // RemoteBuffer chunks only: not the link, and its closing is no loss
+            return;
+          }
           if (hello.port !== undefined) this.events.listensOn(peer, hello.port);
           const link = this.#links.get(peer);
           if (!link) this.#links.set(peer, attached(new Link(peer), transport));
           else if (!link.connected) link.attach(transport);
           return;
         }
-        this.events.frame(headers.decode(frame.header) as Header, frame, peer);
+        this.events.frame(headers.decode(frame.header) as Header, frame, peer, bulk);
       },
       close: (error) => {
-        if (peer !== null) this.#closed(peer, transport, error);
+        if (peer !== null && !bulk) this.#closed(peer, transport, error);
       },
     });
   }

@@ -17,6 +17,8 @@ export interface Hello {
   readonly addr: string;
   readonly pid: number;
   readonly port?: number;
+  /** A bulk connection (bulk-links.ts): it carries RemoteBuffer chunks, and is not the link. */
+  readonly bulk?: true;
 }
 
 /** Create an actor. Payload: constructor arguments. Replies on `reply` once constructed. */
@@ -133,4 +135,37 @@ export interface Exit {
   readonly k: "exit";
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs;
+/**
+ * Read bytes `off..off+len` of RemoteBuffer `id`: the answer on `reply` is
+ * the bytes, or (with `shm`, a tmpfs file of the reader's) null once the
+ * owner wrote them there at the same offset. Served by the Proc, not the actor.
+ */
+export interface BufferRead {
+  readonly k: "buf.read";
+  readonly id: string;
+  readonly off: number;
+  readonly len: number;
+  readonly shm?: string;
+  /** Instead of bytes: the buffer's SharedArrayBuffer view and status word (shared-views.ts), or null if it is not on one. */
+  readonly share?: true;
+  readonly reply: PortRef;
+}
+
+/** Write bytes at `off` of RemoteBuffer `id`: from the payload, or from `shm` at the same offset. Answers null. */
+export interface BufferWrite {
+  readonly k: "buf.write";
+  readonly id: string;
+  readonly off: number;
+  readonly len: number;
+  readonly shm?: string;
+  readonly reply: PortRef;
+}
+
+/** Release RemoteBuffer `id`. Answers null. */
+export interface BufferDrop {
+  readonly k: "buf.drop";
+  readonly id: string;
+  readonly reply: PortRef;
+}
+
+export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs | BufferRead | BufferWrite | BufferDrop;

@@ -10,6 +10,8 @@ import { decode, encode, encodePlain, type Encoded } from "../wire/codec.ts";
 import type { Frame } from "../wire/frame.ts";
 import type { Transport } from "../wire/transport.ts";
 import { ActorCell } from "./actor-cell.ts";
+import { BufferStore } from "./buffer-store.ts";
+import { BulkLinks, replyOn } from "./bulk-links.ts";
 import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
 import { CollectiveInbox } from "./collective-inbox.ts";
@@ -39,6 +41,10 @@ export class Proc implements PortOwner {
   readonly supervisor: Supervisor = new Supervisor(this);
   /** Pieces of collectives, waiting for the local rank that takes them. */
   readonly collectives = new CollectiveInbox();
+  /** The RemoteBuffers this process owns. */
+  readonly buffers = new BufferStore();
+  /** Second connections to TCP peers, for RemoteBuffer chunks. */
+  readonly bulkLinks: BulkLinks;
   #inbox = new PortInbox();
   #nextId = 0;
   #peerLost = new Set<PeerLostHandler>();
@@ -55,13 +61,14 @@ export class Proc implements PortOwner {
       if (call.reply) this.sendToPort(call.reply, rank, error, true);
     });
     this.#connections = new Connections(addr, serving, {
-      frame: (header, frame, peer) => this.#dispatch(header, frame, peer),
+      frame: (header, frame, peer, bulk) => this.#dispatch(header, frame, peer, bulk),
       lost: (peer, error, isFailure) => this.peerLost(peer, error, isFailure),
       listensOn: (peer, port) => {
         if (workerOf(peer) === this.addr) this.#directory.report(peer, port); // one of ours
       },
       locate: (worker, addr, deadline) => locate(this, worker, addr, deadline),
     });
+    this.bulkLinks = new BulkLinks(addr, (worker, at, deadline) => locate(this, worker, at, deadline), (header, frame, peer) => this.#dispatch(header, frame, peer));
   }
 
   /** Connections refused because the peer could not prove it knows the token. */
@@ -228,7 +235,8 @@ export class Proc implements PortOwner {
   }
 
   /** Handles a frame from the proc at `peer`. */
-  #dispatch(header: Header, frame: Frame, peer: string): void {
+  #dispatch(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
+    if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
     switch (header.k) {
       case "msg": {
         const { mesh, members, ranks } = header;
@@ -296,6 +304,11 @@ export class Proc implements PortOwner {
         this.sendToPort(header.reply, 0, addrs ?? new Error(`${this.addr} does not own mesh ${header.mesh} (stopped?)`), !addrs);
         return;
       }
+      case "buf.read":
+      case "buf.write":
+      case "buf.drop":
+        this.buffers.serve(header, frame, bulk ? replyOn(bulk) : (ref, value, isError) => this.sendToPort(ref, 0, value, isError));
+        return;
       case "exit":
         if (this.serving) void this.#exit();
         return;

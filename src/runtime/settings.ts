@@ -76,6 +76,31 @@ export const SETTINGS = {
     default: 65_536,
     doc: "the largest array `collective.allReduce` sends whole to every peer (one round, latency-optimal); larger ones are reduce-scattered then all-gathered (two rounds, each rank sends 2(n−1)/n of the array: bandwidth-optimal)",
   },
+  bufferTimeoutMs: ms("FRAY_BUFFER_TIMEOUT_MS", 60_000, "how long a RemoteBuffer `readInto`/`writeFrom` may take; their `timeout` option (seconds) overrides it"),
+  bufferChunkBytes: {
+    env: "FRAY_BUFFER_CHUNK_BYTES",
+    kind: "bytes",
+    default: 2 ** 20,
+    doc: "the chunk a RemoteBuffer transfer moves per request; control messages to the same process pass between chunks, and a chunk must fit in `FRAY_MAX_FRAME_BYTES`",
+  },
+  bufferInflightBytes: {
+    env: "FRAY_BUFFER_INFLIGHT_BYTES",
+    kind: "bytes",
+    default: 4 * 2 ** 20,
+    doc: "how many bytes of one RemoteBuffer transfer are requested ahead (at least one chunk); bounds how long a control message waits behind a transfer",
+  },
+  bufferSameHost: {
+    env: "FRAY_BUFFER_SAME_HOST",
+    kind: "text",
+    default: "shm",
+    doc: "how RemoteBuffer bytes move between processes of one host: `shm` (through an unlinked file in /dev/shm; the socket where /dev/shm is absent) or `socket`",
+  },
+  bufferShmKeepBytes: {
+    env: "FRAY_BUFFER_SHM_KEEP_BYTES",
+    kind: "bytes",
+    default: 2 ** 30,
+    doc: "the largest /dev/shm staging file a process keeps for its next same-host RemoteBuffer transfer (reusing one is much faster than allocating one); larger ones are freed after the transfer",
+  },
 
   token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
   tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },

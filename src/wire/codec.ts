@@ -29,10 +29,17 @@ export interface HandleType<T> {
 
 // Encoding and decoding are synchronous, so the attachment lists of the value
 // being processed (and the decoded errors whose classes must be imported) can
-// live in module state.
-let outgoing: Uint8Array[] | null = null;
-let incoming: readonly Uint8Array[] = [];
-let pending: Error[] | null = null;
+// live in module state. msgpackr's extension table is global, so two copies of
+// this module (compiled and source: a `fray worker` from dist running a
+// TypeScript actor) must share that state too, or one copy's extension reads
+// the other's empty attachment list.
+interface CodecState {
+  outgoing: Uint8Array[] | null;
+  incoming: readonly Uint8Array[];
+  pending: Error[] | null;
+}
+const STATE = Symbol.for("fray.wire.codecState");
+const state: CodecState = ((globalThis as unknown as Record<symbol, CodecState | undefined>)[STATE] ??= { outgoing: null, incoming: [], pending: null });
 
 const TYPED_ARRAYS = [
   Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
@@ -53,7 +60,7 @@ addExtension({
   Class: Error,
   type: claimExtensionType("error"),
   write: errorToWire,
-  read: (data: ErrorWire) => errorFromWire(data, pending),
+  read: (data: ErrorWire) => errorFromWire(data, state.pending),
 });
 
 // Extension data: kind byte, then 0 and the bytes inline, or 1 and a u32 attachment index.
@@ -66,22 +73,22 @@ for (const Ctor of TYPED_ARRAYS) {
     pack(view: TypedArray): Buffer {
       const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
       const inline = view.byteLength < OUT_OF_BAND_BYTES && !(view.buffer instanceof SharedArrayBuffer);
-      if (inline || outgoing === null) {
+      if (inline || state.outgoing === null) {
         const out = Buffer.allocUnsafe(2 + bytes.length);
         out[0] = kind;
         out[1] = 0;
         out.set(bytes, 2);
         return out;
       }
-      outgoing.push(bytes);
+      state.outgoing.push(bytes);
       const out = Buffer.allocUnsafe(6);
       out[0] = kind;
       out[1] = 1;
-      out.writeUInt32LE(outgoing.length - 1, 2);
+      out.writeUInt32LE(state.outgoing.length - 1, 2);
       return out;
     },
     unpack(data: Buffer): TypedArray {
-      const bytes = data[1] === 0 ? data.subarray(2) : incoming[data.readUInt32LE(2)];
+      const bytes = data[1] === 0 ? data.subarray(2) : state.incoming[data.readUInt32LE(2)];
       return viewAs(TYPED_ARRAYS[data[0]], bytes);
     },
   });
@@ -150,7 +157,7 @@ export function encodeArguments(args: readonly unknown[], callee: string): Encod
 /** Encodes `value`, or throws a SerializationError with the message `describe` gives for msgpackr's error. */
 function encodeOr(value: unknown, what: string, describe: (err: Error) => string): Encoded {
   const attachments: Uint8Array[] = [];
-  outgoing = attachments;
+  state.outgoing = attachments;
   try {
     const body = packr.pack(value);
     return { body, attachments };
@@ -163,7 +170,7 @@ function encodeOr(value: unknown, what: string, describe: (err: Error) => string
     }
     throw new SerializationError(message, { cause: err });
   } finally {
-    outgoing = null;
+    state.outgoing = null;
   }
 }
 
@@ -172,14 +179,14 @@ function encodeOr(value: unknown, what: string, describe: (err: Error) => string
  * runtime (runtime/error-classes.ts), are added to `unresolvedErrors`.
  */
 export function decode(body: Uint8Array, attachments: readonly Uint8Array[] = [], unresolvedErrors: Error[] | null = null): unknown {
-  const [previous, previousPending] = [incoming, pending];
-  incoming = attachments;
-  pending = unresolvedErrors;
+  const [previous, previousPending] = [state.incoming, state.pending];
+  state.incoming = attachments;
+  state.pending = unresolvedErrors;
   try {
     return packr.unpack(body);
   } finally {
-    incoming = previous;
-    pending = previousPending;
+    state.incoming = previous;
+    state.pending = previousPending;
   }
 }
 

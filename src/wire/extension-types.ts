@@ -28,6 +28,7 @@ export const EXTENSION_TYPES = {
   port: 0x41,
   actorRef: 0x43,
   objectRef: 0x44,
+  remoteBuffer: 0x45,
 } as const;
 
 export type ExtensionName = keyof typeof EXTENSION_TYPES;
