@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it, type TestContext } from "node:test";
 import { ProcessJob, thisHost, type ProcMesh } from "../src/mesh.ts";
 import { EnvReader } from "./fixtures/actors.ts";
-import { isAlive, track, waitForExit } from "./helpers.ts";
+import { killJob, track } from "./helpers.ts";
 
 /** Sets (or, with undefined, removes) variables of this process for one test; restored after it. */
 function withEnv(t: TestContext, vars: Record<string, string | undefined>): void {
@@ -71,10 +71,7 @@ it("ProcessJob with 2 hosts × {gpus: 2}: RANK 0..3, LOCAL_RANK 0..1, a GPU per 
     const { trainers } = await job.state();
     assert.deepEqual(await envsOf(trainers.spawnProcs({ gpus: 2 })), [row(0, 4, 0, 2, "0"), row(1, 4, 1, 2, "1"), row(2, 4, 0, 2, "0"), row(3, 4, 1, 2, "1")]);
   } finally {
-    const pids = job.pids;
-    await job.kill();
-    await waitForExit(pids);
-    assert.deepEqual(pids.filter(isAlive), []);
+    await killJob(job);
   }
 });
 
@@ -92,9 +89,6 @@ it("a remote host without a GPU for a rank: initialized rejects naming its CUDA_
       await procs.stop();
     }
   } finally {
-    const pids = job.pids;
-    await job.kill();
-    await waitForExit(pids);
-    assert.deepEqual(pids.filter(isAlive), []);
+    await killJob(job);
   }
 });

@@ -2,7 +2,7 @@
 // when the test file ends.
 import assert from "node:assert/strict";
 import { after } from "node:test";
-import type { ProcMesh } from "../src/mesh.ts";
+import type { ProcessJob, ProcMesh } from "../src/mesh.ts";
 
 const started = new Set<number>();
 
@@ -26,6 +26,14 @@ export async function waitForExit(pids: Iterable<number>): Promise<void> {
   for (const pid of pids) {
     while (isAlive(pid)) await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Kills a ProcessJob and checks that its worker processes are gone. */
+export async function killJob(job: ProcessJob): Promise<void> {
+  const pids = job.pids;
+  await job.kill();
+  await waitForExit(pids);
+  assert.deepEqual(pids.filter(isAlive), []);
 }
 
 after(async () => {

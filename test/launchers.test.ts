@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { ProcessJob } from "../src/mesh.ts";
 import { Counter } from "./fixtures/actors.ts";
-import { isAlive, waitForExit } from "./helpers.ts";
+import { killJob } from "./helpers.ts";
 
 it("ProcessJob: state() gives a HostMesh per mesh; kill() ends every worker", async () => {
   const job = new ProcessJob({ meshes: { trainers: 2, evaluators: 1 } });
@@ -18,10 +18,7 @@ it("ProcessJob: state() gives a HostMesh per mesh; kill() ends every worker", as
     await counters.stop();
     await procs.stop();
   } finally {
-    const pids = job.pids;
-    await job.kill();
-    await waitForExit(pids);
-    assert.deepEqual(pids.filter(isAlive), []);
+    await killJob(job);
   }
   assert.throws(() => new ProcessJob({ meshes: { trainers: 0 } }), /mesh 'trainers' asks for 0 hosts/);
 });

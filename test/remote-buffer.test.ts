@@ -7,7 +7,7 @@ import { readdirSync } from "node:fs";
 import { describe, it } from "node:test";
 import { ProcessJob, RemoteBuffer, SupervisionError, setUnhandledFaultHook, thisHost, type ProcMesh } from "../src/mesh.ts";
 import { BufferOwner, ParameterServer, ParamWorker } from "./fixtures/buffer-actors.ts";
-import { isAlive, track, waitForExit } from "./helpers.ts";
+import { killJob, track } from "./helpers.ts";
 
 const N = 1_000_000;
 const WORKERS = 4;
@@ -83,10 +83,7 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
         await Promise.all([serverProcs.stop(), workerProcs.stop()]);
       }
     } finally {
-      const pids = job.pids;
-      await job.kill();
-      await waitForExit(pids);
-      assert.deepEqual(pids.filter(isAlive), []);
+      await killJob(job);
     }
   });
 
@@ -109,10 +106,7 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
         await procs.stop();
       }
     } finally {
-      const pids = job.pids;
-      await job.kill();
-      await waitForExit(pids);
-      assert.deepEqual(pids.filter(isAlive), []);
+      await killJob(job);
     }
   });
 
@@ -135,10 +129,7 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
         await procs.stop();
       }
     } finally {
-      const pids = job.pids;
-      await job.kill();
-      await waitForExit(pids);
-      assert.deepEqual(pids.filter(isAlive), []);
+      await killJob(job);
     }
   });
 
@@ -163,10 +154,7 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
         await procs.stop();
       }
     } finally {
-      const pids = job.pids;
-      await job.kill();
-      await waitForExit(pids);
-      assert.deepEqual(pids.filter(isAlive), []);
+      await killJob(job);
     }
   });
 });
