@@ -42,10 +42,12 @@ describe("supervision", () => {
     }
   });
 
-  it("abort(reason) kills the actor and reaches supervise() with the reason", async () => {
+  it("abort(reason) kills the actor, rejects its running calls and reaches supervise() with the reason", async () => {
     const { guardian, workers, failures } = await guarded(1);
     try {
+      const running = workers.hang.callOne(); // a concurrent call that would never answer by itself
       workers.abortMe.broadcast("state is corrupt");
+      await assert.rejects(running, (e: Error) => e instanceof SupervisionError && /aborted: state is corrupt/.test(e.message));
       assert.deepEqual(await failures.recv(), { meshName: "workers", rank: 0, cause: "aborted: state is corrupt" });
       await assert.rejects(workers.ping.callOne(), SupervisionError);
     } finally {

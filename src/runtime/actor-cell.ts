@@ -37,6 +37,8 @@ export class ActorCell {
   #queue: Item[] = [];
   #head = 0;
   #busy = false;
+  /** Calls whose endpoint is still running (async): a death answers them at once rather than when (if ever) they finish. */
+  #running = new Set<{ readonly call: Call; readonly rank: number }>();
   #cleanedUp = false;
 
   private constructor(private readonly proc: Proc, spawn: Spawn) {
@@ -104,6 +106,8 @@ export class ActorCell {
     this.#error = cause;
     const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) failed: ${cause.message}`, { cause });
     this.proc.actorGone(this, gone);
+    for (const { call, rank } of this.#running) if (call.reply) this.proc.sendToPort(call.reply, rank, gone, true);
+    this.#running.clear();
     this.#rejectQueued(gone);
     void this.proc.stopMeshesOwnedBy(this.key); // meshes cannot outlive their owner
     void this.#cleanup(cause);
@@ -165,9 +169,15 @@ export class ActorCell {
       return undefined;
     }
     if (result instanceof Promise) {
+      const running = { call, rank };
+      this.#running.add(running);
       const done = result.then(
-        (value) => this.#resolve(call, rank, value, options),
-        (err) => this.#reject(call, rank, err),
+        (value) => {
+          if (this.#running.delete(running)) this.#resolve(call, rank, value, options);
+        },
+        (err) => {
+          if (this.#running.delete(running)) this.#reject(call, rank, err);
+        },
       );
       return options.concurrent ? undefined : done;
     }
@@ -215,6 +225,8 @@ export class ActorCell {
     await this.proc.stopMeshesOwnedBy(this.key);
     await this.#cleanup();
     this.proc.actorGone(this, gone);
+    for (const { call, rank } of this.#running) if (call.reply) this.proc.sendToPort(call.reply, rank, gone, true);
+    this.#running.clear();
     this.#rejectQueued(gone);
     done();
   }
