@@ -83,6 +83,21 @@ for (const [kind, make] of backends) {
       await assert.rejects(ctx.createActor(Counter, [0], { name: "shared" }), /Actor shared already exists/);
     });
 
+    it("refuses actor options it cannot honour yet, and malformed ones, instead of ignoring them", async () => {
+      const refused: Array<[object, RegExp]> = [
+        [{ lifetime: "detached" }, /lifetime: "detached" is not supported yet/],
+        [{ lifetime: "forever" }, /lifetime "forever" is not one of "ephemeral", "detached"/],
+        [{ preemptible: false }, /preemptible: false is not supported yet/],
+        [{ maxRestarts: 2 }, /maxRestarts: 2 is not supported yet/],
+        [{ maxRestarts: -2 }, /maxRestarts must be an integer ≥ -1/],
+        [{ maxConcurrency: 4 }, /maxConcurrency: 4 is not supported yet/],
+        [{ maxConcurrency: 0 }, /maxConcurrency must be an integer ≥ 1/],
+      ];
+      for (const [options, message] of refused) await assert.rejects(ctx.createActor(Counter, [0], options), message);
+      const counter = await ctx.createActor(Counter, [0], { lifetime: "ephemeral", preemptible: true, maxRestarts: 0, maxConcurrency: 1 });
+      assert.equal(await ctx.get(counter.increment.remote(1)), 1);
+    });
+
     it("keeps actor state across a failed call", async () => {
       const counter = await ctx.createActor(Counter, [0]);
       assert.equal(await ctx.get(counter.increment.remote(1)), 1);

@@ -6,7 +6,7 @@ import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import type { ObjectStore } from "./object-store.ts";
-import { checkActorName, type ActorOptions } from "./options.ts";
+import { checkActorOptions, type ActorOptions } from "./options.ts";
 import { namedActorExists, resolveAll } from "./refs.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
 
@@ -33,7 +33,7 @@ export class ActorRegistry {
   create(Class: ActorCode, args: readonly unknown[], options: ActorOptions): Promise<ActorMesh<object>> {
     const { name } = options;
     try {
-      checkActorName(name); // here, where every createActor of the job arrives
+      checkActorOptions(options); // here, where every createActor of the job arrives
     } catch (err) {
       return Promise.reject(err);
     }

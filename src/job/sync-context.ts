@@ -7,7 +7,7 @@ import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
-import { checkActorName, checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
+import { checkActorOptions, checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { resolveAll, getValues, namedActorExists } from "./refs.ts";
 import { withTaskEnv } from "./task-env.ts";
 
@@ -59,7 +59,7 @@ export class SyncJobContext implements JobContext {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { name } = options;
     try {
-      checkActorName(name); // refused on every backend, so code tested here runs on all of them
+      checkActorOptions(options); // refused on every backend, so code tested here runs on all of them
     } catch (err) {
       return Promise.reject(err);
     }
