@@ -92,6 +92,15 @@ function checkRoot(what: string, root: unknown, size: number): number {
   return root as number;
 }
 
+/** `op` over the members' pieces in group order, `own` standing for this member's: a new array. */
+function combine<A extends NumericArray>(op: ReduceOp, group: Group, own: A, pieces: readonly Piece[]): A {
+  const size = group.ranks.length;
+  const acc = (group.me === 0 ? own : pieces[0].d!).slice() as A;
+  for (let i = 1; i < size; i++) fold(op, acc, i === group.me ? own : pieces[i].d!);
+  finish(op, acc, size);
+  return acc;
+}
+
 /** Start of member `i`'s block when `n` elements are split into `size` blocks. */
 const blockStart = (n: number, size: number, i: number) => Math.floor((n * i) / size);
 
@@ -107,10 +116,7 @@ async function allReduce<A extends NumericArray>(array: A, options: ReduceOption
     if (array.byteLength <= config.collectiveDirectMaxBytes) {
       const copy = array.slice();
       const pieces = checkAgreement(what, group, mine, await ex.allToAll("a", () => ({ m: mine, d: copy })));
-      const acc = (group.me === 0 ? copy : pieces[0].d!).slice() as A;
-      for (let i = 1; i < size; i++) fold(op, acc, i === group.me ? copy : pieces[i].d!);
-      finish(op, acc, size);
-      array.set(acc as never);
+      array.set(combine(op, group, copy, pieces) as never);
       return array;
     }
     // Reduce-scatter: member i reduces block i. Block i of `array` is only overwritten once member i
@@ -118,9 +124,7 @@ async function allReduce<A extends NumericArray>(array: A, options: ReduceOption
     const n = array.length;
     const block = (i: number) => array.subarray(blockStart(n, size, i), blockStart(n, size, i + 1)) as A;
     const parts = checkAgreement(what, group, mine, await ex.allToAll("rs", (to) => ({ m: mine, d: block(to) })));
-    const acc = (group.me === 0 ? block(0) : parts[0].d!).slice() as A;
-    for (let i = 1; i < size; i++) fold(op, acc, i === group.me ? block(group.me) : parts[i].d!);
-    finish(op, acc, size);
+    const acc = combine(op, group, block(group.me), parts);
     // All-gather: every member's reduced block to everyone.
     const gathered = await ex.allToAll("ag", () => acc);
     array.set(acc as never, blockStart(n, size, group.me));
@@ -163,10 +167,7 @@ async function reduceScatter<A extends NumericArray>(array: A, options: ReduceOp
     const len = array.length / size;
     const block = (i: number) => array.slice(i * len, (i + 1) * len) as A;
     const parts = checkAgreement(what, group, mine, await ex.allToAll("rs", (to) => ({ m: mine, d: block(to) })));
-    const acc = (group.me === 0 ? block(0) : parts[0].d!.slice()) as A;
-    for (let i = 1; i < size; i++) fold(op, acc, i === group.me ? array.subarray(i * len, (i + 1) * len) : parts[i].d!);
-    finish(op, acc, size);
-    return acc;
+    return combine(op, group, array.subarray(group.me * len, (group.me + 1) * len) as A, parts);
   });
 }
 
@@ -194,11 +195,7 @@ async function reduce<A extends NumericArray>(array: A, options: RootOptions & R
     const root = checkRoot(what, options.root ?? 0, size);
     const mine = meta("reduce", array, op, root);
     const pieces = checkAgreement(what, group, mine, await ex.allToAll("r", (to) => ({ m: mine, d: to === root ? array.slice() : undefined })));
-    if (group.me !== root) return array;
-    const acc = (root === 0 ? array : pieces[0].d!).slice() as A;
-    for (let i = 1; i < size; i++) fold(op, acc, i === root ? array : pieces[i].d!);
-    finish(op, acc, size);
-    array.set(acc as never);
+    if (group.me === root) array.set(combine(op, group, array, pieces) as never);
     return array;
   });
 }
