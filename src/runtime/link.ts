@@ -49,6 +49,10 @@ export class Link {
   #checkSize(header: Uint8Array, payload?: Encoded): void {
     const limit = this.#transport?.maxFrameBytes ?? config.maxFrameBytes;
     if (limit === Infinity) return;
+    // Per message, so first a bound without building the frame: at most 7 bytes of padding per attachment.
+    let bound = 16 + header.length + (payload?.body.length ?? 0);
+    for (const a of payload?.attachments ?? []) bound += 11 + a.byteLength;
+    if (bound <= limit) return;
     const size = frameSize(frameOf(header, payload));
     if (size > limit) {
       throw new FrameError(`a message of ${size} bytes to ${this.addr} is more than ${settingName("maxFrameBytes")}=${limit}; send the value in parts, or raise ${settingName("maxFrameBytes")} on both sides`);
