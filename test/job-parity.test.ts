@@ -83,19 +83,28 @@ for (const [kind, make] of backends) {
       await assert.rejects(ctx.createActor(Counter, [0], { name: "shared" }), /Actor shared already exists/);
     });
 
-    it("refuses actor options it cannot honour yet, and malformed ones, instead of ignoring them", async () => {
+    it("refuses malformed actor options, and a detached actor without a name or a namespace to outlive the job in", async () => {
       const refused: Array<[object, RegExp]> = [
-        [{ lifetime: "detached" }, /lifetime: "detached" is not supported yet/],
+        [{ lifetime: "detached" }, /lifetime: "detached" needs a name/],
+        [{ lifetime: "detached", name: "kept" }, /lifetime: "detached" needs a namespace service/],
         [{ lifetime: "forever" }, /lifetime "forever" is not one of "ephemeral", "detached"/],
-        [{ preemptible: false }, /preemptible: false is not supported yet/],
-        [{ maxRestarts: 2 }, /maxRestarts: 2 is not supported yet/],
         [{ maxRestarts: -2 }, /maxRestarts must be an integer ≥ -1/],
-        [{ maxConcurrency: 4 }, /maxConcurrency: 4 is not supported yet/],
+        [{ maxTaskRetries: 1 }, /maxTaskRetries: 1 re-sends calls to a restarted actor, but maxRestarts is 0: set maxRestarts too/],
         [{ maxConcurrency: 0 }, /maxConcurrency must be an integer ≥ 1/],
       ];
       for (const [options, message] of refused) await assert.rejects(ctx.createActor(Counter, [0], options), message);
       const counter = await ctx.createActor(Counter, [0], { lifetime: "ephemeral", preemptible: true, maxRestarts: 0, maxConcurrency: 1 });
       assert.equal(await ctx.get(counter.increment.remote(1)), 1);
+    });
+
+    it("getIfExists refuses another class or other options under a taken name", async () => {
+      await ctx.createActor(Counter, [0], { name: "taken" });
+      await assert.rejects(ctx.createActor(Identified, [1], { name: "taken", getIfExists: true }), /actor 'taken' exists as .*Counter.*choose another name/);
+      await assert.rejects(ctx.createActor(Counter, [0], { name: "taken", getIfExists: true, maxConcurrency: 2 }), /actor 'taken' exists with \{"maxConcurrency":null\}, but getIfExists asked for \{"maxConcurrency":2\}/);
+      await ctx.killActor("taken");
+      await assert.rejects(ctx.killActor("taken"), /there is no actor named 'taken'/);
+      const again = await ctx.createActor(Counter, [5], { name: "taken" });
+      assert.equal(await ctx.get(again.increment.remote(1)), 6);
     });
 
     it("keeps actor state across a failed call", async () => {

@@ -32,37 +32,61 @@ export function actorHandle<T>(invoke: (method: string, args: unknown[]) => Obje
   }) as ActorHandle<T>;
 }
 
-/** The 1-rank mesh behind a handle, under a symbol so no method name can meet it. */
-export const kActorMesh = Symbol("fray.actorMesh");
+/** For an actor a namespace hosts: where to ask for its next incarnation when this one dies. */
+export interface HostedRef {
+  /** The namespace service's address; null: the private namespace of the job that calls it. */
+  readonly ns: string | null;
+  readonly key: string;
+  readonly incarnation: number;
+  readonly maxTaskRetries: number;
+}
 
-/** What a handle of a mesh-backed actor carries: its 1-rank mesh. Handles cross the wire as this. */
+/** Where a handle's calls go: the actor's 1-rank mesh, and whether a namespace hosts it. */
+export interface ActorTarget {
+  readonly mesh: ActorMesh<object>;
+  readonly hosted?: HostedRef;
+}
+
+/** The target behind a handle, under a symbol so no method name can meet it. */
+export const kActorTarget = Symbol("fray.actorTarget");
+
+/** What a handle carries: its target. Handles cross the wire as this. */
 export class ActorRef {
-  readonly [kActorMesh]: ActorMesh<object>;
-  constructor(mesh: ActorMesh<object>) {
-    this[kActorMesh] = mesh;
+  readonly [kActorTarget]: ActorTarget;
+  constructor(target: ActorTarget) {
+    this[kActorTarget] = target;
   }
 }
 
-/** How a mesh-backed context makes a handle for an actor's mesh: under a symbol, so it is not part of the JobContext API. */
+/** How a mesh-backed context makes a handle for a target: under a symbol, so it is not part of the JobContext API. */
 export const kHandleFor = Symbol("fray.handleFor");
 
 interface HandleFactory {
-  [kHandleFor]<T>(mesh: ActorMesh<object>): ActorHandle<T>;
+  [kHandleFor]<T>(target: ActorTarget): ActorHandle<T>;
 }
 
 /** A handle received in a task or actor: calls go through the context running it. */
-function revived(mesh: ActorMesh<object>): ActorHandle<object> {
+function revived(target: ActorTarget): ActorHandle<object> {
   return actorHandle((method, args) => {
     const ctx = (ambient.als.getStore() ?? ambient.processDefault) as unknown as Partial<HandleFactory> | null;
-    if (!ctx?.[kHandleFor]) throw new Error("an actor handle received here can only be called inside a task or actor of its job");
-    const m = (ctx[kHandleFor](mesh) as unknown as Record<string, RemoteMethod<Method>>)[method];
+    if (!ctx?.[kHandleFor]) throw new Error("an actor handle received here can only be called inside a task or actor of a job");
+    const m = (ctx[kHandleFor](target) as unknown as Record<string, RemoteMethod<Method>>)[method];
     return m.remote(...(args as never[]));
-  }, new ActorRef(mesh));
+  }, new ActorRef(target));
 }
+
+type WireTarget = [ActorMesh<object>] | [ActorMesh<object>, string | null, string, number, number];
 
 registerHandleType<ActorRef>({
   type: "actorRef",
   Class: ActorRef,
-  toWire: (ref) => ref[kActorMesh],
-  fromWire: (mesh) => revived(mesh as ActorMesh<object>) as unknown as ActorRef,
+  toWire: (ref): WireTarget => {
+    const { mesh, hosted } = ref[kActorTarget];
+    return hosted ? [mesh, hosted.ns, hosted.key, hosted.incarnation, hosted.maxTaskRetries] : [mesh];
+  },
+  fromWire: (data) => {
+    const [mesh, ns, key, incarnation, maxTaskRetries] = data as WireTarget;
+    const target: ActorTarget = key === undefined ? { mesh } : { mesh, hosted: { ns: ns!, key, incarnation: incarnation!, maxTaskRetries: maxTaskRetries! } };
+    return revived(target) as unknown as ActorRef;
+  },
 });

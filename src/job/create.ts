@@ -1,5 +1,7 @@
 // Creating and finding job contexts.
 import { availableParallelism } from "node:os";
+import { tcpHostPort } from "../runtime/address.ts";
+import { config } from "../runtime/config.ts";
 import { thisHost } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { ambient, type JobContext, type JobKind } from "./job-context.ts";
@@ -14,6 +16,12 @@ export interface JobContextOptions {
   readonly resources?: Resources;
   /** For `mesh`: the processes to run on. */
   readonly procs?: ProcMesh;
+  /**
+   * The address (`tcp://host:port`) of the namespace service whose named actors
+   * this job shares with other jobs; default FRAY_NAMESPACE (a cluster sets it
+   * for its jobs). Not for `sync`.
+   */
+  readonly namespace?: string;
 }
 
 const KINDS = ["sync", "threads", "processes", "mesh", "auto"] as const;
@@ -23,18 +31,21 @@ export function createJobContext(kind: JobKind | "auto" = "auto", options: JobCo
   checkResources(capacity, "a worker");
   const workers = options.maxWorkers ?? availableParallelism();
   if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`maxWorkers must be a positive integer, got ${workers}`);
+  const namespace = options.namespace ?? config.namespace ?? null;
+  if (namespace !== null) tcpHostPort(namespace); // a malformed address fails here, naming the forms
   switch (kind) {
     case "sync":
+      if (options.namespace !== undefined) throw new TypeError(`the sync backend runs actors in this process and cannot share them through a namespace; use "processes" or "threads" with { namespace }`);
       return new SyncJobContext();
     case "auto":
     case "threads":
-      return new MeshJobContext("threads", () => thisHost().spawnProcs({ workers }, { threads: true }), capacity);
+      return new MeshJobContext("threads", () => thisHost().spawnProcs({ workers }, { threads: true }), capacity, namespace);
     case "processes":
-      return new MeshJobContext("processes", () => thisHost().spawnProcs({ workers }), capacity);
+      return new MeshJobContext("processes", () => thisHost().spawnProcs({ workers }), capacity, namespace);
     case "mesh": {
       const { procs } = options;
       if (!procs) throw new TypeError("createJobContext('mesh') needs { procs: ProcMesh }, e.g. { procs: thisHost().spawnProcs({ workers: 4 }) }");
-      return new MeshJobContext("mesh", () => procs, capacity);
+      return new MeshJobContext("mesh", () => procs, capacity, namespace);
     }
     default:
       throw new TypeError(`unknown job context kind ${JSON.stringify(kind)}; use one of ${KINDS.join(", ")}`);

@@ -4,10 +4,10 @@
 import { messageContext } from "../runtime/context.ts";
 import { Proc } from "../runtime/proc.ts";
 import { Actor, endpoint } from "../mesh/actor.ts";
-import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
 import { thisProc } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
+import type { ActorTarget } from "./actor-handle.ts";
 import type { JobKind } from "./job-context.ts";
 import { JobHead } from "./job-head.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
@@ -61,24 +61,29 @@ export class HeadActor extends Actor {
   }
 
   @endpoint({ concurrent: true })
-  remoteCreateActor(url: string, exportName: string, args: unknown[], options: ActorOptions): Promise<ActorMesh<object>> {
+  remoteCreateActor(url: string, exportName: string, args: unknown[], options: ActorOptions): Promise<ActorTarget> {
     return this.#head.createActor({ url, exportName }, args, options);
   }
 
   @endpoint({ concurrent: true })
-  remoteCallActor(id: string, mesh: ActorMesh<object>, method: string, args: unknown[]): void {
-    this.#head.callActor(id, mesh, method, args);
+  remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[]): void {
+    this.#head.callActor(id, target, method, args);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteKillActor(name: string): Promise<void> {
+    return this.#head.killActor(name);
   }
 }
 
 /** Spawns a job's head in this process; resolves with it once an Executor runs in every process of `procs()`. */
-export function startHead(kind: JobKind, procs: () => ProcMesh, capacity: Resources): Promise<JobHead> {
+export function startHead(kind: JobKind, procs: () => ProcMesh, capacity: Resources, namespace: string | null): Promise<JobHead> {
   const token = Proc.current().nextId();
   const endpoints = thisProc().spawn("fray-job-head", HeadActor, token);
   return endpoints.initialized.then(async () => {
     const head = constructed.get(token)!;
     constructed.delete(token);
-    await head.setUp({ kind, procs: procs(), capacity }, endpoints);
+    await head.setUp({ kind, procs: procs(), capacity, namespace }, endpoints);
     return head;
   });
 }

@@ -31,6 +31,8 @@ export interface JobContext {
   wait(refs: readonly ObjectRef[], options?: WaitOptions): Promise<[ObjectRef[], ObjectRef[]]>;
   put<T>(value: T): ObjectRef<T>;
   createActor<C extends ActorClass>(Class: C, args?: ConstructorParameters<C>, options?: ActorOptions): Promise<ActorHandle<InstanceType<C>>>;
+  /** Ends the named actor `name` (in this job, or in its namespace: a detached one too) and frees the name. */
+  killActor(name: string): Promise<void>;
   /** Releases workers; later calls fail. A script that never calls it still exits. */
   shutdown(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { messageContext, type MessageContext } from "../runtime/context.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
+import type { ActorTarget } from "./actor-handle.ts";
 import { ActorRegistry, type ActorCode } from "./actor-registry.ts";
 import { Executor } from "./executor.ts";
 import type { HeadActor } from "./head-actor.ts";
@@ -27,6 +28,8 @@ export interface HeadSetup {
   readonly procs: ProcMesh;
   /** What each worker offers. */
   readonly capacity: Resources;
+  /** The address of the shared namespace its named actors live in, if it has one. */
+  readonly namespace: string | null;
 }
 
 export class JobHead {
@@ -51,7 +54,7 @@ export class JobHead {
   async setUp(setup: HeadSetup, endpoints: ActorMesh<HeadActor>): Promise<void> {
     this.#procs = setup.procs;
     this.#pool.reset(setup.procs.size, setup.capacity);
-    this.#actors.useProcs(setup.procs);
+    this.#actors.useProcs(setup.procs, setup.namespace);
     const executors = this.#asOwner(() => setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind));
     this.#scheduler.useExecutors(executors);
     await executors.initialized;
@@ -92,15 +95,20 @@ export class JobHead {
     }
   }
 
-  createActor(Class: ActorCode, args: readonly unknown[], options: ActorOptions): Promise<ActorMesh<object>> {
+  createActor(Class: ActorCode, args: readonly unknown[], options: ActorOptions): Promise<ActorTarget> {
     return this.#actors.create(Class, args, options);
   }
 
-  callActor(id: string, mesh: ActorMesh<object>, method: string, args: readonly unknown[]): void {
-    this.#actors.call(id, mesh, method, args);
+  callActor(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
+    this.#actors.call(id, target, method, args);
+  }
+
+  killActor(name: string): Promise<void> {
+    return this.#actors.kill(name);
   }
 
   async shutdown(): Promise<void> {
+    await this.#actors.close();
     await this.#procs?.stop();
   }
 }

@@ -2,10 +2,9 @@
 // `processes` (worker processes), `threads` (worker threads) and `mesh` (any
 // ProcMesh). The driver talks to its JobHead directly; workers message its HeadActor.
 import { Proc } from "../runtime/proc.ts";
-import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
-import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import { startHead } from "./head-actor.ts";
 import type { JobHead } from "./job-head.ts";
@@ -18,8 +17,8 @@ export class MeshJobContext implements JobContext {
   readonly #ready: Promise<JobHead>;
   #shutdown = false;
 
-  constructor(readonly kind: JobKind, procs: () => ProcMesh, capacity: Resources) {
-    this.#ready = startHead(kind, procs, capacity);
+  constructor(readonly kind: JobKind, procs: () => ProcMesh, capacity: Resources, namespace: string | null) {
+    this.#ready = startHead(kind, procs, capacity, namespace);
     this.#ready.catch(() => {}); // reported by the first call that needs the head
   }
 
@@ -62,18 +61,23 @@ export class MeshJobContext implements JobContext {
     this.#check();
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const head = await this.#ready;
-    const mesh = await head.createActor(Class, args as unknown[], options);
-    return this[kHandleFor](mesh, Class);
+    const target = await head.createActor(Class, args as unknown[], options);
+    return this[kHandleFor](target, Class);
+  }
+
+  async killActor(name: string): Promise<void> {
+    this.#check();
+    await (await this.#ready).killActor(name);
   }
 
   /** With `Class` known, calls are checked for arity as they are made. */
-  [kHandleFor]<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
+  [kHandleFor]<T>(target: ActorTarget, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
       checkMethodArity(Class, method, args);
       const ref = new ObjectRef(Proc.current().nextId());
-      this.#ready.then((head) => (head.store.track(ref), head.callActor(ref.id, mesh, method, args)));
+      this.#ready.then((head) => (head.store.track(ref), head.callActor(ref.id, target, method, args)));
       return ref;
-    }, new ActorRef(mesh));
+    }, new ActorRef(target));
   }
 
   async shutdown(): Promise<void> {

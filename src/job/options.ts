@@ -14,19 +14,25 @@ export interface TaskOptions {
 }
 
 export interface ActorOptions {
-  /** A name other tasks and actors can find the actor by. */
+  /** A name other tasks, actors and (in a namespace) other jobs can find the actor by. */
   readonly name?: string;
   /** With `name`: return the existing actor of that name instead of failing. */
   readonly getIfExists?: boolean;
-  /** "ephemeral" (default): the actor ends with its job. "detached" is refused until fray can keep an actor past its job. */
+  /**
+   * "ephemeral" (default): the actor ends with the job (driver) that created it.
+   * "detached": it outlives its creator, in the namespace service, until `killActor(name)`;
+   * needs a name and a namespace (a cluster job, or `createJobContext(kind, { namespace })`).
+   */
   readonly lifetime?: "ephemeral" | "detached";
   /** What the actor holds for its whole life; default none. */
   readonly resources?: Resources;
-  /** `false` is refused until fray has a placement preemption cannot reach. */
+  /** `false`: run it where preemption cannot reach it — a process of the namespace service's host (the driver's host without a namespace). */
   readonly preemptible?: boolean;
-  /** 0 (default); other values are refused until fray restarts actors. */
+  /** How often the actor is started again (same args, new process) after its process dies; -1: no limit. Default 0. */
   readonly maxRestarts?: number;
-  /** 1 (default): one call at a time; other values are refused for now. */
+  /** With maxRestarts: how often a call in flight when the actor died is sent again to the restarted actor; -1: no limit. Default 0. */
+  readonly maxTaskRetries?: number;
+  /** How many calls of the actor may run at once (async methods interleave at their awaits). Default 1. */
   readonly maxConcurrency?: number;
 }
 
@@ -55,30 +61,43 @@ function checkActorName(name: string | undefined): void {
   }
 }
 
-/**
- * Throws for a reserved name, a malformed option, or an option fray cannot
- * honour yet: an option accepted and ignored would silently give a different
- * actor from the one asked for (one that dies with the job, is never restarted,
- * runs one call at a time, or may be preempted).
- */
+/** Throws for a reserved name or a malformed option; whether the backend can honour the rest is its own check. */
 export function checkActorOptions(options: ActorOptions): void {
   checkActorName(options.name);
-  const { lifetime, preemptible, maxRestarts, maxConcurrency } = options;
+  const { lifetime, maxRestarts, maxTaskRetries, maxConcurrency } = options;
   if (lifetime !== undefined && lifetime !== "ephemeral" && lifetime !== "detached") {
     throw new TypeError(`lifetime ${JSON.stringify(lifetime)} is not one of "ephemeral", "detached"`);
   }
-  if (lifetime === "detached") {
-    throw new Error(`lifetime: "detached" is not supported yet: fray cannot keep an actor after the job that created it; leave lifetime out (the actor ends with its job)`);
+  if (lifetime === "detached" && options.name === undefined) {
+    throw new TypeError(`lifetime: "detached" needs a name: a detached actor is found again (and killed) by its name; add { name: "…" }`);
   }
-  if (preemptible === false) {
-    throw new Error("preemptible: false is not supported yet: fray has no placement that preemption cannot reach; leave preemptible out");
+  for (const [key, value] of [["maxRestarts", maxRestarts], ["maxTaskRetries", maxTaskRetries]] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < -1)) throw new RangeError(`${key} must be an integer ≥ -1 (-1: no limit), got ${value}`);
   }
-  if (maxRestarts !== undefined) {
-    if (!Number.isInteger(maxRestarts) || maxRestarts < -1) throw new RangeError(`maxRestarts must be an integer ≥ -1 (-1: no limit), got ${maxRestarts}`);
-    if (maxRestarts !== 0) throw new Error(`maxRestarts: ${maxRestarts} is not supported yet: fray does not restart an actor whose process died; leave maxRestarts out (0)`);
+  if (maxTaskRetries !== undefined && maxTaskRetries !== 0 && !maxRestarts) {
+    throw new TypeError(`maxTaskRetries: ${maxTaskRetries} re-sends calls to a restarted actor, but maxRestarts is 0: set maxRestarts too`);
   }
-  if (maxConcurrency !== undefined) {
-    if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1) throw new RangeError(`maxConcurrency must be an integer ≥ 1, got ${maxConcurrency}`);
-    if (maxConcurrency !== 1) throw new Error(`maxConcurrency: ${maxConcurrency} is not supported yet: an actor's calls run one at a time; leave maxConcurrency out (1)`);
-  }
+  if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) throw new RangeError(`maxConcurrency must be an integer ≥ 1, got ${maxConcurrency}`);
+}
+
+/** Whether the actor must live in a namespace's process of its own (restarts, a placement, a lifetime past the job). */
+export function needsOwnProcess(options: ActorOptions): boolean {
+  return options.lifetime === "detached" || options.preemptible === false || (options.maxRestarts ?? 0) !== 0;
+}
+
+/** The options two creations of one named actor must agree on. */
+const IDENTITY_OPTIONS = ["lifetime", "maxRestarts", "maxTaskRetries", "maxConcurrency", "preemptible", "resources"] as const;
+
+/** Throws unless `asked` (a getIfExists) agrees with the options `existing` was created with. */
+export function checkSameOptions(name: string, existing: ActorOptions, asked: ActorOptions): void {
+  const differs = IDENTITY_OPTIONS.filter((k) => JSON.stringify(existing[k]) !== JSON.stringify(asked[k]));
+  if (differs.length === 0) return;
+  const show = (o: ActorOptions) => JSON.stringify(Object.fromEntries(differs.map((k) => [k, o[k] ?? null])));
+  throw new TypeError(`actor '${name}' exists with ${show(existing)}, but getIfExists asked for ${show(asked)}; ask with the same options, or choose another name`);
+}
+
+/** Throws unless `asked` names the same export as `existing` (an actor's class, as `url` and export name). */
+export function checkSameClass(name: string, existing: { url: string; exportName: string }, asked: { url: string; exportName: string }): void {
+  if (existing.url === asked.url && existing.exportName === asked.exportName) return;
+  throw new TypeError(`actor '${name}' exists as ${existing.exportName} of ${existing.url}, not ${asked.exportName} of ${asked.url}; choose another name for it`);
 }

@@ -6,7 +6,7 @@ import { Proc } from "../runtime/proc.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
-import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
 import { ObjectRef } from "./object-ref.ts";
@@ -84,18 +84,22 @@ export class RemoteJobContext implements JobContext {
   async createActor<C extends ActorClass>(Class: C, args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>, options: ActorOptions = {}): Promise<ActorHandle<InstanceType<C>>> {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { url, exportName } = await locate(Class);
-    const mesh = await unwrap(this.#head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));
-    return this[kHandleFor](mesh, Class);
+    const target = await unwrap(this.#head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));
+    return this[kHandleFor](target, Class);
+  }
+
+  killActor(name: string): Promise<void> {
+    return unwrap(this.#head.remoteKillActor.callOne(name));
   }
 
   /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get; with `Class` known, checked for arity. */
-  [kHandleFor]<T>(mesh: ActorMesh<object>, Class?: Function): ActorHandle<T> {
+  [kHandleFor]<T>(target: ActorTarget, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
       checkMethodArity(Class, method, args);
       const ref = newRef();
-      this.#head.remoteCallActor.broadcast(ref.id, mesh, method, args);
+      this.#head.remoteCallActor.broadcast(ref.id, target, method, args);
       return ref;
-    }, new ActorRef(mesh));
+    }, new ActorRef(target));
   }
 
   async shutdown(): Promise<void> {

@@ -7,14 +7,16 @@ import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
-import { checkActorOptions, checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
+import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "./options.ts";
 import { resolveAll, getValues, namedActorExists } from "./refs.ts";
 import { withTaskEnv } from "./task-env.ts";
+import { CallLimiter } from "./call-limiter.ts";
+import { config, settingName } from "../runtime/config.ts";
 
 export class SyncJobContext implements JobContext {
   readonly kind: JobKind = "sync";
   readonly #store = new ObjectStore();
-  readonly #named = new Map<string, Promise<ActorHandle<object>>>();
+  readonly #named = new Map<string, { Class: Function; options: ActorOptions; handle: Promise<ActorHandle<object>> }>();
   #next = 0;
 
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
@@ -59,38 +61,64 @@ export class SyncJobContext implements JobContext {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { name } = options;
     try {
-      checkActorOptions(options); // refused on every backend, so code tested here runs on all of them
+      checkActorOptions(options);
+      this.#checkPlacement(options);
     } catch (err) {
       return Promise.reject(err);
     }
-    if (name !== undefined && this.#named.has(name)) {
-      if (options.getIfExists) return this.#named.get(name)! as Promise<ActorHandle<InstanceType<C>>>;
-      return Promise.reject(namedActorExists(name));
+    const named = name === undefined ? undefined : this.#named.get(name);
+    if (named) {
+      if (!options.getIfExists) return Promise.reject(namedActorExists(name!));
+      try {
+        if (named.Class !== Class) throw new TypeError(`actor '${name}' exists as ${named.Class.name}, not ${Class.name}; choose another name for it`);
+        checkSameOptions(name!, named.options, options);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return named.handle as Promise<ActorHandle<InstanceType<C>>>;
     }
     const created = (async () => {
       checkEndpointNames(Class); // as on a mesh, so code tested here runs on every backend
       const instance = withJobContext(this, () => new Class(...args)) as Record<string, unknown>;
-      let queue: Promise<unknown> = Promise.resolve();
-      // One call at a time, in order; state survives a failed call.
+      // maxConcurrency calls at a time (default one), started in order; state survives a failed call.
+      const limiter = new CallLimiter(options.maxConcurrency ?? 1);
       return actorHandle<InstanceType<C>>((method, callArgs) => {
         checkMethodArity(Class, method, callArgs);
         const ref = this.#newRef();
-        const run = queue.then(async () => {
-          const values = await resolveAll(this.#store, callArgs);
+        const values = resolveAll(this.#store, callArgs);
+        const run = limiter.run(async () => {
           const fn = instance[method];
           if (typeof fn !== "function") throw new TypeError(`${Class.name} has no method '${method}'`);
-          return withJobContext(this, () => (fn as Function).apply(instance, values));
+          const resolved = await values;
+          return withJobContext(this, () => (fn as Function).apply(instance, resolved));
         });
-        queue = run.catch(() => {});
         run.then(this.#store.entry(ref.id).resolve, this.#store.entry(ref.id).reject);
         return ref;
       });
     })();
     if (name !== undefined) {
-      this.#named.set(name, created as Promise<ActorHandle<object>>);
+      this.#named.set(name, { Class, options, handle: created as Promise<ActorHandle<object>> });
       created.catch(() => this.#named.delete(name));
     }
     return created;
+  }
+
+  async killActor(name: string): Promise<void> {
+    if (!this.#named.delete(name)) throw new Error(`there is no actor named '${name}' in this job; kill one by the name it was created with`);
+  }
+
+  /**
+   * The sync backend runs actors in this process: it cannot share them through
+   * a namespace, nor keep one after this process, so it refuses to pretend.
+   * (Its actors cannot lose their process either, so maxRestarts holds trivially.)
+   */
+  #checkPlacement(options: ActorOptions): void {
+    if (options.lifetime === "detached") {
+      throw new Error(`lifetime: "detached" needs a namespace service to outlive this process; the sync backend has none: use "processes" or "threads" with a namespace (a cluster job, or createJobContext(kind, { namespace }))`);
+    }
+    if (options.name !== undefined && config.namespace !== undefined) {
+      throw new Error(`this process's jobs share named actors through the namespace at ${config.namespace} (${settingName("namespace")}), which the sync backend cannot reach: a named actor here would be a private one. Use "processes" or "threads"`);
+    }
   }
 
   async shutdown(): Promise<void> {}

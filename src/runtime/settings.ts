@@ -61,6 +61,7 @@ export const SETTINGS = {
     max: MAX_FRAME_BYTES,
     doc: "the largest message (arguments or a value, typed arrays included) a process sends or accepts over a socket; a bigger one fails its call with an error naming this setting, and a peer announcing one is disconnected before anything is allocated",
   },
+  namespaceStartTimeoutMs: ms("FRAY_NAMESPACE_START_TIMEOUT_MS", 60_000, "how long a cluster waits for its namespace service to start"),
   heartbeatTimeoutMs: ms(
     "FRAY_HEARTBEAT_TIMEOUT_MS",
     30_000,
@@ -108,6 +109,18 @@ export const SETTINGS = {
   tlsKey: { env: "FRAY_TLS_KEY", kind: "path", doc: "this process's private key for mutual TLS" },
   clusterSpec: { env: "FRAY_CLUSTER_SPEC", kind: "text", default: "local", doc: "the cluster `currentCluster()` and `fray job` use; replicas get it set" },
   clusterDir: { env: "FRAY_CLUSTER_DIR", kind: "path", default: "~/.fray/cluster", doc: "where cluster jobs' state lives when the spec has no `dir=`" },
+  namespace: {
+    env: "FRAY_NAMESPACE",
+    kind: "text",
+    shown: "none (a cluster sets it for its jobs)",
+    doc: "the address (`tcp://host:port`) of the namespace service whose named actors this process's jobs share; cluster jobs get their cluster's",
+  },
+  namespaceListen: {
+    env: "FRAY_NAMESPACE_LISTEN",
+    kind: "text",
+    default: "tcp://127.0.0.1:0",
+    doc: "where a cluster's namespace service listens when a job first needs it (port 0: a free port, kept for its restarts); for Slurm on several nodes give an address every node reaches, e.g. `tcp://login1:7345` or ADVERTISE@BIND",
+  },
   workerHost: { env: "FRAY_WORKER_HOST", kind: "text", shown: "the node's host name", doc: "the host a `SlurmJob` worker tells the client to reach it at" },
   replicaId: { env: "FRAY_REPLICA_ID", kind: "given", doc: "a cluster job replica's index, 0 to count − 1" },
   replicaCount: { env: "FRAY_REPLICA_COUNT", kind: "given", doc: "how many replicas the cluster job has" },

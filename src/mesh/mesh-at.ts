@@ -1,0 +1,12 @@
+// A 1-rank ActorMesh for a well-known actor in another process: one whose
+// mesh id its spawner chose (`kSpawnWith({ id })`), so a process that was told
+// only the address can call it — as a namespace's clients do.
+import { ActorMeshImpl, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
+import { Extent } from "./extent.ts";
+import { Shape } from "./shape.ts";
+
+export function actorMeshAt<T>(addr: string, id: string, name: string, Class: Function): ActorMesh<T> {
+  const extent = new Extent([], []);
+  const ref: MeshRef = { id, name, className: Class.name, extent, addrs: [addr], Class, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
+  return ActorMeshImpl.create<T>(ref, Shape.full(extent));
+}
