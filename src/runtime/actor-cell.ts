@@ -1,8 +1,9 @@
-// An ActorCell is one actor instance with its mailbox. It handles one message
-// at a time — async endpoints included — unless the endpoint is `concurrent`.
-// Messages that arrive while the actor is still being constructed wait.
-// Supervision events and stop requests go through the same mailbox, so they
-// run between messages, in order.
+// An ActorCell is one actor instance with its mailbox. It runs up to
+// `maxConcurrency` messages at once (default 1) — async endpoints included,
+// interleaving at their awaits — starting them in arrival order; a `concurrent`
+// endpoint takes no slot. Messages that arrive while the actor is still being
+// constructed wait. Supervision events and stop requests go through the same
+// mailbox: they wait for the running messages and run alone, in order.
 import { decode } from "../wire/codec.ts";
 import type { Frame } from "../wire/frame.ts";
 import { load } from "./code-locator.ts";
@@ -36,13 +37,18 @@ export class ActorCell {
   #instance: Record<string, unknown> | null = null;
   #queue: Item[] = [];
   #head = 0;
-  #busy = false;
+  /** Messages that hold a slot: async calls still running, or a supervise/stop item. */
+  #active = 0;
+  /** A supervise or stop item is running: nothing else starts until it ends. */
+  #exclusive = false;
+  readonly #maxConcurrency: number;
   /** Calls whose endpoint is still running (async): a death answers them at once rather than when (if ever) they finish. */
   #running = new Set<{ readonly call: Call; readonly rank: number }>();
   #cleanedUp = false;
 
   private constructor(private readonly proc: Proc, spawn: Spawn) {
     this.owner = spawn.owner;
+    this.#maxConcurrency = spawn.mc ?? 1;
     this.identity = {
       actorId: spawn.actor,
       meshName: spawn.name,
@@ -116,12 +122,14 @@ export class ActorCell {
 
   #enqueue(item: Item): void {
     this.#queue.push(item);
-    if (!this.#busy && this.#state !== "constructing") this.#pump();
+    if (this.#state !== "constructing") this.#pump();
   }
 
+  /** Starts queued messages, in order, while slots are free. */
   #pump(): void {
-    while (this.#head < this.#queue.length) {
+    while (this.#head < this.#queue.length && !this.#exclusive) {
       const item = this.#queue[this.#head];
+      if (item.t === "call" ? this.#active >= this.#maxConcurrency : this.#active > 0) return;
       this.#queue[this.#head++] = undefined as unknown as Item;
       if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
         this.#queue = this.#queue.slice(this.#head);
@@ -129,12 +137,14 @@ export class ActorCell {
       }
       const pending = item.t === "call" ? this.#invoke(item.call, item.rank, item.frame) : item.t === "supervise" ? this.#handleFailure(item.failure) : this.#stop(item.done);
       if (pending) {
-        this.#busy = true;
+        const exclusive = item.t !== "call";
+        this.#active++;
+        this.#exclusive = exclusive;
         pending.then(() => {
-          this.#busy = false;
+          this.#active--;
+          if (exclusive) this.#exclusive = false;
           this.#pump();
         });
-        return;
       }
     }
   }

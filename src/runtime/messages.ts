@@ -34,6 +34,8 @@ export interface Spawn {
   readonly owner: string;
   readonly ownerActor: string | null;
   readonly reply: PortRef;
+  /** How many of its messages may run at once (absent: 1). */
+  readonly mc?: number;
 }
 
 /**
