@@ -5,6 +5,7 @@ import { Proc } from "../runtime/proc.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
+import { createActorGroup, type ActorGroup } from "./actor-group.ts";
 import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import { startHead } from "./head-actor.ts";
@@ -64,6 +65,11 @@ export class MeshJobContext implements JobContext {
     const head = await this.#ready;
     const mesh = await head.createActor(Class, args as unknown[], options);
     return this[kHandleFor](mesh, Class);
+  }
+
+  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>> {
+    this.#check(); // at once, not by each member in the background
+    return createActorGroup(this, Class, args, count, options);
   }
 
   /** With `Class` known, calls are checked for arity as they are made. */

@@ -6,6 +6,7 @@ import { Proc } from "../runtime/proc.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
+import { createActorGroup, type ActorGroup } from "./actor-group.ts";
 import { actorHandle, ActorRef, kHandleFor, type ActorHandle } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
@@ -86,6 +87,10 @@ export class RemoteJobContext implements JobContext {
     const { url, exportName } = await locate(Class);
     const mesh = await unwrap(this.#head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));
     return this[kHandleFor](mesh, Class);
+  }
+
+  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>> {
+    return createActorGroup(this, Class, args, count, options);
   }
 
   /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get; with `Class` known, checked for arity. */
