@@ -49,8 +49,8 @@ export class ActorGroup<T> {
       );
     });
     this.any = actorHandle<T>((method, args) => {
-      const member = this.#readyOrThrow(`any.${method}`);
-      const handle = member[this.#turn++ % member.length] as unknown as Record<string, { remote(...a: unknown[]): never }>;
+      const ready = this.#readyOrThrow(`any.${method}`);
+      const handle = ready[this.#turn++ % ready.length] as unknown as Record<string, { remote(...a: unknown[]): never }>;
       return handle[method].remote(...args);
     });
     this.all = groupCall<T>((method) => this.#readyOrThrow(`all.${method}`));
