@@ -1,6 +1,7 @@
 // The JobContext contract shared by every backend, and the ambient context:
 // tasks and actor methods see the context that ran them, so nested tasks work.
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { ActorGroup } from "./actor-group.ts";
 import type { ActorHandle } from "./actor-handle.ts";
 import type { ObjectRef } from "./object-ref.ts";
 import type { ActorOptions, TaskOptions } from "./options.ts";
@@ -33,6 +34,11 @@ export interface JobContext {
   createActor<C extends ActorClass>(Class: C, args?: ConstructorParameters<C>, options?: ActorOptions): Promise<ActorHandle<InstanceType<C>>>;
   /** Ends the named actor `name` (in this job, or in its namespace: a detached one too) and frees the name. */
   killActor(name: string): Promise<void>;
+  /**
+   * Starts `count` actors of `Class` (each constructed with `args`) and returns
+   * their group at once; see ActorGroup. With `options.name`, member i is named `${name}-${i}`.
+   */
+  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>>;
   /** Releases workers; later calls fail. A script that never calls it still exits. */
   shutdown(): Promise<void>;
 }

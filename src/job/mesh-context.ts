@@ -4,6 +4,7 @@
 import { Proc } from "../runtime/proc.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
+import { createActorGroup, type ActorGroup } from "./actor-group.ts";
 import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import { startHead } from "./head-actor.ts";
@@ -68,6 +69,11 @@ export class MeshJobContext implements JobContext {
   async killActor(name: string): Promise<void> {
     this.#check();
     await (await this.#ready).killActor(name);
+  }
+
+  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>> {
+    this.#check(); // at once, not by each member in the background
+    return createActorGroup(this, Class, args, count, options);
   }
 
   /** With `Class` known, calls are checked for arity as they are made. */

@@ -6,6 +6,7 @@ import { Proc } from "../runtime/proc.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
+import { createActorGroup, type ActorGroup } from "./actor-group.ts";
 import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
@@ -90,6 +91,10 @@ export class RemoteJobContext implements JobContext {
 
   killActor(name: string): Promise<void> {
     return unwrap(this.#head.remoteKillActor.callOne(name));
+  }
+
+  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>> {
+    return createActorGroup(this, Class, args, count, options);
   }
 
   /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get; with `Class` known, checked for arity. */

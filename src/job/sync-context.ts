@@ -3,6 +3,7 @@
 // code that asks for GPUs can be tested anywhere.
 import { checkEndpointNames } from "../mesh/actor-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
+import { createActorGroup, type ActorGroup } from "./actor-group.ts";
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
 import { ObjectRef } from "./object-ref.ts";
@@ -101,6 +102,10 @@ export class SyncJobContext implements JobContext {
       created.catch(() => this.#named.delete(name));
     }
     return created;
+  }
+
+  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>> {
+    return createActorGroup(this, Class, args, count, options);
   }
 
   async killActor(name: string): Promise<void> {
