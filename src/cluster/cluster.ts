@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pollUntil } from "../runtime/poll.ts";
 import { JobFailedError } from "./errors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
+import type { NamespaceService, NamespaceServiceInfo } from "./namespace-service.ts";
 import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type TaskStatus, type WaitOptions } from "./types.ts";
 
 export abstract class Cluster {
@@ -19,8 +20,28 @@ export abstract class Cluster {
   abstract listJobs(): Promise<JobInfo[]>;
   /** The job's log files, one per replica. */
   protected abstract logFiles(jobId: JobId): Promise<LogFile[]>;
+  /** The process that holds the cluster's named actors (see namespace-service.ts). */
+  protected abstract readonly namespaceService: NamespaceService;
   /** How often monitor() looks for new lines and the job's end. */
   protected monitorIntervalMs = 100;
+
+  /**
+   * The cluster's namespace service, where its jobs' named and detached actors
+   * live; started if it is not running (every launch does this too).
+   */
+  namespace(): Promise<NamespaceServiceInfo> {
+    return this.namespaceService.ensure();
+  }
+
+  /** The namespace service if it runs, else null; starts nothing. */
+  runningNamespace(): Promise<NamespaceServiceInfo | null> {
+    return this.namespaceService.running();
+  }
+
+  /** Stops the namespace service; the actors it holds, detached ones too, end with it. */
+  stopNamespace(): Promise<void> {
+    return this.namespaceService.stop();
+  }
 
   /** The log lines written so far, each prefixed `[replica-i] `. */
   async logs(jobId: JobId): Promise<string[]> {

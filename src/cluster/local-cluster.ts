@@ -15,6 +15,7 @@ import { JobNotFoundError } from "./errors.ts";
 import { failureMessage } from "./failure-message.ts";
 import { readJson, readText, writeJson } from "./job-files.ts";
 import { checkRequest } from "./job-request.ts";
+import { NamespaceService } from "./namespace-service.ts";
 import type { LogFile } from "./log-tail.ts";
 import { groupAlive, isRunning, signal, startTimeOf } from "./process-group.ts";
 import { replicaCommand } from "./replica-command.ts";
@@ -32,11 +33,13 @@ interface LocalJob {
 export class LocalCluster extends Cluster {
   readonly spec: string;
   readonly #root: string;
+  protected readonly namespaceService: NamespaceService;
 
   constructor(spec: string, parsed: ClusterSpec) {
     super();
     this.spec = spec;
     this.#root = join(parsed.dir, "local");
+    this.namespaceService = new NamespaceService(this.#root);
   }
 
   async launch(request: JobRequest): Promise<JobId> {
@@ -44,6 +47,7 @@ export class LocalCluster extends Cluster {
     if (!existsSync(job.workspace) || !statSync(job.workspace).isDirectory()) {
       throw new Error(`job ${job.name}: workspace ${job.workspace} is not a directory; set environment.workspace to an existing one`);
     }
+    const namespace = await this.namespace();
     const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
     const dir = join(this.#root, jobId);
     mkdirSync(dir, { recursive: true });
@@ -55,7 +59,7 @@ export class LocalCluster extends Cluster {
     for (let i = 0; i < job.replicas; i++) {
       const log = openSync(join(dir, `replica-${i}.log`), "a");
       try {
-        const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaId")]: String(i), [settingName("replicaCount")]: String(job.replicas) };
+        const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaId")]: String(i), [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address, [settingName("token")]: namespace.token };
         delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
         const args = ["-c", REPLICA_LOOP, "fray-replica", join(dir, `replica-${i}.exit`), String(job.maxRetriesFailure), ...command];
         // detached: its own session and process group, so it outlives us and terminate() reaches all it starts.

@@ -17,6 +17,7 @@ import { JobNotFoundError } from "./errors.ts";
 import { readJson, readText, writeJson } from "./job-files.ts";
 import { checkRequest, type CheckedRequest } from "./job-request.ts";
 import type { LogFile } from "./log-tail.ts";
+import { NamespaceService } from "./namespace-service.ts";
 import { replicaCommand } from "./replica-command.ts";
 import { parseExitRecord, REPLICA_LOOP } from "./replica-script.ts";
 import { shellQuote } from "./shell-quote.ts";
@@ -40,12 +41,14 @@ export class SlurmCluster extends Cluster {
   readonly #root: string;
   readonly #parsed: ClusterSpec;
   protected override monitorIntervalMs = 250;
+  protected readonly namespaceService: NamespaceService;
 
   constructor(spec: string, parsed: ClusterSpec) {
     super();
     this.spec = spec;
     this.#parsed = parsed;
     this.#root = join(parsed.dir, "slurm");
+    this.namespaceService = new NamespaceService(this.#root);
   }
 
   /** The sbatch options for `job` (besides output and array, which launch adds). */
@@ -63,14 +66,18 @@ export class SlurmCluster extends Cluster {
     const job = checkRequest(request);
     const options = this.#sbatchOptions(job);
     mkdirSync(this.#root, { recursive: true });
+    const namespace = await this.namespace();
     const argsFile = join(this.#root, `args-${randomUUID()}.bin`);
     const command = await replicaCommand(job, argsFile);
-    const env = { ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas) };
+    const env = { ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address };
     const script = [
       "#!/bin/sh",
       `# Fray job ${job.name}: one array element per replica.`,
       ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
       `export ${settingName("replicaId")}="\${SLURM_ARRAY_TASK_ID:-0}"`,
+      // The token from its 0600 file in the shared state directory: never in the script Slurm keeps.
+      `${settingName("token")}="$(cat ${shellQuote(this.namespaceService.tokenFile)})" || exit 1`,
+      `export ${settingName("token")}`,
       `cd ${shellQuote(job.workspace)} || exit 1`,
       `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}_$${settingName("replicaId")}".exit ${job.maxRetriesFailure} ${command.map(shellQuote).join(" ")}`,
       "",
