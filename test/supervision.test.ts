@@ -74,7 +74,7 @@ describe("supervision", () => {
     }
   });
 
-  it("kill -9 of one process of 4: in-flight calls reject naming the signal, supervise() once, the rest answer, respawn works", async () => {
+  it("kill -9 of one process of 4: in-flight calls reject naming the signal, supervise() once, the rest answer, spawning again works", async () => {
     const { guardian, workers, pids, failures } = await guarded(4);
     try {
       const inflight = [workers.slice({ gpus: 2 }).hang.callOne(), workers.hang.call()];
@@ -87,7 +87,7 @@ describe("supervision", () => {
       const survivors = await Promise.all([0, 1, 3].map((r) => workers.slice({ gpus: r }).ping.callOne()));
       assert.deepEqual(survivors, [0, 1, 3]);
       assert.deepEqual(await workers.slice({ gpus: { start: 0, stop: 2 } }).ping.call().then((v) => v.values()), [0, 1]);
-      assert.equal(await guardian.respawn.callOne(), 0);
+      assert.equal(await guardian.spawnAgain.callOne(), 0);
       assert.equal((await guardian.failuresSeen.callOne()).length, 1);
     } finally {
       failures.close();

@@ -9,6 +9,7 @@ import { endpointNames, type NotEndpointName } from "../runtime/endpoint-options
 import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
 import { SupervisionError, type RankLocation } from "./errors.ts";
 import { Extent } from "./extent.ts";
+import type { RankRespawner } from "./rank-respawn.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
 
 /** The endpoint type of method `F`: an explicit-response-port method answers with its port's type. */
@@ -40,8 +41,12 @@ export interface MeshRef {
   readonly className: string;
   /** The extent the mesh was spawned with: member `i` is its rank `i`. */
   readonly extent: Extent;
-  /** Proc address of each member (sparse in a received slice). */
-  readonly addrs: readonly string[];
+  /** Proc address of each member (sparse in a received slice); `respawn` replaces a member's in place. */
+  readonly addrs: string[];
+  /** Bumped whenever `addrs` changes, so endpoints regroup the ranks by process. */
+  version: number;
+  /** On the spawning side: replaces failed members (`respawn`). */
+  respawner?: RankRespawner;
   readonly Class: Function | null;
   readonly inflight: Map<number, number>;
   readonly gate: SendGate;
@@ -111,6 +116,7 @@ export class MeshState implements MeshTarget {
   get id(): string { return this.ref.id; }
   get className(): string { return this.ref.className; }
   get addrs(): readonly string[] { return this.ref.addrs; }
+  get version(): number { return this.ref.version; }
   get inflight(): Map<number, number> { return this.ref.inflight; }
   get Class(): Function | null { return this.ref.Class; }
   get stopped(): Error | undefined { return this.ref.stopped; }
@@ -191,6 +197,34 @@ export class ActorMeshImpl<T> {
     await Proc.current().supervisor.stopMesh(ref.id, ref.addrs);
   }
 
+  /**
+   * Replaces failed rank `rank` (of this mesh's extent; for the mesh `spawn`
+   * returned, the rank its MeshFailure names) in place. Where the rank's
+   * process is gone, a new one starts at the same place — same host, same
+   * RANK, WORLD_SIZE, LOCAL_RANK and CUDA_VISIBLE_DEVICES — as a process,
+   * thread or remote worker's proc, like the old one. The actor is constructed
+   * there with the original constructor arguments; then `call`, `broadcast`,
+   * `callOne` and every slice reach the rank again, and a later failure of it
+   * is reported to `supervise()` as a new MeshFailure. Rejects if the
+   * constructor throws (the rank stays failed; respawn may be tried again).
+   *
+   * Only the mesh's owner (the actor or client that spawned it) may respawn,
+   * and only a failed rank: a running rank, an out-of-range rank or a stopped
+   * mesh is refused. Copies of the mesh passed to other actors before the
+   * respawn still name the old process: pass the mesh again.
+   */
+  async respawn(rank: number): Promise<void> {
+    const { ref, shape } = this[kMesh];
+    const size = shape.extent.size;
+    if (!Number.isInteger(rank) || rank < 0 || rank >= size) {
+      throw new RangeError(`respawn(${rank}): mesh '${ref.name}' ${shape.extent} has ranks 0 to ${size - 1}; pass one of those (a MeshFailure's rank, on the mesh spawn returned)`);
+    }
+    if (!ref.respawner) {
+      throw new Error(`cannot respawn rank ${shape.members[rank]} of mesh '${ref.name}': this handle was passed from another actor; only the mesh's owner (which spawned it) may replace its ranks`);
+    }
+    await ref.respawner.respawn(shape.members[rank]);
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
   }
@@ -244,7 +278,7 @@ registerHandleType<ActorMeshImpl<unknown>>({
     const addrs: string[] = [];
     members.forEach((member, i) => (addrs[member] = memberAddrs[i]));
     const extent = new Extent(spawnedLabels, spawnedSizes);
-    const ref: MeshRef = { id, name, className, extent, addrs, Class: null, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
+    const ref: MeshRef = { id, name, className, extent, addrs, version: 0, Class: null, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
     // Revived as the proxy so endpoints are properties, as on the spawning side.
     return ActorMeshImpl.create(ref, new Shape(new Extent(labels, sizes), members)) as ActorMeshImpl<unknown>;
   },

@@ -39,6 +39,8 @@ export interface MeshTarget {
   readonly sel: readonly number[] | undefined;
   /** Proc address of each member. */
   readonly addrs: readonly string[];
+  /** Changes when `addrs` does (a respawned rank), so cached groupings are rebuilt. */
+  readonly version: number;
   /** Calls in flight per member, for `choose`. */
   readonly inflight: Map<number, number>;
   /** The class, where known (on the spawning side), to check endpoint names and arity at the call site. */
@@ -245,9 +247,19 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 
   #all: Group[] | null = null;
   #single: Group[][] = [];
+  #version = 0;
+
+  /** Forgets the groupings when a member moved to another process. */
+  #checkVersion(): void {
+    if (this.#version === this.mesh.version) return;
+    this.#version = this.mesh.version;
+    this.#all = null;
+    this.#single = [];
+  }
 
   /** Every rank, one group per process: one frame per process carries the call to all its actors. */
   #everyRank(): readonly Group[] {
+    this.#checkVersion();
     if (!this.#all) {
       const { shape, addrs } = this.mesh;
       const byAddr = new Map<string, Group>();
@@ -265,6 +277,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   }
 
   #oneRank(rank: number): readonly Group[] {
+    this.#checkVersion();
     const member = this.mesh.shape.members[rank];
     return (this.#single[rank] ??= [{ addr: this.mesh.addrs[member], members: [member], ranks: [rank] }]);
   }

@@ -5,6 +5,7 @@ import { deviceEnv, type ProcPlace } from "../runtime/device-env.ts";
 import { startProc } from "../runtime/host-agent.ts";
 import { startRemoteProcs } from "../runtime/remote-agent.ts";
 import { Proc } from "../runtime/proc.ts";
+import { SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";
 import { Shape } from "./shape.ts";
@@ -50,9 +51,14 @@ export class HostMesh {
     // A process holding several procs cannot give each its own environment.
     const packed = processes < extent.size;
     if (!packed) for (const place of places) deviceEnv(place, options.threads ?? false); // a bad device throws before any process starts
-    const handles = Array.from({ length: Math.min(processes, extent.size) }, (_, i) => startProc(BOOTSTRAP, { thread: options.threads, place: packed ? null : places[i] }));
-    const slots: ProcSlot[] = Array.from({ length: extent.size }, (_, i) => ({ addr: handles[i % handles.length].addr, handle: handles[i % handles.length] }));
-    const initialized = Promise.all(handles.map((h) => h.ready)).then(() => {});
+    // A slot can start its process again at the same place: a respawn of a rank whose process died.
+    const start = (place: ProcPlace | null): ProcSlot => {
+      const handle = startProc(BOOTSTRAP, { thread: options.threads, place });
+      return { addr: handle.addr, handle, restart: () => start(place) };
+    };
+    const started = Array.from({ length: Math.min(processes, extent.size) }, (_, i) => start(packed ? null : places[i]));
+    const slots = Array.from({ length: extent.size }, (_, i) => started[i % started.length]);
+    const initialized = Promise.all(started.map((s) => s.handle!.ready)).then(() => {});
     initialized.catch(() => {});
     return new ProcMesh(Shape.full(extent), slots, initialized);
   }
@@ -61,9 +67,17 @@ export class HostMesh {
   #spawnRemote(extent: Extent, perHost: number, places: readonly ProcPlace[]): ProcMesh {
     const slots: ProcSlot[] = [];
     const proc = Proc.current();
+    // A slot can ask its worker for a new proc at the same place: a respawn of a rank whose proc died.
+    const restart = (agent: string, place: ProcPlace) => (): ProcSlot => {
+      const gone = proc.supervisor.deadProc(agent);
+      if (gone) throw new SupervisionError(`worker ${agent} is gone (${gone.message}); a rank can be respawned only on its own host`, { cause: gone });
+      const [handle] = startRemoteProcs(agent, [`${agent}/${proc.nextId()}`], [place]);
+      return { addr: handle.addr, handle, restart: restart(agent, place) };
+    };
     for (const agent of this.agents!) {
       const addrs = Array.from({ length: perHost }, () => `${agent}/${proc.nextId()}`);
-      for (const handle of startRemoteProcs(agent, addrs, places.slice(slots.length, slots.length + perHost))) slots.push({ addr: handle.addr, handle });
+      const at = places.slice(slots.length, slots.length + perHost);
+      startRemoteProcs(agent, addrs, at).forEach((handle, i) => slots.push({ addr: handle.addr, handle, restart: restart(agent, at[i]) }));
     }
     const initialized = Promise.all(slots.map((s) => s.handle!.ready)).then(() => {});
     initialized.catch(() => {});

@@ -3,7 +3,6 @@
 // delivered after construction, in order.
 import { encodeArguments } from "../wire/codec.ts";
 import { locate, scriptOf } from "../runtime/code-locator.ts";
-import type { ProcHandle } from "../runtime/host-agent.ts";
 import { messageContext } from "../runtime/context.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { RawExtent } from "../runtime/messages.ts";
@@ -11,26 +10,47 @@ import { Proc } from "../runtime/proc.ts";
 import { ActorMeshImpl, checkEndpointNames, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
+import { RankRespawner, type ProcSlot } from "./rank-respawn.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
 
-/** One process of a mesh: its address, and its handle where this process started it. */
-export interface ProcSlot {
-  readonly addr: string;
-  readonly handle: ProcHandle | null;
-}
+export type { ProcSlot };
 
 type ActorClass = abstract new (...args: never[]) => unknown;
 
+/**
+ * Spawns with options the public `spawn` does not take (the job layer's
+ * actors): `procMesh[kSpawnWith](options, name, Class, ...args)`. Not part of
+ * the `fray/mesh` facade.
+ */
+export const kSpawnWith = Symbol("fray.spawnWith");
+
+/** The options of `kSpawnWith`. */
+export interface SpawnOptions {
+  /** How many messages of each actor may run at once (async endpoints interleave at awaits); default 1. */
+  readonly maxConcurrency?: number;
+}
+
+const SPAWN_OPTIONS = new Set(["maxConcurrency"]);
+
+function checkSpawnOptions(options: SpawnOptions): void {
+  const unknown = Object.keys(options).filter((k) => !SPAWN_OPTIONS.has(k));
+  if (unknown.length) throw new TypeError(`unknown spawn option ${unknown.join(", ")}; the options are: ${[...SPAWN_OPTIONS].join(", ")}`);
+  const n = options.maxConcurrency;
+  if (n !== undefined && (typeof n !== "number" || !Number.isInteger(n) || n < 1)) {
+    throw new RangeError(`maxConcurrency must be a whole number ≥ 1 (how many calls of one actor may run at once), got ${String(n)}; pass e.g. 4, or leave it out for one at a time`);
+  }
+}
+
 export class ProcMesh {
   #shape: Shape;
-  #slots: readonly ProcSlot[];
+  #slots: ProcSlot[]; // shared with slices; a respawn replaces a dead process in place
   #state: { stopped: boolean }; // shared with slices
 
   /** Resolves when every process is up. */
   readonly initialized: Promise<void>;
 
   /** @internal */
-  constructor(shape: Shape, slots: readonly ProcSlot[], initialized: Promise<void>, state = { stopped: false }) {
+  constructor(shape: Shape, slots: ProcSlot[], initialized: Promise<void>, state = { stopped: false }) {
     this.#shape = shape;
     this.#slots = slots;
     this.initialized = initialized;
@@ -72,6 +92,13 @@ export class ProcMesh {
    * `initialized` and every call reject with an error saying to export it.
    */
   spawn<C extends ActorClass>(name: string, Class: C, ...args: ConstructorParameters<C>): ActorMesh<InstanceType<C>> {
+    return this[kSpawnWith]({}, name, Class, ...args);
+  }
+
+  /** `spawn` with options; see kSpawnWith. */
+  [kSpawnWith]<C extends ActorClass>(options: SpawnOptions, name: string, Class: C, ...args: ConstructorParameters<C>): ActorMesh<InstanceType<C>> {
+    checkSpawnOptions(options);
+    const mc = options.maxConcurrency;
     if (this.#state.stopped) throw new SupervisionError(`cannot spawn '${name}': this ProcMesh was stopped`);
     if (typeof Class !== "function") throw new TypeError(`spawn('${name}', …) needs an actor class, got ${typeof Class}`);
     scriptOf(Class); // throws now for built-ins and bound functions
@@ -115,10 +142,11 @@ export class ProcMesh {
     const ownerActor = messageContext.getStore()?.actor.actorId ?? null;
     proc.supervisor.adopt({ id, name, ownerActor, addrs });
 
-    locate(Class).then(
+    const located = locate(Class);
+    located.then(
       ({ url, exportName }) => {
         addrs.forEach((addr, rank) => {
-          proc.send(addr, { k: "spawn", actor: `${id}.${rank}`, name, url, exp: exportName, rank, ext: rawExtent, owner: proc.addr, ownerActor, reply: { addr: proc.addr, id: port } }, payload);
+          proc.send(addr, { k: "spawn", actor: `${id}.${rank}`, name, url, exp: exportName, rank, ext: rawExtent, owner: proc.addr, ownerActor, reply: { addr: proc.addr, id: port }, ...(mc === undefined ? {} : { mc }) }, payload);
         });
         gate.release();
       },
@@ -127,7 +155,10 @@ export class ProcMesh {
         settle(error);
       },
     );
-    const ref: MeshRef = { id, name, className: Class.name, extent, addrs, Class, inflight: new Map(), gate, initialized };
+    const state = this.#state;
+    const recipe = { ownerActor, ext: rawExtent, maxConcurrency: mc, payload, located, slots: this.#slots, slotOf: this.#shape.members, procsStopped: () => state.stopped };
+    const ref: MeshRef = { id, name, className: Class.name, extent, addrs, version: 0, Class, inflight: new Map(), gate, initialized };
+    ref.respawner = new RankRespawner(ref, recipe);
     return ActorMeshImpl.create<InstanceType<C>>(ref, Shape.full(extent));
   }
 

@@ -37,6 +37,27 @@ export class Supervisor {
     return this.#owned.get(meshId)?.addrs;
   }
 
+  /** Whether member `member` of mesh `meshId`, owned here, failed (or its process was stopped). */
+  hasFailed(meshId: string, member: number): boolean {
+    return this.#owned.get(meshId)?.dead.has(member) ?? false;
+  }
+
+  /**
+   * Member `member` of owned mesh `meshId` was replaced (its address in the
+   * mesh's `addrs` already changed): messages reach it again, and its next
+   * failure is reported anew.
+   */
+  revive(meshId: string, member: number): void {
+    this.#owned.get(meshId)?.dead.delete(member);
+    this.#deadActors.get(meshId)?.delete(member);
+  }
+
+  /** A replacement of member `member` failed to start: calls reject with `error`, and no owner is told (the respawn's caller is). */
+  markFailed(meshId: string, member: number, error: Error): void {
+    this.#owned.get(meshId)?.dead.add(member);
+    this.actorGone(meshId, member, error);
+  }
+
   /** Why a message to `${meshId}.${member}` on `addr` cannot be delivered, if it cannot. */
   unreachable(addr: string, meshId: string, member: number): Error | undefined {
     return this.#deadProcs.get(addr) ?? this.#deadActors.get(meshId)?.get(member);
