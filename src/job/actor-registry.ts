@@ -9,7 +9,7 @@ import { settingName } from "../runtime/config.ts";
 import { Proc } from "../runtime/proc.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
-import type { ProcMesh } from "../mesh/proc-mesh.ts";
+import { kSpawnWith, type ProcMesh } from "../mesh/proc-mesh.ts";
 import type { ActorTarget } from "./actor-handle.ts";
 import { HostedCalls } from "./hosted-calls.ts";
 import { NamespaceClient } from "./namespace-client.ts";
@@ -143,7 +143,7 @@ export class ActorRegistry {
       const values = await resolveAll(this.store, args);
       const meshName = options.name ?? `actor-${this.#unnamed++}`;
       const procs = this.#procs!.flatten("workers").slice({ workers: worker.index });
-      const mesh = this.asOwner(() => procs.spawn(meshName, Ctor, ...(values as never[]))); // MERGE-TODO maxConcurrency
+      const mesh = this.asOwner(() => procs[kSpawnWith]({ maxConcurrency: options.maxConcurrency ?? 1 }, meshName, Ctor, ...(values as never[])));
       await mesh.initialized.catch((err: unknown) => {
         throw err instanceof ActorError ? err.cause : err;
       });

@@ -11,6 +11,7 @@ import { Actor, endpoint } from "../mesh/actor.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError, type MeshFailure } from "../mesh/errors.ts";
 import { thisHost, type HostMesh } from "../mesh/host-mesh.ts";
+import { kSpawnWith } from "../mesh/proc-mesh.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { HostCapacity } from "./host-capacity.ts";
 import { HostedActor, type HostedActorInfo, type HostedActorRow, type HostedActorSpec } from "./hosted-actor.ts";
@@ -134,7 +135,7 @@ export class NamespaceActor extends Actor {
     const procs = this.#host.spawnProcs({});
     actor.procs = procs;
     this.#byMesh.set(meshName, actor);
-    const mesh = procs.spawn(meshName, Ctor, ...(actor.spec.args as never[])); // MERGE-TODO maxConcurrency via kSpawnWith
+    const mesh = procs[kSpawnWith]({ maxConcurrency: actor.spec.options.maxConcurrency ?? 1 }, meshName, Ctor, ...(actor.spec.args as never[]));
     const where = procs.spawn(`ns-info-${actor.key}-${incarnation}`, ProcInfo);
     let place: { pid: number; host: string };
     try {

@@ -28,9 +28,11 @@ export const kSpawnWith = Symbol("fray.spawnWith");
 export interface SpawnOptions {
   /** How many messages of each actor may run at once (async endpoints interleave at awaits); default 1. */
   readonly maxConcurrency?: number;
+  /** The mesh id, instead of a fresh one: a well-known actor that processes told only its address can call (mesh-at.ts). */
+  readonly id?: string;
 }
 
-const SPAWN_OPTIONS = new Set(["maxConcurrency"]);
+const SPAWN_OPTIONS = new Set(["maxConcurrency", "id"]);
 
 function checkSpawnOptions(options: SpawnOptions): void {
   const unknown = Object.keys(options).filter((k) => !SPAWN_OPTIONS.has(k));
@@ -107,7 +109,7 @@ export class ProcMesh {
     const proc = Proc.current();
     const extent = this.#shape.extent;
     const addrs = this.#members().map((s) => s.addr);
-    const id = proc.nextId();
+    const id = options.id ?? proc.nextId();
     const gate = new SendGate();
     const rawExtent: RawExtent = [extent.labels, extent.sizes];
 
