@@ -1,5 +1,7 @@
 // `fray/cluster`: launch, poll, follow, wait for and stop jobs on a local machine or a Slurm cluster.
 export { Cluster } from "./cluster/cluster.ts";
+export type { ActorRow } from "./cluster/cluster-actors.ts";
+export type { NamespaceServiceInfo } from "./cluster/namespace-service.ts";
 export { createCluster, currentCluster, withCluster } from "./cluster/create.ts";
 export { Entrypoint, type EntrypointFields } from "./cluster/entrypoint.ts";
 export { JobFailedError, JobNotFoundError } from "./cluster/errors.ts";

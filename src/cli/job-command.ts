@@ -5,12 +5,8 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { basename } from "node:path";
 import { createCluster, Entrypoint, type Cluster, type JobInfo, type ResourceConfig } from "../cluster.ts";
 import { settingName } from "../runtime/config.ts";
+import { clusterSubcommands, print, renderTable, type Common } from "./cluster-subcommand.ts";
 import { Spinner } from "./spinner.ts";
-
-interface Common {
-  readonly cluster?: string;
-  readonly json?: boolean;
-}
 
 function count(what: string) {
   return (value: string): number => {
@@ -34,9 +30,7 @@ function gpus(value: string): ResourceConfig["device"] {
 }
 
 function table(jobs: readonly JobInfo[]): string {
-  const rows = [["JOB ID", "NAME", "STATUS", "REPLICAS", "ERROR"], ...jobs.map((j) => [j.jobId, j.name, j.status, replicaSummary(j), j.errorMessage ?? ""])];
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join("  ").trimEnd()).join("\n");
+  return renderTable([["JOB ID", "NAME", "STATUS", "REPLICAS", "ERROR"], ...jobs.map((j) => [j.jobId, j.name, j.status, replicaSummary(j), j.errorMessage ?? ""])]);
 }
 
 /** "3 running", "2 succeeded, 1 failed". */
@@ -46,29 +40,7 @@ function replicaSummary(job: JobInfo): string {
   return [...counts].map(([s, n]) => `${n} ${s}`).join(", ");
 }
 
-function print(json: boolean | undefined, value: unknown, human: string): void {
-  console.log(json ? JSON.stringify(value, null, 2) : human);
-}
-
-/** Runs a subcommand body; a failure prints its message (no stack) and exits with 1. */
-function action<A extends unknown[]>(body: (cluster: Cluster, ...args: A) => Promise<void>) {
-  return async (...args: A): Promise<void> => {
-    const command = args[args.length - 1] as Command;
-    try {
-      await body(createCluster((command.opts() as Common).cluster ?? "local"), ...args); // --cluster falls back to the clusterSpec setting
-    } catch (err) {
-      console.error(`fray job ${command.name()}: ${(err as Error).message}`);
-      process.exitCode = 1;
-    }
-  };
-}
-
-function sub(name: string, description: string): Command {
-  return new Command(name)
-    .description(description)
-    .addOption(new Option("--cluster <spec>", "cluster spec: local, local?dir=DIR, slurm?partition=P&account=A").env(settingName("clusterSpec")))
-    .option("--json", "print JSON instead of a table");
-}
+const { sub, action } = clusterSubcommands("job");
 
 export function jobCommand(): Command {
   const job = new Command("job").description("launch and follow cluster jobs (fray/cluster) on a local machine or Slurm");

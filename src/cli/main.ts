@@ -6,6 +6,7 @@ import { settingName } from "../runtime/config.ts";
 import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./certs.ts";
 import { runDemo } from "./demo.ts";
+import { actorCommand } from "./actor-command.ts";
 import { jobCommand } from "./job-command.ts";
 import { queueCommand } from "./queue-command.ts";
 import { requireToken } from "./token-option.ts";
@@ -51,6 +52,7 @@ program
   });
 
 program.addCommand(jobCommand());
+program.addCommand(actorCommand());
 program.addCommand(queueCommand());
 
 await program.parseAsync();

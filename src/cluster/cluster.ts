@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { pollUntil } from "../runtime/poll.ts";
 import { JobFailedError } from "./errors.ts";
+import { killActor, listActors, type ActorRow } from "./cluster-actors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
 import type { NamespaceService, NamespaceServiceInfo } from "./namespace-service.ts";
 import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type TaskStatus, type WaitOptions } from "./types.ts";
@@ -36,6 +37,16 @@ export abstract class Cluster {
   /** The namespace service if it runs, else null; starts nothing. */
   runningNamespace(): Promise<NamespaceServiceInfo | null> {
     return this.namespaceService.running();
+  }
+
+  /** The actors in the cluster's namespace: name, class, host, pid, state, restarts, lifetime. */
+  async listActors(): Promise<ActorRow[]> {
+    return listActors(await this.runningNamespace());
+  }
+
+  /** Ends the named actor `name` of the cluster's namespace (a detached one too) and frees its name. */
+  async killActor(name: string): Promise<void> {
+    return killActor(await this.runningNamespace(), name, this.spec);
   }
 
   /** Stops the namespace service; the actors it holds, detached ones too, end with it. */

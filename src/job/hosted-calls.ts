@@ -5,6 +5,7 @@
 // unless the actor's maxTaskRetries lets it be sent again.
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { SupervisionError } from "../mesh/errors.ts";
+import { knownDead } from "../mesh/liveness.ts";
 import type { ActorTarget, HostedRef } from "./actor-handle.ts";
 import type { HostedActorInfo } from "./hosted-actor.ts";
 import type { NamespaceClient } from "./namespace-client.ts";
@@ -31,7 +32,8 @@ export class HostedCalls {
     if (!current || current.number < hosted.incarnation) this.#current.set(id, (current = { mesh: target.mesh, number: hosted.incarnation, dead: false }));
     let retries = hosted.maxTaskRetries;
     for (;;) {
-      if (current.dead) current = await this.#next(id, hosted, current);
+      // One known dead was never sent to: sending to its successor is no retry.
+      if (current.dead || knownDead(current.mesh)) current = await this.#next(id, hosted, current);
       try {
         return await (current.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[method].callOne(...values);
       } catch (err) {
