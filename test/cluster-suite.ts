@@ -34,6 +34,7 @@ export function clusterFixture(kind: "local" | "slurm"): { spec: string; dir: st
   const cluster = createCluster(spec);
   after(async () => {
     for (const job of await cluster.listJobs()) if (job.status === "running" || job.status === "pending") await cluster.terminate(job.jobId);
+    await cluster.stopNamespace(); // started by the first launch
     rmSync(dir, { recursive: true, force: true });
   });
   return { spec, dir, cluster };

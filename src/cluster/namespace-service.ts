@@ -83,7 +83,7 @@ export class NamespaceService {
         return (started = await this.running()) !== null; // another process is starting it
       }
       try {
-        started = await this.#start();
+        started = (await this.running()) ?? (await this.#start()); // it may have started while we waited for the lock
         return true;
       } finally {
         rmSync(lock, { recursive: true, force: true });
