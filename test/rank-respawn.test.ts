@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Channel, SupervisionError, setUnhandledFaultHook, thisHost, thisProc, type MeshFailure, type ProcMesh } from "../src/mesh.ts";
 import { kSpawnWith } from "../src/mesh/proc-mesh.ts";
+import { Trainer } from "./fixtures/collective-actors.ts";
 import { Turnstile } from "./fixtures/concurrency-actors.ts";
 import { Bystander, Keeper, Tally } from "./fixtures/respawn-actors.ts";
 import { isAlive, track, waitForExit } from "./helpers.ts";
@@ -65,6 +66,25 @@ describe("ActorMesh.respawn", () => {
       await stopAll(procs, seen);
     }
     assert.deepEqual([...seen].filter(isAlive), []);
+  });
+
+  it("collectives work again after a respawn: every rank regroups, the new one included", async (t) => {
+    const failures = collectFailures(t);
+    const procs = track(thisHost().spawnProcs({ gpus: 4 }));
+    const trainers = procs.spawn("trainers", Trainer);
+    const seen = new Set<number>();
+    try {
+      for (let i = 0; i < 2; i++) assert.deepEqual((await trainers.allReduceIs.call(1000, 10)).values(), [true, true, true, true]);
+      for (const pid of procs.pids) seen.add(pid);
+      process.kill(procs.pids[2], "SIGKILL");
+      assert.equal((await failures.recv()).rank, 2);
+      await trainers.respawn(2);
+      for (const pid of track(procs).pids) seen.add(pid);
+      for (let i = 0; i < 2; i++) assert.deepEqual((await trainers.allReduceIs.call(1000, 10)).values(), [true, true, true, true]);
+      assert.deepEqual((await trainers.slice({ gpus: { start: 1, stop: 3 } }).allReduceIs.call(10, 3)).values(), [true, true]);
+    } finally {
+      await stopAll(procs, seen);
+    }
   });
 
   it("threads: a rank whose thread ended is started again as a thread", async (t) => {
