@@ -15,6 +15,7 @@ process.env.FRAY_CONNECT_TIMEOUT_MS = "3000";
 
 const { attachToWorkers, Channel, setUnhandledFaultHook, SupervisionError } = await import("../src/mesh.ts");
 const { Counter, Driver } = await import("./fixtures/actors.ts");
+const { Tally } = await import("./fixtures/respawn-actors.ts");
 
 const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 const workers: ChildProcess[] = [];
@@ -58,6 +59,34 @@ describe("attachToWorkers", () => {
     received.close();
     assert.deepEqual(got, [0, 1, 2, 3, 4]);
     await procs.stop();
+  });
+
+  it("a rank whose proc was killed is respawned by its own worker, at the same place", async (t) => {
+    const [reported, failures] = Channel.open<number>();
+    const previous = setUnhandledFaultHook((f) => reported.send(f.rank));
+    t.after(() => setUnhandledFaultHook(previous));
+    const procs = attachToWorkers(addrs, { token }).spawnProcs({ gpus: 2 });
+    const tallies = procs.spawn("remote-tallies", Tally, 7);
+    try {
+      tallies.incr.broadcast();
+      assert.deepEqual((await tallies.get.call()).values(), [8, 8, 8, 8]);
+      const victim = tallies.slice({ hosts: 1, gpus: 0 });
+      const [pid, env] = await Promise.all([victim.pid.callOne(), victim.env.callOne()]);
+      process.kill(pid, "SIGKILL");
+      assert.equal(await failures.recv(), 2);
+      await tallies.respawn(2);
+      assert.deepEqual((await tallies.get.call()).values(), [8, 8, 7, 8]);
+      assert.notEqual(await victim.pid.callOne(), pid);
+      assert.deepEqual(await victim.env.callOne(), env);
+      tallies.incr.broadcast();
+      assert.deepEqual((await tallies.get.call()).values(), [9, 9, 8, 9]);
+      // Actors on both hosts reach it through the mesh passed after the respawn.
+      const drivers = procs.spawn("remote-drivers", Driver);
+      assert.deepEqual((await drivers.slice({ gpus: 1 }).sumOf.call(tallies as never)).values(), [35, 35]);
+    } finally {
+      failures.close();
+      await procs.stop();
+    }
   });
 
   it("a worker that goes away fails exactly its hosts' ranks; the rest answer", async (t) => {

@@ -2,9 +2,13 @@
 // process at the same place when the old one died, the actor constructed again
 // with its original arguments — and the whole mesh answers call() again.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { Channel, SupervisionError, setUnhandledFaultHook, thisHost, thisProc, type MeshFailure, type ProcMesh } from "../src/mesh.ts";
+import { ActorError, Channel, SupervisionError, setUnhandledFaultHook, thisHost, thisProc, type MeshFailure, type ProcMesh } from "../src/mesh.ts";
 import { kSpawnWith } from "../src/mesh/proc-mesh.ts";
+import { Trainer } from "./fixtures/collective-actors.ts";
 import { Turnstile } from "./fixtures/concurrency-actors.ts";
 import { Bystander, Keeper, Tally } from "./fixtures/respawn-actors.ts";
 import { isAlive, track, waitForExit } from "./helpers.ts";
@@ -65,6 +69,60 @@ describe("ActorMesh.respawn", () => {
       await stopAll(procs, seen);
     }
     assert.deepEqual([...seen].filter(isAlive), []);
+  });
+
+  it("collectives work again after a respawn: every rank regroups, the new one included", async (t) => {
+    const failures = collectFailures(t);
+    const procs = track(thisHost().spawnProcs({ gpus: 4 }));
+    const trainers = procs.spawn("trainers", Trainer);
+    const seen = new Set<number>();
+    try {
+      for (let i = 0; i < 2; i++) assert.deepEqual((await trainers.allReduceIs.call(1000, 10)).values(), [true, true, true, true]);
+      for (const pid of procs.pids) seen.add(pid);
+      process.kill(procs.pids[2], "SIGKILL");
+      assert.equal((await failures.recv()).rank, 2);
+      await trainers.respawn(2);
+      for (const pid of track(procs).pids) seen.add(pid);
+      for (let i = 0; i < 2; i++) assert.deepEqual((await trainers.allReduceIs.call(1000, 10)).values(), [true, true, true, true]);
+      assert.deepEqual((await trainers.slice({ gpus: { start: 1, stop: 3 } }).allReduceIs.call(10, 3)).values(), [true, true]);
+    } finally {
+      await stopAll(procs, seen);
+    }
+  });
+
+  it("a constructor that throws on respawn rejects it; the rank stays failed and can be respawned again", async (t) => {
+    const failures = collectFailures(t);
+    const dir = mkdtempSync(join(tmpdir(), "fray-respawn-"));
+    const refuse = join(dir, "refuse");
+    process.env.TALLY_REFUSE_FILE = refuse; // read by Tally's constructor in the processes started from now on
+    t.after(() => {
+      delete process.env.TALLY_REFUSE_FILE;
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const procs = track(thisHost().spawnProcs({ gpus: 2 }));
+    const tallies = procs.spawn("fragile", Tally, 3);
+    const seen = new Set<number>();
+    try {
+      await tallies.initialized;
+      for (const pid of procs.pids) seen.add(pid);
+      process.kill(procs.pids[1], "SIGKILL");
+      assert.equal((await failures.recv()).rank, 1);
+      writeFileSync(refuse, "1");
+      try {
+        await assert.rejects(tallies.respawn(1), (e: Error) => e instanceof ActorError && /Tally constructor\.fragile failed on rank 1 \{gpus: 1\} of mesh fragile: Error: rank 1 refuses to start/.test(e.message));
+      } finally {
+        rmSync(refuse);
+      }
+      for (const pid of track(procs).pids) seen.add(pid);
+      await assert.rejects(tallies.get.call(), (e: Error) => e instanceof SupervisionError && /rank 1 of mesh 'fragile' failed to start again/.test(e.message));
+      // Its process is alive: the actor is constructed there again.
+      const pid = procs.pids[1];
+      await tallies.respawn(1);
+      assert.deepEqual((await tallies.get.call()).values(), [3, 3]);
+      assert.equal(await tallies.slice({ gpus: 1 }).pid.callOne(), pid);
+    } finally {
+      await stopAll(procs, seen);
+    }
   });
 
   it("threads: a rank whose thread ended is started again as a thread", async (t) => {

@@ -271,14 +271,14 @@ registerHandleType<ActorMeshImpl<unknown>>({
   toWire: (m) => {
     const { ref, shape } = m[kMesh];
     const { members } = shape;
-    return [ref.id, ref.name, ref.className, shape.extent.labels, shape.extent.sizes, members, members.map((i) => ref.addrs[i]), ref.extent.labels, ref.extent.sizes];
+    return [ref.id, ref.name, ref.className, shape.extent.labels, shape.extent.sizes, members, members.map((i) => ref.addrs[i]), ref.extent.labels, ref.extent.sizes, ref.version];
   },
   fromWire: (data) => {
-    const [id, name, className, labels, sizes, members, memberAddrs, spawnedLabels, spawnedSizes] = data as [string, string, string, string[], number[], number[], string[], string[], number[]];
+    const [id, name, className, labels, sizes, members, memberAddrs, spawnedLabels, spawnedSizes, version = 0] = data as [string, string, string, string[], number[], number[], string[], string[], number[], number?];
     const addrs: string[] = [];
     members.forEach((member, i) => (addrs[member] = memberAddrs[i]));
     const extent = new Extent(spawnedLabels, spawnedSizes);
-    const ref: MeshRef = { id, name, className, extent, addrs, version: 0, Class: null, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
+    const ref: MeshRef = { id, name, className, extent, addrs, version, Class: null, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
     // Revived as the proxy so endpoints are properties, as on the spawning side.
     return ActorMeshImpl.create(ref, new Shape(new Extent(labels, sizes), members)) as ActorMeshImpl<unknown>;
   },

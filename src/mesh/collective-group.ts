@@ -31,13 +31,17 @@ export interface Group {
   describe(i: number): string;
 }
 
-/** Where each mesh's members live, asked once of the mesh's owner. */
+/**
+ * Where each mesh's members live, asked once of the mesh's owner per version
+ * of the mesh (a respawned rank moves to a new process and bumps it).
+ */
 const addrCache = new Map<string, Promise<readonly string[]>>();
 
-function meshAddrs(proc: Proc, meshId: string, owner: string): Promise<readonly string[]> {
+function meshAddrs(proc: Proc, meshId: string, version: number, owner: string): Promise<readonly string[]> {
   const local = proc.supervisor.addrsOf(meshId);
   if (local) return Promise.resolve(local);
-  let found = addrCache.get(meshId);
+  const cacheKey = `${meshId}@${version}`;
+  let found = addrCache.get(cacheKey);
   if (!found) {
     found = new Promise<readonly string[]>((resolve, reject) => {
       const port = proc.openPort((_rank, ok, value) => {
@@ -54,8 +58,8 @@ function meshAddrs(proc: Proc, meshId: string, owner: string): Promise<readonly 
       });
       proc.send(owner, { k: "coll-addrs", mesh: meshId, reply: { addr: proc.addr, id: port } });
     });
-    addrCache.set(meshId, found);
-    found.catch(() => addrCache.delete(meshId));
+    addrCache.set(cacheKey, found);
+    found.catch(() => addrCache.delete(cacheKey));
   }
   return found;
 }
@@ -82,10 +86,12 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
   }
   const proc = Proc.current();
   const owner = proc.actors.get(ctx.actor.actorId)?.owner ?? proc.addr;
-  const all = await meshAddrs(proc, meshId, owner);
+  const version = ctx.version ?? 0;
+  const all = await meshAddrs(proc, meshId, version, owner);
   const members = ranks.map(memberOf);
   const addrs = members.map((m) => all[m]);
-  const key = `${meshId}/${members.length === spawned.size ? "*" : members.join(",")}`;
+  // After a respawn the group starts afresh (new key, sequence from 0) on every rank, the new one included.
+  const key = `${meshId}${version ? `@${version}` : ""}/${members.length === spawned.size ? "*" : members.join(",")}`;
   const me = ranks.indexOf(ctx.rank);
   return {
     meshId,

@@ -212,9 +212,9 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     mesh.whenSendable(
       () => {
         for (const g of groups) {
-          const sel = mesh.sel ? { sel: mesh.sel } : {};
-          if (reply) proc.send(g.addr, { k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, reply, ...sel }, payload);
-          else proc.sendRepeated(g.addr, (g.oneWay ??= encodePlain({ k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, ...sel } satisfies Call)), payload);
+          const extra = { ...(mesh.sel ? { sel: mesh.sel } : {}), ...(mesh.version ? { v: mesh.version } : {}) };
+          if (reply) proc.send(g.addr, { k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, reply, ...extra }, payload);
+          else proc.sendRepeated(g.addr, (g.oneWay ??= encodePlain({ k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, ...extra } satisfies Call)), payload);
         }
       },
       (error) => {

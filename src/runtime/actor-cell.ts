@@ -170,7 +170,7 @@ export class ActorCell {
       return undefined;
     }
     if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.proc));
-    const context: MessageContext = { actor: this.identity, rank, extent: call.ext, sel: call.sel };
+    const context: MessageContext = { actor: this.identity, rank, extent: call.ext, sel: call.sel, version: call.v };
     let result: unknown;
     try {
       result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));

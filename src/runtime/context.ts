@@ -23,6 +23,8 @@ export interface MessageContext {
   readonly extent: RawExtent;
   /** The member each rank of `extent` is, when the message went to a slice (else rank r is member r). */
   readonly sel?: readonly number[];
+  /** The mesh's respawn count the message was sent with (Call.v). */
+  readonly version?: number;
 }
 
 const slot = Symbol.for("fray.runtime.context");

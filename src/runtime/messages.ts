@@ -52,6 +52,8 @@ export interface Call {
   readonly reply?: PortRef;
   /** The members the message's ranks are, when it went to a slice (not all members in order): for collectives. */
   readonly sel?: readonly number[];
+  /** How many times the mesh's members moved (respawns), as the sender knows it: collectives regroup when it changes. */
+  readonly v?: number;
 }
 
 /** A value (or, with `err`, an error) sent to a port. Payload: the value. */
