@@ -51,7 +51,8 @@ export class HostedActor {
   constructor(
     readonly key: string,
     readonly name: string | null,
-    readonly className: string,
+    /** The export's name until the class is loaded, then the class's. */
+    public className: string,
     readonly spec: HostedActorSpec,
     readonly resources: Resources,
   ) {}

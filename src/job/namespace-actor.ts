@@ -50,18 +50,22 @@ export class NamespaceActor extends Actor {
       sameActor(existing, spec);
       return this.#whenAlive(existing);
     }
-    const Ctor = (await load({ url: spec.url, exportName: spec.exportName })) as new (...a: unknown[]) => object;
+    // Registered before anything is awaited, so a concurrent create of the same name finds it.
     const resources = spec.options.resources ?? {};
-    this.#capacity.take(resources, `actor ${name ?? Ctor.name}`);
-    const key = name ?? `${Ctor.name}-${this.#next++}`;
-    const actor = new HostedActor(key, name ?? null, Ctor.name, spec, resources);
+    this.#capacity.take(resources, `actor ${name ?? spec.exportName}`);
+    const key = name ?? `${spec.exportName}-${this.#next++}`;
+    const actor = new HostedActor(key, name ?? null, spec.exportName, spec, resources);
     this.#actors.set(key, actor);
     if (name !== undefined) this.#byName.set(name, actor);
     try {
+      const Ctor = (await load({ url: spec.url, exportName: spec.exportName })) as new (...a: unknown[]) => object;
+      actor.className = Ctor.name;
       await this.#start(actor, Ctor);
     } catch (err) {
       this.#forget(actor);
-      throw err instanceof ActorError ? err.cause : err;
+      actor.cause = err instanceof ActorError ? (err.cause as Error) : (err as Error);
+      actor.become("dead"); // a concurrent getIfExists waiting on it gets the same error
+      throw actor.cause;
     }
     return actor.info();
   }
