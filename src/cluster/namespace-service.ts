@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAddress, tcpHostPort } from "../runtime/address.ts";
@@ -60,11 +60,10 @@ export class NamespaceService {
     return join(this.#dir, "token");
   }
 
-  /** The running service, or null. */
+  /** The running service (its recorded process, started at its recorded time), or null. */
   async running(): Promise<NamespaceServiceInfo | null> {
     const record = readJson<ServiceRecord>(join(this.#dir, "service.json"));
     if (!record || !record.startTime || !isRunning(record.pid, record.startTime)) return null;
-    if (!(await accepts(record.addr))) return null;
     return { address: record.addr, token: this.token(), pid: record.pid };
   }
 
@@ -158,14 +157,5 @@ function freePort(host: string): Promise<number> {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
-  });
-}
-
-function accepts(addr: string): Promise<boolean> {
-  const { host, port } = tcpHostPort(addr);
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
-    socket.once("error", () => (socket.destroy(), resolve(false)));
   });
 }
