@@ -13,6 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { Entrypoint } from "../src/cluster.ts";
 import { SlurmJob } from "../src/mesh.ts";
 import { clusterFixture, clusterParitySuite, logLineMatching, nodeScript } from "./cluster-suite.ts";
+import { namespaceSuite } from "./namespace-suite.ts";
 import { NodeName } from "./fixtures/actors.ts";
 import { waitForExit } from "./helpers.ts";
 
@@ -76,6 +77,7 @@ it("SlurmJob whose worker port is taken: state() rejects naming the port, once t
 });
 
 clusterParitySuite("slurm");
+namespaceSuite("slurm");
 
 describe("fray/cluster slurm only", () => {
   const fx = clusterFixture("slurm");
