@@ -79,9 +79,11 @@ describe("fray/cluster local only", () => {
       [{ name: "x", entrypoint: Entrypoint.fromCallable(recordEnvLike, [(() => 1) as unknown as string, [], { when: new Date(), data: new Uint8Array() }]) }, /the arguments of recordEnv: the function at \[0\] cannot be sent/],
     ];
     const before = (await fx.cluster.listJobs()).length;
+    const service = await fx.cluster.runningNamespace();
     for (const [request, message] of bad) await assert.rejects(fx.cluster.launch(request), message);
     assert.equal((await fx.cluster.listJobs()).length, before);
-    assert.deepEqual(readdirSync(join(fx.dir, "local")).length, before);
+    assert.deepEqual(readdirSync(join(fx.dir, "local")).filter((d) => d !== "namespace").length, before);
+    assert.deepEqual(await fx.cluster.runningNamespace(), service, "nor a namespace service started for them");
     assert.throws(() => Entrypoint.fromBinary(""), /needs a program name/);
     assert.throws(() => new Entrypoint({}), /needs a binary or a callable/);
     assert.throws(() => new Entrypoint({ binary: "node", callable: recordEnvLike }), /not both/);

@@ -47,7 +47,6 @@ export class LocalCluster extends Cluster {
     if (!existsSync(job.workspace) || !statSync(job.workspace).isDirectory()) {
       throw new Error(`job ${job.name}: workspace ${job.workspace} is not a directory; set environment.workspace to an existing one`);
     }
-    const namespace = await this.namespace();
     const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
     const dir = join(this.#root, jobId);
     mkdirSync(dir, { recursive: true });
@@ -55,6 +54,7 @@ export class LocalCluster extends Cluster {
       rmSync(dir, { recursive: true, force: true }); // a refused launch leaves nothing behind
       throw err;
     });
+    const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
     const replicas: { pid: number; startTime: string }[] = [];
     for (let i = 0; i < job.replicas; i++) {
       const log = openSync(join(dir, `replica-${i}.log`), "a");

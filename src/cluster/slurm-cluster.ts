@@ -66,9 +66,9 @@ export class SlurmCluster extends Cluster {
     const job = checkRequest(request);
     const options = this.#sbatchOptions(job);
     mkdirSync(this.#root, { recursive: true });
-    const namespace = await this.namespace();
     const argsFile = join(this.#root, `args-${randomUUID()}.bin`);
     const command = await replicaCommand(job, argsFile);
+    const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
     const env = { ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address };
     const script = [
       "#!/bin/sh",
