@@ -17,6 +17,7 @@ const groups = [
   ["cold-start", ["P6"]],
   ["scale", ["P7"]],
   ["failure", ["R1"]],
+  ["namespace", ["A1", "A2"]],
   ["tasks", ["P1", "P5"]],
   ["tcp", ["T1", "T2"]],
   ["data", ["D1", "D2", "D4", "D5"]],
