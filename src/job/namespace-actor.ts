@@ -32,13 +32,14 @@ export class NamespaceActor extends Actor {
   readonly #byName = new Map<string, HostedActor>();
   readonly #byMesh = new Map<string, HostedActor>();
   #next = 0;
+  readonly #unwatch: () => void;
 
   /** `hostAddr`: this process as a worker (the shared service), so hosted actors listen on TCP; null: this machine's processes. */
   constructor(hostAddr: string | null) {
     super();
     this.#host = hostAddr ? attachToWorkers([hostAddr]) : thisHost();
     // A driver that goes away takes its ephemeral actors with it.
-    Proc.current().onPeerLost((addr) => this.#release(addr));
+    this.#unwatch = Proc.current().onPeerLost((addr) => void this.#release(addr));
   }
 
   @endpoint({ concurrent: true })
@@ -101,6 +102,7 @@ export class NamespaceActor extends Actor {
 
   /** Stopping the namespace (a driver's private one) ends the processes it hosts. */
   async cleanup(): Promise<void> {
+    this.#unwatch();
     const all = [...this.#actors.values()];
     for (const actor of all) this.#forget(actor);
     await Promise.all(all.map((a) => a.procs?.stop()));
