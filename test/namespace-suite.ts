@@ -8,7 +8,7 @@ import { Entrypoint, type Cluster } from "../src/cluster.ts";
 import { pollUntil } from "../src/runtime/poll.ts";
 import { bumpNamed, rollout, trainer } from "./fixtures/namespace-actors.ts";
 import { clusterFixture } from "./cluster-suite.ts";
-import { isAlive } from "./helpers.ts";
+import { waitForExit } from "./helpers.ts";
 
 const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
 
@@ -61,7 +61,7 @@ export function namespaceSuite(kind: "local" | "slurm"): void {
       assert.match(list.stdout, new RegExp(`keeper\\s+Restartable\\s+\\S+\\s+${pid}\\s+alive\\s+0\\s+detached`));
       const killed = frayActor(fx.spec, "kill", "keeper");
       assert.equal(killed.status, 0, killed.stderr);
-      assert.equal(isAlive(pid), false, "its process is gone once kill returns");
+      await waitForExit([pid]); // its process ends with it
       assert.doesNotMatch(frayActor(fx.spec, "list").stdout, /keeper/);
       const unknown = frayActor(fx.spec, "kill", "keeper");
       assert.equal(unknown.status, 1);
@@ -75,12 +75,13 @@ export function namespaceSuite(kind: "local" | "slurm"): void {
       assert.ok(out, "the job made its actor");
       // The service learns of the driver's end from its connection closing, a moment after the job ends.
       await pollUntil(() => !frayActor(fx.spec, "list").stdout.includes("brief"), { intervalMs: 100, deadlineMs: 30_000, what: "brief to leave the namespace", bound: "the test's 30 s" });
-      assert.equal(isAlive(Number(out[1])), false);
+      await waitForExit([Number(out[1])]);
     });
 
     it("the namespace service killed: named-actor calls fail naming it; started again, new names work", async () => {
       const service = await fx.cluster.namespace();
       process.kill(service.pid, "SIGKILL");
+      await waitForExit([service.pid]);
       const list = frayActor(fx.spec, "list");
       assert.equal(list.stdout.trim(), "no actors", "nothing runs, so nothing is listed and nothing is started");
       assert.match(await run(fx.cluster, "after", Entrypoint.fromCallable(bumpNamed, ["after", "detached"])), /after calls=1 /);

@@ -19,7 +19,7 @@ describe("a driver that opts into a local cluster's namespace", () => {
     process.env.FRAY_TOKEN = service.token; // before this process makes its first connection
     const ctx = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
     try {
-      const phoenix = await ctx.createActor(Restartable, [], { name: "phoenix", maxRestarts: 1 });
+      const phoenix = await ctx.createActor(Restartable, [], { name: "phoenix", maxRestarts: 1, maxTaskRetries: 1 }); // the call after the kill may be in flight: sent again
       assert.equal(await ctx.get(phoenix.bump.remote()), 1);
       const first = await ctx.get(phoenix.pid.remote());
       process.kill(first, "SIGKILL");
