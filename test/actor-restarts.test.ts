@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../src/job.ts";
 import { SupervisionError } from "../src/mesh.ts";
-import { Overlapping, Restartable } from "./fixtures/namespace-actors.ts";
+import { Overlapping, Refuses, Restartable } from "./fixtures/namespace-actors.ts";
 import { isAlive, waitForExit } from "./helpers.ts";
 
 describe("actor restarts and concurrency (processes backend)", () => {
@@ -48,6 +48,12 @@ describe("actor restarts and concurrency (processes backend)", () => {
     const answer = await ctx.get(retried.crashOnce.remote(join(dir, "retried")));
     assert.match(answer, /^survived in \d+$/);
     assert.notEqual(answer, `survived in ${first}`, "answered by the new process");
+  });
+
+  it("a constructor that throws fails createActor with its error, even with maxRestarts -1 (a failed start is not a death to restart from)", async () => {
+    await assert.rejects(ctx.createActor(Refuses, [], { maxRestarts: -1 }), (e: Error) => e instanceof RangeError && e.message === "will not start");
+    await assert.rejects(ctx.createActor(Refuses, [], { maxRestarts: -1, name: "refuses" }), /will not start/);
+    await assert.rejects(ctx.killActor("refuses"), /there is no actor named 'refuses'/, "its name was freed");
   });
 
   it("maxConcurrency 4: four async calls overlap (all enter before any exits); the default runs them one at a time", async () => {

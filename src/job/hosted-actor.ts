@@ -44,6 +44,8 @@ export class HostedActor {
   procs: ProcMesh | null = null;
   pid = -1;
   host = "";
+  /** Whether its resources are still taken from the host (until it dies or ends). */
+  holds = true;
   /** Why it is dead, once it is. */
   cause: Error | null = null;
   #changed = signal();

@@ -110,14 +110,15 @@ export class NamespaceActor extends Actor {
 
   supervise(failure: MeshFailure): boolean {
     const actor = this.#byMesh.get(failure.meshName);
-    if (!actor || actor.state === "dead") return true;
-    const procs = actor.procs;
-    void procs?.stop();
+    this.#byMesh.delete(failure.meshName);
+    // Only the death of a running incarnation restarts it; a constructor that fails is its start's error.
+    if (!actor || actor.state !== "alive" || failure.meshName !== meshNameOf(actor, actor.incarnation)) return true;
+    actor.procs?.stop().catch(() => {}); // what is left of the dead incarnation's process
     if (!actor.canRestart) {
       const limit = actor.maxRestarts === 0 ? "it has maxRestarts 0" : `it was restarted ${actor.restarts} times (maxRestarts ${actor.maxRestarts})`;
       actor.cause = new SupervisionError(`actor ${actor.name ? `'${actor.name}'` : actor.key} died and is not started again: ${limit}; it died of: ${failure.cause.message}`, { cause: failure.cause });
       this.#forgetName(actor);
-      this.#capacity.give(actor.resources);
+      this.#giveBack(actor);
       actor.become("dead");
       return true;
     }
@@ -128,7 +129,7 @@ export class NamespaceActor extends Actor {
       .catch((err: unknown) => {
         actor.cause = new SupervisionError(`actor ${actor.key} could not be started again: ${(err as Error).message}`, { cause: err });
         this.#forgetName(actor);
-        this.#capacity.give(actor.resources);
+        this.#giveBack(actor);
         actor.become("dead");
       });
     return true;
@@ -137,7 +138,7 @@ export class NamespaceActor extends Actor {
   /** Starts a new incarnation: a fresh process, the constructor with the original args, and where it runs. */
   async #start(actor: HostedActor, Ctor: new (...a: unknown[]) => object): Promise<void> {
     const incarnation = ++actor.incarnation;
-    const meshName = `ns-${actor.key}-${incarnation}`;
+    const meshName = meshNameOf(actor, incarnation);
     const procs = this.#host.spawnProcs({});
     actor.procs = procs;
     this.#byMesh.set(meshName, actor);
@@ -179,11 +180,16 @@ export class NamespaceActor extends Actor {
   }
 
   #forget(actor: HostedActor): void {
-    if (this.#actors.get(actor.key) === actor) {
-      this.#actors.delete(actor.key);
-      this.#capacity.give(actor.resources);
-    }
+    if (this.#actors.get(actor.key) === actor) this.#actors.delete(actor.key);
+    this.#giveBack(actor);
     this.#forgetName(actor);
+  }
+
+  /** Returns what `actor` held to the host, once. */
+  #giveBack(actor: HostedActor): void {
+    if (!actor.holds) return;
+    actor.holds = false;
+    this.#capacity.give(actor.resources);
   }
 
   #forgetName(actor: HostedActor): void {
@@ -195,4 +201,8 @@ export class NamespaceActor extends Actor {
 function sameActor(existing: HostedActor, spec: HostedActorSpec): void {
   checkSameClass(existing.name!, existing.spec, spec);
   checkSameOptions(existing.name!, existing.spec.options, spec.options);
+}
+
+function meshNameOf(actor: HostedActor, incarnation: number): string {
+  return `ns-${actor.key}-${incarnation}`;
 }
