@@ -1,9 +1,9 @@
 // `fray job …`: the cluster API from a shell. Every subcommand takes
 // --cluster SPEC (default FRAY_CLUSTER_SPEC, else local) and prints a table,
 // or JSON with --json.
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, InvalidArgumentError } from "commander";
 import { basename } from "node:path";
-import { createCluster, Entrypoint, type Cluster, type JobInfo, type ResourceConfig } from "../cluster.ts";
+import { Entrypoint, type JobInfo, type ResourceConfig } from "../cluster.ts";
 import { settingName } from "../runtime/config.ts";
 import { clusterSubcommands, print, renderTable, type Common } from "./cluster-subcommand.ts";
 import { Spinner } from "./spinner.ts";
