@@ -14,6 +14,7 @@ it("fray demo estimates π over worker processes and passes a token around a rin
   assert.match(stdout, /started 3 worker processes/);
   assert.match(stdout, /a token made 750 actor-to-actor hops around a ring of 3 processes/);
   assert.match(stdout, /stopped every worker process/);
+  assert.match(stderr, /^sampling: 30\/30 chunks \(pid \d+\)$/m, "progress as plain lines when stderr is not a terminal");
 });
 
 it("fray demo rejects a bad option with a clear error", () => {

@@ -166,6 +166,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       const waited = cli("wait", id);
       assert.equal(waited.status, 0, waited.stderr);
       assert.match(waited.stdout, new RegExp(`${id}\\s+cli-job\\s+succeeded\\s+2 succeeded`));
+      assert.match(waited.stderr, new RegExp(`^waiting: 1/1 jobs ended \\(${id} succeeded\\)$`, "m"), "progress as plain lines when stderr is not a terminal");
       const logs = cli("logs", id);
       assert.deepEqual(logs.stdout.trim().split("\n").sort(), ["[replica-0] the bird", "[replica-1] the bird"]);
       const failing = cli("submit", "--", "sh", "-c", "exit 3");

@@ -1,7 +1,11 @@
 // `fray demo`: spawn worker processes, spread a Monte Carlo estimate of π over
 // them, then pass a token around a ring of actors that call each other directly.
-import { Accumulator, Channel, thisHost } from "../mesh.ts";
+import { Channel, thisHost } from "../mesh.ts";
 import { PiSampler, RingNode } from "./demo-actors.ts";
+import { Progress } from "./progress.ts";
+
+/** Sampling rounds: each rank's share is sampled in this many calls, for progress. */
+const ROUNDS = 10;
 
 export interface DemoOptions {
   procs: number;
@@ -16,8 +20,18 @@ export async function runDemo({ procs: n, samples }: DemoOptions, log: (line: st
   log(`started ${n} worker processes (pids ${procs.pids.join(", ")}) in ${(performance.now() - t0).toFixed(0)} ms`);
 
   const t1 = performance.now();
-  const perRank = Math.ceil(samples / n);
-  const total = await new Accumulator(samplers.sample, { inside: 0, total: 0 }, (acc, r) => ({ inside: acc.inside + r.inside, total: acc.total + r.total })).accumulate(perRank);
+  // In rounds, each rank's answer streamed as it arrives, so the bar moves while they work.
+  const perCall = Math.ceil(samples / n / ROUNDS);
+  const progress = new Progress("sampling", ROUNDS * n, "chunks");
+  const total = { inside: 0, total: 0 };
+  for (let round = 0; round < ROUNDS; round++) {
+    for await (const r of samplers.sample.stream(perCall)) {
+      total.inside += r.inside;
+      total.total += r.total;
+      progress.step(`pid ${r.pid}`);
+    }
+  }
+  progress.stop();
   const pi = (4 * total.inside) / total.total;
   log(`π ≈ ${pi.toFixed(5)} from ${total.total.toLocaleString("en")} samples over ${n} processes in ${(performance.now() - t1).toFixed(0)} ms`);
 

@@ -6,7 +6,7 @@ import { basename } from "node:path";
 import { Entrypoint, type JobInfo, type ResourceConfig } from "../cluster.ts";
 import { settingName } from "../runtime/config.ts";
 import { clusterSubcommands, print, renderTable, type Common } from "./cluster-subcommand.ts";
-import { Spinner } from "./spinner.ts";
+import { Progress } from "./progress.ts";
 
 function count(what: string) {
   return (value: string): number => {
@@ -103,19 +103,20 @@ export function jobCommand(): Command {
   );
 
   job.addCommand(
-    sub("wait", "wait for jobs to end; exit code 0 only if all succeeded")
+    sub("wait", "wait for jobs to end (a progress bar on a terminal); exit code 0 only if all succeeded")
       .argument("<ids...>")
       .option("--timeout <seconds>", "give up after this many seconds", count("--timeout"))
       .action(
         action(async (cluster, ids: string[], o: Common & { timeout?: number }) => {
-          const spinner = new Spinner(`waiting for ${ids.join(", ")}`);
+          const progress = new Progress("waiting", ids.length, "jobs ended");
           try {
-            const infos = await cluster.wait(ids, { timeout: o.timeout });
-            spinner.stop();
+            // Each job reports as it ends, so the bar moves in finish order.
+            const infos = await Promise.all(ids.map((id) => cluster.wait(id, { timeout: o.timeout }).then((info) => (progress.step(`${id} ${info.status}`), info))));
+            progress.stop();
             print(o.json, infos, table(infos));
             if (infos.some((i) => i.status !== "succeeded")) process.exitCode = 1;
           } finally {
-            spinner.stop();
+            progress.stop();
           }
         }),
       ),

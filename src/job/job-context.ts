@@ -31,6 +31,8 @@ export interface JobContext {
   get<T>(value: T): Promise<T>;
   wait(refs: readonly ObjectRef[], options?: WaitOptions): Promise<[ObjectRef[], ObjectRef[]]>;
   put<T>(value: T): ObjectRef<T>;
+  /** Yields each of `refs` once, in the order they finish (failed ones too: their get() rejects). */
+  asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>>;
   createActor<C extends ActorClass>(Class: C, args?: ConstructorParameters<C>, options?: ActorOptions): Promise<ActorHandle<InstanceType<C>>>;
   /** Ends the named actor `name` (in this job, or in its namespace: a detached one too) and frees the name. */
   killActor(name: string): Promise<void>;

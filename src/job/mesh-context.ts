@@ -5,6 +5,7 @@ import { Proc } from "../runtime/proc.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { createActorGroup, type ActorGroup } from "./actor-group.ts";
+import { asCompleted } from "./as-completed.ts";
 import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import { startHead } from "./head-actor.ts";
@@ -49,6 +50,10 @@ export class MeshJobContext implements JobContext {
     const byId = new Map(refs.map((r) => [r.id, r]));
     const [ready, pending] = await waitFor(head.store, [...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
+  }
+
+  asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>> {
+    return asCompleted(this, refs);
   }
 
   put<T>(value: T): ObjectRef<T> {

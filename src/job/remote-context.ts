@@ -7,6 +7,7 @@ import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { createActorGroup, type ActorGroup } from "./actor-group.ts";
+import { asCompleted } from "./as-completed.ts";
 import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
@@ -74,6 +75,10 @@ export class RemoteJobContext implements JobContext {
     const byId = new Map(refs.map((r) => [r.id, r]));
     const [ready, pending] = await this.#blocked(() => this.#head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.#taskId));
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
+  }
+
+  asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>> {
+    return asCompleted(this, refs);
   }
 
   put<T>(value: T): ObjectRef<T> {

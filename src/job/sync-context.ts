@@ -4,6 +4,7 @@
 import { checkEndpointNames } from "../mesh/actor-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
 import { createActorGroup, type ActorGroup } from "./actor-group.ts";
+import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
 import { ObjectRef } from "./object-ref.ts";
@@ -50,6 +51,10 @@ export class SyncJobContext implements JobContext {
     const byId = new Map(refs.map((r) => [r.id, r]));
     const [ready, pending] = await waitFor(this.#store, [...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
+  }
+
+  asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>> {
+    return asCompleted(this, refs);
   }
 
   put<T>(value: T): ObjectRef<T> {

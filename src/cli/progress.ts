@@ -1,0 +1,27 @@
+// Progress of long work in the CLI: a bar on a terminal's stderr (cli-progress),
+// and on anything else one plain line per step, so logs and CI output stay readable.
+import { SingleBar } from "cli-progress";
+
+export class Progress {
+  readonly #bar: SingleBar | null;
+  #done = 0;
+
+  constructor(private readonly label: string, private readonly total: number, private readonly unit: string) {
+    this.#bar = process.stderr.isTTY
+      ? new SingleBar({ format: `${label} [{bar}] {value}/{total} ${unit} | {duration_formatted} {detail}`, stream: process.stderr, hideCursor: true, clearOnComplete: true })
+      : null;
+    this.#bar?.start(total, 0, { detail: "" });
+  }
+
+  /** One more of `total` is done; `detail` says which. Plain output shows each tenth of the way (every step up to 10 steps). */
+  step(detail = ""): void {
+    const before = Math.floor((this.#done * 10) / this.total);
+    this.#done++;
+    if (this.#bar) this.#bar.update(this.#done, { detail });
+    else if (Math.floor((this.#done * 10) / this.total) > before) process.stderr.write(`${this.label}: ${this.#done}/${this.total} ${this.unit}${detail ? ` (${detail})` : ""}\n`);
+  }
+
+  stop(): void {
+    this.#bar?.stop();
+  }
+}
