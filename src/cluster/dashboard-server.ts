@@ -124,7 +124,7 @@ export function parseListen(listen: string): { host: string; port: number } {
 }
 
 function headers(type: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "x-frame-options": "DENY", ...extra };
+  return { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "same-origin", "x-frame-options": "DENY", ...extra };
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string, extra?: Record<string, string>): void {

@@ -1,0 +1,159 @@
+// The dashboard in a real browser (Debian's headless chromium, driven by playwright-core): with the
+// token it shows a live mesh's actors and a finished cluster job, and a rank killed with SIGKILL
+// shows up as a failure while the page is open; without the token, or with a wrong one, the page
+// shows the login form and the APIs answer 401. Screenshots go to test-artifacts/.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, it } from "node:test";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { createCluster, Entrypoint, startDashboard, type Cluster, type Dashboard } from "../src/cluster.ts";
+import { setUnhandledFaultHook, thisHost, type ActorMesh, type MeshFailure, type ProcMesh } from "../src/mesh.ts";
+import { Echo } from "./fixtures/actors.ts";
+import { track } from "./helpers.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const artifacts = fileURLToPath(new URL("../test-artifacts/", import.meta.url));
+
+describe("the dashboard in a browser", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fray-dashboard-"));
+  let cluster: Cluster;
+  let jobId: string;
+  let procs: ProcMesh;
+  let trainers: ActorMesh<Echo>;
+  let dashboard: Dashboard;
+  let browser: Browser;
+  let token: string;
+  const failures: MeshFailure[] = [];
+  const previousHook = setUnhandledFaultHook((f) => failures.push(f)); // the killed rank is expected
+
+  before(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    cluster = createCluster(`local?dir=${dir}`);
+    token = cluster.token();
+    // This process talks to the cluster's namespace service too, so its meshes share the cluster's token.
+    process.env.FRAY_TOKEN = token;
+    procs = track(thisHost().spawnProcs({ gpus: 4 }));
+    trainers = procs.spawn("trainers", Echo);
+    await trainers.initialized;
+    delete process.env.FRAY_TOKEN;
+    jobId = await cluster.launch({ name: "hello", entrypoint: Entrypoint.fromBinary(process.execPath, ["-e", "console.log('hi')"]) });
+    assert.equal((await cluster.wait(jobId)).status, "succeeded");
+    dashboard = await startDashboard({ token, cluster, refreshMs: 100 });
+    browser = await chromium.launch({ executablePath: CHROMIUM });
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+      await dashboard?.close();
+      await procs?.stop();
+      await cluster?.stopNamespace();
+    } finally {
+      setUnhandledFaultHook(previousHook);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  async function signedIn(): Promise<Page> {
+    const page = await (await browser.newContext()).newPage();
+    const response = await page.goto(`${dashboard.url}?token=${token}`);
+    assert.equal(response?.status(), 200);
+    assert.ok(!page.url().includes("token="), `the token is taken out of the address: ${page.url()}`);
+    return page;
+  }
+
+  it("with the token, shows the mesh's actors and the finished job with its log tail", async () => {
+    const page = await signedIn();
+    try {
+      for (let rank = 0; rank < 4; rank++) await page.waitForSelector(`#actors tr[data-actor="trainers[${rank}]"]`);
+      const row = await page.textContent(`#actors tr[data-actor="trainers[1]"]`);
+      assert.match(row!, /trainers\s*Echo\s*1/);
+      assert.match(row!, /alive/);
+      const job = await page.waitForSelector(`#jobs tr[data-job="${jobId}"]`);
+      assert.match((await job.textContent())!, /hello\s*succeeded\s*1 succeeded/);
+      assert.match((await page.textContent(`#jobs tr[data-job="${jobId}"] pre`))!, /\[replica-0\] hi/);
+      assert.match((await page.textContent("#topology"))!, /trainers\[0\].*/);
+      assert.match((await page.textContent("#failures"))!, /no failures/);
+      const cookies = await page.context().cookies();
+      assert.equal(cookies.length, 1);
+      assert.notEqual(cookies[0].value, token, "the cookie holds a session id, not the token");
+      assert.equal(cookies[0].httpOnly, true);
+      assert.equal(cookies[0].sameSite, "Strict");
+      await page.screenshot({ path: join(artifacts, "dashboard-signed-in.png"), fullPage: true });
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("shows a rank killed with SIGKILL as a failure while the page is open, with its cause", async () => {
+    const page = await signedIn();
+    try {
+      await page.waitForSelector(`#actors tr[data-actor="trainers[2]"]`);
+      assert.equal(await page.$("#failures li.failure"), null, "no failure before the kill");
+      process.kill(procs.pids[2], "SIGKILL");
+      const failure = await page.waitForSelector(`#failures li.failure[data-mesh="trainers"][data-rank="2"]`);
+      assert.match((await failure.textContent())!, /SIGKILL/);
+      await page.waitForFunction(() => /failed/.test(document.querySelector(`#actors tr[data-actor="trainers[2]"]`)?.textContent ?? ""));
+      assert.match((await page.textContent(`#actors tr[data-actor="trainers[0]"]`))!, /alive/);
+      assert.equal(failures.length, 1, "the test's fault hook saw the same failure");
+      await page.screenshot({ path: join(artifacts, "dashboard-failure.png"), fullPage: true });
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("without the token, shows the login form and its APIs answer 401", async () => {
+    const page = await (await browser.newContext()).newPage();
+    try {
+      const response = await page.goto(dashboard.url);
+      assert.equal(response?.status(), 401);
+      await page.waitForSelector("#login form input[name=token]");
+      assert.equal(await page.$("#actors"), null);
+      await page.screenshot({ path: join(artifacts, "dashboard-login.png") });
+      const api = await page.request.get(`${dashboard.url}api/state`);
+      assert.equal(api.status(), 401);
+      assert.match((await api.json()).error, /sign in/);
+      for (const path of ["api/events", "api/jobs", "api/actors", "api/failures", "metrics"]) {
+        assert.equal((await fetch(`${dashboard.url}${path}`)).status, 401, path);
+      }
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("refuses a wrong token in the address, the form and a bearer header; the right one signs in", async () => {
+    const page = await (await browser.newContext()).newPage();
+    try {
+      const response = await page.goto(`${dashboard.url}?token=${token.slice(0, -1)}x`);
+      assert.equal(response?.status(), 401);
+      assert.match((await page.textContent("#login-message"))!, /Wrong token/);
+      await page.fill("input[name=token]", "not-the-token");
+      await Promise.all([page.waitForURL(/\/login$/), page.click("button[type=submit]")]);
+      assert.match((await page.textContent("#login-message"))!, /Wrong token/);
+      assert.deepEqual(await page.context().cookies(), []);
+      assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { authorization: "Bearer not-the-token" } })).status, 401);
+      assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+      await page.fill("input[name=token]", token);
+      await Promise.all([page.waitForURL(dashboard.url), page.click("button[type=submit]")]);
+      await page.waitForSelector(`#actors tr[data-actor="trainers[0]"]`);
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("refuses a POST from another site even with a session (CSRF)", async () => {
+    const login = await fetch(`${dashboard.url}login`, { method: "POST", redirect: "manual", headers: { origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" }, body: `token=${token}` });
+    assert.equal(login.status, 403);
+    const signIn = await fetch(`${dashboard.url}?token=${token}`, { redirect: "manual" });
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0];
+    const logout = await fetch(`${dashboard.url}logout`, { method: "POST", redirect: "manual", headers: { cookie, origin: "http://evil.example" } });
+    assert.equal(logout.status, 403);
+    assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { cookie } })).status, 200, "the session survived the forged sign-out");
+    const own = await fetch(`${dashboard.url}logout`, { method: "POST", redirect: "manual", headers: { cookie, origin: dashboard.url.slice(0, -1) } });
+    assert.equal(own.status, 303);
+    assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { cookie } })).status, 401, "signed out");
+  });
+});
