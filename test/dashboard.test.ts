@@ -3,6 +3,8 @@
 // shows up as a failure while the page is open; without the token, or with a wrong one, the page
 // shows the login form and the APIs answer 401. Screenshots go to test-artifacts/.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +17,7 @@ import { Echo } from "./fixtures/actors.ts";
 import { track } from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
+const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 const artifacts = fileURLToPath(new URL("../test-artifacts/", import.meta.url));
 
 describe("the dashboard in a browser", () => {
@@ -155,5 +158,35 @@ describe("the dashboard in a browser", () => {
     const own = await fetch(`${dashboard.url}logout`, { method: "POST", redirect: "manual", headers: { cookie, origin: dashboard.url.slice(0, -1) } });
     assert.equal(own.status, 303);
     assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { cookie } })).status, 401, "signed out");
+  });
+});
+
+describe("fray dashboard", () => {
+  it("serves a cluster's jobs to whoever has the cluster's token, and says where the token is", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fray-dashboard-cli-"));
+    const cluster = createCluster(`local?dir=${dir}`);
+    const child = spawn(process.execPath, ["--import", "tsx", cli, "dashboard", "--cluster", cluster.spec, "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      const jobId = await cluster.launch({ name: "seen", entrypoint: Entrypoint.fromBinary(process.execPath, ["-e", "console.log('from the job')"]) });
+      await cluster.wait(jobId);
+      let out = "";
+      child.stdout.setEncoding("utf8");
+      for await (const chunk of child.stdout) {
+        out += chunk;
+        if (out.includes("token")) break;
+      }
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1];
+      assert.ok(url, out);
+      assert.ok(out.includes(cluster.tokenFile), out);
+      assert.ok(!out.includes(cluster.token()), "the token is not printed unless asked");
+      assert.equal((await fetch(`${url}api/jobs`)).status, 401);
+      const jobs = await (await fetch(`${url}api/jobs`, { headers: { authorization: `Bearer ${cluster.token()}` } })).json();
+      assert.deepEqual(jobs.jobs.map((j: { jobId: string; status: string; logTail: string[] }) => [j.jobId, j.status, j.logTail]), [[jobId, "succeeded", ["[replica-0] from the job"]]]);
+    } finally {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+      await cluster.stopNamespace();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
