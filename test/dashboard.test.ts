@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,7 @@ describe("the dashboard in a browser", () => {
   const previousHook = setUnhandledFaultHook((f) => failures.push(f)); // the killed rank is expected
 
   before(async () => {
+    assert.ok(existsSync(CHROMIUM), `this test drives Debian's chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
     mkdirSync(artifacts, { recursive: true });
     cluster = createCluster(`local?dir=${dir}`);
     token = cluster.token();
@@ -188,5 +189,13 @@ describe("fray dashboard", () => {
       await cluster.stopNamespace();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("startDashboard's options", () => {
+  it("rejects a missing token and a malformed listen address, naming the fix", async () => {
+    await assert.rejects(startDashboard({ token: "" }), /needs options\.token/);
+    await assert.rejects(startDashboard({ token: "t", listen: "localhost" }), /expected HOST:PORT, \[IPV6\]:PORT or PORT/);
+    await assert.rejects(startDashboard({ token: "t", refreshMs: 0 }), /refreshMs must be a positive number/);
   });
 });

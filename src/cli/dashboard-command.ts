@@ -2,7 +2,7 @@
 // logs, the actors of its namespace service) from this process until it is
 // interrupted, guarded by the cluster's token.
 import { Command, Option } from "commander";
-import { createCluster, startDashboard } from "../cluster.ts";
+import { clusterSources, createCluster, startDashboard } from "../cluster.ts";
 import { settingName } from "../runtime/config.ts";
 
 export function dashboardCommand(): Command {
@@ -15,7 +15,7 @@ export function dashboardCommand(): Command {
       let dashboard;
       const cluster = createCluster(options.cluster ?? "local");
       try {
-        dashboard = await startDashboard({ listen: options.listen, token: cluster.token(), cluster });
+        dashboard = await startDashboard({ listen: options.listen, token: cluster.token(), sources: clusterSources(cluster) }); // this process has no meshes of its own to show
       } catch (err) {
         command.error(`fray dashboard: ${(err as Error).message}`);
       }

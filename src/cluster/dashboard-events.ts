@@ -21,7 +21,9 @@ export class DashboardEvents {
       this.#clients.delete(res);
       if (this.#clients.size === 0) this.#stop();
     });
-    send(res, await collectState(this.sources));
+    const state = await collectState(this.sources);
+    if (!this.#clients.has(res)) return; // gone while the sources answered: no timer for nobody
+    send(res, state);
     this.#timer ??= setInterval(() => void this.#tick(), this.refreshMs);
   }
 
