@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { createCluster, Entrypoint, startDashboard, type Cluster, type Dashboard } from "../src/cluster.ts";
+import { createCluster, Entrypoint, metricsSources, startDashboard, type Cluster, type Dashboard, type MetricFamily } from "../src/cluster.ts";
 import { setUnhandledFaultHook, thisHost, type ActorMesh, type MeshFailure, type ProcMesh } from "../src/mesh.ts";
 import { Echo } from "./fixtures/actors.ts";
 import { track } from "./helpers.ts";
@@ -197,5 +197,43 @@ describe("startDashboard's options", () => {
     await assert.rejects(startDashboard({ token: "" }), /needs options\.token/);
     await assert.rejects(startDashboard({ token: "t", listen: "localhost" }), /expected HOST:PORT, \[IPV6\]:PORT or PORT/);
     await assert.rejects(startDashboard({ token: "t", refreshMs: 0 }), /refreshMs must be a positive number/);
+  });
+});
+
+describe("the dashboard over runtime metrics", () => {
+  it("serves /metrics, and derives endpoint latency, task counts and per-class load from prom-client JSON", async () => {
+    const le = [0.001, 0.01, 0.1, "+Inf"];
+    const cumulative = [10, 90, 100, 100]; // 100 calls: 10 ≤ 1 ms, 80 in (1 ms, 10 ms], 10 in (10 ms, 100 ms]
+    const json: MetricFamily[] = [
+      {
+        name: "fray_endpoint_duration_seconds",
+        type: "histogram",
+        values: [
+          ...le.map((l, i) => ({ metricName: "fray_endpoint_duration_seconds_bucket", labels: { class: "Echo", endpoint: "echo", le: l }, value: cumulative[i] })),
+          { metricName: "fray_endpoint_duration_seconds_count", labels: { class: "Echo", endpoint: "echo" }, value: 100 },
+          { metricName: "fray_endpoint_duration_seconds_sum", labels: { class: "Echo", endpoint: "echo" }, value: 0.5 },
+        ],
+      },
+      { name: "fray_mailbox_depth", type: "gauge", values: [{ labels: { class: "Echo" }, value: 7 }] },
+      { name: "fray_tasks_done_total", type: "counter", values: [{ labels: {}, value: 1000 }] },
+    ];
+    const text = "# TYPE fray_tasks_done_total counter\nfray_tasks_done_total 1000\n";
+    const dashboard = await startDashboard({ token: "t", sources: metricsSources(async () => ({ text, json })) });
+    try {
+      const auth = { headers: { authorization: "Bearer t" } };
+      const metrics = await fetch(`${dashboard.url}metrics`, auth);
+      assert.match(metrics.headers.get("content-type")!, /^text\/plain; version=0\.0\.4/);
+      assert.equal(await metrics.text(), text);
+      const state = await (await fetch(`${dashboard.url}api/state`, auth)).json();
+      assert.equal(state.latency.length, 1);
+      const [row] = state.latency;
+      assert.deepEqual([row.endpoint, row.count, row.meanMs], ["Echo.echo", 100, 5]);
+      assert.ok(row.p50Ms > 1 && row.p50Ms <= 10, `p50 ${row.p50Ms} ms is in the (1 ms, 10 ms] bucket`);
+      assert.ok(row.p99Ms > 10 && row.p99Ms <= 100, `p99 ${row.p99Ms} ms is in the (10 ms, 100 ms] bucket`);
+      assert.deepEqual(state.tasks.counts, { pending: 0, running: 0, done: 1000, failed: 0 });
+      assert.deepEqual(state.actorLoad.map((l: { className: string; mailboxDepth: number }) => [l.className, l.mailboxDepth]), [["Echo", 7]]);
+    } finally {
+      await dashboard.close();
+    }
   });
 });

@@ -36,20 +36,24 @@ function drawJobs(s) {
   }))], s.errors.jobs);
 }
 function loadOf(s) {
-  var m = {}; (s.actorLoad || []).forEach(function (a) { m[a.actor] = a; }); return m;
+  var m = {}; (s.actorLoad || []).forEach(function (a) { m[a.className ? "class:" + a.className : a.actor] = a; }); return m;
+}
+function loadCells(l) {
+  var of = l.className ? " (all " + l.className + ")" : "";
+  return [l.mailboxDepth == null ? "" : l.mailboxDepth + of, l.messagesPerSec == null ? "" : l.messagesPerSec.toFixed(1) + of];
 }
 function drawActors(s) {
   var load = loadOf(s), rows = [], rt = s.runtime;
   if (rt) {
     rt.meshes.forEach(function (mesh) {
       mesh.members.forEach(function (m) {
-        var l = load[mesh.id + "." + m.rank] || load[mesh.name + "[" + m.rank + "]"] || {};
-        rows.push({ attrs: { "data-actor": mesh.name + "[" + m.rank + "]" }, cells: [mesh.name, mesh.className || "", m.rank, m.host, m.addr, status(m.failed ? "failed" : "alive", "state"), l.mailboxDepth, l.messagesPerSec] });
+        var l = load[mesh.id + "." + m.rank] || load[mesh.name + "[" + m.rank + "]"] || load["class:" + mesh.className] || {};
+        rows.push({ attrs: { "data-actor": mesh.name + "[" + m.rank + "]" }, cells: [mesh.name, mesh.className || "", m.rank, m.host, m.addr, status(m.failed ? "failed" : "alive", "state")].concat(loadCells(l)) });
       });
     });
     rt.actors.forEach(function (a) {
-      var l = load[a.key] || {};
-      rows.push({ attrs: { "data-actor": a.mesh + "[" + a.rank + "]" }, cells: [a.mesh, a.className, a.rank, rt.host, rt.addr + " (this process)", status("alive", "state"), l.mailboxDepth, l.messagesPerSec] });
+      var l = load[a.key] || load["class:" + a.className] || {};
+      rows.push({ attrs: { "data-actor": a.mesh + "[" + a.rank + "]" }, cells: [a.mesh, a.className, a.rank, rt.host, rt.addr + " (this process)", status("alive", "state")].concat(loadCells(l)) });
     });
   }
   (s.namespaceActors || []).forEach(function (a) {

@@ -27,9 +27,11 @@ export interface LatencyRow {
   readonly p99Ms?: number;
 }
 
-/** Load of one actor, by its key (`meshId.rank`) or `mesh[rank]`. */
+/** Load of one actor, by its key (`meshId.rank`) or `mesh[rank]`, or of every actor of a class. */
 export interface ActorLoad {
   readonly actor: string;
+  /** Set when the figures are the whole class's (metrics are labelled by class). */
+  readonly className?: string;
   readonly mailboxDepth?: number;
   readonly messagesPerSec?: number;
 }
