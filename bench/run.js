@@ -25,6 +25,7 @@ const groups = [
   ["slurm", ["S1", "P8"]],
   ["netns", ["N1", "N2"]],
   ["collective", ["D3"]],
+  ["dashboard", ["O2"]],
 ];
 
 const args = process.argv.slice(2);

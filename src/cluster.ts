@@ -6,3 +6,9 @@ export { createCluster, currentCluster, withCluster } from "./cluster/create.ts"
 export { Entrypoint, type EntrypointFields } from "./cluster/entrypoint.ts";
 export { JobFailedError, JobNotFoundError } from "./cluster/errors.ts";
 export type { DeviceConfig, EnvironmentConfig, JobId, JobInfo, JobRequest, JobStatus, ResourceConfig, TaskStatus, WaitOptions } from "./cluster/types.ts";
+export { startDashboard, type Dashboard, type DashboardOptions } from "./cluster/dashboard-server.ts";
+export { clusterSources, runtimeSources, type ActorLoad, type DashboardSources, type DashboardState, type JobRow, type LatencyRow, type TasksSnapshot } from "./cluster/dashboard-sources.ts";
+export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard-metrics.ts";
+export { runtimeSnapshot, type LocalActor, type RuntimeSnapshot } from "./runtime/runtime-snapshot.ts";
+export type { MeshSnapshot, MemberSnapshot } from "./runtime/supervisor.ts";
+export type { FailureRecord } from "./runtime/failure-history.ts";

@@ -7,6 +7,7 @@ import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./certs.ts";
 import { runDemo } from "./demo.ts";
 import { actorCommand } from "./actor-command.ts";
+import { dashboardCommand } from "./dashboard-command.ts";
 import { jobCommand } from "./job-command.ts";
 import { queueCommand } from "./queue-command.ts";
 import { requireToken } from "./token-option.ts";
@@ -54,5 +55,6 @@ program
 program.addCommand(jobCommand());
 program.addCommand(actorCommand());
 program.addCommand(queueCommand());
+program.addCommand(dashboardCommand());
 
 await program.parseAsync();

@@ -34,6 +34,16 @@ export abstract class Cluster {
     return this.namespaceService.ensure();
   }
 
+  /** The cluster's token (made on first use): its namespace service and its dashboard require it. */
+  token(): string {
+    return this.namespaceService.token();
+  }
+
+  /** The file that holds `token()` (readable by its owner only). */
+  get tokenFile(): string {
+    return this.namespaceService.tokenFile;
+  }
+
   /** The namespace service if it runs, else null; starts nothing. */
   runningNamespace(): Promise<NamespaceServiceInfo | null> {
     return this.namespaceService.running();

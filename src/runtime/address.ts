@@ -5,6 +5,7 @@
 // ask that worker for (so no proc ever takes a port someone else holds).
 import { once } from "node:events";
 import { createServer, type ListenOptions, type NetConnectOpts } from "node:net";
+import { hostname } from "node:os";
 
 export interface Address {
   /** What peers use to reach us, and what identifies the proc. */
@@ -65,4 +66,11 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   server.close();
   return port;
+}
+
+/** The host a proc address is on: a unix socket's is this machine. */
+export function hostOf(addr: string): string {
+  if (addr.startsWith("unix:")) return hostname();
+  const m = /^tcp:\/\/(\[[^\]]+\]|[^:/]+)/.exec(addr);
+  return m ? m[1] : addr;
 }

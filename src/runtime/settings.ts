@@ -102,6 +102,8 @@ export const SETTINGS = {
     default: 2 ** 30,
     doc: "the largest /dev/shm staging file a process keeps for its next same-host RemoteBuffer transfer (reusing one is much faster than allocating one); larger ones are freed after the transfer",
   },
+  dashboardRefreshMs: ms("FRAY_DASHBOARD_REFRESH_MS", 1_000, "how often a dashboard asks its sources (jobs, actors, failures, metrics) for news to push to open pages"),
+  dashboardSessionMs: ms("FRAY_DASHBOARD_SESSION_MS", 43_200_000, "how long a dashboard sign-in (its session cookie) lasts"),
 
   token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
   tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },

@@ -2,6 +2,8 @@
 // each), what it knows to be dead, and where failures go. Failures arrive as
 // "fault" messages from actors that died, or as lost peer processes.
 import type { ActorCell } from "./actor-cell.ts";
+import { hostOf } from "./address.ts";
+import { causeChain, FailureHistory } from "./failure-history.ts";
 import { hold, release } from "./keep-alive.ts";
 import type { Proc } from "./proc.ts";
 import { meshFailure, SupervisionError, unhandledFault } from "./supervision.ts";
@@ -14,6 +16,29 @@ export interface OwnedMesh {
   readonly ownerActor: string | null;
   /** Proc address of each member. */
   readonly addrs: readonly string[];
+  /** The actor class, and the extent it was spawned with (for whoever looks: the dashboard). */
+  readonly className?: string;
+  readonly extent?: Readonly<Record<string, number>>;
+}
+
+/** An owned mesh as `Supervisor.snapshot()` shows it. */
+export interface MeshSnapshot {
+  readonly id: string;
+  readonly name: string;
+  readonly className: string | null;
+  readonly extent: Readonly<Record<string, number>>;
+  readonly ownerActor: string | null;
+  readonly members: readonly MemberSnapshot[];
+}
+
+export interface MemberSnapshot {
+  readonly rank: number;
+  readonly addr: string;
+  /** The host of its process: this machine's name for a local process. */
+  readonly host: string;
+  readonly failed: boolean;
+  /** Why it failed or stopped, outermost error first. */
+  readonly causes?: readonly string[];
 }
 
 interface Owned extends OwnedMesh {
@@ -25,6 +50,8 @@ export class Supervisor {
   #owned = new Map<string, Owned>();
   #deadActors = new Map<string, Map<number, Error>>();
   #deadProcs = new Map<string, Error>();
+  /** The last failures of owned meshes, newest last. */
+  readonly failures = new FailureHistory();
 
   constructor(private readonly proc: Proc) {}
 
@@ -84,6 +111,7 @@ export class Supervisor {
     const owned = this.#owned.get(meshId);
     if (!owned || owned.stopping || owned.dead.has(member)) return;
     owned.dead.add(member);
+    this.failures.record(meshId, owned.name, member, cause);
     if (!this.#deadActors.get(meshId)?.has(member)) {
       this.actorGone(meshId, member, new SupervisionError(`actor ${meshId}.${member} of mesh '${owned.name}' failed: ${cause.message}`, { cause }));
     }
@@ -106,6 +134,21 @@ export class Supervisor {
         else owned.dead.add(member);
       });
     }
+  }
+
+  /** The meshes this process owns now, with their members' places and failures. */
+  snapshot(): MeshSnapshot[] {
+    return [...this.#owned.values()].map((m) => ({
+      id: m.id,
+      name: m.name,
+      className: m.className ?? null,
+      extent: m.extent ?? { ranks: m.addrs.length },
+      ownerActor: m.ownerActor,
+      members: m.addrs.map((addr, rank) => {
+        const why = m.dead.has(rank) ? this.unreachable(addr, m.id, rank) : undefined;
+        return { rank, addr, host: hostOf(addr), failed: m.dead.has(rank), ...(why ? { causes: causeChain(why) } : {}) };
+      }),
+    }));
   }
 
   /** Stops the members of mesh `meshId` living at `addrs` (all members when it is owned here). */
