@@ -29,6 +29,15 @@ describe("a driver that opts into a local cluster's namespace", () => {
       assert.deepEqual({ name: row.name, state: row.state, restarts: row.restarts }, { name: "phoenix", state: "alive", restarts: 1 });
       assert.notEqual(row.pid, first);
 
+      // The service's dashboard shows its actors, and its own record of the restart's cause; only to the token.
+      assert.equal((await fetch(new URL("/api/state", service.dashboard))).status, 401);
+      const state = (await (await fetch(new URL("/api/state", service.dashboard), { headers: { authorization: `Bearer ${service.token}` } })).json()) as {
+        namespaceActors: Array<{ name: string; restarts: number }>;
+        runtime: { failures: Array<{ message: string }> };
+      };
+      assert.deepEqual(state.namespaceActors?.map((a) => [a.name, a.restarts]), [["phoenix", 1]], JSON.stringify(state).slice(0, 2000));
+      assert.ok(state.runtime.failures.some((f) => /SIGKILL/.test(f.message)), JSON.stringify(state.runtime.failures));
+
       process.kill(service.pid, "SIGKILL");
       await waitForExit([service.pid, row.pid]); // the actors it hosts end with it
       const unreachable = new RegExp(`the namespace service at ${service.address.replace(/[.]/g, "\\.")} cannot be reached .*is it running\\?`);

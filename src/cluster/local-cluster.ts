@@ -39,7 +39,7 @@ export class LocalCluster extends Cluster {
     super();
     this.spec = spec;
     this.#root = join(parsed.dir, "local");
-    this.namespaceService = new NamespaceService(this.#root);
+    this.namespaceService = new NamespaceService(this.#root, spec);
   }
 
   async launch(request: JobRequest): Promise<JobId> {

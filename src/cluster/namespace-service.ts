@@ -19,26 +19,29 @@ import { pollUntil } from "../runtime/poll.ts";
 import { readJson, readText } from "./job-files.ts";
 import { isRunning, signal, startTimeOf } from "./process-group.ts";
 
-const ENTRY = fileURLToPath(new URL(`../job/namespace-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+const ENTRY = fileURLToPath(new URL(`./namespace-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
 
 /** Where a cluster's namespace service is, and the token its connections need. */
 export interface NamespaceServiceInfo {
   readonly address: string;
   readonly token: string;
   readonly pid: number;
+  /** Its dashboard (sign in with the token). */
+  readonly dashboard: string;
 }
 
 interface ServiceRecord {
   readonly addr: string;
   readonly pid: number;
+  readonly dashboard: string;
   readonly startTime?: string;
 }
 
 export class NamespaceService {
   readonly #dir: string;
 
-  /** `clusterRoot`: the cluster's state directory. */
-  constructor(clusterRoot: string) {
+  /** `clusterRoot`: the cluster's state directory; `spec`: the cluster's, for its dashboard. */
+  constructor(clusterRoot: string, private readonly spec: string) {
     this.#dir = join(clusterRoot, "namespace");
   }
 
@@ -64,7 +67,7 @@ export class NamespaceService {
   async running(): Promise<NamespaceServiceInfo | null> {
     const record = readJson<ServiceRecord>(join(this.#dir, "service.json"));
     if (!record || !record.startTime || !isRunning(record.pid, record.startTime)) return null;
-    return { address: record.addr, token: this.token(), pid: record.pid };
+    return { address: record.addr, token: this.token(), pid: record.pid, dashboard: record.dashboard };
   }
 
   /** The running service, started if none runs (one start at a time, across processes). */
@@ -108,7 +111,7 @@ export class NamespaceService {
     let child;
     try {
       // Detached: its own session, so it outlives whoever launched the first job.
-      child = spawn(process.execPath, [...workerExecArgv(), ENTRY, await listen, stateFile], {
+      child = spawn(process.execPath, [...workerExecArgv(), ENTRY, await listen, stateFile, this.spec], {
         detached: true,
         stdio: ["ignore", log, log],
         env: { ...process.env, [settingName("token")]: token, NODE_TEST_CONTEXT: undefined },
@@ -132,7 +135,7 @@ export class NamespaceService {
       { intervalMs: 20, deadlineMs: config.namespaceStartTimeoutMs, bound: settingNow("namespaceStartTimeoutMs"), what: () => `the namespace service (pid ${pid}) to start` },
     );
     writeFileSync(stateFile, `${JSON.stringify({ ...record, startTime: startTimeOf(pid) })}\n`);
-    return { address: record.addr, token, pid };
+    return { address: record.addr, token, pid, dashboard: record.dashboard };
   }
 
   /** FRAY_NAMESPACE_LISTEN, with port 0 replaced by the port kept from an earlier start, or a free one. */

@@ -48,7 +48,7 @@ export class SlurmCluster extends Cluster {
     this.spec = spec;
     this.#parsed = parsed;
     this.#root = join(parsed.dir, "slurm");
-    this.namespaceService = new NamespaceService(this.#root);
+    this.namespaceService = new NamespaceService(this.#root, spec);
   }
 
   /** The sbatch options for `job` (besides output and array, which launch adds). */

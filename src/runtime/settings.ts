@@ -123,6 +123,12 @@ export const SETTINGS = {
     default: "tcp://127.0.0.1:0",
     doc: "where a cluster's namespace service listens when a job first needs it (port 0: a free port, kept for its restarts); for Slurm on several nodes give an address every node reaches, e.g. `tcp://login1:7345` or ADVERTISE@BIND",
   },
+  dashboardListen: {
+    env: "FRAY_DASHBOARD_LISTEN",
+    kind: "text",
+    default: "127.0.0.1:0",
+    doc: "where a cluster's namespace service serves its dashboard (`host:port`; port 0: a free one, recorded in its `service.json`); every request needs the cluster's token",
+  },
   workerHost: { env: "FRAY_WORKER_HOST", kind: "text", shown: "the node's host name", doc: "the host a `SlurmJob` worker tells the client to reach it at" },
   replicaId: { env: "FRAY_REPLICA_ID", kind: "given", doc: "a cluster job replica's index, 0 to count − 1" },
   replicaCount: { env: "FRAY_REPLICA_COUNT", kind: "given", doc: "how many replicas the cluster job has" },
