@@ -142,7 +142,7 @@ export class ProcMesh {
     if (extent.size === 0) settle();
 
     const ownerActor = messageContext.getStore()?.actor.actorId ?? null;
-    proc.supervisor.adopt({ id, name, ownerActor, addrs });
+    proc.supervisor.adopt({ id, name, ownerActor, addrs, className: Class.name });
 
     const located = locate(Class);
     located.then(

@@ -103,6 +103,14 @@ export const SETTINGS = {
     doc: "the largest /dev/shm staging file a process keeps for its next same-host RemoteBuffer transfer (reusing one is much faster than allocating one); larger ones are freed after the transfer",
   },
 
+  metrics: {
+    env: "FRAY_METRICS",
+    kind: "text",
+    default: "1",
+    doc: "`1`: this process counts messages, calls, tasks and transfers for its metrics (Prometheus text and JSON); `0`: it counts nothing (hot paths skip it)",
+  },
+  metricsTimeoutMs: ms("FRAY_METRICS_TIMEOUT_MS", 5_000, "how long collecting metrics waits for each process this one started; one that does not answer is left out and named"),
+
   token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
   tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },
   tlsCert: { env: "FRAY_TLS_CERT", kind: "path", doc: "this process's certificate for mutual TLS" },

@@ -3,6 +3,7 @@
 // "fault" messages from actors that died, or as lost peer processes.
 import type { ActorCell } from "./actor-cell.ts";
 import { hold, release } from "./keep-alive.ts";
+import { countFailure } from "./metrics.ts";
 import type { Proc } from "./proc.ts";
 import { meshFailure, SupervisionError, unhandledFault } from "./supervision.ts";
 
@@ -14,6 +15,8 @@ export interface OwnedMesh {
   readonly ownerActor: string | null;
   /** Proc address of each member. */
   readonly addrs: readonly string[];
+  /** The actors' class, for metrics. */
+  readonly className?: string;
 }
 
 interface Owned extends OwnedMesh {
@@ -35,6 +38,11 @@ export class Supervisor {
   /** Proc address of each member of mesh `meshId`, if this process owns it. */
   addrsOf(meshId: string): readonly string[] | undefined {
     return this.#owned.get(meshId)?.addrs;
+  }
+
+  /** The procs hosting members of meshes owned here. */
+  meshProcs(): string[] {
+    return [...this.#owned.values()].flatMap((m) => m.addrs);
   }
 
   /** Whether member `member` of mesh `meshId`, owned here, failed (or its process was stopped). */
@@ -84,6 +92,7 @@ export class Supervisor {
     const owned = this.#owned.get(meshId);
     if (!owned || owned.stopping || owned.dead.has(member)) return;
     owned.dead.add(member);
+    countFailure(owned.className ?? "(unknown)");
     if (!this.#deadActors.get(meshId)?.has(member)) {
       this.actorGone(meshId, member, new SupervisionError(`actor ${meshId}.${member} of mesh '${owned.name}' failed: ${cause.message}`, { cause }));
     }
