@@ -11,7 +11,7 @@ import { config, settingName } from "./config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "./context.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "./messages.ts";
-import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "./metrics.ts";
+import { encodedBytes, endpointStats, metricsOn, observeCall, type EndpointStats } from "./metrics.ts";
 import { Port } from "./port.ts";
 import type { Proc } from "./proc.ts";
 import { SupervisionError, type MeshFailure } from "./supervision.ts";
@@ -192,7 +192,7 @@ export class ActorCell {
     try {
       result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
     } catch (err) {
-      if (stats) (stats.errors++, stats.observe((performance.now() - start) / 1000));
+      if (stats) (stats.errors++, observeCall(stats, (performance.now() - start) / 1000));
       this.#reject(call, rank, err);
       return undefined;
     }
@@ -201,17 +201,17 @@ export class ActorCell {
       this.#running.add(running);
       const done = result.then(
         (value) => {
-          stats?.observe((performance.now() - start) / 1000);
+          if (stats) observeCall(stats, (performance.now() - start) / 1000);
           if (this.#running.delete(running)) this.#resolve(call, rank, value, options);
         },
         (err) => {
-          if (stats) (stats.errors++, stats.observe((performance.now() - start) / 1000));
+          if (stats) (stats.errors++, observeCall(stats, (performance.now() - start) / 1000));
           if (this.#running.delete(running)) this.#reject(call, rank, err);
         },
       );
       return options.concurrent ? undefined : done;
     }
-    stats?.observe((performance.now() - start) / 1000);
+    if (stats) observeCall(stats, (performance.now() - start) / 1000);
     this.#resolve(call, rank, result, options);
     return undefined;
   }

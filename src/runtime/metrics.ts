@@ -1,12 +1,13 @@
 // This process's metrics: one prom-client Registry, every metric declared here.
 // Hot paths (a frame sent, a call run, a task finished) add to plain numbers
 // in records kept below, and the registry reads those when it is scraped
-// (prom-client's collect()), so counting costs a few additions per message;
-// only the latency histogram is observed as calls end. With FRAY_METRICS=0
-// every hot path checks `metricsOn` and does nothing more.
+// (prom-client's collect(), or for the latency histogram its get()), so
+// counting costs a few additions per message (prom-client's own observe()
+// hashes the labels each time: a quarter of a one-way message's cost). With
+// FRAY_METRICS=0 every hot path checks `metricsOn` and does nothing more.
 // Labels stay bounded: actor class and endpoint name, message kind, mesh name;
 // never per-call or per-actor ids.
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from "prom-client";
 import { config, settingName } from "./config.ts";
 
 function readSwitch(): boolean {
@@ -36,17 +37,60 @@ export interface EndpointStats {
   /** Calls that actors here started, and those that threw or rejected. */
   calls: number;
   errors: number;
-  /** Observes one call's duration in seconds. */
-  observe(seconds: number): void;
+  /** Calls that ended, by duration: `buckets[i]` counts those ≤ BOUNDS[i] (and > BOUNDS[i-1]); the last, longer ones. */
+  readonly buckets: number[];
+  /** Their total duration in seconds. */
+  seconds: number;
+}
+
+/** Upper bounds of the endpoint-duration buckets, in seconds. */
+const BOUNDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** Counts one call of `seconds`. */
+export function observeCall(stats: EndpointStats, seconds: number): void {
+  let i = 0;
+  while (i < BOUNDS.length && seconds > BOUNDS[i]) i++;
+  stats.buckets[i]++;
+  stats.seconds += seconds;
 }
 
 const endpoints = new Map<string, EndpointStats>();
 
-const duration = new Histogram<"class" | "endpoint">({
+type HistogramLabel = "class" | "endpoint" | "le";
+type HistogramValues = MetricObjectWithValues<MetricValueWithName<HistogramLabel>>;
+
+const DURATION = {
   name: "fray_endpoint_duration_seconds",
   help: "How long an actor in this process took to handle a call, from its start to its result (async endpoints included)",
+};
+
+/** A prom-client Histogram whose values are read from the records (filled by observeCall) when scraped. */
+class RecordedHistogram extends Histogram<HistogramLabel> {
+  override async get(): Promise<HistogramValues> {
+    const values: MetricValueWithName<HistogramLabel>[] = [];
+    for (const s of endpoints.values()) {
+      const count = s.buckets.reduce((a, b) => a + b, 0);
+      if (count === 0) continue;
+      let below = 0;
+      BOUNDS.forEach((le, i) => values.push({ metricName: `${DURATION.name}_bucket`, labels: { ...s.labels, le }, value: (below += s.buckets[i]) }));
+      values.push({ metricName: `${DURATION.name}_bucket`, labels: { ...s.labels, le: "+Inf" }, value: count });
+      values.push({ metricName: `${DURATION.name}_sum`, labels: s.labels, value: s.seconds });
+      values.push({ metricName: `${DURATION.name}_count`, labels: s.labels, value: count });
+    }
+    // As prom-client's Histogram reports itself (its typings declare the type as an enum it does not export).
+    return { ...DURATION, type: "histogram", values, aggregator: "sum" } as unknown as HistogramValues;
+  }
+
+  /** What the registry's text format reads (prom-client's Histogram has its own; ours has the labels already merged). */
+  getForPromString(): Promise<HistogramValues> {
+    return this.get();
+  }
+}
+
+new RecordedHistogram({
+  ...DURATION,
   labelNames: ["class", "endpoint"],
-  buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  buckets: BOUNDS,
   registers: [registry],
 });
 
@@ -56,8 +100,7 @@ export function endpointStats(className: string, endpoint: string): EndpointStat
   let stats = endpoints.get(key);
   if (!stats) {
     const labels = { class: className, endpoint };
-    const child = duration.labels(labels);
-    stats = { labels, sent: 0, sentBytes: 0, received: 0, receivedBytes: 0, calls: 0, errors: 0, observe: (s) => child.observe(s) };
+    stats = { labels, sent: 0, sentBytes: 0, received: 0, receivedBytes: 0, calls: 0, errors: 0, buckets: new Array<number>(BOUNDS.length + 1).fill(0), seconds: 0 };
     endpoints.set(key, stats);
   }
   return stats;
