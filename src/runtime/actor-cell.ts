@@ -11,7 +11,7 @@ import { config, settingName } from "./config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "./context.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "./messages.ts";
-import { encodedBytes, endpointStats, metricsOn, observeCall, type EndpointStats } from "./metrics.ts";
+import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "./metrics.ts";
 import { Port } from "./port.ts";
 import type { Proc } from "./proc.ts";
 import { SupervisionError, type MeshFailure } from "./supervision.ts";
@@ -172,28 +172,30 @@ export class ActorCell {
       return undefined;
     }
     let stats: EndpointStats | undefined;
+    let start = 0;
     if (metricsOn) {
       stats = this.#stats.get(call.m) ?? this.#statsFor(call.m);
       stats.received++;
-      if (first) stats.receivedBytes += encodedBytes(frame);
+      stats.calls++;
+      if (first) stats.receivedBytes += payloadBytes(frame);
+      start = callStart();
     }
     let args: unknown[];
     try {
       args = decode(frame.payload, frame.attachments) as unknown[];
     } catch (err) {
       this.#reject(call, rank, err);
+      if (stats) callEnd(stats, start, true);
       return undefined;
     }
     if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.proc));
     const context: MessageContext = { actor: this.identity, rank, extent: call.ext, sel: call.sel, version: call.v };
     let result: unknown;
-    const start = stats ? performance.now() : 0;
-    if (stats) stats.calls++;
     try {
       result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
     } catch (err) {
-      if (stats) (stats.errors++, observeCall(stats, (performance.now() - start) / 1000));
       this.#reject(call, rank, err);
+      if (stats) callEnd(stats, start, true);
       return undefined;
     }
     if (result instanceof Promise) {
@@ -201,18 +203,18 @@ export class ActorCell {
       this.#running.add(running);
       const done = result.then(
         (value) => {
-          if (stats) observeCall(stats, (performance.now() - start) / 1000);
           if (this.#running.delete(running)) this.#resolve(call, rank, value, options);
+          if (stats) callEnd(stats, start, false);
         },
         (err) => {
-          if (stats) (stats.errors++, observeCall(stats, (performance.now() - start) / 1000));
           if (this.#running.delete(running)) this.#reject(call, rank, err);
+          if (stats) callEnd(stats, start, true);
         },
       );
       return options.concurrent ? undefined : done;
     }
-    if (stats) observeCall(stats, (performance.now() - start) / 1000);
     this.#resolve(call, rank, result, options);
+    if (stats) callEnd(stats, start, false);
     return undefined;
   }
 

@@ -24,7 +24,7 @@ import { PortOutbox } from "./port-outbox.ts";
 import { setWirePortSender, type PortOwner } from "./port.ts";
 import type { Header, PortRef } from "./messages.ts";
 import { answerMetrics } from "./metrics-collect.ts";
-import { countFrameIn, countFrameOut, encodedBytes, metricsOn, watchMailboxes } from "./metrics.ts";
+import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes, watchMailboxes } from "./metrics.ts";
 import { SupervisionError } from "./supervision.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
 
@@ -248,7 +248,7 @@ export class Proc implements PortOwner {
   /** Handles a frame from the proc at `peer`. */
   #dispatch(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
     if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
-    if (metricsOn) countFrameIn(header.k, frame.header.length + encodedBytes(frame));
+    if (metricsOn) countFrameIn(header.k, frame.header.length + payloadBytes(frame));
     switch (header.k) {
       case "msg": {
         const { mesh, members, ranks } = header;
