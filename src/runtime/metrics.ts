@@ -147,19 +147,23 @@ export function payloadBytes(frame: { readonly payload: Uint8Array; readonly att
 }
 
 /** Frames and their bytes by message kind ("msg", "port", "buf.read", …: a fixed set). */
-const framesOut: Record<string, { n: number; bytes: number }> = {};
-const framesIn: Record<string, { n: number; bytes: number }> = {};
+type FrameCounts = { n: number; bytes: number };
+const framesOut = new Map<string, FrameCounts>();
+const framesIn = new Map<string, FrameCounts>();
 
-export function countFrameOut(kind: string, bytes: number): void {
-  const c = (framesOut[kind] ??= { n: 0, bytes: 0 });
+function countFrame(frames: Map<string, FrameCounts>, kind: string, bytes: number): void {
+  let c = frames.get(kind);
+  if (!c) frames.set(kind, (c = { n: 0, bytes: 0 }));
   c.n++;
   c.bytes += bytes;
 }
 
+export function countFrameOut(kind: string, bytes: number): void {
+  countFrame(framesOut, kind, bytes);
+}
+
 export function countFrameIn(kind: string, bytes: number): void {
-  const c = (framesIn[kind] ??= { n: 0, bytes: 0 });
-  c.n++;
-  c.bytes += bytes;
+  countFrame(framesIn, kind, bytes);
 }
 
 /** The job layer's tasks, as counts; pending and running are derived from them. A retried task is requeued, not failed. */
@@ -220,8 +224,8 @@ type EndpointField = "sent" | "sentBytes" | "received" | "receivedBytes" | "call
 const perEndpoint = (field: EndpointField) => (c: Counter<"class" | "endpoint">) => {
   for (const s of endpoints.values()) if (s[field] > 0) c.inc(s.labels, s[field]);
 };
-const perKind = (frames: Record<string, { n: number; bytes: number }>, field: "n" | "bytes") => (c: Counter<"kind">) => {
-  for (const [kind, f] of Object.entries(frames)) if (f[field] > 0) c.inc({ kind }, f[field]);
+const perKind = (frames: Map<string, FrameCounts>, field: "n" | "bytes") => (c: Counter<"kind">) => {
+  for (const [kind, f] of frames) if (f[field] > 0) c.inc({ kind }, f[field]);
 };
 const perClass = (map: Map<string, number>) => (c: Counter<"class">) => {
   for (const [cls, n] of map) c.inc({ class: cls }, n);
