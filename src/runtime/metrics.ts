@@ -5,8 +5,11 @@
 // counting costs a few additions per message (prom-client's own observe()
 // hashes the labels each time: a quarter of a one-way message's cost). With
 // FRAY_METRICS=0 every hot path checks `metricsOn` and does nothing more.
-// Labels stay bounded: actor class and endpoint name, message kind, mesh name;
-// never per-call or per-actor ids.
+// Off by default: benchmark O1 measured them costing more than the 5% of a
+// one-way message (P3) allowed for being on (reading the clock twice per call
+// for the latency histogram is most of it); a round trip (P2) hardly notices.
+// Labels stay bounded: actor class and endpoint name, message kind, actor
+// class for failures and restarts; never per-call, per-actor or mesh ids.
 import { Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from "prom-client";
 import { config, settingName } from "./config.ts";
 
@@ -46,37 +49,19 @@ export interface EndpointStats {
 /** Upper bounds of the endpoint-duration buckets, in seconds. */
 const BOUNDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** When the last call ended, while still in the same synchronous run (0 once the run ends). */
-let lastEnd = 0;
-let forgetQueued = false;
-const forget = () => {
-  lastEnd = 0;
-  forgetQueued = false;
-};
-
-/**
- * When a call starts: the end of the previous call if that was in this same
- * synchronous run (calls from one socket read run back to back), else now.
- * Reading the clock once per call instead of twice is a few % of a one-way message.
- */
+/** When a call starts (its arguments not yet decoded), for callEnd. */
 export function callStart(): number {
-  return lastEnd || performance.now();
+  return performance.now();
 }
 
 /** Counts a call that started at `start` (callStart) and ended now, its result sent. */
 export function callEnd(stats: EndpointStats, start: number, failed: boolean): void {
-  const end = performance.now();
-  const seconds = (end - start) / 1000;
+  const seconds = (performance.now() - start) / 1000;
   let i = 0;
   while (i < BOUNDS.length && seconds > BOUNDS[i]) i++;
   stats.buckets[i]++;
   stats.seconds += seconds;
   if (failed) stats.errors++;
-  lastEnd = end;
-  if (!forgetQueued) {
-    forgetQueued = true;
-    queueMicrotask(forget);
-  }
 }
 
 const endpoints = new Map<string, EndpointStats>();

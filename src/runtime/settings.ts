@@ -106,8 +106,8 @@ export const SETTINGS = {
   metrics: {
     env: "FRAY_METRICS",
     kind: "text",
-    default: "1",
-    doc: "`1`: this process counts messages, calls, tasks and transfers for its metrics (Prometheus text and JSON); `0`: it counts nothing (hot paths skip it)",
+    default: "0",
+    doc: "`1`: this process counts messages, calls, latencies, tasks, failures and transfers for its metrics (Prometheus text and JSON); `0`: it counts nothing (off by default: see Metrics); workers a process starts inherit it",
   },
   metricsTimeoutMs: ms("FRAY_METRICS_TIMEOUT_MS", 5_000, "how long collecting metrics waits for each process this one started; one that does not answer is left out and named"),
 
