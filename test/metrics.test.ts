@@ -8,11 +8,12 @@ import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 
 process.env.FRAY_METRICS = "1"; // workers started below inherit it
-const { thisHost } = await import("../src/mesh.ts");
+const { setUnhandledFaultHook, thisHost } = await import("../src/mesh.ts");
 const { createJobContext } = await import("../src/job.ts");
 const { collectMetrics, metricsJson } = await import("../src/runtime/metrics-exposition.ts");
 const { Counter } = await import("./fixtures/counter.ts");
 const { add } = await import("./fixtures/tasks.ts");
+const { Worker } = await import("./fixtures/supervision-actors.ts");
 
 type Json = Awaited<ReturnType<typeof metricsJson>>;
 
@@ -93,6 +94,31 @@ describe("metrics", () => {
       assert.equal(calls?.[2], 20); // 10 calls to each of 2 actors
       assert.equal(types.get("fray_endpoint_duration_seconds"), "histogram");
     } finally {
+      await procs.stop();
+    }
+  });
+
+  it("an actor that dies counts as a failure of its class, its endpoint's error, and its respawn as a restart", async () => {
+    const procs = thisHost().spawnProcs({ procs: 1 });
+    let failed!: () => void;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
+    const previous = setUnhandledFaultHook(() => failed());
+    try {
+      const workers = procs.spawn("dying", Worker);
+      await workers.initialized;
+      workers.boom.broadcast(); // nobody waits for a reply: the actor dies of it, and its owner (this process) hears
+      // The death notice comes before the answer to a later call (FIFO per link); that call keeps this client waiting.
+      await assert.rejects(workers.ping.callOne());
+      await failure;
+      await workers.respawn(0);
+      assert.equal(await workers.ping.callOne(), 0);
+      const { json } = await collectMetrics();
+      assert.equal(valueOf(json, "fray_actor_failures_total", { class: "Worker" }), 1);
+      assert.equal(valueOf(json, "fray_actor_restarts_total", { class: "Worker" }), 1);
+      assert.equal(valueOf(json, "fray_endpoint_errors_total", { class: "Worker", endpoint: "boom" }), 1);
+      assert.equal(valueOf(json, "fray_endpoint_calls_total", { class: "Worker", endpoint: "ping" }), 1);
+    } finally {
+      setUnhandledFaultHook(previous);
       await procs.stop();
     }
   });
