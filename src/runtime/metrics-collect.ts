@@ -3,11 +3,13 @@
 // message and answers with its own metrics JSON and its children's; the asker
 // merges them with prom-client's AggregatorRegistry (counters and histogram
 // buckets add up; so do gauges: mailbox depths, pending tasks).
-import { AggregatorRegistry } from "prom-client";
 import { config, settingName } from "./config.ts";
 import type { MetricsRequest } from "./messages.ts";
-import { metricsJson, type MetricsJson } from "./metrics.ts";
+import type { MetricsJson } from "./metrics-registry.ts";
 import type { Proc } from "./proc.ts";
+
+/** The registry, loaded when metrics are first read (prom-client is slow to load; see metrics.ts). */
+const registry = () => import("./metrics-registry.ts");
 
 /** What a process answers: the metrics of each process it reached, and the procs that did not answer. */
 export interface GatheredMetrics {
@@ -33,7 +35,7 @@ export async function collectFrom(proc: Proc): Promise<CollectedMetrics> {
   const gathered = await gather(proc, [], config.metricsTimeoutMs);
   const seen = new Set<string>();
   const unique = gathered.procs.filter((p) => !seen.has(p.addr) && seen.add(p.addr));
-  const merged = AggregatorRegistry.aggregate(unique.map((p) => p.json));
+  const merged = (await registry()).mergeMetrics(unique.map((p) => p.json));
   return { text: await merged.metrics(), json: (await merged.getMetricsAsJSON()) as MetricsJson, processes: unique.map((p) => p.addr), missing: gathered.missing };
 }
 
@@ -48,7 +50,7 @@ export async function answerMetrics(proc: Proc, request: MetricsRequest): Promis
 
 /** This process's metrics and its procs', not asking those in `via`; each proc gets `ms` (and half of it for its own). */
 async function gather(proc: Proc, via: readonly string[], ms: number): Promise<GatheredMetrics> {
-  const own = { addr: proc.addr, json: await metricsJson() };
+  const own = { addr: proc.addr, json: await (await registry()).metricsJson() };
   const targets = proc.spawnedProcs().filter((a) => !via.includes(a));
   const asked = [...via, proc.addr, ...targets]; // nobody below asks these again
   const answers = await Promise.all(targets.map((addr) => ask(proc, addr, asked, ms)));

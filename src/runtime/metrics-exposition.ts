@@ -4,7 +4,8 @@ import { collectFrom, type CollectedMetrics } from "./metrics-collect.ts";
 import { Proc } from "./proc.ts";
 
 export type { CollectedMetrics } from "./metrics-collect.ts";
-export { metricsJson, metricsOn, metricsText, type MetricsJson } from "./metrics.ts";
+export { metricsOn } from "./metrics.ts";
+export { metricsJson, metricsText, type MetricsJson } from "./metrics-registry.ts";
 
 /** The metrics of this process and every proc it started (and those procs started), merged: `/metrics` and `/api/metrics`. */
 export function collectMetrics(): Promise<CollectedMetrics> {
