@@ -27,12 +27,13 @@ async function start(on) {
 }
 
 if (want("O1")) {
-  // Which CPUs the scheduler gives a pair of processes moves a round trip by ±15% (measured with both
-  // sides off), so each round starts a fresh pair of clients and the cost is the median over rounds.
-  const rounds = quick ? 3 : 7;
+  // Where the scheduler places a pair of processes moves their round trip by ±15% or more for as long
+  // as they live (measured with both sides off), so each round starts a fresh pair of clients and the
+  // cost is the median of the rounds' ratios.
+  const rounds = quick ? 3 : 15;
   const blocks = 4;
-  const p2 = Math.ceil((5000 * scale) / blocks);
-  const p3 = Math.ceil((200_000 * scale) / blocks);
+  const p2 = Math.ceil((2000 * scale) / blocks);
+  const p3 = Math.ceil((80_000 * scale) / blocks);
   const times = { on: [], off: [] };
   const rates = { on: [], off: [] };
   const p2Costs = [];
