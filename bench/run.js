@@ -14,6 +14,7 @@ import { benchmarksMarkdown } from "./lib/report.js";
 const groups = [
   ["cluster", ["P8"]],
   ["messaging", ["P2", "P3", "P4"]],
+  ["observability", ["O1"]],
   ["cold-start", ["P6"]],
   ["scale", ["P7"]],
   ["failure", ["R1"]],

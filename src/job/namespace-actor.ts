@@ -17,6 +17,7 @@ import { HostCapacity } from "./host-capacity.ts";
 import { HostedActor, type HostedActorInfo, type HostedActorRow, type HostedActorSpec } from "./hosted-actor.ts";
 import { checkSameClass, checkSameOptions } from "./options.ts";
 import { namedActorExists } from "./refs.ts";
+import { countRestart } from "../runtime/metrics.ts";
 
 /** Reports where its process is; spawned beside each hosted actor. */
 export class ProcInfo extends Actor {
@@ -123,6 +124,7 @@ export class NamespaceActor extends Actor {
       return true;
     }
     actor.restarts++;
+    countRestart(actor.spec.exportName);
     actor.become("restarting");
     load({ url: actor.spec.url, exportName: actor.spec.exportName })
       .then((Ctor) => this.#start(actor, Ctor as new (...a: unknown[]) => object))

@@ -1,3 +1,4 @@
+import { metricsOn, objectStats } from "../runtime/metrics.ts";
 import { escapedRefs, type ObjectRef } from "./object-ref.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention
@@ -19,6 +20,8 @@ const dropped = new FinalizationRegistry<{ store: ObjectStore; id: string }>(({ 
 
 export class ObjectStore {
   #entries = new Map<string, Entry>();
+  /** The estimated bytes of each value counted in the object-store metrics (typed arrays only). */
+  #bytes = new Map<string, number>();
 
   /** Releases `ref`'s value once `ref` is garbage (unless it was sent elsewhere). */
   track<R extends ObjectRef>(ref: R): R {
@@ -35,7 +38,7 @@ export class ObjectStore {
       promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
       const settle = () => {
         entry.settled = true;
-        if (entry.dropped) this.#entries.delete(id);
+        if (entry.dropped) this.#delete(id);
       };
       const entry: Entry = {
         promise,
@@ -43,6 +46,7 @@ export class ObjectStore {
         dropped: false,
         resolve: (v) => {
           if (entry.settled) return;
+          if (metricsOn) this.#countBytes(id, v);
           settle();
           resolve(v);
         },
@@ -53,6 +57,7 @@ export class ObjectStore {
         },
       };
       this.#entries.set(id, (e = entry));
+      if (metricsOn) objectStats.entries++;
     }
     return e;
   }
@@ -61,8 +66,22 @@ export class ObjectStore {
   release(id: string): void {
     const e = this.#entries.get(id);
     if (!e) return;
-    if (e.settled) this.#entries.delete(id);
+    if (e.settled) this.#delete(id);
     else e.dropped = true;
+  }
+
+  #delete(id: string): void {
+    if (!this.#entries.delete(id) || !metricsOn) return;
+    objectStats.entries--;
+    objectStats.bytes -= this.#bytes.get(id) ?? 0;
+    this.#bytes.delete(id);
+  }
+
+  #countBytes(id: string, value: unknown): void {
+    const bytes = estimatedBytes(value);
+    if (bytes === 0) return;
+    this.#bytes.set(id, bytes);
+    objectStats.bytes += bytes;
   }
 
   get size(): number {
@@ -97,4 +116,10 @@ export async function waitFor(store: ObjectStore, ids: readonly string[], numRet
     }
   });
   return ordered();
+}
+
+/** A value's bytes for the object-store metric: a typed array's or ArrayBuffer's; other values count 0 (an estimate). */
+function estimatedBytes(value: unknown): number {
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value.byteLength;
+  return 0;
 }

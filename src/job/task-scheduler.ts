@@ -4,6 +4,7 @@
 // worker or is blocked in get()/wait(). A task whose worker died runs again
 // (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../runtime/arity.ts";
+import { metricsOn, taskStats } from "../runtime/metrics.ts";
 import { locate, type CodeLocation } from "../runtime/code-locator.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError } from "../mesh/errors.ts";
@@ -58,9 +59,11 @@ export class TaskScheduler {
     const impossible = this.pool.impossible(resources, `task ${name}`);
     if (impossible) {
       this.store.entry(id).reject(impossible);
+      if (metricsOn) (taskStats.submitted++, taskStats.failedQueued++);
       return;
     }
     this.#queue.push({ id, name, fn, args, resources, env: options.env, retriesLeft: options.maxRetries ?? 0 });
+    if (metricsOn) taskStats.submitted++;
     this.#dispatch();
   }
 
@@ -79,6 +82,7 @@ export class TaskScheduler {
         continue;
       }
       this.#queue.removeAt(i);
+      if (metricsOn) taskStats.dispatched++;
       if (ahead) worker.prefetched++;
       else take(worker, task.resources);
       void this.#execute(task, worker, ahead ? "prefetched" : "running");
@@ -97,11 +101,16 @@ export class TaskScheduler {
       const executor = (this.#executorSlices[worker.index] ??= this.#executors!.slice({ workers: worker.index }));
       const counted = task.resources === TASK_RESOURCES; // waits for one of the worker's slots
       entry.resolve(await executor.runTask.callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, counted));
+      if (metricsOn) taskStats.done++;
     } catch (err) {
       if (err instanceof SupervisionError && task.retriesLeft > 0 && !entry.settled) {
         task.retriesLeft--;
+        if (metricsOn) taskStats.requeued++;
         this.#queue.unshift(task);
-      } else entry.reject(err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args));
+      } else {
+        if (metricsOn) taskStats.failedRunning++;
+        entry.reject(err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args));
+      }
     } finally {
       this.#running.delete(task.id);
       if (running.state === "running") give(worker, task.resources);
@@ -144,6 +153,7 @@ export class TaskScheduler {
     this.#queue.retain((task) => {
       const err = this.pool.impossible(task.resources, `task ${task.name}`);
       if (err) this.store.entry(task.id).reject(err);
+      if (err && metricsOn) taskStats.failedQueued++;
       return !err;
     });
   }

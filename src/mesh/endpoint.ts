@@ -7,6 +7,7 @@ import { checkArity } from "../runtime/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { Call, PortRef, RawExtent } from "../runtime/messages.ts";
+import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/metrics.ts";
 import { Proc } from "../runtime/proc.ts";
 import { ActorError, SupervisionError, describeRank, type RankLocation } from "./errors.ts";
 import type { Shape } from "./shape.ts";
@@ -66,6 +67,7 @@ interface Group {
 
 export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #next = 0;
+  #stats: EndpointStats | undefined;
 
   constructor(private readonly mesh: MeshTarget, readonly name: string) {
     const Class = mesh.Class;
@@ -211,6 +213,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     if (groups.length === 0) return;
     mesh.whenSendable(
       () => {
+        if (metricsOn) this.#count(groups, encodedBytes(payload));
         for (const g of groups) {
           const extra = { ...(mesh.sel ? { sel: mesh.sel } : {}), ...(mesh.version ? { v: mesh.version } : {}) };
           if (reply) proc.send(g.addr, { k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, reply, ...extra }, payload);
@@ -222,6 +225,14 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         fail(error);
       },
     );
+  }
+
+  #count(groups: readonly Group[], bytes: number): void {
+    const stats = (this.#stats ??= endpointStats(this.mesh.className, this.name));
+    for (const g of groups) {
+      stats.sent += g.ranks.length;
+      stats.sentBytes += bytes;
+    }
   }
 
   /** Splits off the ranks known to be dead or stopped, or returns null when there are none. */

@@ -11,6 +11,7 @@ import type { RawExtent } from "../runtime/messages.ts";
 import { Proc } from "../runtime/proc.ts";
 import type { MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
+import { countRestart } from "../runtime/metrics.ts";
 
 /** One process of a ProcMesh: its address, and its handle where this process started it. */
 export interface ProcSlot {
@@ -65,6 +66,7 @@ export class RankRespawner {
       return Promise.reject(new Error(`${what} is running; respawn replaces failed ranks only (wait for its MeshFailure in supervise(), or a call rejecting with SupervisionError)`));
     }
     hold(); // whoever awaits the respawn keeps the process alive
+    countRestart(ref.className);
     const done = this.#replace(proc, member, what).finally(() => {
       this.#running.delete(member);
       release();

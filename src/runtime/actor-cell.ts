@@ -11,6 +11,7 @@ import { config, settingName } from "./config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "./context.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "./messages.ts";
+import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "./metrics.ts";
 import { Port } from "./port.ts";
 import type { Proc } from "./proc.ts";
 import { SupervisionError, type MeshFailure } from "./supervision.ts";
@@ -18,7 +19,7 @@ import { SupervisionError, type MeshFailure } from "./supervision.ts";
 type State = "constructing" | "ready" | "failed" | "dead" | "stopped";
 
 type Item =
-  | { readonly t: "call"; readonly call: Call; readonly rank: number; readonly frame: Frame }
+  | { readonly t: "call"; readonly call: Call; readonly rank: number; readonly frame: Frame; readonly first: boolean }
   | { readonly t: "supervise"; readonly failure: MeshFailure }
   | { readonly t: "stop"; readonly done: () => void };
 
@@ -45,6 +46,8 @@ export class ActorCell {
   /** Calls whose endpoint is still running (async): a death answers them at once rather than when (if ever) they finish. */
   #running = new Set<{ readonly call: Call; readonly rank: number }>();
   #cleanedUp = false;
+  /** This actor's endpoints' metrics records, by endpoint name (valid ones only, so labels stay bounded). */
+  #stats = new Map<string, EndpointStats>();
 
   private constructor(private readonly proc: Proc, spawn: Spawn) {
     this.owner = spawn.owner;
@@ -87,8 +90,14 @@ export class ActorCell {
     this.#pump();
   }
 
-  deliver(call: Call, rank: number, frame: Frame): void {
-    this.#enqueue({ t: "call", call, rank, frame });
+  /** Queues a call; `first`: the first of the frame's receivers here, which counts its bytes. */
+  deliver(call: Call, rank: number, frame: Frame, first = true): void {
+    this.#enqueue({ t: "call", call, rank, frame, first });
+  }
+
+  /** Messages waiting in the mailbox, for the mailbox-depth gauge. */
+  get mailboxDepth(): number {
+    return this.#queue.length - this.#head;
   }
 
   /** Hands a failure of a mesh this actor owns to its `supervise()`, between messages. */
@@ -135,7 +144,7 @@ export class ActorCell {
         this.#queue = this.#queue.slice(this.#head);
         this.#head = 0;
       }
-      const pending = item.t === "call" ? this.#invoke(item.call, item.rank, item.frame) : item.t === "supervise" ? this.#handleFailure(item.failure) : this.#stop(item.done);
+      const pending = item.t === "call" ? this.#invoke(item.call, item.rank, item.frame, item.first) : item.t === "supervise" ? this.#handleFailure(item.failure) : this.#stop(item.done);
       if (pending) {
         const exclusive = item.t !== "call";
         this.#active++;
@@ -150,7 +159,7 @@ export class ActorCell {
   }
 
   /** Runs one message; returns a promise when the mailbox must wait for it. */
-  #invoke(call: Call, rank: number, frame: Frame): Promise<void> | undefined {
+  #invoke(call: Call, rank: number, frame: Frame, first: boolean): Promise<void> | undefined {
     if (this.#state !== "ready") {
       this.#reject(call, rank, this.#unavailable());
       return undefined;
@@ -162,11 +171,21 @@ export class ActorCell {
       this.#reject(call, rank, new TypeError(`${this.identity.className} has no endpoint '${call.m}'; endpoints are: ${endpointNames(Class).join(", ")}`));
       return undefined;
     }
+    let stats: EndpointStats | undefined;
+    let start = 0;
+    if (metricsOn) {
+      stats = this.#stats.get(call.m) ?? this.#statsFor(call.m);
+      stats.received++;
+      stats.calls++;
+      if (first) stats.receivedBytes += payloadBytes(frame);
+      start = callStart();
+    }
     let args: unknown[];
     try {
       args = decode(frame.payload, frame.attachments) as unknown[];
     } catch (err) {
       this.#reject(call, rank, err);
+      if (stats) callEnd(stats, start, true);
       return undefined;
     }
     if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.proc));
@@ -176,6 +195,7 @@ export class ActorCell {
       result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
     } catch (err) {
       this.#reject(call, rank, err);
+      if (stats) callEnd(stats, start, true);
       return undefined;
     }
     if (result instanceof Promise) {
@@ -184,15 +204,24 @@ export class ActorCell {
       const done = result.then(
         (value) => {
           if (this.#running.delete(running)) this.#resolve(call, rank, value, options);
+          if (stats) callEnd(stats, start, false);
         },
         (err) => {
           if (this.#running.delete(running)) this.#reject(call, rank, err);
+          if (stats) callEnd(stats, start, true);
         },
       );
       return options.concurrent ? undefined : done;
     }
     this.#resolve(call, rank, result, options);
+    if (stats) callEnd(stats, start, false);
     return undefined;
+  }
+
+  #statsFor(endpoint: string): EndpointStats {
+    const stats = endpointStats(this.identity.className, endpoint);
+    this.#stats.set(endpoint, stats);
+    return stats;
   }
 
   #resolve(call: Call, rank: number, value: unknown, options: EndpointOptions): void {

@@ -13,6 +13,7 @@ import { readAll, writeAll } from "./buffer-store.ts";
 import { config, settingName, settingNow } from "./config.ts";
 import { hold, release } from "./keep-alive.ts";
 import type { Header } from "./messages.ts";
+import { metricsOn, transferStats } from "./metrics.ts";
 import type { Proc } from "./proc.ts";
 import { copyShared, type ShareCache, type SharedView } from "./shared-views.ts";
 import { returnStaging, takeStaging, useStaging, type Staging } from "./shm-staging.ts";
@@ -59,6 +60,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
     }
     try {
       copyShared(cache.view, op, bytes, total, buf.id, what);
+      if (metricsOn) transferStats[op] += total; // another thread's shared memory: copied, not sent
       return Promise.resolve();
     } catch (err) {
       return Promise.reject(err);
@@ -113,6 +115,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
         return finish(err as Error);
       }
       done += len;
+      if (metricsOn) transferStats[op] += len;
       if (done === total) finish();
       else pump();
     });

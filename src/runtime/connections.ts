@@ -119,6 +119,11 @@ export class Connections {
     this.#children.add(addr);
   }
 
+  /** The child processes that have not exited. */
+  get children(): ReadonlySet<string> {
+    return this.#children;
+  }
+
   childExited(addr: string): void {
     this.#children.delete(addr);
   }

@@ -172,4 +172,16 @@ export interface BufferDrop {
   readonly reply: PortRef;
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs | BufferRead | BufferWrite | BufferDrop;
+/**
+ * Ask a process for its metrics and those of the procs it started, except the
+ * procs in `via` (already being asked), each within `ms`; the answer on `reply`
+ * is a GatheredMetrics (metrics-collect.ts).
+ */
+export interface MetricsRequest {
+  readonly k: "metrics";
+  readonly via: readonly string[];
+  readonly ms: number;
+  readonly reply: PortRef;
+}
+
+export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs | BufferRead | BufferWrite | BufferDrop | MetricsRequest;

@@ -23,6 +23,8 @@ import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
 import { setWirePortSender, type PortOwner } from "./port.ts";
 import type { Header, PortRef } from "./messages.ts";
+import { answerMetrics } from "./metrics-collect.ts";
+import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes, watchMailboxes } from "./metrics.ts";
 import { SupervisionError } from "./supervision.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
 
@@ -108,6 +110,12 @@ export class Proc implements PortOwner {
     return [proc, proc.#connections.listen(addr, at)];
   }
 
+  /** The live procs this process started, or hosts meshes on: whose metrics it collects. */
+  spawnedProcs(): string[] {
+    const addrs = new Set([...this.#connections.children, ...this.supervisor.meshProcs()]);
+    return [...addrs].filter((a) => a !== this.addr && !this.supervisor.deadProc(a));
+  }
+
   /** A fresh address for a child process of this one. */
   childAddr(): string {
     this.#socketDir ??= privateSocketDir();
@@ -122,12 +130,15 @@ export class Proc implements PortOwner {
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
     if (this.supervisor.deadProc(addr)) return; // nobody to receive it
-    this.#connections.link(addr).send(encodePlain(header), payload);
+    const bytes = encodePlain(header);
+    if (metricsOn) countFrameOut(header.k, bytes.length + encodedBytes(payload));
+    this.#connections.link(addr).send(bytes, payload);
   }
 
   /** `send` with a header encoded once by `encodePlain` and reused: it crosses each link once. */
   sendRepeated(addr: string, header: Uint8Array, payload?: Encoded): void {
     if (this.supervisor.deadProc(addr)) return;
+    if (metricsOn) countFrameOut("msg", header.length + encodedBytes(payload)); // only one-way calls are sent this way
     this.#connections.link(addr).send(header, payload, true);
   }
 
@@ -237,6 +248,7 @@ export class Proc implements PortOwner {
   /** Handles a frame from the proc at `peer`. */
   #dispatch(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
     if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
+    if (metricsOn) countFrameIn(header.k, frame.header.length + payloadBytes(frame));
     switch (header.k) {
       case "msg": {
         const { mesh, members, ranks } = header;
@@ -245,7 +257,7 @@ export class Proc implements PortOwner {
           const actor = `${mesh}.${members[i]}`;
           const cell = this.actors.get(actor);
           const gone = cell ? undefined : dead?.get(members[i]);
-          if (cell) cell.deliver(header, ranks[i], frame);
+          if (cell) cell.deliver(header, ranks[i], frame, i === 0);
           else if (gone) {
             if (header.reply) this.sendToPort(header.reply, ranks[i], gone, true);
           } else this.#parked.park(actor, header, ranks[i], frame); // it may overtake the actor's spawn
@@ -273,6 +285,9 @@ export class Proc implements PortOwner {
       }
       case "ping":
         this.sendToPort(header.reply, 0, null, false);
+        return;
+      case "metrics":
+        void answerMetrics(this, header);
         return;
       case "where":
         this.#directory.lookup(header.addr, config.connectTimeoutMs).then(
@@ -320,3 +335,7 @@ export class Proc implements PortOwner {
 
 // Ports revived from the wire send through this process's Proc.
 setWirePortSender(() => Proc.current());
+// The mailbox-depth gauge reads this process's actors when scraped.
+watchMailboxes(function* () {
+  for (const cell of g[CURRENT]?.actors.values() ?? []) yield [cell.identity.className, cell.mailboxDepth];
+});

@@ -105,6 +105,14 @@ export const SETTINGS = {
   dashboardRefreshMs: ms("FRAY_DASHBOARD_REFRESH_MS", 1_000, "how often a dashboard asks its sources (jobs, actors, failures, metrics) for news to push to open pages"),
   dashboardSessionMs: ms("FRAY_DASHBOARD_SESSION_MS", 43_200_000, "how long a dashboard sign-in (its session cookie) lasts"),
 
+  metrics: {
+    env: "FRAY_METRICS",
+    kind: "text",
+    default: "0",
+    doc: "`1`: this process counts messages, calls, latencies, tasks, failures and transfers for its metrics (Prometheus text and JSON); `0`: it counts nothing (off by default: see Metrics); workers a process starts inherit it",
+  },
+  metricsTimeoutMs: ms("FRAY_METRICS_TIMEOUT_MS", 5_000, "how long collecting metrics waits for each process this one started; one that does not answer is left out and named"),
+
   token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
   tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },
   tlsCert: { env: "FRAY_TLS_CERT", kind: "path", doc: "this process's certificate for mutual TLS" },

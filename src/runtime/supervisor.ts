@@ -5,6 +5,7 @@ import type { ActorCell } from "./actor-cell.ts";
 import { hostOf } from "./address.ts";
 import { causeChain, FailureHistory } from "./failure-history.ts";
 import { hold, release } from "./keep-alive.ts";
+import { countFailure } from "./metrics.ts";
 import type { Proc } from "./proc.ts";
 import { meshFailure, SupervisionError, unhandledFault } from "./supervision.ts";
 
@@ -64,6 +65,11 @@ export class Supervisor {
     return this.#owned.get(meshId)?.addrs;
   }
 
+  /** The procs hosting members of meshes owned here. */
+  meshProcs(): string[] {
+    return [...this.#owned.values()].flatMap((m) => m.addrs);
+  }
+
   /** Whether member `member` of mesh `meshId`, owned here, failed (or its process was stopped). */
   hasFailed(meshId: string, member: number): boolean {
     return this.#owned.get(meshId)?.dead.has(member) ?? false;
@@ -112,6 +118,7 @@ export class Supervisor {
     if (!owned || owned.stopping || owned.dead.has(member)) return;
     owned.dead.add(member);
     this.failures.record(meshId, owned.name, member, cause);
+    countFailure(owned.className ?? "(unknown)");
     if (!this.#deadActors.get(meshId)?.has(member)) {
       this.actorGone(meshId, member, new SupervisionError(`actor ${meshId}.${member} of mesh '${owned.name}' failed: ${cause.message}`, { cause }));
     }
