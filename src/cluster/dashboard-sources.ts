@@ -6,6 +6,8 @@ import { runtimeSnapshot, type RuntimeSnapshot } from "../runtime/runtime-snapsh
 import type { ActorRow } from "./cluster-actors.ts";
 import type { Cluster } from "./cluster.ts";
 import type { JobInfo } from "./types.ts";
+import { collectMetrics } from "../runtime/metrics-exposition.ts";
+import { metricsSources, type MetricsSnapshot } from "./dashboard-metrics.ts";
 
 /** A cluster job with the last lines of its logs. */
 export interface JobRow extends JobInfo {
@@ -69,9 +71,10 @@ export interface DashboardState {
 const TAIL_LINES = 20;
 const JOBS_WITH_TAILS = 20;
 
-/** This process's runtime. */
+/** This process's runtime, and the metrics of it and every process it started (zero unless FRAY_METRICS=1). */
 export function runtimeSources(): DashboardSources {
-  return { runtime: () => runtimeSnapshot() };
+  // prom-client's JSON, of which MetricFamily reads the fields it needs.
+  return { runtime: () => runtimeSnapshot(), ...metricsSources(collectMetrics as () => Promise<unknown> as () => Promise<MetricsSnapshot>) };
 }
 
 /** A cluster's jobs (the newest with their log tails) and its namespace's actors. */
