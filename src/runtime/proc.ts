@@ -24,6 +24,7 @@ import { PortOutbox } from "./port-outbox.ts";
 import { setWirePortSender, type PortOwner } from "./port.ts";
 import type { Header, PortRef } from "./messages.ts";
 import { SupervisionError } from "./supervision.ts";
+import { receiveLog } from "./worker-output.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
 
 export type { PortHandler };
@@ -311,6 +312,9 @@ export class Proc implements PortOwner {
         return;
       case "exit":
         if (this.serving) void this.#exit();
+        return;
+      case "log":
+        receiveLog(header, peer);
         return;
       case "hello":
         return;
