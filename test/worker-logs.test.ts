@@ -6,8 +6,12 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
+import { createCluster, Entrypoint } from "../src/cluster.ts";
 import { freePort } from "../src/runtime/address.ts";
 import { describeRanks, folded } from "../src/runtime/log-aggregator.ts";
 
@@ -107,6 +111,26 @@ describe("worker output", () => {
     } finally {
       worker.kill("SIGKILL");
       if (worker.exitCode === null && worker.signalCode === null) await once(worker, "exit");
+    }
+  });
+});
+
+describe("a cluster job's worker output", () => {
+  it("is in the job's log, tagged with the replica and the rank", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fray-worker-logs-"));
+    const cluster = createCluster(`local?dir=${dir}`);
+    try {
+      const id = await cluster.launch({ name: "talkers", entrypoint: Entrypoint.fromBinary(process.execPath, ["--import", "tsx", client, "ranks"]) });
+      await cluster.wait(id, { raiseOnFailure: true });
+      const logs = await cluster.logs(id);
+      for (const g of [0, 1, 2, 3]) {
+        assert.ok(logs.includes(`[replica-0] [trainers gpus=${g}] out line`), `gpus=${g} in ${logs}`);
+        assert.ok(logs.includes(`[replica-0] [trainers gpus=${g}] err line`), `gpus=${g} in ${logs}`);
+      }
+    } finally {
+      for (const job of await cluster.listJobs()) if (job.status === "running" || job.status === "pending") await cluster.terminate(job.jobId);
+      await cluster.stopNamespace();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
