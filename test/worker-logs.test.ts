@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { createCluster, Entrypoint } from "../src/cluster.ts";
 import { freePort } from "../src/runtime/address.ts";
+import { workerExecArgv } from "../src/runtime/host-agent.ts";
 import { describeRanks, folded } from "../src/runtime/log-aggregator.ts";
 
 const client = fileURLToPath(new URL("./fixtures/log-client.ts", import.meta.url));
@@ -145,5 +146,13 @@ describe("aggregated lines", () => {
   it("from one rank keep its tag and say how many times the line came", () => {
     assert.equal(folded("tick", ["workers=3"], 2), "[workers=3] tick (×2)");
     assert.equal(folded("tick", ["workers=3"], 1), "[workers=3] tick");
+  });
+});
+
+describe("worker stack traces", () => {
+  it("are mapped to the user's sources when this process maps its own, even if it turned that on by API", () => {
+    process.setSourceMapsEnabled(true);
+    assert.ok(workerExecArgv().includes("--enable-source-maps"));
+    assert.equal(workerExecArgv().filter((a) => a === "--enable-source-maps").length, 1);
   });
 });
