@@ -24,8 +24,8 @@ import { PortOutbox } from "./port-outbox.ts";
 import { setWirePortSender, type PortOwner } from "./port.ts";
 import type { Header, PortRef } from "./messages.ts";
 import { SupervisionError } from "./supervision.ts";
-import { receiveLog } from "./worker-output.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
+import { receiveLog } from "./worker-output.ts";
 
 export type { PortHandler };
 
