@@ -5,6 +5,7 @@
 import { isMainThread, workerData, type MessagePort } from "node:worker_threads";
 import { MessagePortTransport } from "../wire/message-port-transport.ts";
 import { config, settingName } from "../runtime/config.ts";
+import { captureOutput } from "../runtime/output-capture.ts";
 import { Proc } from "../runtime/proc.ts";
 import "./actor-mesh.ts"; // registers mesh handles before any message is decoded
 
@@ -24,6 +25,8 @@ try {
 const parentPort = (workerData as { frayParentPort?: MessagePort } | null)?.frayParentPort;
 if (parentPort) proc.connectVia(parent, new MessagePortTransport(parentPort));
 else proc.connect(parent);
+// The parent set FRAY_LOG_STREAM: "1" when it reads our output and tags it.
+if (config.logStream === "1") captureOutput((s, lines) => proc.send(parent, { k: "log", s, lines }));
 if (isMainThread) {
   process.stdin.on("end", () => process.exit(0));
   process.stdin.on("error", () => process.exit(0));

@@ -3,6 +3,8 @@
 import { fileURLToPath } from "node:url";
 import { deviceEnv, type ProcPlace } from "../runtime/device-env.ts";
 import { startProc } from "../runtime/host-agent.ts";
+import { originTag } from "../runtime/log-origin.ts";
+import { logStreaming } from "../runtime/output-sink.ts";
 import { startRemoteProcs } from "../runtime/remote-agent.ts";
 import { Proc } from "../runtime/proc.ts";
 import { SupervisionError } from "./errors.ts";
@@ -28,6 +30,7 @@ export class HostMesh {
    *
    * `options.processes` packs the mesh's procs into that many OS processes
    * (round robin): a 1,024-rank mesh on a laptop without 1,024 Node processes.
+   * `options.name` names the mesh in its procs' output tags: `[trainers host=1 gpus=3]`.
    */
   spawnProcs(perHost: Readonly<Record<string, number>> = {}, options: SpawnProcsOptions = {}): ProcMesh {
     const per = Extent.of(perHost);
@@ -40,48 +43,55 @@ export class HostMesh {
       throw new RangeError(`processes must be an integer from 1 to the mesh size ${extent.size}, got ${processes}`);
     }
     const places = placesOf(extent, per);
+    const name = checkName(options.name);
+    // Each rank's output tag; null when output is not streamed (FRAY_LOG_STREAM=0).
+    const origins = logStreaming() ? Array.from({ length: extent.size }, (_, rank) => originTag(name, extent.labels, extent.labels.map((label) => extent.coords(rank)[label]))) : null;
     if (this.agents) {
       // Remote workers start one OS process per proc; packing and threads are this host's only.
       const unsupported = [options.processes !== undefined && "processes", options.threads !== undefined && "threads"].filter(Boolean);
       if (unsupported.length) {
         throw new TypeError(`spawnProcs on remote hosts starts one process per proc; the option ${unsupported.join(" and ")} works only on thisHost(). Leave it out here`);
       }
-      return this.#spawnRemote(extent, per.size, places);
+      return this.#spawnRemote(extent, per.size, places, origins);
     }
     // A process holding several procs cannot give each its own environment.
     const packed = processes < extent.size;
     if (!packed) for (const place of places) deviceEnv(place, options.threads ?? false); // a bad device throws before any process starts
     // A slot can start its process again at the same place: a respawn of a rank whose process died.
-    const start = (place: ProcPlace | null): ProcSlot => {
-      const handle = startProc(BOOTSTRAP, { thread: options.threads, place });
-      return { addr: handle.addr, handle, restart: () => start(place) };
+    const start = (place: ProcPlace | null, tag: string | undefined): ProcSlot => {
+      const handle = startProc(BOOTSTRAP, { thread: options.threads, place, log: tag === undefined ? undefined : { tag } });
+      return { addr: handle.addr, handle, restart: () => start(place, tag) };
     };
-    const started = Array.from({ length: Math.min(processes, extent.size) }, (_, i) => start(packed ? null : places[i]));
+    const count = Math.min(processes, extent.size);
+    // A packed process's actors tag their own lines; what it writes outside them says which process it is.
+    const processTag = (i: number) => (packed ? [name, `process ${i + 1}/${count}`].filter(Boolean).join(" ") : origins![i]);
+    const started = Array.from({ length: count }, (_, i) => start(packed ? null : places[i], origins ? processTag(i) : undefined));
     const slots = Array.from({ length: extent.size }, (_, i) => started[i % started.length]);
     const initialized = Promise.all(started.map((s) => s.handle!.ready)).then(() => {});
     initialized.catch(() => {});
-    return new ProcMesh(Shape.full(extent), slots, initialized);
+    return new ProcMesh(Shape.full(extent), slots, initialized, { stopped: false, origins });
   }
 
   /** Asks each worker for `perHost` procs, named after it; they listen on ports the OS picks there. */
-  #spawnRemote(extent: Extent, perHost: number, places: readonly ProcPlace[]): ProcMesh {
+  #spawnRemote(extent: Extent, perHost: number, places: readonly ProcPlace[], origins: readonly string[] | null): ProcMesh {
     const slots: ProcSlot[] = [];
     const proc = Proc.current();
     // A slot can ask its worker for a new proc at the same place: a respawn of a rank whose proc died.
     const restart = (agent: string, place: ProcPlace) => (): ProcSlot => {
       const gone = proc.supervisor.deadProc(agent);
       if (gone) throw new SupervisionError(`worker ${agent} is gone (${gone.message}); a rank can be respawned only on its own host`, { cause: gone });
-      const [handle] = startRemoteProcs(agent, [`${agent}/${proc.nextId()}`], [place]);
+      const [handle] = startRemoteProcs(agent, [`${agent}/${proc.nextId()}`], [place], origins ? [origins[place.rank]] : undefined);
       return { addr: handle.addr, handle, restart: restart(agent, place) };
     };
     for (const agent of this.agents!) {
       const addrs = Array.from({ length: perHost }, () => `${agent}/${proc.nextId()}`);
       const at = places.slice(slots.length, slots.length + perHost);
-      startRemoteProcs(agent, addrs, at).forEach((handle, i) => slots.push({ addr: handle.addr, handle, restart: restart(agent, at[i]) }));
+      const tags = origins?.slice(slots.length, slots.length + perHost);
+      startRemoteProcs(agent, addrs, at, tags).forEach((handle, i) => slots.push({ addr: handle.addr, handle, restart: restart(agent, at[i]) }));
     }
     const initialized = Promise.all(slots.map((s) => s.handle!.ready)).then(() => {});
     initialized.catch(() => {});
-    return new ProcMesh(Shape.full(extent), slots, initialized);
+    return new ProcMesh(Shape.full(extent), slots, initialized, { stopped: false, origins });
   }
 
   toString(): string {
@@ -104,7 +114,18 @@ function placesOf(extent: Extent, perHost: Extent): ProcPlace[] {
   }));
 }
 
+/** A mesh name for output tags: one word, so a tag reads `[trainers host=1 gpus=3]`. */
+function checkName(name: unknown): string | undefined {
+  if (name === undefined) return undefined;
+  if (typeof name !== "string" || !/^[^\s\[\]=]+$/.test(name)) {
+    throw new TypeError(`spawnProcs option name must be one word without spaces, brackets or '=' (it tags the procs' output: [trainers host=1]), got ${JSON.stringify(name)}`);
+  }
+  return name;
+}
+
 export interface SpawnProcsOptions {
+  /** A name for the mesh, shown in its procs' output tags: `[trainers host=1 gpus=3]`. */
+  readonly name?: string;
   /** OS processes (or threads) to run the mesh's procs in; defaults to one per proc. */
   readonly processes?: number;
   /** Run the procs as worker threads of this process instead of separate processes. */

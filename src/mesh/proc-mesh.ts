@@ -43,16 +43,23 @@ function checkSpawnOptions(options: SpawnOptions): void {
   }
 }
 
+/** What a ProcMesh and its slices share. */
+interface ProcMeshState {
+  stopped: boolean;
+  /** Each proc's output tag, by its rank in the mesh spawnProcs made (log-origin.ts); null or absent: not streamed. */
+  readonly origins?: readonly string[] | null;
+}
+
 export class ProcMesh {
   #shape: Shape;
   #slots: ProcSlot[]; // shared with slices; a respawn replaces a dead process in place
-  #state: { stopped: boolean }; // shared with slices
+  #state: ProcMeshState; // shared with slices
 
   /** Resolves when every process is up. */
   readonly initialized: Promise<void>;
 
   /** @internal */
-  constructor(shape: Shape, slots: ProcSlot[], initialized: Promise<void>, state = { stopped: false }) {
+  constructor(shape: Shape, slots: ProcSlot[], initialized: Promise<void>, state: ProcMeshState = { stopped: false }) {
     this.#shape = shape;
     this.#slots = slots;
     this.initialized = initialized;
@@ -109,6 +116,8 @@ export class ProcMesh {
     const proc = Proc.current();
     const extent = this.#shape.extent;
     const addrs = this.#members().map((s) => s.addr);
+    const origins = this.#state.origins ?? undefined;
+    const members = this.#shape.members;
     const id = options.id ?? proc.nextId();
     const gate = new SendGate();
     const rawExtent: RawExtent = [extent.labels, extent.sizes];
@@ -148,7 +157,7 @@ export class ProcMesh {
     located.then(
       ({ url, exportName }) => {
         addrs.forEach((addr, rank) => {
-          proc.send(addr, { k: "spawn", actor: `${id}.${rank}`, name, url, exp: exportName, rank, ext: rawExtent, owner: proc.addr, ownerActor, reply: { addr: proc.addr, id: port }, ...(mc === undefined ? {} : { mc }) }, payload);
+          proc.send(addr, { k: "spawn", actor: `${id}.${rank}`, name, url, exp: exportName, rank, ext: rawExtent, owner: proc.addr, ownerActor, reply: { addr: proc.addr, id: port }, ...(mc === undefined ? {} : { mc }), ...(origins ? { origin: origins[members[rank]] } : {}) }, payload);
         });
         gate.release();
       },
@@ -158,7 +167,7 @@ export class ProcMesh {
       },
     );
     const state = this.#state;
-    const recipe = { ownerActor, ext: rawExtent, maxConcurrency: mc, payload, located, slots: this.#slots, slotOf: this.#shape.members, procsStopped: () => state.stopped };
+    const recipe = { ownerActor, ext: rawExtent, maxConcurrency: mc, payload, located, slots: this.#slots, slotOf: this.#shape.members, procsStopped: () => state.stopped, origins };
     const ref: MeshRef = { id, name, className: Class.name, extent, addrs, version: 0, Class, inflight: new Map(), gate, initialized };
     ref.respawner = new RankRespawner(ref, recipe);
     return ActorMeshImpl.create<InstanceType<C>>(ref, Shape.full(extent));

@@ -37,6 +37,8 @@ export interface SpawnRecipe {
   /** The slot of each member of the actor mesh. */
   readonly slotOf: readonly number[];
   readonly procsStopped: () => boolean;
+  /** Output tags by slot (log-origin.ts), when output is streamed. */
+  readonly origins?: readonly string[];
 }
 
 export class RankRespawner {
@@ -107,6 +109,7 @@ export class RankRespawner {
         k: "spawn", actor: `${ref.id}.${member}`, name: ref.name, url, exp: exportName, rank: member, ext: recipe.ext,
         owner: proc.addr, ownerActor: recipe.ownerActor, reply: { addr: proc.addr, id: port },
         ...(recipe.maxConcurrency === undefined ? {} : { mc: recipe.maxConcurrency }),
+        ...(recipe.origins ? { origin: recipe.origins[recipe.slotOf[member]] } : {}),
       }, recipe.payload);
     });
   }

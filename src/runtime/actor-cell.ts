@@ -58,6 +58,7 @@ export class ActorCell {
       className: spawn.exp.split(".").pop()!,
       rank: spawn.rank,
       extent: spawn.ext,
+      origin: spawn.origin,
       abort: (reason) => this.die(reason instanceof Error ? reason : new Error(`aborted: ${String(reason ?? "no reason given")}`)),
     };
   }

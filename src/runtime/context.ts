@@ -12,6 +12,8 @@ export interface ActorIdentity {
   /** Rank in the actor's own (spawned) mesh. */
   readonly rank: number;
   readonly extent: RawExtent;
+  /** The tag of its output lines (Spawn.origin). */
+  readonly origin?: string;
   /** Kills the actor; its owner gets a MeshFailure with this reason. */
   readonly abort: (reason?: unknown) => void;
 }

@@ -17,6 +17,7 @@ import { deviceEnv, envWith, type ProcPlace } from "./device-env.ts";
 import { ConnectionError } from "./errors.ts";
 import { hold, release } from "./keep-alive.ts";
 import { Proc } from "./proc.ts";
+import { streamWorkerOutput, type WorkerLog } from "./worker-output.ts";
 
 export interface ProcExit {
   readonly code: number | null;
@@ -60,6 +61,8 @@ export function workerExecArgv(): string[] {
     }
     out.push(argv[i]);
   }
+  // Stack traces from workers point at the user's sources when this process maps them (set by API, not flag).
+  if ((process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled && !out.includes("--enable-source-maps")) out.push("--enable-source-maps");
   return out;
 }
 
@@ -68,11 +71,12 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-function startProcess(entry: string, env: Record<string, string | undefined>): Started {
-  const child = spawn(process.execPath, [...workerExecArgv(), entry], { env: envWith(env), stdio: ["pipe", "inherit", "inherit"] });
+function startProcess(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
+  const child = spawn(process.execPath, [...workerExecArgv(), entry], { env: envWith(env), stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"] });
   children.add(child);
   child.unref();
-  (child.stdin as unknown as { unref(): void }).unref();
+  for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as { unref(): void } | null)?.unref();
+  if (log) streamWorkerOutput(addr, log, child);
   return {
     pid: child.pid ?? -1,
     label: `worker process ${child.pid}`,
@@ -104,12 +108,13 @@ function threadEntry(entry: string): string {
   return `import(${JSON.stringify(tsx)}).then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`;
 }
 
-function startThread(entry: string, env: Record<string, string | undefined>): Started {
+function startThread(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
   // Parent and thread talk over a MessagePort, not a socket.
   const { port1, port2 } = new MessageChannel();
   // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
-  const worker = new Worker(threadEntry(entry), { eval: true, env: envWith(env), execArgv: [], workerData: { frayParentPort: port2 }, transferList: [port2] });
+  const worker = new Worker(threadEntry(entry), { eval: true, env: envWith(env), execArgv: [], workerData: { frayParentPort: port2 }, transferList: [port2], stdout: !!log, stderr: !!log });
   worker.unref();
+  if (log) streamWorkerOutput(addr, log, worker);
   Proc.current().acceptTransport(new MessagePortTransport(port1));
   return {
     pid: -1,
@@ -123,14 +128,16 @@ function startThread(entry: string, env: Record<string, string | undefined>): St
 /**
  * Starts a worker running `entry` (the bootstrap module's path) as a process,
  * or as a thread. `place`: where it is in its mesh, for its rank environment
- * (device-env.ts); null when it shares its process with other procs.
+ * (device-env.ts); null when it shares its process with other procs. `log`:
+ * stream its output, tagged (worker-output.ts); absent, it writes to this
+ * process's terminal as it is.
  */
-export function startProc(entry: string, options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null } = {}): ProcHandle {
+export function startProc(entry: string, options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog } = {}): ProcHandle {
   const proc = Proc.current();
   const addr = options.addr ?? proc.childAddr();
   const placed = options.place === undefined ? {} : deviceEnv(options.place, options.thread ?? false);
-  const env = { ...tokenEnv(), ...placed, [settingName("procAddr")]: options.bind ? `${addr}@${options.bind}` : addr, [settingName("parentAddr")]: proc.addr };
-  const started = options.thread ? startThread(entry, env) : startProcess(entry, env);
+  const env = { ...tokenEnv(), ...placed, [settingName("procAddr")]: options.bind ? `${addr}@${options.bind}` : addr, [settingName("parentAddr")]: proc.addr, [settingName("logStream")]: options.log ? "1" : "0" };
+  const started = options.thread ? startThread(entry, env, addr, options.log) : startProcess(entry, env, addr, options.log);
   const { label } = started;
   const connected = proc.expectPeer(addr);
   const ready = new Promise<void>((resolve, reject) => {

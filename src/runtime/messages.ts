@@ -36,6 +36,8 @@ export interface Spawn {
   readonly reply: PortRef;
   /** How many of its messages may run at once (absent: 1). */
   readonly mc?: number;
+  /** The tag of its output lines: its proc's place in the ProcMesh (log-origin.ts). */
+  readonly origin?: string;
 }
 
 /**
@@ -119,6 +121,8 @@ export interface StartProcs {
   readonly places?: readonly ProcPlace[];
   readonly client: string;
   readonly reply: PortRef;
+  /** Stream the procs' output to the client (FRAY_LOG_STREAM): each proc's tag. Absent: they write to the worker's terminal. */
+  readonly logs?: readonly string[];
 }
 
 /** A piece of a mesh collective for the rank named in `tag` (collective-inbox.ts). Payload: the piece. */
@@ -132,6 +136,17 @@ export interface CollectiveAddrs {
   readonly k: "coll-addrs";
   readonly mesh: string;
   readonly reply: PortRef;
+}
+
+/**
+ * Lines a worker wrote to stdout (`s` 1) or stderr (2), for the process that
+ * prints them: from a worker to its parent, or from a `fray worker` to the
+ * client of its procs. Each is [tag, text]; a null tag: the sender's own.
+ */
+export interface LogLines {
+  readonly k: "log";
+  readonly s: 1 | 2;
+  readonly lines: readonly (readonly [tag: string | null, text: string])[];
 }
 
 /** Ask a process to exit. */
@@ -184,4 +199,4 @@ export interface MetricsRequest {
   readonly reply: PortRef;
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs | BufferRead | BufferWrite | BufferDrop | MetricsRequest;
+export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs | BufferRead | BufferWrite | BufferDrop | MetricsRequest | LogLines;

@@ -27,6 +27,7 @@ import { answerMetrics } from "./metrics-collect.ts";
 import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes, watchMailboxes } from "./metrics.ts";
 import { SupervisionError } from "./supervision.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
+import { receiveLog } from "./worker-output.ts";
 
 export type { PortHandler };
 
@@ -326,6 +327,9 @@ export class Proc implements PortOwner {
         return;
       case "exit":
         if (this.serving) void this.#exit();
+        return;
+      case "log":
+        receiveLog(header, peer);
         return;
       case "hello":
         return;

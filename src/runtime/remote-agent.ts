@@ -23,7 +23,9 @@ export function serveHostAgent(proc: Proc, entry: string, bindHost: string): voi
       }
       let handle: ProcHandle;
       try {
-        handle = startProc(entry, { addr, bind: `tcp://${bindHost}:0`, place: request.places?.[i] });
+        // Streamed output goes to the client over its connection to us, tagged here.
+        const log = request.logs && { tag: request.logs[i] ?? "", sink: (s: 1 | 2, lines: readonly (readonly [string, string])[]) => proc.send(request.client, { k: "log", s, lines }) };
+        handle = startProc(entry, { addr, bind: `tcp://${bindHost}:0`, place: request.places?.[i], log });
       } catch (err) {
         proc.sendToPort(request.reply, i, err, true); // e.g. no GPU here for its rank
         return;
@@ -44,8 +46,12 @@ export function serveHostAgent(proc: Proc, entry: string, bindHost: string): voi
   });
 }
 
-/** Asks the worker at `agent` to start procs named `addrs` (`${agent}/NAME`), placed at `places`; returns their handles at once. */
-export function startRemoteProcs(agent: string, addrs: readonly string[], places?: readonly ProcPlace[]): ProcHandle[] {
+/**
+ * Asks the worker at `agent` to start procs named `addrs` (`${agent}/NAME`),
+ * placed at `places`, streaming their output here tagged `logs` (if given);
+ * returns their handles at once.
+ */
+export function startRemoteProcs(agent: string, addrs: readonly string[], places?: readonly ProcPlace[], logs?: readonly string[]): ProcHandle[] {
   const proc = Proc.current();
   const waiting = addrs.map(() => {
     let settle!: (err?: Error) => void;
@@ -71,7 +77,7 @@ export function startRemoteProcs(agent: string, addrs: readonly string[], places
     remaining = 1;
     done();
   });
-  proc.send(agent, { k: "procs", addrs, places, client: proc.addr, reply: { addr: proc.addr, id: port } });
+  proc.send(agent, { k: "procs", addrs, places, client: proc.addr, reply: { addr: proc.addr, id: port }, ...(logs ? { logs } : {}) });
   watchHost(proc, agent, addrs);
   return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
 }

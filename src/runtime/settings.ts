@@ -54,6 +54,17 @@ export const SETTINGS = {
     5_000,
     "how long a cluster job's processes get after SIGTERM before SIGKILL (`terminate()`, `fray job stop`), and again after SIGKILL before `terminate()` gives up on them",
   ),
+  logStream: {
+    env: "FRAY_LOG_STREAM",
+    kind: "text",
+    default: "1",
+    doc: "`1`: every line a worker process or thread (its actors, its tasks) writes to stdout/stderr reaches the client's stdout/stderr tagged with its origin, `[trainers host=1 gpus=3] …`, procs on remote workers' too; `0`: workers write to the terminal they inherit, untagged",
+  },
+  logAggregateMs: ms(
+    "FRAY_LOG_AGGREGATE_MS",
+    0,
+    "a window in which identical lines of workers' output are folded into one with their count and ranks, `[64 ranks: workers=0..63] epoch done (×64)`; 0: every line printed as it comes",
+  ),
   maxFrameBytes: {
     env: "FRAY_MAX_FRAME_BYTES",
     kind: "bytes",
