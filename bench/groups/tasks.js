@@ -1,42 +1,53 @@
-// Tasks: P1 tiny-task throughput on `threads` vs Piscina and each backend's per-task overhead;
+// Tasks: P1 tiny-task throughput and one-at-a-time latency on `threads` and `processes` vs the pools a
+// Node user would pick (Piscina, poolifier, tinypool, workerpool), each system in its own fresh process;
 // P5 a large typed array put in the driver and read by a task in a worker, vs a raw socket copy.
+import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { Piscina } from "piscina";
 import { createJobContext } from "../../dist/job.js";
 import { add, checksum } from "../fixtures/tasks.js";
 import { rawCopyMs } from "../lib/baselines.js";
 import { quick, report, scale, want } from "../lib/group.js";
-import { perSecondSince, thousands } from "../lib/stats.js";
+import { median, thousands } from "../lib/stats.js";
 
 if (want("P1")) {
-  const n = Math.round(20_000 * scale);
-  const threads = 2;
-  const pool = new Piscina({ filename: fileURLToPath(new URL("../fixtures/piscina-worker.js", import.meta.url)), minThreads: threads, maxThreads: threads });
-  await Promise.all(Array.from({ length: 100 }, (_, i) => pool.run({ a: i, b: 1 })));
-  let t = performance.now();
-  await Promise.all(Array.from({ length: n }, (_, i) => pool.run({ a: i, b: 1 })));
-  const piscinaRate = perSecondSince(n, t);
-  await pool.destroy();
-
-  const ctx = createJobContext("threads", { maxWorkers: threads });
-  await ctx.get(Array.from({ length: 100 }, (_, i) => ctx.run(add, i, 1)));
-  t = performance.now();
-  const results = await ctx.get(Array.from({ length: n }, (_, i) => ctx.run(add, i, 1)));
-  const frayRate = perSecondSince(n, t);
-  if (results[n - 1] !== n) throw new Error("wrong results");
-  await ctx.shutdown();
-  report("P1", `tiny tasks on threads (${threads} workers)`, thousands(frayRate), "tasks/s", `Piscina ${thousands(piscinaRate)} tasks/s`, `${(frayRate / piscinaRate).toFixed(2)}× Piscina`, "≥ 1.0× Piscina", frayRate >= piscinaRate);
-
-  for (const kind of ["sync", "threads", "processes"]) {
-    const c = createJobContext(kind, { maxWorkers: 2 });
-    for (let i = 0; i < 50; i++) await c.get(c.run(add, i, 1));
-    const m = Math.round(1000 * scale) + 50;
-    const t0 = performance.now();
-    for (let i = 0; i < m; i++) await c.get(c.run(add, i, 1));
-    const us = ((performance.now() - t0) * 1000) / m;
-    await c.shutdown();
-    report("P1", `${kind}: one task run and awaited at a time`, us.toFixed(1), "µs/task", "", "", "(overhead, no goal)", true);
+  const tasks = Math.round(20_000 * scale);
+  const sequential = Math.round(1000 * scale) + 50;
+  const rounds = quick ? 2 : 3;
+  const threadPools = ["piscina", "poolifier", "tinypool", "workerpool"];
+  const processPools = ["tinypool-child_process", "workerpool-process"];
+  const runs = p1Rounds(["fray-threads", ...threadPools, "fray-processes", ...processPools], rounds, tasks, sequential);
+  for (const [kind, pools] of [["threads", threadPools], ["processes", processPools]]) {
+    const fray = runs.get(`fray-${kind}`);
+    const rates = pools.map((p) => [p, median(runs.get(p).map((r) => r.rate))]);
+    const [fastest, fastestRate] = rates.reduce((a, b) => (b[1] > a[1] ? b : a));
+    const frayRate = median(fray.map((r) => r.rate));
+    const others = pools.map((p) => `${p} ${spread(runs.get(p), "rate", thousands)}`).join(", ");
+    report("P1", `tiny tasks on ${kind} (2 workers, ${thousands(tasks)} in flight; median, min–max of ${rounds} fresh processes)`, spread(fray, "rate", thousands), "tasks/s", others, `${(frayRate / fastestRate).toFixed(2)}× ${fastest}`, "≥ 1.0× fastest pool", frayRate >= fastestRate);
+    const lats = pools.map((p) => [p, median(runs.get(p).map((r) => r.p50))]);
+    const [quickest, quickestUs] = lats.reduce((a, b) => (b[1] < a[1] ? b : a));
+    const frayUs = median(fray.map((r) => r.p50));
+    const us = (x) => x.toFixed(0);
+    report("P1-latency", `one task at a time on ${kind}, p50 (median, min–max of ${rounds})`, spread(fray, "p50", us), "µs", pools.map((p) => `${p} ${spread(runs.get(p), "p50", us)} µs`).join(", "), `${(frayUs / quickestUs).toFixed(2)}× ${quickest}`, "≤ 1.2× fastest pool", frayUs <= 1.2 * quickestUs);
   }
+}
+
+/** Runs each system in its own fresh process, alternating systems, `rounds` times: name → [{ rate, p50 }]. */
+function p1Rounds(systems, rounds, tasks, sequential) {
+  const child = fileURLToPath(new URL("../fixtures/p1-system.js", import.meta.url));
+  const runs = new Map(systems.map((s) => [s, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const s of systems) {
+      const out = execFileSync(process.execPath, [child, s, String(tasks), String(sequential)], { encoding: "utf8", timeout: 60_000 });
+      runs.get(s).push(JSON.parse(out.trim().split("\n").at(-1)));
+    }
+  }
+  return runs;
+}
+
+/** "median (min–max)" of one field over a system's rounds. */
+function spread(rows, field, show) {
+  const xs = rows.map((r) => r[field]);
+  return `${show(median(xs))} (${show(Math.min(...xs))}–${show(Math.max(...xs))})`;
 }
 
 if (want("P5")) {
