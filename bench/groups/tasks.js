@@ -12,7 +12,7 @@ import { median, thousands } from "../lib/stats.js";
 if (want("P1")) {
   const tasks = Math.round(20_000 * scale);
   const sequential = Math.round(1000 * scale) + 50;
-  const rounds = quick ? 2 : 3;
+  const rounds = 3; // also with --quick (7 s): a median of two would be the larger one
   const threadPools = ["piscina", "poolifier", "tinypool", "workerpool"];
   const processPools = ["tinypool-child_process", "workerpool-process"];
   const runs = p1Rounds(["fray-threads", ...threadPools, "fray-processes", ...processPools], rounds, tasks, sequential);
