@@ -64,7 +64,8 @@ describe("worker output", () => {
   });
 
   it("folds identical lines from 64 ranks into one with the count and the ranks when FRAY_LOG_AGGREGATE_MS is set", async () => {
-    const out = await runClient(["many"], { FRAY_LOG_AGGREGATE_MS: "500" });
+    // A window longer than the run: every line is held, folded, and printed at the client's exit.
+    const out = await runClient(["many"], { FRAY_LOG_AGGREGATE_MS: "600000" });
     assert.deepEqual(out.stdout, ["[64 ranks: workers=0..63] epoch done (×64)"]);
   });
 
