@@ -8,8 +8,7 @@ import type { DashboardSources, LatencyRow, TasksSnapshot } from "./dashboard-so
 /** One metric as prom-client's `getMetricsAsJSON()` gives it. */
 export interface MetricFamily {
   readonly name: string;
-  readonly type?: string;
-  readonly values: readonly { readonly labels: Readonly<Record<string, string | number>>; readonly value: number; readonly metricName?: string }[];
+  readonly values: readonly { readonly labels: Readonly<Partial<Record<string, string | number>>>; readonly value: number; readonly metricName?: string }[];
 }
 
 /** What a metrics collection returns: Prometheus text and the same as JSON. */

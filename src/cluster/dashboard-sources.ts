@@ -7,7 +7,7 @@ import type { ActorRow } from "./cluster-actors.ts";
 import type { Cluster } from "./cluster.ts";
 import type { JobInfo } from "./types.ts";
 import { collectMetrics } from "../runtime/metrics-exposition.ts";
-import { metricsSources, type MetricsSnapshot } from "./dashboard-metrics.ts";
+import { metricsSources } from "./dashboard-metrics.ts";
 
 /** A cluster job with the last lines of its logs. */
 export interface JobRow extends JobInfo {
@@ -73,8 +73,7 @@ const JOBS_WITH_TAILS = 20;
 
 /** This process's runtime, and the metrics of it and every process it started (zero unless FRAY_METRICS=1). */
 export function runtimeSources(): DashboardSources {
-  // prom-client's JSON, of which MetricFamily reads the fields it needs.
-  return { runtime: () => runtimeSnapshot(), ...metricsSources(collectMetrics as () => Promise<unknown> as () => Promise<MetricsSnapshot>) };
+  return { runtime: () => runtimeSnapshot(), ...metricsSources(collectMetrics) };
 }
 
 /** A cluster's jobs (the newest with their log tails) and its namespace's actors. */
