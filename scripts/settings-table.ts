@@ -20,8 +20,8 @@ export function settingsSection(): string {
   return [
     HEADING,
     "",
-    "Every timeout and limit is one setting with an environment override (milliseconds, or bytes);",
-    "an empty variable counts as unset. Each is declared once, in `src/runtime/settings.ts`, which",
+    "Every timeout and limit is one setting with an environment override (milliseconds, bytes, or a",
+    "count); an empty variable counts as unset. Each is declared once, in `src/runtime/settings.ts`, which",
     "these tables are printed from (`npm run settings-table -- --write`).",
     "",
     ...table("what it bounds", all.filter(isNumberSetting)),

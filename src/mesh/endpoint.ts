@@ -1,14 +1,14 @@
 // Endpoints and their adverbs. Every adverb sends at call time; arguments are
 // encoded once, at the call site (so an unsendable argument throws there and
 // nothing is sent), and the same bytes go to every rank.
-import { encodeArguments, encodePlain } from "../wire/codec.ts";
+import { encodeArguments } from "../wire/codec.ts";
 import { DecodingError, FrameError } from "../wire/errors.ts";
 import { checkArity } from "../runtime/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
-import type { Call, PortRef, RawExtent } from "../runtime/messages.ts";
+import type { CallFields, PortRef, RawExtent } from "../runtime/messages.ts";
 import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/metrics.ts";
-import { Proc } from "../runtime/proc.ts";
+import { Proc, type CallGroup } from "../runtime/proc.ts";
 import { ActorError, SupervisionError, describeRank, type RankLocation } from "./errors.ts";
 import type { Shape } from "./shape.ts";
 import { ValueMesh } from "./value-mesh.ts";
@@ -57,12 +57,9 @@ export interface MeshTarget {
 type Reply = (rank: number, ok: boolean, value: unknown) => void;
 
 /** The ranks of a call that live in one process. */
-interface Group {
-  readonly addr: string;
+interface Group extends CallGroup {
   readonly members: number[];
   readonly ranks: number[];
-  /** The encoded header of a one-way call to this group, made once. */
-  oneWay?: Uint8Array;
 }
 
 export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
@@ -214,11 +211,8 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     mesh.whenSendable(
       () => {
         if (metricsOn) this.#count(groups, encodedBytes(payload));
-        for (const g of groups) {
-          const extra = { ...(mesh.sel ? { sel: mesh.sel } : {}), ...(mesh.version ? { v: mesh.version } : {}) };
-          if (reply) proc.send(g.addr, { k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, reply, ...extra }, payload);
-          else proc.sendRepeated(g.addr, (g.oneWay ??= encodePlain({ k: "msg", mesh: mesh.id, members: g.members, ranks: g.ranks, m: name, ext: mesh.rawExtent, ...extra } satisfies Call)), payload);
-        }
+        const fields: CallFields = { mesh: mesh.id, m: name, ext: mesh.rawExtent, ...(reply ? { reply } : {}), ...(mesh.sel ? { sel: mesh.sel } : {}), ...(mesh.version ? { v: mesh.version } : {}) };
+        proc.sendCall(fields, groups, payload);
       },
       (error) => {
         finish();

@@ -9,18 +9,22 @@ import { isNumberSetting, SETTINGS, type NumberSetting, type Setting, type Setti
 type Settings = typeof SETTINGS;
 type ValueOf<S> = S extends NumberSetting ? number : S extends { readonly default: string } ? string : string | undefined;
 
-const UNITS: Record<NumberSetting["kind"], string> = { ms: "milliseconds", bytes: "bytes" };
+const UNITS: Record<NumberSetting["kind"], string> = { ms: "milliseconds", bytes: "bytes", count: "" };
 
 function readNumber(setting: NumberSetting): number {
-  const { env: name, default: fallback, max } = setting;
+  const { env: name, default: fallback, min, max } = setting;
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) {
-    throw new RangeError(`${name}=${JSON.stringify(raw)} is not a non-negative number of ${UNITS[setting.kind]}; unset it or give e.g. ${name}=${fallback}`);
+  if (setting.kind === "count" ? !Number.isInteger(value) || value < 0 : !Number.isFinite(value) || value < 0) {
+    const what = setting.kind === "count" ? "a whole number" : `a non-negative number of ${UNITS[setting.kind]}`;
+    throw new RangeError(`${name}=${JSON.stringify(raw)} is not ${what}; unset it or give e.g. ${name}=${fallback}`);
+  }
+  if (min !== undefined && value < min) {
+    throw new RangeError(`${name}=${value} is less than the least allowed, ${min}; give at least that, e.g. ${name}=${fallback}`);
   }
   if (max !== undefined && value > max) {
-    throw new RangeError(`${name}=${value} is more than the most allowed, ${max} ${UNITS[setting.kind]}; give at most that, e.g. ${name}=${fallback}`);
+    throw new RangeError(`${name}=${value} is more than the most allowed, ${`${max} ${UNITS[setting.kind]}`.trim()}; give at most that, e.g. ${name}=${fallback}`);
   }
   return value;
 }

@@ -69,6 +69,11 @@ export class Connections {
     return link;
   }
 
+  /** Whether the link to `addr` exists and is connected. */
+  connected(addr: string): boolean {
+    return this.#links.get(addr)?.connected ?? false;
+  }
+
   /** Declares that `addr` (a child being started) will dial us; frames to it wait for that. */
   expectPeer(addr: string): Promise<void> {
     return this.#waitingLink(addr).attached;

@@ -40,15 +40,9 @@ export interface Spawn {
   readonly origin?: string;
 }
 
-/**
- * Call an endpoint on the actors `${mesh}.${members[i]}` of one process, in
- * that order. Payload: arguments. `ranks[i]` is each receiver's rank within `ext`.
- */
-export interface Call {
-  readonly k: "msg";
+/** What a call says the same to every process it goes to. */
+export interface CallFields {
   readonly mesh: string;
-  readonly members: readonly number[];
-  readonly ranks: readonly number[];
   readonly m: string;
   readonly ext: RawExtent;
   readonly reply?: PortRef;
@@ -56,6 +50,50 @@ export interface Call {
   readonly sel?: readonly number[];
   /** How many times the mesh's members moved (respawns), as the sender knows it: collectives regroup when it changes. */
   readonly v?: number;
+}
+
+/**
+ * Call an endpoint on the actors `${mesh}.${members[i]}` of one process, in
+ * that order. Payload: arguments. `ranks[i]` is each receiver's rank within `ext`.
+ */
+export interface Call extends CallFields {
+  readonly k: "msg";
+  readonly members: readonly number[];
+  readonly ranks: readonly number[];
+  /**
+   * Its number among the sender's calls to this process, once the sender has
+   * cast to it through relays (call-order.ts): the receiver runs calls in
+   * that order whichever way they came. Absent: the link's order is the order.
+   */
+  readonly q?: number;
+}
+
+/** One process's part of a cast: its members and their ranks, and the call's number from the origin to it. */
+export type CastPart = readonly [addr: string, members: readonly number[], ranks: readonly number[], q: number];
+
+/**
+ * A call cast down a tree (call-sender.ts): the receiver runs `d[0]` (its own
+ * part) and forwards the rest, split into at most FRAY_CAST_FANOUT subtrees,
+ * each to its first process. Payload: arguments, forwarded as they came.
+ */
+export interface Cast extends CallFields {
+  readonly k: "cast";
+  /** The process that made the call. */
+  readonly o: string;
+  readonly d: readonly CastPart[];
+}
+
+/** To a cast's origin: every numbered call from it up to `q` has run here (it may forget them). */
+export interface CastAck {
+  readonly k: "cast-ack";
+  readonly q: number;
+}
+
+/** To a cast's origin, from a relay: the process at `addr` that it forwarded to cannot be reached. */
+export interface CastLost {
+  readonly k: "cast-lost";
+  readonly addr: string;
+  readonly why: string;
 }
 
 /** A value (or, with `err`, an error) sent to a port. Payload: the value. */
@@ -199,4 +237,4 @@ export interface MetricsRequest {
   readonly reply: PortRef;
 }
 
-export type Header = Hello | Spawn | Call | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs | BufferRead | BufferWrite | BufferDrop | MetricsRequest | LogLines;
+export type Header = Hello | Spawn | Call | Cast | CastAck | CastLost | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs | BufferRead | BufferWrite | BufferDrop | MetricsRequest | LogLines;

@@ -1,6 +1,7 @@
 // A Proc is one OS process's place in the runtime: it listens on an address,
 // hosts actors, owns ports, and keeps one Link to every peer it talks to.
-// Messages go straight from proc to proc; nothing is relayed. The Proc routes;
+// Messages go straight from proc to proc, except calls to many processes, which
+// are cast down a tree of relays (call-sender.ts, call-order.ts). The Proc routes;
 // the mechanisms live beside it: connections.ts (links; listener.ts, dialer.ts),
 // port-inbox.ts and port-outbox.ts (ports), parked-calls.ts (calls that overtake
 // their actor's spawn), supervisor.ts (failures), proc-directory.ts (where a
@@ -12,24 +13,27 @@ import type { Transport } from "../wire/transport.ts";
 import { ActorCell } from "./actor-cell.ts";
 import { BufferStore } from "./buffer-store.ts";
 import { BulkLinks, replyOn } from "./bulk-links.ts";
+import { CallOrder } from "./call-order.ts";
+import { CallSender, type CallGroup } from "./call-sender.ts";
 import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
 import { CollectiveInbox } from "./collective-inbox.ts";
 import { Connections } from "./connections.ts";
+import { ConnectionError } from "./errors.ts";
 import { privateSocketDir } from "./listener.ts";
 import { ParkedCalls } from "./parked-calls.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
 import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
 import { setWirePortSender, type PortOwner } from "./port.ts";
-import type { Header, PortRef } from "./messages.ts";
+import type { Call, CallFields, Header, PortRef } from "./messages.ts";
 import { answerMetrics } from "./metrics-collect.ts";
 import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes, watchMailboxes } from "./metrics.ts";
 import { SupervisionError } from "./supervision.ts";
 import { splitKey, Supervisor } from "./supervisor.ts";
 import { receiveLog } from "./worker-output.ts";
 
-export type { PortHandler };
+export type { CallGroup, PortHandler };
 
 /** Called when a peer process can no longer be reached. */
 export type PeerLostHandler = (addr: string, error: Error) => void;
@@ -58,6 +62,8 @@ export class Proc implements PortOwner {
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  readonly #calls: CallSender;
+  readonly #order = new CallOrder((origin, q) => this.send(origin, { k: "cast-ack", q }));
 
   private constructor(readonly addr: string, private readonly serving: boolean) {
     this.#parked = new ParkedCalls(addr, (call, rank, error) => {
@@ -70,6 +76,12 @@ export class Proc implements PortOwner {
         if (workerOf(peer) === this.addr) this.#directory.report(peer, port); // one of ours
       },
       locate: (worker, addr, deadline) => locate(this, worker, addr, deadline),
+    });
+    this.#calls = new CallSender({
+      addr,
+      connected: (peer) => this.#connections.connected(peer),
+      deadProc: (peer) => this.supervisor.deadProc(peer),
+      sendEncoded: (peer, kind, header, payload, repeatable) => this.#sendEncoded(peer, kind, header, payload, repeatable),
     });
     this.bulkLinks = new BulkLinks(addr, (worker, at, deadline) => locate(this, worker, at, deadline), (header, frame, peer) => this.#dispatch(header, frame, peer));
   }
@@ -130,17 +142,24 @@ export class Proc implements PortOwner {
 
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
-    if (this.supervisor.deadProc(addr)) return; // nobody to receive it
-    const bytes = encodePlain(header);
-    if (metricsOn) countFrameOut(header.k, bytes.length + encodedBytes(payload));
-    this.#connections.link(addr).send(bytes, payload);
+    this.#sendEncoded(addr, header.k, encodePlain(header), payload, false);
   }
 
-  /** `send` with a header encoded once by `encodePlain` and reused: it crosses each link once. */
-  sendRepeated(addr: string, header: Uint8Array, payload?: Encoded): void {
-    if (this.supervisor.deadProc(addr)) return;
-    if (metricsOn) countFrameOut("msg", header.length + encodedBytes(payload)); // only one-way calls are sent this way
-    this.#connections.link(addr).send(header, payload, true);
+  /**
+   * Sends a call to the processes of `groups` (in rank order), straight or
+   * cast down a tree of relays when they are more than FRAY_CAST_FANOUT; calls
+   * from here to each run in the order they were sent (call-sender.ts).
+   */
+  sendCall(fields: CallFields, groups: readonly CallGroup[], payload: Encoded): void {
+    this.#calls.send(fields, groups, payload);
+  }
+
+  /** Sends an encoded header (`repeatable`: the same bytes each time, which cross each link once); false if `addr` is gone. */
+  #sendEncoded(addr: string, kind: Header["k"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean {
+    if (this.supervisor.deadProc(addr)) return false; // nobody to receive it
+    if (metricsOn) countFrameOut(kind, header.length + encodedBytes(payload));
+    this.#connections.link(addr).send(header, payload, repeatable);
+    return true;
   }
 
   /** Tells the owner at `addr` that actor `${meshId}.${member}` failed. */
@@ -230,6 +249,8 @@ export class Proc implements PortOwner {
     this.#directory.forget(addr, error);
     if (!this.#connections.drop(addr)) return;
     this.supervisor.procLost(addr, error, isFailure);
+    this.#order.forget(addr);
+    this.#calls.lost(addr, error.message);
     const reported = isFailure ? error : new SupervisionError(error.message, { cause: error });
     for (const handler of [...this.#peerLost]) handler(addr, reported);
   }
@@ -246,25 +267,45 @@ export class Proc implements PortOwner {
     setImmediate(() => process.exit(0)); // after the transports' next-tick flush
   }
 
+  /** Runs a call on its actors here, in the order of its members. */
+  #runCall(call: Call, frame: Frame): void {
+    const { mesh, members, ranks } = call;
+    const dead = this.supervisor.deadMembers(mesh);
+    for (let i = 0; i < members.length; i++) {
+      const actor = `${mesh}.${members[i]}`;
+      const cell = this.actors.get(actor);
+      const gone = cell ? undefined : dead?.get(members[i]);
+      if (cell) cell.deliver(call, ranks[i], frame, i === 0);
+      else if (gone) {
+        if (call.reply) this.sendToPort(call.reply, ranks[i], gone, true);
+      } else this.#parked.park(actor, call, ranks[i], frame); // it may overtake the actor's spawn
+    }
+  }
+
   /** Handles a frame from the proc at `peer`. */
   #dispatch(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
     if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
     if (metricsOn) countFrameIn(header.k, frame.header.length + payloadBytes(frame));
     switch (header.k) {
-      case "msg": {
-        const { mesh, members, ranks } = header;
-        const dead = this.supervisor.deadMembers(mesh);
-        for (let i = 0; i < members.length; i++) {
-          const actor = `${mesh}.${members[i]}`;
-          const cell = this.actors.get(actor);
-          const gone = cell ? undefined : dead?.get(members[i]);
-          if (cell) cell.deliver(header, ranks[i], frame, i === 0);
-          else if (gone) {
-            if (header.reply) this.sendToPort(header.reply, ranks[i], gone, true);
-          } else this.#parked.park(actor, header, ranks[i], frame); // it may overtake the actor's spawn
-        }
+      case "msg":
+        if (header.q === undefined) {
+          this.#runCall(header, frame);
+          this.#order.ranUnnumbered(peer);
+        } else this.#order.numbered(peer, header.q, () => this.#runCall(header, frame));
+        return;
+      case "cast": {
+        this.#calls.relay(header, { body: frame.payload, attachments: frame.attachments });
+        const [, members, ranks, q] = header.d[0];
+        const call: Call = { k: "msg", mesh: header.mesh, m: header.m, ext: header.ext, reply: header.reply, sel: header.sel, v: header.v, members, ranks };
+        this.#order.numbered(header.o, q, () => this.#runCall(call, frame));
         return;
       }
+      case "cast-ack":
+        this.#calls.acknowledged(peer, header.q);
+        return;
+      case "cast-lost":
+        this.peerLost(header.addr, new ConnectionError(`${header.addr} cannot be reached from ${peer}, which relays calls to it: ${header.why}`));
+        return;
       case "fault": {
         let cause: Error;
         try {

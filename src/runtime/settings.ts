@@ -6,12 +6,14 @@
 // In the spirit of hyperactor's config.rs `declare_attrs!`.
 import { MAX_FRAME_BYTES } from "../wire/frame.ts";
 
-/** A number of milliseconds or bytes with a default; an empty variable counts as unset. */
+/** A number of milliseconds, bytes or things with a default; an empty variable counts as unset. */
 export interface NumberSetting {
   readonly env: `FRAY_${string}`;
-  readonly kind: "ms" | "bytes";
+  /** "count": a whole number of things (procs, …). */
+  readonly kind: "ms" | "bytes" | "count";
   readonly default: number;
-  /** The largest value allowed, if there is one. */
+  /** The smallest and largest values allowed, if there are such. */
+  readonly min?: number;
   readonly max?: number;
   /** What it bounds, as README's table says it. */
   readonly doc: string;
@@ -34,7 +36,7 @@ export interface TextSetting {
 export type Setting = NumberSetting | TextSetting;
 
 export function isNumberSetting(setting: Setting): setting is NumberSetting {
-  return setting.kind === "ms" || setting.kind === "bytes";
+  return setting.kind === "ms" || setting.kind === "bytes" || setting.kind === "count";
 }
 
 const ms = (env: `FRAY_${string}`, value: number, doc: string): NumberSetting => ({ env, kind: "ms", default: value, doc });
@@ -49,6 +51,13 @@ export const SETTINGS = {
   heartbeatIntervalMs: ms("FRAY_HEARTBEAT_INTERVAL_MS", 1_000, "how often a parent pings each worker process"),
   // Short: a remote host's worker only serves, so silence means the host or the network is down.
   hostTimeoutMs: ms("FRAY_HOST_TIMEOUT_MS", 4_000, "silence of a remote host's worker after which its ranks fail (a cut network closes no connection)"),
+  castFanout: {
+    env: "FRAY_CAST_FANOUT",
+    kind: "count",
+    default: 16,
+    min: 2,
+    doc: "how many processes a call to a mesh is sent to directly; a call to more goes to one relay per subtree (a process of it), which forwards it on, so each process sends at most this many copies (Monarch's casting tree)",
+  },
   terminateGraceMs: ms(
     "FRAY_TERMINATE_GRACE_MS",
     5_000,
@@ -170,5 +179,7 @@ export function shownDefault(setting: Setting): string {
 
 /** What README says a setting bounds or names, with its upper limit. */
 export function shownDoc(setting: Setting): string {
-  return isNumberSetting(setting) && setting.max !== undefined ? `${setting.doc} (at most ${setting.max})` : setting.doc;
+  if (!isNumberSetting(setting)) return setting.doc;
+  const bounds = [setting.min !== undefined && `at least ${setting.min}`, setting.max !== undefined && `at most ${setting.max}`].filter(Boolean);
+  return bounds.length ? `${setting.doc} (${bounds.join(", ")})` : setting.doc;
 }
