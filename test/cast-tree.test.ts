@@ -11,9 +11,10 @@ import { isAlive, track, waitForExit } from "./helpers.ts";
 // Set before the runtime loads: metrics (to count the frames the client sends) and the fan-out, which workers inherit.
 process.env.FRAY_METRICS = "1";
 process.env.FRAY_CAST_FANOUT = "3";
-const { SupervisionError, setUnhandledFaultHook, thisHost } = await import("../src/mesh.ts");
+const { Channel, SupervisionError, setUnhandledFaultHook, thisHost } = await import("../src/mesh.ts");
 const { framesOut } = await import("../src/runtime/metrics.ts");
 const { Recorder } = await import("./fixtures/actors.ts");
+const { Tally } = await import("./fixtures/cast-actors.ts");
 
 const HOSTS = 13;
 const N = 10_000;
@@ -69,6 +70,18 @@ describe("casting tree", () => {
     for (let i = 0; i < 1_000; i++) members.record.broadcast(i);
     const counts = (await recorders.count.call()).values();
     assert.deepEqual(counts, Array.from({ length: HOSTS }, (_, r) => (r >= 2 && r < 11 ? 1_000 : 0)));
+  });
+
+  it("stopping a mesh right after casting to it runs every cast first", async () => {
+    const [port, stopped] = Channel.open<number>();
+    const tallies = procs.spawn("tallies", Tally, port);
+    await tallies.initialized;
+    for (let i = 0; i < 1_000; i++) tallies.record.broadcast(i);
+    await tallies.stop();
+    const counts: number[] = [];
+    for (let r = 0; r < HOSTS; r++) counts.push(await stopped.recv());
+    stopped.close();
+    assert.deepEqual(counts, Array(HOSTS).fill(1_000));
   });
 
   it("a relay killed mid-stream fails only its own rank; the ranks below it get every broadcast once, in order", async () => {

@@ -22,6 +22,8 @@ interface FromSender {
   /** Numbered calls that ran since the last acknowledgement. */
   unacked: number;
   timer: NodeJS.Timeout | null;
+  /** What waits for a number of its calls to have run (whenRan). */
+  waiting: Array<[count: number, then: () => void]> | null;
 }
 
 export class CallOrder {
@@ -34,17 +36,18 @@ export class CallOrder {
   ranUnnumbered(peer: string): void {
     const from = this.#from.get(peer);
     if (!from) {
-      this.#from.set(peer, { ran: 1, early: null, unacked: 0, timer: null });
+      this.#from.set(peer, { ran: 1, early: null, unacked: 0, timer: null, waiting: null });
       return;
     }
     from.ran++;
     if (from.early) this.#runEarly(peer, from);
+    else if (from.waiting) this.#wake(from);
   }
 
   /** Numbered call `q` from `origin`: `run` now if it is next, once its turn comes if it is early, never if it is a copy. */
   numbered(origin: string, q: number, run: () => void): void {
     let from = this.#from.get(origin);
-    if (!from) this.#from.set(origin, (from = { ran: 0, early: null, unacked: 0, timer: null }));
+    if (!from) this.#from.set(origin, (from = { ran: 0, early: null, unacked: 0, timer: null, waiting: null }));
     if (q <= from.ran) return; // a copy of one that ran
     if (q > from.ran + 1) {
       const early = (from.early ??= new Map());
@@ -55,6 +58,14 @@ export class CallOrder {
     from.ran = q;
     this.#counted(origin, from, 1);
     if (from.early) this.#runEarly(origin, from);
+  }
+
+  /** Runs `then` once the first `count` calls from `origin` ran here. */
+  whenRan(origin: string, count: number, then: () => void): void {
+    const from = this.#from.get(origin);
+    if ((from?.ran ?? 0) >= count) then();
+    else if (from) (from.waiting ??= []).push([count, then]);
+    else this.#from.set(origin, { ran: 0, early: null, unacked: 0, timer: null, waiting: [[count, then]] });
   }
 
   /** `origin` is gone: nothing it sent is coming any more, and it wants no acknowledgement. */
@@ -77,8 +88,17 @@ export class CallOrder {
     if (ran) this.#counted(origin, from, ran);
   }
 
+  #wake(from: FromSender): void {
+    const due = from.waiting!.filter(([count]) => from.ran >= count);
+    if (!due.length) return;
+    from.waiting = from.waiting!.filter(([count]) => from.ran < count);
+    if (!from.waiting.length) from.waiting = null;
+    for (const [, then] of due) then();
+  }
+
   #counted(origin: string, from: FromSender, ran: number): void {
     from.unacked += ran;
+    if (from.waiting) this.#wake(from);
     if (from.unacked >= ACK_EVERY) this.#acknowledge(origin, from);
     else if (!from.timer) {
       from.timer = setTimeout(() => this.#acknowledge(origin, from), ACK_AFTER_MS);

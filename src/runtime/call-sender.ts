@@ -90,6 +90,11 @@ export class CallSender {
     }
   }
 
+  /** How many calls went to `addr`, if they are numbered (what a later stop or exit must wait for there); else undefined. */
+  numberedCalls(addr: string): number | undefined {
+    return this.#numbered.has(addr) ? this.#sent.get(addr) : undefined;
+  }
+
   /** `addr` acknowledged our calls up to `q`. */
   acknowledged(addr: string, q: number): void {
     if (q > (this.#acked.get(addr) ?? 0)) this.#acked.set(addr, q);

@@ -128,6 +128,8 @@ export interface Stop {
   readonly mesh: string;
   readonly members: readonly number[];
   readonly reply: PortRef;
+  /** Once the sender's first `after` calls here ran: they may still be on their way through relays (call-order.ts). */
+  readonly after?: number;
 }
 
 /** Heartbeat: answer on `reply` if alive. */
@@ -190,6 +192,8 @@ export interface LogLines {
 /** Ask a process to exit. */
 export interface Exit {
   readonly k: "exit";
+  /** As Stop's. */
+  readonly after?: number;
 }
 
 /**

@@ -142,6 +142,11 @@ export class Proc implements PortOwner {
 
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
+    if (header.k === "stop" || header.k === "exit") {
+      // After the calls sent before it, which may be on their way through relays.
+      const after = this.#calls.numberedCalls(addr);
+      if (after !== undefined) header = { ...header, after };
+    }
     this.#sendEncoded(addr, header.k, encodePlain(header), payload, false);
   }
 
@@ -282,6 +287,16 @@ export class Proc implements PortOwner {
     }
   }
 
+  /** Stops actors of a mesh after the messages already queued for them; each answers with its member index. */
+  #stopActors(stop: Extract<Header, { k: "stop" }>): void {
+    for (const member of stop.members) {
+      const cell = this.actors.get(`${stop.mesh}.${member}`);
+      const answer = () => this.sendToPort(stop.reply, member, null, false);
+      if (cell) cell.stop().then(answer);
+      else answer();
+    }
+  }
+
   /** Handles a frame from the proc at `peer`. */
   #dispatch(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
     if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
@@ -316,15 +331,10 @@ export class Proc implements PortOwner {
         this.supervisor.fault(header.mesh, header.member, cause);
         return;
       }
-      case "stop": {
-        for (const member of header.members) {
-          const cell = this.actors.get(`${header.mesh}.${member}`);
-          const answer = () => this.sendToPort(header.reply, member, null, false);
-          if (cell) cell.stop().then(answer);
-          else answer();
-        }
+      case "stop":
+        if (header.after === undefined) this.#stopActors(header);
+        else this.#order.whenRan(peer, header.after, () => this.#stopActors(header));
         return;
-      }
       case "ping":
         this.sendToPort(header.reply, 0, null, false);
         return;
@@ -367,7 +377,7 @@ export class Proc implements PortOwner {
         this.buffers.serve(header, frame, bulk ? replyOn(bulk) : (ref, value, isError) => this.sendToPort(ref, 0, value, isError));
         return;
       case "exit":
-        if (this.serving) void this.#exit();
+        if (this.serving) this.#order.whenRan(peer, header.after ?? 0, () => void this.#exit());
         return;
       case "log":
         receiveLog(header, peer);
