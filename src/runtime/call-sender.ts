@@ -20,7 +20,7 @@
 //   the origins of what it forwarded (`cast-lost`): for them it is lost too.
 import { encodePlain, type Encoded } from "../wire/codec.ts";
 import { config } from "./config.ts";
-import { subtrees } from "./cast-tree.ts";
+import { expandRunLengths, RelayPlans, runLengths, runsOf, type Run } from "./cast-plan.ts";
 import type { Call, CallFields, Cast, CastPart, Header } from "./messages.ts";
 
 /** The ranks of a call that live in one process. */
@@ -43,14 +43,22 @@ export interface CallSenderHost {
   sendEncoded(addr: string, kind: Header["k"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean;
 }
 
+/** The tree of a mesh's processes, made once for a set of groups (the endpoint keeps its set while nothing moves). */
+interface Plan {
+  readonly fanout: number;
+  readonly runs: readonly Run[];
+}
+
 /** A cast that went through relays, until the processes past them acknowledge it. */
 interface Kept {
   readonly fields: CallFields;
   readonly payload: Encoded;
-  /** The processes it was sent to, each the head of a run… */
-  readonly heads: readonly string[];
-  /** …and its parts that went through them. */
-  readonly parts: readonly CastPart[];
+  readonly runs: readonly Run[];
+  /** The call's number at each part of each run; null: the run was not sent. */
+  readonly qs: readonly (readonly number[] | null)[];
+  /** Where the last look for parts that need sending again stopped: run, and part in it (heads, part 0, got it straight). */
+  run: number;
+  part: number;
 }
 
 export class CallSender {
@@ -58,10 +66,13 @@ export class CallSender {
   #sent = new Map<string, number>();
   /** Processes this one cast to: every later call to them is numbered. */
   #numbered = new Set<string>();
+  #plans = new WeakMap<readonly CallGroup[], Plan>();
+  #trees = 0;
   #kept: Kept[] = [];
   /** The number up to which each process acknowledged our calls. */
   #acked = new Map<string, number>();
-  /** As a relay: the origins of the casts forwarded to each process. */
+  /** As a relay: the trees it heads runs of, and the origins of the casts forwarded to each process. */
+  #relayPlans = new RelayPlans();
   #forwarded = new Map<string, Set<string>>();
 
   constructor(private readonly host: CallSenderHost) {}
@@ -75,19 +86,23 @@ export class CallSender {
     for (const g of groups) this.#straight(fields, g, payload);
   }
 
-  /** Forwards the rest of a cast that came here; its first part is this process's own. */
-  relay(cast: Cast, payload: Encoded): void {
-    if (cast.d.length < 2) return;
-    for (const run of subtrees(cast.d.slice(1), config.castFanout)) {
-      const head = run[0][0];
-      if (!this.host.sendEncoded(head, "cast", encodePlain({ ...cast, d: run } satisfies Cast), payload, false)) {
-        this.#tellLost(cast.o, head, this.host.deadProc(head)?.message ?? "gone");
+  /** Forwards the rest of a cast that came here; returns this process's own part and its number. */
+  relay(cast: Cast, payload: Encoded): [own: CastPart, q: number] {
+    const { own, runs } = this.#relayPlans.plan(cast.o, cast.tid ?? undefined, cast.t, config.castFanout);
+    const qs = expandRunLengths(cast.q);
+    let at = 1;
+    for (const run of runs) {
+      const sent = this.#sendRun(cast.o, fieldsOf(cast), run, qs.slice(at, at + run.parts.length), payload);
+      at += run.parts.length;
+      if (!sent) {
+        this.#tellLost(cast.o, run.head, this.host.deadProc(run.head)?.message ?? "gone");
         continue;
       }
-      let origins = this.#forwarded.get(head);
-      if (!origins) this.#forwarded.set(head, (origins = new Set()));
+      let origins = this.#forwarded.get(run.head);
+      if (!origins) this.#forwarded.set(run.head, (origins = new Set()));
       origins.add(cast.o);
     }
+    return [own, qs[0]];
   }
 
   /** How many calls went to `addr`, if they are numbered (what a later stop or exit must wait for there); else undefined. */
@@ -98,7 +113,7 @@ export class CallSender {
   /** `addr` acknowledged our calls up to `q`. */
   acknowledged(addr: string, q: number): void {
     if (q > (this.#acked.get(addr) ?? 0)) this.#acked.set(addr, q);
-    while (this.#kept.length && this.#kept[0].parts.every((p) => this.#done(p))) this.#kept.shift();
+    while (this.#kept.length && this.#settled(this.#kept[0])) this.#kept.shift();
   }
 
   /** `addr` is lost: what it may not have passed on goes again to the rest, and origins we forwarded to it learn of it. */
@@ -106,14 +121,24 @@ export class CallSender {
     this.#sent.delete(addr);
     this.#numbered.delete(addr);
     this.#acked.delete(addr);
+    this.#relayPlans.forget(addr);
     const origins = this.#forwarded.get(addr);
     this.#forwarded.delete(addr);
     for (const origin of origins ?? []) if (origin !== addr) this.#tellLost(origin, addr, why);
-    if (!this.#kept.some((k) => k.heads.includes(addr) || k.parts.some((p) => p[0] === addr))) return;
+    if (!this.#kept.some((k) => k.runs.some((r) => r.parts.some((p) => p[0] === addr)))) return;
     const fanout = config.castFanout;
     for (const kept of this.#kept) {
-      const rest = kept.parts.filter((p) => p[0] !== addr && !this.#done(p));
-      for (const run of subtrees(rest, fanout)) this.#sendRun(kept.fields, run, kept.payload);
+      const parts: CastPart[] = [];
+      const qs: number[] = [];
+      kept.runs.forEach((run, i) => {
+        const numbers = kept.qs[i];
+        if (numbers) for (let j = 1; j < run.parts.length; j++) if (run.parts[j][0] !== addr && !this.#done(run.parts[j], numbers[j])) (parts.push(run.parts[j]), qs.push(numbers[j]));
+      });
+      let at = 0;
+      for (const run of runsOf(parts, fanout)) {
+        this.#sendRun(this.host.addr, kept.fields, run, qs.slice(at, at + run.parts.length), kept.payload);
+        at += run.parts.length;
+      }
     }
   }
 
@@ -128,40 +153,63 @@ export class CallSender {
   }
 
   #cast(fields: CallFields, groups: readonly CallGroup[], payload: Encoded, fanout: number): void {
-    const parts: CastPart[] = [];
-    for (const g of groups) {
-      if (this.host.connected(g.addr)) parts.push([g.addr, g.members, g.ranks, (this.#sent.get(g.addr) ?? 0) + 1]);
-      else this.#straight(fields, g, payload); // connects it, for the next cast
-    }
-    if (parts.length <= fanout) {
-      for (const [addr, members, ranks] of parts) this.#straight(fields, { addr, members, ranks }, payload);
-      return;
-    }
-    const heads: string[] = [];
-    const relayed: CastPart[] = [];
-    for (const run of subtrees(parts, fanout)) {
-      if (!this.#sendRun(fields, run, payload)) continue;
-      for (const [addr, , , q] of run) {
-        this.#sent.set(addr, q);
-        this.#numbered.add(addr);
+    let plan = this.#plans.get(groups);
+    if (!plan || plan.fanout !== fanout) {
+      const parts: CastPart[] = [];
+      for (const g of groups) {
+        if (this.host.connected(g.addr)) parts.push([g.addr, g.members, g.ranks]);
+        else this.#straight(fields, g, payload); // connects it, for the next cast
       }
-      if (run.length > 1) heads.push(run[0][0]);
-      for (let i = 1; i < run.length; i++) relayed.push(run[i]);
+      if (parts.length <= fanout) {
+        for (const [addr, members, ranks] of parts) this.#straight(fields, { addr, members, ranks }, payload);
+        return;
+      }
+      // Kept only when every process is connected; a lost one makes the endpoint pass other groups.
+      const whole = parts.length === groups.length;
+      plan = { fanout, runs: runsOf(parts, fanout, whole ? String(this.#trees++) : undefined) };
+      if (whole) this.#plans.set(groups, plan);
     }
-    if (relayed.length) this.#kept.push({ fields, payload, heads, parts: relayed });
+    const qs = plan.runs.map((run) => {
+      const numbers = run.parts.map(([addr]) => (this.#sent.get(addr) ?? 0) + 1);
+      if (!this.#sendRun(this.host.addr, fields, run, numbers, payload)) return null;
+      run.parts.forEach(([addr], j) => {
+        this.#sent.set(addr, numbers[j]);
+        this.#numbered.add(addr);
+      });
+      return numbers;
+    });
+    if (plan.runs.some((run) => run.parts.length > 1)) this.#kept.push({ fields, payload, runs: plan.runs, qs, run: 0, part: 1 });
   }
 
   /** Sends a run of a cast to its head, which runs its own part and forwards the rest. */
-  #sendRun(fields: CallFields, run: readonly CastPart[], payload: Encoded): boolean {
-    return this.host.sendEncoded(run[0][0], "cast", encodePlain({ k: "cast", o: this.host.addr, ...fields, d: run } satisfies Cast), payload, false);
+  #sendRun(origin: string, fields: CallFields, run: Run, qs: readonly number[], payload: Encoded): boolean {
+    const cast: Cast = { k: "cast", o: origin, ...fields, t: run.t, q: runLengths(qs), ...(run.tid === undefined ? {} : { tid: run.tid }) };
+    return this.host.sendEncoded(run.head, "cast", encodePlain(cast), payload, false);
   }
 
-  /** Whether a kept part needs no sending again: acknowledged, or its process is gone. */
-  #done(part: CastPart): boolean {
-    return (this.#acked.get(part[0]) ?? 0) >= part[3] || this.host.deadProc(part[0]) !== undefined;
+  /** Whether every part of a kept cast past a relay needs no sending again (resuming where the last look stopped). */
+  #settled(kept: Kept): boolean {
+    for (; kept.run < kept.runs.length; kept.run++, kept.part = 1) {
+      const { parts } = kept.runs[kept.run];
+      const numbers = kept.qs[kept.run];
+      if (!numbers) continue;
+      for (; kept.part < parts.length; kept.part++) if (!this.#done(parts[kept.part], numbers[kept.part])) return false;
+    }
+    return true;
+  }
+
+  /** Whether a part needs no sending again: it acknowledged call `q`, or its process is gone. */
+  #done(part: CastPart, q: number): boolean {
+    return (this.#acked.get(part[0]) ?? 0) >= q || this.host.deadProc(part[0]) !== undefined;
   }
 
   #tellLost(origin: string, addr: string, why: string): void {
     if (origin !== this.host.addr) this.host.sendEncoded(origin, "cast-lost", encodePlain({ k: "cast-lost", addr, why } satisfies Header), undefined, false);
   }
+}
+
+/** The fields of a call, from a cast that came. */
+function fieldsOf(cast: Cast): CallFields {
+  const { mesh, m, ext, reply, sel, v } = cast;
+  return { mesh, m, ext, ...(reply ? { reply } : {}), ...(sel ? { sel } : {}), ...(v ? { v } : {}) };
 }

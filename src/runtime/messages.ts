@@ -68,19 +68,24 @@ export interface Call extends CallFields {
   readonly q?: number;
 }
 
-/** One process's part of a cast: its members and their ranks, and the call's number from the origin to it. */
-export type CastPart = readonly [addr: string, members: readonly number[], ranks: readonly number[], q: number];
+/** One process's part of a cast: its members and their ranks. */
+export type CastPart = readonly [addr: string, members: readonly number[], ranks: readonly number[]];
 
 /**
- * A call cast down a tree (call-sender.ts): the receiver runs `d[0]` (its own
- * part) and forwards the rest, split into at most FRAY_CAST_FANOUT subtrees,
- * each to its first process. Payload: arguments, forwarded as they came.
+ * A call cast down a tree (call-sender.ts): the receiver runs the first part
+ * of `t` (its own) and forwards the rest, split into at most FRAY_CAST_FANOUT
+ * runs, each to its first process. Payload: arguments, forwarded as they came.
  */
 export interface Cast extends CallFields {
   readonly k: "cast";
   /** The process that made the call. */
   readonly o: string;
-  readonly d: readonly CastPart[];
+  /** The run's parts (CastPart[]), encoded once per tree (cast-plan.ts). */
+  readonly t: Uint8Array;
+  /** The call's number at each part, run-length encoded: [q, count, q, count, …]. */
+  readonly q: readonly number[];
+  /** The run's id in its origin's tree, under which relays remember `t` decoded and split; absent: a one-off. */
+  readonly tid?: string;
 }
 
 /** To a cast's origin: every numbered call from it up to `q` has run here (it may forget them). */

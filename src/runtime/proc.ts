@@ -309,8 +309,7 @@ export class Proc implements PortOwner {
         } else this.#order.numbered(peer, header.q, () => this.#runCall(header, frame));
         return;
       case "cast": {
-        this.#calls.relay(header, { body: frame.payload, attachments: frame.attachments });
-        const [, members, ranks, q] = header.d[0];
+        const [[, members, ranks], q] = this.#calls.relay(header, { body: frame.payload, attachments: frame.attachments });
         const call: Call = { k: "msg", mesh: header.mesh, m: header.m, ext: header.ext, reply: header.reply, sel: header.sel, v: header.v, members, ranks };
         this.#order.numbered(header.o, q, () => this.#runCall(call, frame));
         return;
