@@ -17,6 +17,7 @@ const groups = [
   ["observability", ["O1"]],
   ["cold-start", ["P6"]],
   ["scale", ["P7"]],
+  ["simulated", ["S2"]],
   ["failure", ["R1"]],
   ["namespace", ["A1", "A2"]],
   ["tasks", ["P1", "P5"]],
