@@ -14,6 +14,7 @@ import { BufferStore } from "./buffer-store.ts";
 import { BulkLinks, replyOn } from "./bulk-links.ts";
 import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
+import { messageContext } from "./context.ts";
 import { CollectiveInbox } from "./collective-inbox.ts";
 import { Connections } from "./connections.ts";
 import { privateSocketDir } from "./listener.ts";
@@ -58,6 +59,10 @@ export class Proc implements PortOwner {
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  /** How this proc ends when told to exit: its OS process does, or (a virtual proc) only itself. */
+  #end: () => void = () => process.exit(0);
+  /** Virtual procs alive in this OS process; while there are none, `current()` never looks at the message context. */
+  static #virtual = 0;
 
   private constructor(readonly addr: string, private readonly serving: boolean) {
     this.#parked = new ParkedCalls(addr, (call, rank, error) => {
@@ -81,6 +86,10 @@ export class Proc implements PortOwner {
 
   /** This process's Proc, created on first use. In a client it holds no event-loop reference. */
   static current(): Proc {
+    if (Proc.#virtual > 0) {
+      const inActor = messageContext.getStore()?.actor.proc; // code run by an actor of a virtual proc
+      if (inActor) return inActor;
+    }
     if (!g[CURRENT]) {
       const dir = privateSocketDir();
       const [proc, listening] = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
@@ -103,6 +112,34 @@ export class Proc implements PortOwner {
     const [proc, listening] = Proc.#listen(addr, true);
     await listening;
     return (g[CURRENT] = proc);
+  }
+
+  /**
+   * Starts one more Proc in this OS process at `addr` (a virtual proc, see
+   * virtual-proc.ts): its own listener, connections, ports and actors. Told to
+   * exit, or `end()`ed, it closes all of them and calls `ended`; the OS
+   * process goes on.
+   */
+  static async serveVirtual(addr: string, ended: () => void): Promise<Proc> {
+    const [proc, listening] = Proc.#listen(addr, true);
+    await listening.catch((err) => {
+      proc.#connections.close();
+      throw err;
+    });
+    Proc.#virtual++;
+    proc.#end = () => {
+      proc.#end = () => {};
+      Proc.#virtual--;
+      proc.#connections.close();
+      ended();
+    };
+    return proc;
+  }
+
+  /** Ends a virtual proc at once, as if its process were killed: no actor is stopped. */
+  end(): void {
+    if (this === g[CURRENT]) throw new Error("end() is for virtual procs; this is the process's own Proc");
+    this.#end();
   }
 
   static #listen(addr: string, serving: boolean): [Proc, Promise<void>] {
@@ -243,7 +280,7 @@ export class Proc implements PortOwner {
   async #exit(): Promise<void> {
     await Promise.all([...this.actors.values()].map((cell) => cell.stop()));
     this.#outbox.flush();
-    setImmediate(() => process.exit(0)); // after the transports' next-tick flush
+    setImmediate(() => this.#end()); // after the transports' next-tick flush
   }
 
   /** Handles a frame from the proc at `peer`. */

@@ -1,0 +1,101 @@
+// SimulatedJob: a simulator of many hosts on one machine, for tests and
+// benchmarks of large meshes. Each host is a virtual worker (a `fray worker`
+// living as a virtual proc, mesh/virtual-workers.ts), many to one OS process,
+// with the multi-host code path: TCP on 127.0.0.1, the token, remote host
+// agents, heartbeats and supervision. Not parallelism: every host shares this
+// machine's cores.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { availableParallelism } from "node:os";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { settingName } from "../runtime/config.ts";
+import { sessionToken } from "../runtime/credentials.ts";
+import { workerExecArgv } from "../runtime/host-agent.ts";
+import { hold, release } from "../runtime/keep-alive.ts";
+import { attachToWorkers } from "../mesh/workers.ts";
+import { Launcher, type LauncherState } from "./launcher.ts";
+
+export interface SimulatedJobOptions {
+  /** Meshes to provision: name → number of simulated hosts. */
+  readonly meshes: Readonly<Record<string, number>>;
+  /** OS processes the hosts of all meshes are packed into; default the smaller of the hosts and this machine's cores. */
+  readonly processes?: number;
+  /** The shared token; default this process's (FRAY_TOKEN, else the one it made). */
+  readonly token?: string;
+}
+
+const WORKER_MAIN = fileURLToPath(new URL(`./simulated-worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+
+export class SimulatedJob extends Launcher {
+  readonly #hosts: number;
+  readonly #processes: number;
+  readonly #token: string;
+  #workers: ChildProcess[] = [];
+
+  constructor(options: SimulatedJobOptions) {
+    super(options.meshes, "hosts");
+    this.#hosts = Object.values(options.meshes).reduce((a, b) => a + b, 0);
+    if (this.#hosts < 1) throw new RangeError("SimulatedJob needs at least one mesh: pass meshes like { hosts: 1024 }");
+    const processes = options.processes ?? Math.min(this.#hosts, availableParallelism());
+    if (!Number.isInteger(processes) || processes < 1 || processes > this.#hosts) {
+      throw new RangeError(`SimulatedJob option processes must be an integer from 1 to the number of hosts (${this.#hosts}), got ${processes}`);
+    }
+    this.#processes = processes;
+    this.#token = options.token ?? sessionToken();
+  }
+
+  protected async provision(): Promise<LauncherState> {
+    // Process i hosts every processes-th host from i: neighbouring ranks land in different processes.
+    const shares = Array.from({ length: this.#processes }, (_, i) => Math.floor((this.#hosts - i - 1) / this.#processes) + 1);
+    const started = await Promise.allSettled(shares.map((n) => this.#startProcess(n)));
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) {
+      await this.kill();
+      throw failed.reason;
+    }
+    const lists = started.map((s) => (s as PromiseFulfilledResult<string[]>).value);
+    const addrs = Array.from({ length: this.#hosts }, (_, h) => lists[h % this.#processes][Math.floor(h / this.#processes)]);
+    const result: LauncherState = {};
+    let next = 0;
+    for (const [name, n] of Object.entries(this.meshes)) {
+      result[name] = attachToWorkers(addrs.slice(next, (next += n)), { token: this.#token });
+    }
+    return result;
+  }
+
+  /** Starts one OS process of `hosts` virtual workers; resolves with their addresses. */
+  async #startProcess(hosts: number): Promise<string[]> {
+    // The token goes through the environment, never the command line.
+    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, String(hosts)], { env: { ...process.env, [settingName("token")]: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
+    this.#workers.push(child);
+    child.unref();
+    (child.stdin as unknown as { unref(): void }).unref();
+    const lines = createInterface({ input: child.stdout! });
+    const [first] = await Promise.race([once(lines, "line"), once(child, "exit").then(() => [null])]);
+    if (first === null) throw new Error(`a SimulatedJob process for ${hosts} hosts exited before it listened`);
+    // What its procs write outside a streamed actor (say, at exit) is printed here.
+    lines.on("line", (line) => process.stdout.write(`${line}\n`));
+    (child.stdout as unknown as { unref(): void }).unref();
+    return (first as string).replace(/^listening on /, "").split(" ");
+  }
+
+  /** Ends every process (and so every simulated host and proc). */
+  async kill(): Promise<void> {
+    hold();
+    await Promise.all(
+      this.#workers.map(async (w) => {
+        if (w.exitCode !== null || w.signalCode !== null) return;
+        const exited = once(w, "exit");
+        w.kill("SIGKILL");
+        await exited;
+      }),
+    ).finally(release);
+    this.#workers = [];
+  }
+
+  /** Process ids of the OS processes holding the simulated hosts. */
+  get pids(): number[] {
+    return this.#workers.flatMap((w) => (w.pid ? [w.pid] : []));
+  }
+}
