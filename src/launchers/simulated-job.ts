@@ -9,6 +9,7 @@ import { once } from "node:events";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../runtime/address.ts";
 import { settingName } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
@@ -26,6 +27,25 @@ export interface SimulatedJobOptions {
 }
 
 const WORKER_MAIN = fileURLToPath(new URL(`./simulated-worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+
+/**
+ * Ports given to simulated hosts by this process. A client remembers a lost
+ * peer's address as dead for good, so a host of a later job must not get the
+ * address of one of an earlier job's (ports the OS picks come round again).
+ */
+const portsUsed = new Set<number>();
+
+/** `n` ports of 127.0.0.1 that were free a moment ago and that no earlier host of this process had. */
+async function freshPorts(n: number): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < n) {
+    const port = await freePort();
+    if (portsUsed.has(port)) continue;
+    portsUsed.add(port);
+    ports.push(port);
+  }
+  return ports;
+}
 
 export class SimulatedJob extends Launcher {
   readonly #hosts: number;
@@ -48,7 +68,9 @@ export class SimulatedJob extends Launcher {
   protected async provision(): Promise<LauncherState> {
     // Process i hosts every processes-th host from i: neighbouring ranks land in different processes.
     const shares = Array.from({ length: this.#processes }, (_, i) => Math.floor((this.#hosts - i - 1) / this.#processes) + 1);
-    const started = await Promise.allSettled(shares.map((n) => this.#startProcess(n)));
+    const ports = await freshPorts(this.#hosts);
+    let taken = 0;
+    const started = await Promise.allSettled(shares.map((n) => this.#startProcess(ports.slice(taken, (taken += n)))));
     const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) {
       await this.kill();
@@ -64,16 +86,16 @@ export class SimulatedJob extends Launcher {
     return result;
   }
 
-  /** Starts one OS process of `hosts` virtual workers; resolves with their addresses. */
-  async #startProcess(hosts: number): Promise<string[]> {
+  /** Starts one OS process with a virtual worker on each of `ports`; resolves with their addresses. */
+  async #startProcess(ports: readonly number[]): Promise<string[]> {
     // The token goes through the environment, never the command line.
-    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, String(hosts)], { env: { ...process.env, [settingName("token")]: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, ports.join(",")], { env: { ...process.env, [settingName("token")]: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
     this.#workers.push(child);
     child.unref();
     (child.stdin as unknown as { unref(): void }).unref();
     const lines = createInterface({ input: child.stdout! });
     const [first] = await Promise.race([once(lines, "line"), once(child, "exit").then(() => [null])]);
-    if (first === null) throw new Error(`a SimulatedJob process for ${hosts} hosts exited before it listened`);
+    if (first === null) throw new Error(`a SimulatedJob process for ${ports.length} hosts exited before it listened`);
     // What its procs write outside a streamed actor (say, at exit) is printed here.
     lines.on("line", (line) => process.stdout.write(`${line}\n`));
     (child.stdout as unknown as { unref(): void }).unref();

@@ -19,24 +19,26 @@ const PORT_ATTEMPTS = 5;
 const HOST = "127.0.0.1";
 
 /**
- * Starts `count` virtual workers in this process, listening on TCP ports of
- * 127.0.0.1 that the OS picks, and resolves with their addresses.
+ * Starts a virtual worker in this process on each of `ports` of 127.0.0.1
+ * (one the OS picks for a port that is 0, or that someone took meanwhile),
+ * and resolves with their addresses.
  */
-export async function runVirtualWorkers(count: number, options: { readonly token?: string } = {}): Promise<string[]> {
-  if (!Number.isInteger(count) || count < 1) throw new RangeError(`runVirtualWorkers needs a positive integer count of workers, got ${count}`);
+export async function runVirtualWorkers(ports: readonly number[], options: { readonly token?: string } = {}): Promise<string[]> {
+  if (ports.length === 0 || !ports.every((p) => Number.isInteger(p) && p >= 0 && p <= 65535)) throw new RangeError(`runVirtualWorkers needs TCP ports (0 for any), got [${ports.join(", ")}]`);
   const token = options.token ?? config.token;
   if (!token) throw new TypeError(`a worker needs a token (${settingName("token")}): an open worker runs code for anyone who connects`);
   useToken(token);
-  return Promise.all(Array.from({ length: count }, () => runVirtualWorker()));
+  return Promise.all(ports.map((port) => runVirtualWorker(port)));
 }
 
-async function runVirtualWorker(): Promise<string> {
+async function runVirtualWorker(port: number): Promise<string> {
   for (let attempt = 1; ; attempt++) {
-    const addr = `tcp://${HOST}:${await freePort()}`;
+    const addr = `tcp://${HOST}:${port || (await freePort())}`;
     let proc: Proc;
     try {
       proc = await Proc.serveVirtual(addr, () => {});
     } catch (err) {
+      port = 0;
       if (attempt < PORT_ATTEMPTS) continue;
       throw err;
     }

@@ -91,7 +91,8 @@ export function startRemoteProcs(agent: string, addrs: readonly string[], places
   return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
 }
 
-const watchedHosts = new Map<string, Set<string>>();
+/** By proc (an OS process may hold several virtual ones, each watching for itself), the hosts it watches and their procs. */
+const watching = new WeakMap<Proc, Map<string, Set<string>>>();
 
 /**
  * Pings the worker of a host every FRAY_HEARTBEAT_INTERVAL_MS; when it is
@@ -99,6 +100,8 @@ const watchedHosts = new Map<string, Set<string>>();
  * so is every proc there.
  */
 function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
+  let watchedHosts = watching.get(proc);
+  if (!watchedHosts) watching.set(proc, (watchedHosts = new Map()));
   let procs = watchedHosts.get(agent);
   if (procs) {
     for (const a of addrs) procs.add(a);
@@ -106,7 +109,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
   }
   watchedHosts.set(agent, (procs = new Set(addrs)));
   heartbeat(proc, agent, Promise.resolve(), (silentMs) => {
-    watchedHosts.delete(agent);
+    watchedHosts!.delete(agent);
     const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
     for (const a of procs!) proc.peerLost(a, cause);
     proc.peerLost(agent, cause);
@@ -114,7 +117,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
   const unwatch = proc.onPeerLost((addr) => {
     if (addr !== agent) return;
     unwatch();
-    watchedHosts.delete(agent);
+    watchedHosts!.delete(agent);
   });
 }
 
