@@ -2,6 +2,9 @@
 // virtual worker and each of its procs a Proc of its own, reached over TCP with
 // the token like real hosts, so a 1,024-host mesh runs on a small machine.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { it } from "node:test";
 import { Channel, SimulatedJob, SupervisionError, setUnhandledFaultHook } from "../src/mesh.ts";
 import { Proc } from "../src/runtime/proc.ts";
@@ -76,6 +79,22 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
   } finally {
     await killSimulated(job, pids);
   }
+});
+
+it("what a simulated host's actors write reaches the client's stdout tagged with their ranks", async () => {
+  const client = fileURLToPath(new URL("./fixtures/simulated-log-client.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", client], { env: { ...process.env, FRAY_LOG_STREAM: "", FRAY_LOG_AGGREGATE_MS: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const [code] = await once(child, "exit");
+  assert.equal(code, 0, stderr);
+  const pids = /pids ([\d ]+)/.exec(stderr)![1].split(" ").map(Number);
+  await waitForExit(pids);
+  assert.deepEqual(pids.filter(isAlive), []);
+  const lines = stdout.split("\n").filter((l) => l.includes("hello")).sort();
+  assert.deepEqual(lines, [0, 1, 2, 3].map((r) => `[sim hosts=${r}] hello from rank ${r}`));
 });
 
 it("SimulatedJob rejects options it cannot honour, naming the fix", () => {
