@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { it } from "node:test";
 import { Channel, SimulatedJob, SupervisionError, setUnhandledFaultHook } from "../src/mesh.ts";
 import { Proc } from "../src/runtime/proc.ts";
+import { Counter, Driver } from "./fixtures/actors.ts";
 import { HostProbe } from "./fixtures/simulated-actors.ts";
 import { isAlive, waitForExit } from "./helpers.ts";
 
@@ -40,6 +41,27 @@ it("a 1,024-host × 1-proc simulated mesh spawns an actor on every rank, answers
     assert.ok(answers.every((a) => /^tcp:\/\/127\.0\.0\.1:\d+\/\w+$/.test(a.addr)));
     assert.equal(new Set(answers.map((a) => a.pid)).size, 8);
     await probes.stop();
+    await procs.stop();
+  } finally {
+    await killSimulated(job, pids);
+  }
+});
+
+it("actors on simulated hosts call each other directly, within one OS process and across", async () => {
+  const job = new SimulatedJob({ meshes: { hosts: 16 }, processes: 2 });
+  let pids: number[] = [];
+  try {
+    const { hosts } = await job.state();
+    pids = job.pids;
+    const procs = hosts.spawnProcs();
+    const counters = procs.spawn("counters", Counter, 2);
+    const drivers = procs.spawn("drivers", Driver);
+    // Every driver calls all 16 counters: each of its host's proc dials the 15 others.
+    assert.deepEqual((await drivers.sumOf.call(counters as never)).values(), Array(16).fill(32));
+    assert.deepEqual((await drivers.peer.call(counters as never)).values(), Array(16).fill(2));
+    // They went through their hosts' own Procs: the simulating processes never needed one of their own.
+    const probes = procs.spawn("probes", HostProbe, 1);
+    assert.deepEqual((await probes.hasProcessProc.call()).values(), Array(16).fill(false));
     await procs.stop();
   } finally {
     await killSimulated(job, pids);
