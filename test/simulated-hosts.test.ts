@@ -103,6 +103,29 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
   }
 });
 
+it("a simulated host's proc stopped through its handle ends alone: no failure is reported, its rank's calls fail, the rest answer", async (t) => {
+  const failed: number[] = [];
+  const previous = setUnhandledFaultHook((f) => failed.push(f.rank));
+  t.after(() => setUnhandledFaultHook(previous));
+  const job = new SimulatedJob({ meshes: { hosts: 8 }, processes: 2 });
+  let pids: number[] = [];
+  try {
+    const { hosts } = await job.state();
+    pids = job.pids;
+    const procs = hosts.spawnProcs();
+    const probes = procs.spawn("probes", HostProbe, 5);
+    const before = (await probes.where.call()).values();
+    await procs.slice({ hosts: 2 }).stop();
+    await assert.rejects(probes.slice({ hosts: 2 }).where.call(), SupervisionError);
+    const others = [0, 1, 3, 4, 5, 6, 7];
+    assert.deepEqual(await Promise.all(others.map((h) => probes.slice({ hosts: h }).where.callOne())), others.map((h) => before[h]));
+    assert.deepEqual(failed, []);
+    await procs.stop();
+  } finally {
+    await killSimulated(job, pids);
+  }
+});
+
 it("what a simulated host's actors write reaches the client's stdout tagged with their ranks", async () => {
   const client = fileURLToPath(new URL("./fixtures/simulated-log-client.ts", import.meta.url));
   const child = spawn(process.execPath, ["--import", "tsx", client], { env: { ...process.env, FRAY_LOG_STREAM: "", FRAY_LOG_AGGREGATE_MS: "" }, stdio: ["ignore", "pipe", "pipe"] });

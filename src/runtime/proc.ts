@@ -1,4 +1,5 @@
-// A Proc is one OS process's place in the runtime: it listens on an address,
+// A Proc is one OS process's place in the runtime (a simulator's process holds
+// several: virtual-proc.ts): it listens on an address,
 // hosts actors, owns ports, and keeps one Link to every peer it talks to.
 // Messages go straight from proc to proc; nothing is relayed. The Proc routes;
 // the mechanisms live beside it: connections.ts (links; listener.ts, dialer.ts),
