@@ -153,3 +153,13 @@ it("SimulatedJob rejects options it cannot honour, naming the fix", () => {
   assert.ok(new SimulatedJob({ meshes: { a: 2, b: 2 }, processes: 4 }));
   assert.throws(() => new SimulatedJob({ meshes: { a: 2, b: 2 }, processes: 5 }), /\(4\), got 5/);
 });
+
+it("SimulatedJob refuses more hosts than this process's open-file limit allows, naming the limit", async () => {
+  // In a client whose limit is 1,024 open files: 1,024 hosts need about 2,112 of them.
+  const code = `import("./src/mesh.ts").then(({ SimulatedJob }) => { try { new SimulatedJob({ meshes: { hosts: 1024 }, processes: 8 }); } catch (e) { console.log(e.message); } })`;
+  const child = spawn("sh", ["-c", `ulimit -n 1024 && exec "${process.execPath}" --import tsx -e '${code}'`], { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] });
+  let stdout = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  await once(child, "exit");
+  assert.match(stdout, /1024 hosts in 8 processes need about 2112 open files in one process, over this process's limit of 1024; raise it \(ulimit -Hn\)/);
+});

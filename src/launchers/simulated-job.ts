@@ -6,6 +6,7 @@
 // machine's cores.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -62,6 +63,7 @@ export class SimulatedJob extends Launcher {
       throw new RangeError(`SimulatedJob option processes must be an integer from 1 to the number of hosts (${this.#hosts}), got ${processes}`);
     }
     this.#processes = processes;
+    checkDescriptors(this.#hosts, processes);
     this.#token = options.token ?? sessionToken();
   }
 
@@ -119,5 +121,30 @@ export class SimulatedJob extends Launcher {
   /** Process ids of the OS processes holding the simulated hosts. */
   get pids(): number[] {
     return this.#workers.flatMap((w) => (w.pid ? [w.pid] : []));
+  }
+}
+
+/**
+ * A host with one proc takes 2 file descriptors here (to its worker and its
+ * proc) and 4 in its process (those two, and both listeners): refused up
+ * front, not by EMFILE halfway through. Node raises its soft limit to the hard
+ * one, so the hard limit (`ulimit -Hn`) is what counts.
+ */
+function checkDescriptors(hosts: number, processes: number): void {
+  const limit = openFileLimit();
+  const need = Math.max(2 * hosts, 4 * Math.ceil(hosts / processes)) + 64;
+  if (limit !== null && need > limit) {
+    throw new RangeError(`SimulatedJob: ${hosts} hosts in ${processes} processes need about ${need} open files in one process, over this process's limit of ${limit}; raise it (ulimit -Hn), or simulate fewer hosts or in more processes`);
+  }
+}
+
+/** This process's limit of open files; null where /proc does not say (not Linux). */
+function openFileLimit(): number | null {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const soft = Number(line?.split(/\s+/)[3]);
+    return Number.isFinite(soft) ? soft : null;
+  } catch {
+    return null;
   }
 }
