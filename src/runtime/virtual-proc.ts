@@ -7,11 +7,12 @@
 // actors and closes its listener and every connection — to its peers, a
 // process's death — and the OS process goes on.
 import { inProcessPair } from "../wire/in-process-transport.ts";
-import { config, settingName } from "./config.ts";
+import { config } from "./config.ts";
 import type { ProcPlace } from "./device-env.ts";
 import { ConnectionError } from "./errors.ts";
 import type { ProcExit, ProcHandle } from "./host-agent.ts";
 import { captureOutput } from "./output-capture.ts";
+import { emitLines } from "./output-sink.ts";
 import { Proc } from "./proc.ts";
 import type { WorkerLog } from "./worker-output.ts";
 
@@ -37,6 +38,7 @@ export function startVirtualProc(agent: Proc, addr: string, bindHost: string, op
     const [mine, theirs] = inProcessPair();
     agent.acceptTransport(theirs);
     started.connectVia(agent.addr, mine);
+    if (killed) started.end(); // killed while it was starting
     return connected;
   });
   ready.catch((err: Error) => {
@@ -82,8 +84,7 @@ export function startVirtualProc(agent: Proc, addr: string, bindHost: string, op
 let outputSink: Required<WorkerLog> | null = null;
 
 function routeOutput(log: WorkerLog): void {
-  if (!log.sink) throw new TypeError(`virtual procs stream output to a client; give a sink (${settingName("logStream")})`);
   const first = outputSink === null;
-  outputSink = { tag: log.tag, sink: log.sink };
+  outputSink = { tag: log.tag, sink: log.sink ?? emitLines };
   if (first) captureOutput((s, lines) => outputSink!.sink(s, lines.map(([tag, text]) => [tag ?? outputSink!.tag, text] as const)));
 }
