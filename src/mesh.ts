@@ -18,6 +18,7 @@ export { ValueMesh } from "./mesh/value-mesh.ts";
 export { DecodingError, SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/errors.ts";
 export { ProcessJob, type ProcessJobOptions } from "./launchers/process-job.ts";
+export { SimulatedJob, type SimulatedJobOptions } from "./launchers/simulated-job.ts";
 export { SlurmJob, type SlurmJobOptions } from "./launchers/slurm-job.ts";
 export { SkyPilotJob, type SkyPilotJobOptions } from "./launchers/skypilot-job.ts";
 export { KubernetesJob, type KubernetesJobOptions, type KubeConfigLike } from "./launchers/kubernetes-job.ts";

@@ -4,6 +4,7 @@
 import { tcpHostPort } from "../runtime/address.ts";
 import { config, settingName } from "../runtime/config.ts";
 import { useTls, useToken, type TlsFiles } from "../runtime/credentials.ts";
+import { startProc } from "../runtime/host-agent.ts";
 import { Proc } from "../runtime/proc.ts";
 import { serveHostAgent } from "../runtime/remote-agent.ts";
 import { Extent } from "./extent.ts";
@@ -55,6 +56,8 @@ export async function runWorker(options: WorkerOptions): Promise<string> {
   const bind = at >= 0 ? options.listen.slice(at + 1) : options.listen;
   tcpHostPort(advertise);
   const proc = await Proc.serve(options.listen);
-  serveHostAgent(proc, BOOTSTRAP, tcpHostPort(bind).host);
+  const bindHost = tcpHostPort(bind).host;
+  // Each proc binds a port the OS picks and reports it here (proc-directory.ts).
+  serveHostAgent(proc, (addr, { place, log }) => startProc(BOOTSTRAP, { addr, bind: `tcp://${bindHost}:0`, place, log }));
   return advertise;
 }

@@ -60,6 +60,7 @@ export class ActorCell {
       extent: spawn.ext,
       origin: spawn.origin,
       abort: (reason) => this.die(reason instanceof Error ? reason : new Error(`aborted: ${String(reason ?? "no reason given")}`)),
+      proc,
     };
   }
 

@@ -39,6 +39,10 @@ export class Connections {
   #stopping = new Set<string>();
   /** The TCP port we listen on (the OS's choice when the address asked for port 0). */
   #port: number | undefined;
+  /** Every connection being served, and the listener: what `close()` ends. */
+  #open = new Set<Transport>();
+  #listening = new AbortController();
+  #closed = false;
 
   /** `serving`: the connections keep the process alive (a worker's), else not (a client's). */
   constructor(readonly addr: string, private readonly serving: boolean, private readonly events: ConnectionEvents) {
@@ -52,7 +56,7 @@ export class Connections {
 
   /** Listens on `at` (what `addr` binds) for peers; resolves once listening, rejects naming `addr` when it cannot. */
   async listen(addr: string, at: ListenOptions): Promise<void> {
-    this.#port = await listen(addr, at, this.serving, {
+    this.#port = await listen(addr, { ...at, signal: this.#listening.signal }, this.serving, {
       accepted: (transport) => this.accept(transport),
       refused: () => this.authFailures++,
     });
@@ -60,6 +64,7 @@ export class Connections {
 
   /** The link to `addr`, dialing it if there is none yet (frames sent before it connects wait in it). */
   link(addr: string): Link {
+    if (this.#closed) return new Link(addr); // a closed proc's frames go nowhere
     let link = this.#links.get(addr);
     if (!link) {
       link = new Link(addr);
@@ -88,6 +93,7 @@ export class Connections {
 
   /** Serves an incoming connection: its first frame says who it is. */
   accept(transport: Transport): void {
+    if (!this.#opened(transport)) return;
     transport.setKeepAlive(this.serving);
     let peer: string | null = null;
     let bulk: Transport | undefined;
@@ -114,7 +120,8 @@ export class Connections {
         this.events.frame(headers.decode(frame.header) as Header, frame, peer, bulk);
       },
       close: (error) => {
-        if (peer !== null && !bulk) this.#closed(peer, transport, error);
+        this.#open.delete(transport);
+        if (peer !== null && !bulk) this.#lost(peer, transport, error);
       },
     });
   }
@@ -148,6 +155,28 @@ export class Connections {
     return true;
   }
 
+  /**
+   * Stops listening and closes every connection without reporting any peer
+   * lost: the end of a virtual proc (virtual-proc.ts), which its peers see as
+   * a process's death.
+   */
+  close(): void {
+    this.#closed = true;
+    this.#listening.abort();
+    const links = [...this.#links.values()];
+    this.#links.clear();
+    for (const link of links) link.drop();
+    for (const transport of [...this.#open, ...links.map((l) => l.transport)]) transport?.close();
+    this.#open.clear();
+  }
+
+  /** Tracks a connection for `close()`; false (and closes it) when closed already. */
+  #opened(transport: Transport): boolean {
+    if (this.#closed) transport.close();
+    else this.#open.add(transport);
+    return !this.#closed;
+  }
+
   #waitingLink(addr: string): Link {
     let link = this.#links.get(addr);
     if (!link) this.#links.set(addr, (link = new Link(addr)));
@@ -177,15 +206,19 @@ export class Connections {
 
   /** Serves a connection whose peer we know. */
   #serve(transport: Transport, peer: string): void {
+    if (!this.#opened(transport)) return;
     transport.setKeepAlive(this.serving);
     const headers = new HeaderDecoder();
     transport.listen({
       frame: (frame) => this.events.frame(headers.decode(frame.header) as Header, frame, peer),
-      close: (error) => this.#closed(peer, transport, error),
+      close: (error) => {
+        this.#open.delete(transport);
+        this.#lost(peer, transport, error);
+      },
     });
   }
 
-  #closed(peer: string, transport: Transport, error?: Error): void {
+  #lost(peer: string, transport: Transport, error?: Error): void {
     if (this.#links.get(peer)?.transport !== transport || this.#children.has(peer)) return;
     const stopped = this.#stopping.delete(peer);
     this.events.lost(peer, new ConnectionError(stopped ? `${peer} was stopped` : `connection to ${peer} closed${error ? `: ${error.message}` : ""}`), !stopped);

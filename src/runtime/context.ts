@@ -3,6 +3,7 @@
 // compiled and source) still share one context.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { RawExtent } from "./messages.ts";
+import type { Proc } from "./proc.ts";
 
 export interface ActorIdentity {
   /** Unique id of the actor: mesh id and rank. */
@@ -16,6 +17,8 @@ export interface ActorIdentity {
   readonly origin?: string;
   /** Kills the actor; its owner gets a MeshFailure with this reason. */
   readonly abort: (reason?: unknown) => void;
+  /** The Proc the actor lives in: `Proc.current()` inside it when one OS process holds several (virtual-proc.ts). */
+  readonly proc: Proc;
 }
 
 export interface MessageContext {

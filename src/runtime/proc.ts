@@ -1,4 +1,5 @@
-// A Proc is one OS process's place in the runtime: it listens on an address,
+// A Proc is one OS process's place in the runtime (a simulator's process holds
+// several: virtual-proc.ts): it listens on an address,
 // hosts actors, owns ports, and keeps one Link to every peer it talks to.
 // Messages go straight from proc to proc, except calls to many processes, which
 // are cast down a tree of relays (call-sender.ts, call-order.ts). The Proc routes;
@@ -13,20 +14,20 @@ import type { Transport } from "../wire/transport.ts";
 import { ActorCell } from "./actor-cell.ts";
 import { BufferStore } from "./buffer-store.ts";
 import { BulkLinks, replyOn } from "./bulk-links.ts";
-import { CallOrder } from "./call-order.ts";
+import { CallInbox } from "./call-inbox.ts";
 import { CallSender, type CallGroup } from "./call-sender.ts";
 import { parseAddress, workerOf } from "./address.ts";
 import { config } from "./config.ts";
+import { messageContext } from "./context.ts";
 import { CollectiveInbox } from "./collective-inbox.ts";
 import { Connections } from "./connections.ts";
 import { ConnectionError } from "./errors.ts";
 import { privateSocketDir } from "./listener.ts";
-import { ParkedCalls } from "./parked-calls.ts";
 import { PortInbox, type PortHandler } from "./port-inbox.ts";
 import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "./port-outbox.ts";
 import { setWirePortSender, type PortOwner } from "./port.ts";
-import type { Call, CallFields, Header, PortRef } from "./messages.ts";
+import type { CallFields, Header, PortRef } from "./messages.ts";
 import { answerMetrics } from "./metrics-collect.ts";
 import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes, watchMailboxes } from "./metrics.ts";
 import { SupervisionError } from "./supervision.ts";
@@ -58,17 +59,17 @@ export class Proc implements PortOwner {
   #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
   #socketDir: string | null = null;
   readonly #connections: Connections;
-  readonly #parked: ParkedCalls;
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   readonly #calls: CallSender;
-  readonly #order = new CallOrder((origin, q) => this.send(origin, { k: "cast-ack", q }));
+  readonly #callInbox: CallInbox;
+  /** How this proc ends when told to exit: its OS process does, or (a virtual proc) only itself. */
+  #end: () => void = () => process.exit(0);
+  /** Virtual procs alive in this OS process; while there are none, `current()` never looks at the message context. */
+  static #virtual = 0;
 
   private constructor(readonly addr: string, private readonly serving: boolean) {
-    this.#parked = new ParkedCalls(addr, (call, rank, error) => {
-      if (call.reply) this.sendToPort(call.reply, rank, error, true);
-    });
     this.#connections = new Connections(addr, serving, {
       frame: (header, frame, peer, bulk) => this.#dispatch(header, frame, peer, bulk),
       lost: (peer, error, isFailure) => this.peerLost(peer, error, isFailure),
@@ -83,6 +84,7 @@ export class Proc implements PortOwner {
       deadProc: (peer) => this.supervisor.deadProc(peer),
       sendEncoded: (peer, kind, header, payload, repeatable) => this.#sendEncoded(peer, kind, header, payload, repeatable),
     });
+    this.#callInbox = new CallInbox(this, this.#calls);
     this.bulkLinks = new BulkLinks(addr, (worker, at, deadline) => locate(this, worker, at, deadline), (header, frame, peer) => this.#dispatch(header, frame, peer));
   }
 
@@ -93,6 +95,10 @@ export class Proc implements PortOwner {
 
   /** This process's Proc, created on first use. In a client it holds no event-loop reference. */
   static current(): Proc {
+    if (Proc.#virtual > 0) {
+      const inActor = messageContext.getStore()?.actor.proc; // code run by an actor of a virtual proc
+      if (inActor) return inActor;
+    }
     if (!g[CURRENT]) {
       const dir = privateSocketDir();
       const [proc, listening] = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
@@ -115,6 +121,34 @@ export class Proc implements PortOwner {
     const [proc, listening] = Proc.#listen(addr, true);
     await listening;
     return (g[CURRENT] = proc);
+  }
+
+  /**
+   * Starts one more Proc in this OS process at `addr` (a virtual proc, see
+   * virtual-proc.ts): its own listener, connections, ports and actors. Told to
+   * exit, or `end()`ed, it closes all of them and calls `ended`; the OS
+   * process goes on.
+   */
+  static async serveVirtual(addr: string, ended: () => void): Promise<Proc> {
+    const [proc, listening] = Proc.#listen(addr, true);
+    await listening.catch((err) => {
+      proc.#connections.close();
+      throw err;
+    });
+    Proc.#virtual++;
+    proc.#end = () => {
+      proc.#end = () => {};
+      Proc.#virtual--;
+      proc.#connections.close();
+      ended();
+    };
+    return proc;
+  }
+
+  /** Ends a virtual proc at once, as if its process were killed: no actor is stopped. */
+  end(): void {
+    if (this === g[CURRENT]) throw new Error("end() is for virtual procs; this is the process's own Proc");
+    this.#end();
   }
 
   static #listen(addr: string, serving: boolean): [Proc, Promise<void>] {
@@ -254,7 +288,7 @@ export class Proc implements PortOwner {
     this.#directory.forget(addr, error);
     if (!this.#connections.drop(addr)) return;
     this.supervisor.procLost(addr, error, isFailure);
-    this.#order.forget(addr);
+    this.#callInbox.forget(addr);
     this.#calls.lost(addr, error.message);
     const reported = isFailure ? error : new SupervisionError(error.message, { cause: error });
     for (const handler of [...this.#peerLost]) handler(addr, reported);
@@ -269,32 +303,7 @@ export class Proc implements PortOwner {
   async #exit(): Promise<void> {
     await Promise.all([...this.actors.values()].map((cell) => cell.stop()));
     this.#outbox.flush();
-    setImmediate(() => process.exit(0)); // after the transports' next-tick flush
-  }
-
-  /** Runs a call on its actors here, in the order of its members. */
-  #runCall(call: Call, frame: Frame): void {
-    const { mesh, members, ranks } = call;
-    const dead = this.supervisor.deadMembers(mesh);
-    for (let i = 0; i < members.length; i++) {
-      const actor = `${mesh}.${members[i]}`;
-      const cell = this.actors.get(actor);
-      const gone = cell ? undefined : dead?.get(members[i]);
-      if (cell) cell.deliver(call, ranks[i], frame, i === 0);
-      else if (gone) {
-        if (call.reply) this.sendToPort(call.reply, ranks[i], gone, true);
-      } else this.#parked.park(actor, call, ranks[i], frame); // it may overtake the actor's spawn
-    }
-  }
-
-  /** Stops actors of a mesh after the messages already queued for them; each answers with its member index. */
-  #stopActors(stop: Extract<Header, { k: "stop" }>): void {
-    for (const member of stop.members) {
-      const cell = this.actors.get(`${stop.mesh}.${member}`);
-      const answer = () => this.sendToPort(stop.reply, member, null, false);
-      if (cell) cell.stop().then(answer);
-      else answer();
-    }
+    setImmediate(() => this.#end()); // after the transports' next-tick flush
   }
 
   /** Handles a frame from the proc at `peer`. */
@@ -303,17 +312,11 @@ export class Proc implements PortOwner {
     if (metricsOn) countFrameIn(header.k, frame.header.length + payloadBytes(frame));
     switch (header.k) {
       case "msg":
-        if (header.q === undefined) {
-          this.#runCall(header, frame);
-          this.#order.ranUnnumbered(peer);
-        } else this.#order.numbered(peer, header.q, () => this.#runCall(header, frame));
+        this.#callInbox.call(header, frame, peer);
         return;
-      case "cast": {
-        const [[, members, ranks], q] = this.#calls.relay(header, { body: frame.payload, attachments: frame.attachments });
-        const call: Call = { k: "msg", mesh: header.mesh, m: header.m, ext: header.ext, reply: header.reply, sel: header.sel, v: header.v, members, ranks };
-        this.#order.numbered(header.o, q, () => this.#runCall(call, frame));
+      case "cast":
+        this.#callInbox.cast(header, frame);
         return;
-      }
       case "cast-ack":
         this.#calls.acknowledged(peer, header.q);
         return;
@@ -331,8 +334,7 @@ export class Proc implements PortOwner {
         return;
       }
       case "stop":
-        if (header.after === undefined) this.#stopActors(header);
-        else this.#order.whenRan(peer, header.after, () => this.#stopActors(header));
+        this.#callInbox.stop(header, peer);
         return;
       case "ping":
         this.sendToPort(header.reply, 0, null, false);
@@ -359,7 +361,7 @@ export class Proc implements PortOwner {
       case "spawn": {
         const cell = ActorCell.spawn(this, header, frame);
         this.actors.set(header.actor, cell);
-        for (const [call, rank, f] of this.#parked.take(header.actor)) cell.deliver(call, rank, f);
+        for (const [call, rank, f] of this.#callInbox.parked.take(header.actor)) cell.deliver(call, rank, f);
         return;
       }
       case "coll":
@@ -376,7 +378,7 @@ export class Proc implements PortOwner {
         this.buffers.serve(header, frame, bulk ? replyOn(bulk) : (ref, value, isError) => this.sendToPort(ref, 0, value, isError));
         return;
       case "exit":
-        if (this.serving) this.#order.whenRan(peer, header.after ?? 0, () => void this.#exit());
+        if (this.serving) this.#callInbox.whenRan(peer, header.after ?? 0, () => void this.#exit());
         return;
       case "log":
         receiveLog(header, peer);

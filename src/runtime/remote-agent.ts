@@ -2,16 +2,25 @@
 // procs for the one attached client and stops them when that client goes away.
 // On the client, a RemoteProcHandle stands for a proc a worker started.
 import { workerOf } from "./address.ts";
-import { heartbeat, startProc, type ProcExit, type ProcHandle } from "./host-agent.ts";
+import { heartbeat, type ProcExit, type ProcHandle } from "./host-agent.ts";
 import { config, settingNow } from "./config.ts";
 import type { ProcPlace } from "./device-env.ts";
+import type { WorkerLog } from "./worker-output.ts";
 import { ConnectionError } from "./errors.ts";
 import { hold, release } from "./keep-alive.ts";
 import type { StartProcs } from "./messages.ts";
 import { Proc } from "./proc.ts";
 
-/** Makes this (serving) process a host agent whose procs bind to `bindHost`, on ports the OS picks. */
-export function serveHostAgent(proc: Proc, entry: string, bindHost: string): void {
+/**
+ * Starts the proc named `addr` for a client: a Node process running the
+ * bootstrap entry (`fray worker`), or a virtual proc in this process
+ * (virtual-proc.ts). It reports the port it listens on to the agent, like any
+ * proc its agent started. Throws when it cannot start here (no GPU for its rank).
+ */
+export type ProcStarter = (addr: string, options: { readonly place?: ProcPlace | null; readonly log?: WorkerLog }) => ProcHandle;
+
+/** Makes this (serving) proc a host agent that starts procs with `start`. */
+export function serveHostAgent(proc: Proc, start: ProcStarter): void {
   const byClient = new Map<string, ProcHandle[]>();
   proc.hostAgent = (request: StartProcs) => {
     const mine = byClient.get(request.client) ?? [];
@@ -25,7 +34,7 @@ export function serveHostAgent(proc: Proc, entry: string, bindHost: string): voi
       try {
         // Streamed output goes to the client over its connection to us, tagged here.
         const log = request.logs && { tag: request.logs[i] ?? "", sink: (s: 1 | 2, lines: readonly (readonly [string, string])[]) => proc.send(request.client, { k: "log", s, lines }) };
-        handle = startProc(entry, { addr, bind: `tcp://${bindHost}:0`, place: request.places?.[i], log });
+        handle = start(addr, { place: request.places?.[i], log });
       } catch (err) {
         proc.sendToPort(request.reply, i, err, true); // e.g. no GPU here for its rank
         return;
@@ -82,7 +91,8 @@ export function startRemoteProcs(agent: string, addrs: readonly string[], places
   return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
 }
 
-const watchedHosts = new Map<string, Set<string>>();
+/** By proc (an OS process may hold several virtual ones, each watching for itself), the hosts it watches and their procs. */
+const watching = new WeakMap<Proc, Map<string, Set<string>>>();
 
 /**
  * Pings the worker of a host every FRAY_HEARTBEAT_INTERVAL_MS; when it is
@@ -90,6 +100,8 @@ const watchedHosts = new Map<string, Set<string>>();
  * so is every proc there.
  */
 function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
+  let watchedHosts = watching.get(proc);
+  if (!watchedHosts) watching.set(proc, (watchedHosts = new Map()));
   let procs = watchedHosts.get(agent);
   if (procs) {
     for (const a of addrs) procs.add(a);
@@ -97,7 +109,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
   }
   watchedHosts.set(agent, (procs = new Set(addrs)));
   heartbeat(proc, agent, Promise.resolve(), (silentMs) => {
-    watchedHosts.delete(agent);
+    watchedHosts!.delete(agent);
     const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
     for (const a of procs!) proc.peerLost(a, cause);
     proc.peerLost(agent, cause);
@@ -105,7 +117,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
   const unwatch = proc.onPeerLost((addr) => {
     if (addr !== agent) return;
     unwatch();
-    watchedHosts.delete(agent);
+    watchedHosts!.delete(agent);
   });
 }
 
