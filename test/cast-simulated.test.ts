@@ -9,6 +9,9 @@ import { isAlive, waitForExit } from "./helpers.ts";
 
 process.env.FRAY_METRICS = "1"; // to count the frames the client sends
 process.env.FRAY_CAST_FANOUT = "4"; // the hosts inherit it
+// 64 hosts share each OS process and 2 cores: behind 10,000 broadcasts a host's heartbeat answer can wait seconds.
+process.env.FRAY_HOST_TIMEOUT_MS = "120000";
+process.env.FRAY_HEARTBEAT_TIMEOUT_MS = "120000";
 const { SimulatedJob } = await import("../src/mesh.ts");
 const { castDepth } = await import("../src/runtime/cast-tree.ts");
 const { framesOut } = await import("../src/runtime/metrics.ts");
