@@ -6,6 +6,7 @@
 // SimulatedJob (launchers/simulated-job.ts) runs them.
 import { config, settingName } from "../runtime/config.ts";
 import { useToken } from "../runtime/credentials.ts";
+import type { ProcHandle } from "../runtime/host-agent.ts";
 import { Proc } from "../runtime/proc.ts";
 import { serveHostAgent } from "../runtime/remote-agent.ts";
 import { listenOnFirstFree } from "../runtime/simulator-ports.ts";
@@ -32,10 +33,17 @@ export async function runVirtualWorkers(count: number, ports: readonly number[],
 }
 
 async function runVirtualWorker(ports: () => number | undefined): Promise<string> {
+  // A worker's procs end with it, as a real worker's processes do with their parent.
+  const procs = new Set<ProcHandle>();
   const [addr, proc] = await listenOnFirstFree(ports, async (port) => {
     const at = `tcp://${HOST}:${port}`;
-    return [at, await Proc.serveVirtual(at, () => {})] as const;
+    return [at, await Proc.serveVirtual(at, () => procs.forEach((h) => h.kill()))] as const;
   });
-  serveHostAgent(proc, (procAddr, options) => startVirtualProc(proc, procAddr, HOST, options));
+  serveHostAgent(proc, (procAddr, options) => {
+    const handle = startVirtualProc(proc, procAddr, HOST, options);
+    procs.add(handle);
+    void handle.exited.then(() => procs.delete(handle));
+    return handle;
+  });
   return addr;
 }
