@@ -10,11 +10,11 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../runtime/address.ts";
 import { settingName } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
+import { randomSimulatorPort, SIMULATOR_PORTS } from "../runtime/simulator-ports.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 
@@ -30,22 +30,27 @@ export interface SimulatedJobOptions {
 const WORKER_MAIN = fileURLToPath(new URL(`./simulated-worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
 
 /**
- * Ports given to simulated hosts by this process. A client remembers a lost
+ * Ports of simulated hosts of this process's jobs. A client remembers a lost
  * peer's address as dead for good, so a host of a later job must not get the
- * address of one of an earlier job's (ports the OS picks come round again).
+ * address of an earlier job's.
  */
 const portsUsed = new Set<number>();
 
-/** `n` ports of 127.0.0.1 that were free a moment ago and that no earlier host of this process had. */
-async function freshPorts(n: number): Promise<number[]> {
-  const ports: number[] = [];
-  while (ports.length < n) {
-    const port = await freePort();
-    if (portsUsed.has(port)) continue;
-    portsUsed.add(port);
-    ports.push(port);
+/** Ports a simulating process may skip (something else listens there) before it gives up. */
+const SPARE_PORTS = 64;
+
+/** `n` distinct ports of the simulator's range (simulator-ports.ts) that no earlier host of this process had. */
+function freshPorts(n: number): number[] {
+  const [first, last] = SIMULATOR_PORTS;
+  if (portsUsed.size + n > (last - first + 1) / 2) {
+    throw new RangeError(`this process has simulated ${portsUsed.size} hosts, each on a port of its own for good (a client never reuses a lost peer's address); ${n} more do not fit in ports ${first}-${last}: simulate the next ones in a new process`);
   }
-  return ports;
+  const ports = new Set<number>();
+  while (ports.size < n) {
+    const port = randomSimulatorPort();
+    if (!portsUsed.has(port)) ports.add(port);
+  }
+  return [...ports];
 }
 
 export class SimulatedJob extends Launcher {
@@ -70,15 +75,16 @@ export class SimulatedJob extends Launcher {
   protected async provision(): Promise<LauncherState> {
     // Process i hosts every processes-th host from i: neighbouring ranks land in different processes.
     const shares = Array.from({ length: this.#processes }, (_, i) => Math.floor((this.#hosts - i - 1) / this.#processes) + 1);
-    const ports = await freshPorts(this.#hosts);
+    const ports = freshPorts(this.#hosts + SPARE_PORTS * this.#processes);
     let taken = 0;
-    const started = await Promise.allSettled(shares.map((n) => this.#startProcess(ports.slice(taken, (taken += n)))));
+    const started = await Promise.allSettled(shares.map((n) => this.#startProcess(n, ports.slice(taken, (taken += n + SPARE_PORTS)))));
     const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) {
       await this.kill();
       throw failed.reason;
     }
     const lists = started.map((s) => (s as PromiseFulfilledResult<string[]>).value);
+    for (const addr of lists.flat()) portsUsed.add(Number(/:(\d+)$/.exec(addr)![1]));
     const addrs = Array.from({ length: this.#hosts }, (_, h) => lists[h % this.#processes][Math.floor(h / this.#processes)]);
     const result: LauncherState = {};
     let next = 0;
@@ -88,16 +94,16 @@ export class SimulatedJob extends Launcher {
     return result;
   }
 
-  /** Starts one OS process with a virtual worker on each of `ports`; resolves with their addresses. */
-  async #startProcess(ports: readonly number[]): Promise<string[]> {
+  /** Starts one OS process of `hosts` virtual workers, on ports taken from `ports` in turn; resolves with their addresses. */
+  async #startProcess(hosts: number, ports: readonly number[]): Promise<string[]> {
     // The token goes through the environment, never the command line.
-    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, ports.join(",")], { env: { ...process.env, [settingName("token")]: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, String(hosts), ports.join(",")], { env: { ...process.env, [settingName("token")]: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
     this.#workers.push(child);
     child.unref();
     (child.stdin as unknown as { unref(): void }).unref();
     const lines = createInterface({ input: child.stdout! });
     const [first] = await Promise.race([once(lines, "line"), once(child, "exit").then(() => [null])]);
-    if (first === null) throw new Error(`a SimulatedJob process for ${ports.length} hosts exited before it listened`);
+    if (first === null) throw new Error(`a SimulatedJob process for ${hosts} hosts exited before it listened`);
     // What its procs write outside a streamed actor (say, at exit) is printed here.
     lines.on("line", (line) => process.stdout.write(`${line}\n`));
     (child.stdout as unknown as { unref(): void }).unref();

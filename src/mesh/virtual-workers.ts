@@ -4,45 +4,46 @@
 // TCP connections, token, host agent, heartbeats and supervision — but each
 // proc is a virtual proc in the worker's own OS process, not a new process.
 // SimulatedJob (launchers/simulated-job.ts) runs them.
-import { freePort } from "../runtime/address.ts";
 import { config, settingName } from "../runtime/config.ts";
 import { useToken } from "../runtime/credentials.ts";
+import type { ProcHandle } from "../runtime/host-agent.ts";
 import { Proc } from "../runtime/proc.ts";
 import { serveHostAgent } from "../runtime/remote-agent.ts";
+import { listenOnFirstFree } from "../runtime/simulator-ports.ts";
 import { startVirtualProc } from "../runtime/virtual-proc.ts";
 import "./actor-mesh.ts"; // registers mesh handles before any message is decoded (as bootstrap.ts does)
-
-/** Tries for a free port this often: another process may take the one the OS just offered. */
-const PORT_ATTEMPTS = 5;
 
 /** Where virtual workers and their procs listen: this machine only (a simulator). */
 const HOST = "127.0.0.1";
 
 /**
- * Starts a virtual worker in this process on each of `ports` of 127.0.0.1
- * (one the OS picks for a port that is 0, or that someone took meanwhile),
- * and resolves with their addresses.
+ * Starts `count` virtual workers in this process on ports of 127.0.0.1 taken
+ * from `ports` in turn (one that is in use is skipped), and resolves with
+ * their addresses; rejects when `ports` runs out first.
  */
-export async function runVirtualWorkers(ports: readonly number[], options: { readonly token?: string } = {}): Promise<string[]> {
-  if (ports.length === 0 || !ports.every((p) => Number.isInteger(p) && p >= 0 && p <= 65535)) throw new RangeError(`runVirtualWorkers needs TCP ports (0 for any), got [${ports.join(", ")}]`);
+export async function runVirtualWorkers(count: number, ports: readonly number[], options: { readonly token?: string } = {}): Promise<string[]> {
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`runVirtualWorkers needs a positive integer count of workers, got ${count}`);
+  if (ports.length < count || !ports.every((p) => Number.isInteger(p) && p > 0 && p <= 65535)) throw new RangeError(`runVirtualWorkers needs at least ${count} TCP ports to try, got [${ports.join(", ")}]`);
   const token = options.token ?? config.token;
   if (!token) throw new TypeError(`a worker needs a token (${settingName("token")}): an open worker runs code for anyone who connects`);
   useToken(token);
-  return Promise.all(ports.map((port) => runVirtualWorker(port)));
+  let next = 0;
+  const candidates = () => ports[next++];
+  return Promise.all(Array.from({ length: count }, () => runVirtualWorker(candidates)));
 }
 
-async function runVirtualWorker(port: number): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
-    const addr = `tcp://${HOST}:${port || (await freePort())}`;
-    let proc: Proc;
-    try {
-      proc = await Proc.serveVirtual(addr, () => {});
-    } catch (err) {
-      port = 0;
-      if (attempt < PORT_ATTEMPTS) continue;
-      throw err;
-    }
-    serveHostAgent(proc, (procAddr, options) => startVirtualProc(proc, procAddr, HOST, options));
-    return addr;
-  }
+async function runVirtualWorker(ports: () => number | undefined): Promise<string> {
+  // A worker's procs end with it, as a real worker's processes do with their parent.
+  const procs = new Set<ProcHandle>();
+  const [addr, proc] = await listenOnFirstFree(ports, async (port) => {
+    const at = `tcp://${HOST}:${port}`;
+    return [at, await Proc.serveVirtual(at, () => procs.forEach((h) => h.kill()))] as const;
+  });
+  serveHostAgent(proc, (procAddr, options) => {
+    const handle = startVirtualProc(proc, procAddr, HOST, options);
+    procs.add(handle);
+    void handle.exited.then(() => procs.delete(handle));
+    return handle;
+  });
+  return addr;
 }

@@ -108,7 +108,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
     return;
   }
   watchedHosts.set(agent, (procs = new Set(addrs)));
-  heartbeat(proc, agent, Promise.resolve(), (silentMs) => {
+  const stopBeating = heartbeat(proc, agent, Promise.resolve(), (silentMs) => {
     watchedHosts!.delete(agent);
     const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
     for (const a of procs!) proc.peerLost(a, cause);
@@ -117,6 +117,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
   const unwatch = proc.onPeerLost((addr) => {
     if (addr !== agent) return;
     unwatch();
+    stopBeating(); // else its silence, later, would fail a worker that took the address since
     watchedHosts!.delete(agent);
   });
 }

@@ -14,11 +14,15 @@ import type { ProcExit, ProcHandle } from "./host-agent.ts";
 import { captureOutput } from "./output-capture.ts";
 import { emitLines } from "./output-sink.ts";
 import { Proc } from "./proc.ts";
+import { listenOnFirstFree, randomSimulatorPort } from "./simulator-ports.ts";
 import type { WorkerLog } from "./worker-output.ts";
 
+/** Ports a virtual proc tries before it gives up: each is free unless something else listens there. */
+const PORT_TRIES = 32;
+
 /**
- * Starts a virtual proc named `addr` (`${agent.addr}/NAME`) bound to a port
- * the OS picks on `bindHost`, as the agent's child: its port goes to the
+ * Starts a virtual proc named `addr` (`${agent.addr}/NAME`) on a free port of
+ * `bindHost` (simulator-ports.ts), as the agent's child: its port goes to the
  * agent's proc directory, and its end is reported like a child's exit.
  */
 export function startVirtualProc(agent: Proc, addr: string, bindHost: string, options: { readonly place?: ProcPlace | null; readonly log?: WorkerLog } = {}): ProcHandle {
@@ -32,7 +36,10 @@ export function startVirtualProc(agent: Proc, addr: string, bindHost: string, op
   const exited = new Promise<ProcExit>((resolve) => (ended = resolve));
   const connected = agent.expectPeer(addr);
   agent.adoptChild(addr);
-  const ready = Proc.serveVirtual(`${addr}@tcp://${bindHost}:0`, () => ended(killed ? { code: null, signal: "SIGKILL" } : { code: 0, signal: null })).then((started) => {
+  const onEnd = () => ended(killed ? { code: null, signal: "SIGKILL" } : { code: 0, signal: null });
+  let tries = 0;
+  const ports = () => (tries++ < PORT_TRIES ? randomSimulatorPort() : undefined);
+  const ready = listenOnFirstFree(ports, (port) => Proc.serveVirtual(`${addr}@tcp://${bindHost}:${port}`, onEnd)).then((started) => {
     proc = started;
     // Its hello on this connection tells the agent its port, as a process's would.
     const [mine, theirs] = inProcessPair();
