@@ -3,7 +3,6 @@
 // (our stdin is a pipe from it; the kernel closes it however the parent dies).
 // The same entry serves worker threads, where `process.exit` ends the thread.
 import { isMainThread, workerData, type MessagePort } from "node:worker_threads";
-import { MessagePortTransport } from "../wire/message-port-transport.ts";
 import { config, settingName } from "../runtime/config.ts";
 import { captureOutput } from "../runtime/output-capture.ts";
 import { Proc } from "../runtime/proc.ts";
@@ -23,7 +22,8 @@ try {
   process.exit(1);
 }
 const parentPort = (workerData as { frayParentPort?: MessagePort } | null)?.frayParentPort;
-if (parentPort) proc.connectVia(parent, new MessagePortTransport(parentPort));
+// Only a worker thread talks to its parent over a MessagePort; a process loads no more than it uses.
+if (parentPort) proc.connectVia(parent, new (await import("../wire/message-port-transport.ts")).MessagePortTransport(parentPort));
 else proc.connect(parent);
 // The parent set FRAY_LOG_STREAM: "1" when it reads our output and tags it.
 if (config.logStream === "1") captureOutput((s, lines) => proc.send(parent, { k: "log", s, lines }));
