@@ -2,41 +2,20 @@
 // chose, dial the parent to say we are up, and exit when the parent goes away
 // (our stdin is a pipe from it; the kernel closes it however the parent dies).
 // The same entry serves worker threads, where `process.exit` ends the thread.
-import { createRequire } from "node:module";
 import { isMainThread, workerData, type MessagePort } from "node:worker_threads";
-
-const HOOK_FLAGS = /^(--import|--require|-r|--loader|--experimental-loader)(=|$)/;
-
-/**
- * Whether this process may load the runtime through require(): compiled (not
- * under tsx), in a Node that loads ES modules that way (20.19 and later), and
- * with no loader hooks that could make require() load another copy than
- * import(). A thread starts with hooks its parent registered (host-agent.ts).
- */
-function requireLoadsEsm(): boolean {
-  if (!isMainThread || import.meta.url.endsWith(".ts")) return false;
-  if (!(process.features as { require_module?: boolean }).require_module) return false;
-  return ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((flag) => HOOK_FLAGS.test(flag));
-}
+import { requireEsm } from "../runtime/esm-require.ts";
 
 /**
- * The runtime, with mesh handles registered before any message is decoded.
- * Where it can, through require(): synchronous loading costs every worker
- * ~15% less CPU at start than import() (issue 17, P6), and the modules are
- * the very instances a later import() of them returns.
+ * The runtime, with mesh handles registered before any message is decoded;
+ * compiled, loaded through require() where that gives the same modules
+ * (esm-require.ts): ~15% less CPU at every worker's start than import().
  */
 async function loadRuntime() {
-  if (requireLoadsEsm()) {
-    const require = createRequire(import.meta.url);
-    try {
-      require("./actor-mesh.js");
-      return {
-        config: require("../runtime/config.js") as typeof import("../runtime/config.ts"),
-        output: require("../runtime/output-capture.js") as typeof import("../runtime/output-capture.ts"),
-        proc: require("../runtime/proc.js") as typeof import("../runtime/proc.ts"),
-      };
-    } catch {
-      // a module that awaits at top level cannot be required; import() it below
+  const required = (path: string) => requireEsm(new URL(path, import.meta.url).href);
+  if (required("./actor-mesh.js")) {
+    const [config, output, proc] = [required("../runtime/config.js"), required("../runtime/output-capture.js"), required("../runtime/proc.js")];
+    if (config && output && proc) {
+      return { config: config as typeof import("../runtime/config.ts"), output: output as typeof import("../runtime/output-capture.ts"), proc: proc as typeof import("../runtime/proc.ts") };
     }
   }
   const [config, output, proc] = await Promise.all([import("../runtime/config.ts"), import("../runtime/output-capture.ts"), import("../runtime/proc.ts"), import("./actor-mesh.ts")]);
