@@ -7,7 +7,6 @@
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Pod } from "@kubernetes/client-node";
 import { optionOrSetting } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
-import { pollUntil } from "../runtime/poll.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
@@ -107,7 +106,8 @@ export class KubernetesJob extends Launcher {
     const { ms, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "hostsStartTimeoutMs");
     const labelSelector = `fray.job=${this.#name},fray.mesh=${mesh}`;
     let running = 0;
-    // A watch would do; polling keeps the client simple.
+    // A watch would do; polling keeps the client simple. (poll.ts loads on use: every actor module imports `fray/mesh`, which exports this launcher.)
+    const { pollUntil } = await import("../runtime/poll.ts");
     return pollUntil(
       async () => {
         const list = await core.listNamespacedPod({ namespace: this.#namespace, labelSelector });

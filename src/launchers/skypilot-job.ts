@@ -11,7 +11,6 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { optionOrSetting } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
-import { pollUntil } from "../runtime/poll.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
@@ -113,7 +112,8 @@ export class SkyPilotJob extends Launcher {
   /** Reads the head node's "fray-nodes IP …" line from `sky logs`. */
   async #nodeIps(): Promise<string[]> {
     const { ms, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "cloudStartTimeoutMs");
-    // The sky CLI offers nothing to wait on.
+    // The sky CLI offers nothing to wait on. (poll.ts loads on use: every actor module imports `fray/mesh`, which exports this launcher.)
+    const { pollUntil } = await import("../runtime/poll.ts");
     return pollUntil(
       async () => {
         const { stdout } = await this.#sky(["logs", this.#cluster, "--no-follow"]).catch(() => ({ stdout: "" }));

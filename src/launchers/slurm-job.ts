@@ -8,11 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { lastLines } from "../cluster/failure-message.ts";
-import { shellQuote } from "../cluster/shell-quote.ts";
 import { config, optionOrSetting, settingNow } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
-import { pollUntil } from "../runtime/poll.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
@@ -64,6 +61,7 @@ export class SlurmJob extends Launcher {
 
   /** Submits a job per mesh and waits for its workers. */
   protected async provision(): Promise<LauncherState> {
+    const { shellQuote } = await import("../cluster/shell-quote.ts"); // loaded on use: every actor module imports `fray/mesh`, which exports this launcher
     // The token reaches the workers as a file only the submitting user can read.
     writeFileSync(join(this.#dir, "token"), this.#token, { mode: 0o600 });
     const result: LauncherState = {};
@@ -95,6 +93,7 @@ export class SlurmJob extends Launcher {
    */
   async #workersOf(meshDir: string, n: number, jobId: string): Promise<string[]> {
     const { ms: timeoutMs, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "hostsStartTimeoutMs");
+    const { lastLines } = await import("../cluster/failure-message.ts");
     const read = () => readdirSync(meshDir).filter((f) => /^worker-\d+\.json$/.test(f));
     await new Promise<void>((resolve, reject) => {
       const watcher = watch(meshDir, () => check());
@@ -131,6 +130,7 @@ export class SlurmJob extends Launcher {
     try {
       if (!this.#jobIds.length) return;
       const ids = this.#jobIds.join(",");
+      const { pollUntil } = await import("../runtime/poll.ts");
       await run("scancel", [...this.#jobIds]);
       // Slurm has no event to wait on here.
       await pollUntil(async () => !(await run("squeue", ["-h", "-j", ids, "-o", "%i"]).catch(() => ({ stdout: "" }))).stdout.trim(), {

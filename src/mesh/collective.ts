@@ -18,7 +18,7 @@
 // reduce-scatter then all-gather (each rank sends 2(n−1)/n of the array:
 // bandwidth-optimal, like a ring, in two rounds instead of 2(n−1)).
 import { config } from "../runtime/config.ts";
-import { currentGroup, Exchange, type Group } from "./collective-group.ts";
+import type { Exchange, Group } from "./collective-group.ts";
 import { checkArray, checkOp, finish, fold, type NumericArray, type ReduceOp } from "./reduce-op.ts";
 
 export type { NumericArray, ReduceOp };
@@ -67,8 +67,13 @@ function checkAgreement(what: string, group: Group, mine: Meta, pieces: readonly
   return all;
 }
 
+// The exchange machinery loads with the first collective, not with `fray/mesh`, which every actor
+// module imports. One promise, so calls made without awaiting each other still start in call order.
+let groups: Promise<typeof import("./collective-group.ts")> | null = null;
+
 /** Runs `body` on the current group's exchange, closing it however it ends. */
 async function run<T>(what: string, dims: readonly string[] | undefined, body: (ex: Exchange, group: Group) => Promise<T>): Promise<T> {
+  const { currentGroup, Exchange } = await (groups ??= import("./collective-group.ts"));
   const group = await currentGroup(what, dims);
   const ex = new Exchange(group, what);
   try {

@@ -2,9 +2,10 @@
 // can import it by URL: no registration step. V8's inspector tells which script
 // defined the function; the module's namespace tells under which name it is
 // exported. Results are cached per function.
-import { Session } from "node:inspector";
+import type { Session } from "node:inspector";
 import { pathToFileURL } from "node:url";
 import { NotExportedError } from "./errors.ts";
+import { nodeInspector } from "./lazy-builtins.ts";
 
 export interface CodeLocation {
   /** URL of the ES module (or CommonJS file) that exports it. */
@@ -20,7 +21,7 @@ const locations = new WeakMap<Function, Promise<CodeLocation>>();
 
 function inspector(): Session {
   if (!session) {
-    session = new Session();
+    session = new (nodeInspector().Session)();
     session.connect();
     session.on("Debugger.scriptParsed", (m) => scriptUrls.set(m.params.scriptId, m.params.url));
   }

@@ -3,7 +3,6 @@
 // this process has certificates; then both sides prove they know the session
 // token. A proc behind a worker is dialed at the port its worker reports.
 import { createConnection, type NetConnectOpts, type Socket } from "node:net";
-import { connect as tlsConnect } from "node:tls";
 import { authenticateServer } from "../wire/auth.ts";
 import { SocketTransport } from "../wire/socket-transport.ts";
 import type { Transport } from "../wire/transport.ts";
@@ -11,6 +10,7 @@ import { connectOptions, tcpHostPort, workerOf } from "./address.ts";
 import { config, settingName } from "./config.ts";
 import { sessionToken, tls } from "./credentials.ts";
 import { ConnectionError } from "./errors.ts";
+import { nodeTls } from "./lazy-builtins.ts";
 
 export interface DialHandlers {
   /** Whether the connection is still wanted (its link was not dropped meanwhile); an unwanted dial stops quietly. */
@@ -42,7 +42,7 @@ export function dial(addr: string, deadline: number, handlers: DialHandlers, del
 function dialAt(addr: string, options: NetConnectOpts, deadline: number, handlers: DialHandlers, delayMs: number): void {
   const material = "port" in options ? tls() : null;
   // With TLS the peer's identity is its certificate from the shared CA, not its host name.
-  const socket: Socket = material ? tlsConnect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
+  const socket: Socket = material ? nodeTls().connect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
   socket.unref();
   const onError = (err: NodeJS.ErrnoException) => {
     if (!handlers.wanted()) return;

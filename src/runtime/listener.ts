@@ -6,13 +6,13 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type ListenOptions, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer as createTlsServer } from "node:tls";
 import { authenticateClient } from "../wire/auth.ts";
 import { SocketTransport } from "../wire/socket-transport.ts";
 import type { Transport } from "../wire/transport.ts";
 import { config, settingName } from "./config.ts";
 import { sessionToken, tls } from "./credentials.ts";
 import { ConnectionError } from "./errors.ts";
+import { nodeTls } from "./lazy-builtins.ts";
 
 export interface ListenHandlers {
   /** A peer proved it knows the token: its connection, ready to carry frames. */
@@ -44,7 +44,7 @@ export function listen(addr: string, at: ListenOptions, serving: boolean, handle
   };
   const material = "port" in at ? tls() : null;
   const server = material
-    ? createTlsServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => handlers.refused())
+    ? nodeTls().createServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => handlers.refused())
     : createServer(onSocket);
   const listening = new Promise<number | undefined>((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
