@@ -35,9 +35,10 @@ export class HeadActor extends Actor {
     this.#head.submit(id, { url, exportName }, args, options);
   }
 
+  /** Worker `worker`'s tasks that got a slot, and those that finished (task-reports.ts). */
   @endpoint({ concurrent: true })
-  remoteStarted(taskId: string): void {
-    this.#head.started(taskId);
+  remoteReports(worker: number, started: string[], done: unknown[]): void {
+    this.#head.reports(worker, started, done);
   }
 
   @endpoint({ concurrent: true })

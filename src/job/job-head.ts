@@ -71,9 +71,9 @@ export class JobHead {
     this.#scheduler.submit(id, fn, args, options);
   }
 
-  /** A task sent ahead to its worker got a slot there. */
-  started(taskId: string): void {
-    this.#scheduler.started(taskId);
+  /** Worker `worker`'s tasks that got a slot there, and those that finished: flat [id, ok, value, …]. */
+  reports(worker: number, started: readonly string[], done: readonly unknown[]): void {
+    this.#scheduler.reports(worker, started, done);
   }
 
   /** The value of entry `id`; task `taskId` (if any) lends its resources out meanwhile. */

@@ -1,12 +1,15 @@
 // Placement of tasks: the queue of tasks waiting for a worker, sending each to
 // the Executor of a worker with room (or ahead of a free slot, for tasks with
 // the default request), and a task's resources while it runs, waits at its
-// worker or is blocked in get()/wait(). A task whose worker died runs again
-// (maxRetries) or fails with SupervisionError.
+// worker or is blocked in get()/wait(). Tasks placed in one tick go to each
+// worker in one batch (task-batch.ts); one whose code is not located yet or
+// whose arguments hold refs goes on its own once they are. A task whose worker
+// died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../runtime/arity.ts";
 import { metricsOn, taskStats } from "../runtime/metrics.ts";
 import { locate, type CodeLocation } from "../runtime/code-locator.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import { FrameError } from "../wire/errors.ts";
 import { ActorError, SupervisionError } from "../mesh/errors.ts";
 import type { Executor } from "./executor.ts";
 import { ObjectRef } from "./object-ref.ts";
@@ -14,6 +17,7 @@ import type { ObjectStore } from "./object-store.ts";
 import { TASK_RESOURCES, type Resources, type TaskOptions } from "./options.ts";
 import { resolveAll } from "./refs.ts";
 import { nameUnsendableArgument } from "./task-args.ts";
+import { DONE_FIELDS, TaskBatch } from "./task-batch.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type Worker, type WorkerPool } from "./worker-pool.ts";
 
@@ -33,6 +37,13 @@ interface Task {
   retriesLeft: number;
 }
 
+/** A task sent to a worker. */
+interface Running {
+  readonly task: Task;
+  readonly worker: Worker;
+  state: TaskState;
+}
+
 export class TaskScheduler {
   #executors: ActorMesh<Executor> | null = null;
   #executorSlices: ActorMesh<Executor>[] = [];
@@ -41,7 +52,10 @@ export class TaskScheduler {
   /** Queued tasks with a request other than the default's: while none is, a pass stops at the first default task with no room. */
   #othersQueued = 0;
   /** Tasks sent to workers, by id. */
-  #running = new Map<string, { worker: Worker; resources: Resources; state: TaskState }>();
+  #running = new Map<string, Running>();
+  /** The batch being filled for each worker this tick, by worker index. */
+  #outgoing: Array<TaskBatch<Running> | undefined> = [];
+  #flushScheduled = false;
 
   constructor(
     private readonly store: ObjectStore,
@@ -71,19 +85,19 @@ export class TaskScheduler {
   }
 
   #dispatch(): void {
-    const unplaceable = new Set<Resources>(); // requests that found no room in this pass (tasks share the default's object)
+    let unplaceable: Set<Resources> | undefined; // requests that found no room in this pass (tasks share the default's object)
     for (let i = 0; i < this.#queue.length && i < 64; ) {
       const task = this.#queue.at(i);
       const counted = task.resources === TASK_RESOURCES;
       // A counted task goes straight to a worker only if none is waiting there already (they run in order).
-      let worker = unplaceable.has(task.resources) ? undefined : this.pool.pick(task.resources, counted);
+      let worker = unplaceable?.has(task.resources) ? undefined : this.pool.pick(task.resources, counted);
       const ahead = !worker && counted;
       if (ahead) worker = this.pool.pickAhead();
       if (!worker) {
         // Every task behind this one asks for the default too, so none has room: the pass is over
         // (without this, each submit and each result scanned 64 queued tasks in vain).
         if (counted && this.#othersQueued === 0) break;
-        unplaceable.add(task.resources);
+        (unplaceable ??= new Set()).add(task.resources);
         i++;
         continue;
       }
@@ -92,39 +106,76 @@ export class TaskScheduler {
       if (metricsOn) taskStats.dispatched++;
       if (ahead) worker.prefetched++;
       else take(worker, task.resources);
-      void this.#execute(task, worker, ahead ? "prefetched" : "running");
+      const running: Running = { task, worker, state: ahead ? "prefetched" : "running" };
+      this.#running.set(task.id, running);
+      this.#send(running);
     }
   }
 
-  async #execute(task: Task, worker: Worker, state: TaskState): Promise<void> {
-    const entry = this.store.entry(task.id);
-    const running = { worker, resources: task.resources, state };
-    this.#running.set(task.id, running);
+  /** Adds a task to its worker's batch, or sends it on its own when it must wait for its code's location or its refs. */
+  #send(running: Running): void {
+    const { task } = running;
+    const location = typeof task.fn === "function" ? this.#located.get(task.fn) : task.fn;
+    if (!location || task.args.some((a) => a instanceof ObjectRef)) {
+      void this.#execute(running);
+      return;
+    }
+    const batch = (this.#outgoing[running.worker.index] ??= new TaskBatch());
+    batch.add(location, task.id, task.args, task.env ?? null, task.resources === TASK_RESOURCES, running);
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      process.nextTick(() => this.#flush());
+    }
+  }
+
+  /** Sends each worker its batch. */
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batches = this.#outgoing;
+    this.#outgoing = [];
+    batches.forEach((batch, index) => {
+      if (!batch) return;
+      let sent: Promise<void>;
+      try {
+        sent = this.#executor(index).runBatch.callOne(batch.fns, batch.tasks);
+      } catch {
+        // An argument the codec cannot send: each task goes on its own, to fail with its own error.
+        for (const running of batch.held) void this.#execute(running);
+        return;
+      }
+      sent.catch((err: unknown) => this.#batchFailed(batch.held, err));
+    });
+  }
+
+  /** A batch's call failed: its tasks still running died with their worker, or (too big together) go one by one. */
+  #batchFailed(held: readonly Running[], err: unknown): void {
+    for (const running of held) {
+      if (this.#running.get(running.task.id) !== running) continue; // reported already
+      if (err instanceof FrameError) void this.#execute(running);
+      else this.#failed(running, err, running.task.args);
+    }
+    this.#dispatch();
+  }
+
+  #executor(index: number): ActorMesh<Executor> {
+    return (this.#executorSlices[index] ??= this.#executors!.slice({ workers: index }));
+  }
+
+  /** Runs one task with a call of its own. */
+  async #execute(running: Running): Promise<void> {
+    const { task, worker } = running;
     let args = task.args;
     try {
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
       if (args.some((a) => a instanceof ObjectRef)) args = await resolveAll(this.store, args);
-      const executor = (this.#executorSlices[worker.index] ??= this.#executors!.slice({ workers: worker.index }));
       const counted = task.resources === TASK_RESOURCES; // waits for one of the worker's slots
-      entry.resolve(await executor.runTask.callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, counted));
-      if (metricsOn) taskStats.done++;
+      const value = await this.#executor(worker.index).runTask.callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, counted);
+      if (this.#running.get(task.id) === running) this.#finished(running, true, value);
     } catch (err) {
-      if (err instanceof SupervisionError && task.retriesLeft > 0 && !entry.settled) {
-        task.retriesLeft--;
-        if (metricsOn) taskStats.requeued++;
-        this.#queue.unshift(task);
-        if (task.resources !== TASK_RESOURCES) this.#othersQueued++;
-      } else {
-        if (metricsOn) taskStats.failedRunning++;
-        entry.reject(err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args));
-      }
-    } finally {
-      this.#running.delete(task.id);
-      if (running.state === "running") give(worker, task.resources);
-      else if (running.state === "prefetched") worker.prefetched--;
-      this.#dispatch();
+      if (this.#running.get(task.id) === running) this.#failed(running, err, args);
     }
+    this.#dispatch();
   }
 
   async #locate(fn: Function): Promise<CodeLocation> {
@@ -133,13 +184,58 @@ export class TaskScheduler {
     return location;
   }
 
-  /** A task sent ahead got its slot: it holds its resources from now on. */
-  started(taskId: string): void {
-    const running = this.#running.get(taskId);
-    if (!running || running.state !== "prefetched") return;
-    running.state = "running";
-    running.worker.prefetched--;
-    take(running.worker, running.resources);
+  /** What worker `worker` reported: tasks that got a slot, and tasks that finished (flat: id, ok, value). */
+  reports(worker: number, started: readonly string[], done: readonly unknown[]): void {
+    for (const id of started) {
+      const running = this.#running.get(id);
+      if (running?.worker.index === worker && running.state === "prefetched") {
+        // A task sent ahead got its slot: it holds its resources from now on.
+        running.state = "running";
+        running.worker.prefetched--;
+        take(running.worker, running.task.resources);
+      }
+    }
+    for (let i = 0; i < done.length; i += DONE_FIELDS) {
+      const running = this.#running.get(done[i] as string);
+      if (running?.worker.index === worker) this.#finished(running, done[i + 1] as boolean, done[i + 2]);
+    }
+    if (done.length) this.#dispatch();
+  }
+
+  /** A task's value or what it threw arrived. */
+  #finished(running: Running, ok: boolean, value: unknown): void {
+    this.#release(running);
+    const entry = this.store.entry(running.task.id);
+    if (ok) {
+      entry.resolve(value);
+      if (metricsOn) taskStats.done++;
+    } else {
+      entry.reject(value);
+      if (metricsOn) taskStats.failedRunning++;
+    }
+  }
+
+  /** A task's call failed: it runs again if its worker died and it has retries left; else its entry rejects. */
+  #failed(running: Running, err: unknown, args: readonly unknown[]): void {
+    const { task } = running;
+    this.#release(running);
+    const entry = this.store.entry(task.id);
+    if (err instanceof SupervisionError && task.retriesLeft > 0 && !entry.settled) {
+      task.retriesLeft--;
+      if (metricsOn) taskStats.requeued++;
+      this.#queue.unshift(task);
+      if (task.resources !== TASK_RESOURCES) this.#othersQueued++;
+    } else {
+      if (metricsOn) taskStats.failedRunning++;
+      entry.reject(err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args));
+    }
+  }
+
+  /** A task left its worker: what it held there is free again. */
+  #release(running: Running): void {
+    this.#running.delete(running.task.id);
+    if (running.state === "running") give(running.worker, running.task.resources);
+    else if (running.state === "prefetched") running.worker.prefetched--;
   }
 
   /**
@@ -151,9 +247,9 @@ export class TaskScheduler {
     if (!running || running.state === "prefetched" || (running.state === "blocked") === blocked) return;
     running.state = blocked ? "blocked" : "running";
     if (blocked) {
-      give(running.worker, running.resources);
+      give(running.worker, running.task.resources);
       this.#dispatch();
-    } else take(running.worker, running.resources);
+    } else take(running.worker, running.task.resources);
   }
 
   /** Fails queued tasks that no remaining worker can run (after a worker died). */

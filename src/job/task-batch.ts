@@ -1,0 +1,36 @@
+// Tasks travel to a worker in batches: all the tasks placed on one worker in
+// one tick go in one call of Executor.runBatch, encoded in one codec pass, and
+// their results come back in batches too (task-reports.ts). A tiny task then
+// costs the driver a few array slots, not a call of its own (reply port,
+// header, frame and promise). The batch is flat arrays, not an object per task.
+import type { CodeLocation } from "../runtime/code-locator.ts";
+
+/** Fields per task in `TaskBatch.tasks`: id, index of its function in `fns`, args, env or null, counted. */
+export const TASK_FIELDS = 5;
+
+/** Fields per finished task in a report: id, ok, value (or what it threw). */
+export const DONE_FIELDS = 3;
+
+export class TaskBatch<T> {
+  /** Each function once: url, exportName, url, exportName, … */
+  readonly fns: string[] = [];
+  readonly tasks: unknown[] = [];
+  /** What the sender keeps per task, in the same order. */
+  readonly held: T[] = [];
+  #fnIndex = new Map<CodeLocation, number>();
+
+  add(location: CodeLocation, id: string, args: readonly unknown[], env: Readonly<Record<string, string>> | null, counted: boolean, held: T): void {
+    let fn = this.#fnIndex.get(location);
+    if (fn === undefined) {
+      fn = this.fns.length / 2;
+      this.fns.push(location.url, location.exportName);
+      this.#fnIndex.set(location, fn);
+    }
+    this.tasks.push(id, fn, args, env, counted);
+    this.held.push(held);
+  }
+
+  get size(): number {
+    return this.held.length;
+  }
+}
