@@ -27,7 +27,10 @@ export class Executor extends Actor {
     this.#kind = kind;
     this.#slots = new Slots(slots);
     const worker = messageContext.getStore()?.rank ?? 0; // rank i runs on worker i
-    this.#reports = new TaskReports((started, done) => head.remoteReports.callOne(worker, started, done));
+    this.#reports = new TaskReports({
+      oneWay: (started, done) => head.remoteReports.broadcast(worker, started, done),
+      acked: (started, done) => head.remoteReports.callOne(worker, started, done),
+    });
     ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
   }
 

@@ -64,7 +64,7 @@ export class JobHead {
   meshFailed(failure: MeshFailure): void {
     if (failure.meshName !== EXECUTORS) return;
     this.#pool.markDead(failure.rank);
-    this.#scheduler.failImpossible();
+    this.#scheduler.workerDied(failure.rank, failure.cause);
   }
 
   submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions): void {

@@ -17,6 +17,8 @@ export class TaskBatch<T> {
   readonly tasks: unknown[] = [];
   /** What the sender keeps per task, in the same order. */
   readonly held: T[] = [];
+  /** Some task's arguments might not arrive (too big for a frame, say): the batch is sent as a call whose failure fails its tasks. */
+  acked = false;
   #fnIndex = new Map<CodeLocation, number>();
 
   add(location: CodeLocation, id: string, args: readonly unknown[], env: Readonly<Record<string, string>> | null, counted: boolean, held: T): void {
@@ -28,9 +30,25 @@ export class TaskBatch<T> {
     }
     this.tasks.push(id, fn, args, env, counted);
     this.held.push(held);
+    if (!this.acked) for (const a of args) if (!isPlain(a)) (this.acked = true);
   }
 
   get size(): number {
     return this.held.length;
   }
+}
+
+/** A value that surely fits a frame and decodes anywhere. */
+export function isPlain(value: unknown): boolean {
+  const type = typeof value;
+  return type === "number" || type === "boolean" || value === undefined || value === null || (type === "string" && (value as string).length < 16_384);
+}
+
+/**
+ * Runs `fn` once the microtasks queued now and those they queue have run: a
+ * batch then takes every task placed (or finished) in this turn, however many
+ * awaits deep. (A bare nextTick from a message handler runs before them.)
+ */
+export function afterMicrotasks(fn: () => void): void {
+  queueMicrotask(() => process.nextTick(fn));
 }

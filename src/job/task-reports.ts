@@ -6,17 +6,23 @@
 import { encode } from "../wire/codec.ts";
 import { SerializationError } from "../wire/errors.ts";
 import { ActorError, SupervisionError } from "../mesh/errors.ts";
-import { DONE_FIELDS } from "./task-batch.ts";
+import { afterMicrotasks, DONE_FIELDS, isPlain } from "./task-batch.ts";
 
-/** Sends one batch of reports to the head; resolves once the head has it. */
-export type SendReports = (started: string[], done: unknown[]) => Promise<void>;
+/** How reports reach the head: `oneWay` with no answer (for values that surely arrive), `acked` resolving once the head has them. */
+export interface ReportSenders {
+  oneWay(started: string[], done: unknown[]): void;
+  acked(started: string[], done: unknown[]): Promise<void>;
+}
+
+/** A value the head decodes for sure and that fits a frame easily: sent one-way, with no answer to wait for. */
+const SURE_BYTES = 64 * 1024;
 
 export class TaskReports {
   #started: string[] = [];
   #done: unknown[] = [];
   #scheduled = false;
 
-  constructor(private readonly sendReports: SendReports) {}
+  constructor(private readonly senders: ReportSenders) {}
 
   started(taskId: string): void {
     this.#started.push(taskId);
@@ -31,7 +37,7 @@ export class TaskReports {
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    process.nextTick(() => this.flush());
+    afterMicrotasks(() => this.flush());
   }
 
   /** Sends what is queued now. */
@@ -42,13 +48,23 @@ export class TaskReports {
     const done = this.#done;
     this.#started = [];
     this.#done = [];
-    this.#send(started, done);
+    // Plain values go one-way; anything that could fail on the way (an error, a big or odd value) waits for the head's answer.
+    let sure = done;
+    let acked: unknown[] | null = null;
+    for (let i = 0; i < done.length; i += DONE_FIELDS) {
+      const ok = done[i + 1] && isSure(done[i + 2]);
+      if (!acked && ok) continue;
+      if (!acked) (acked = [], (sure = done.slice(0, i)));
+      (ok ? sure : acked).push(done[i], done[i + 1], done[i + 2]);
+    }
+    if (started.length || sure.length) this.senders.oneWay(started, sure);
+    if (acked) this.#send([], acked);
   }
 
   #send(started: string[], done: unknown[]): void {
     let sent: Promise<void>;
     try {
-      sent = this.sendReports(started, done);
+      sent = this.senders.acked(started, done);
     } catch (err) {
       if (!(err instanceof SerializationError)) throw err;
       this.#send(started, sendable(done)); // each unsendable result becomes its task's error
@@ -83,4 +99,17 @@ function sendable(done: unknown[]): unknown[] {
     }
   }
   return out;
+}
+
+function isSure(value: unknown): boolean {
+  if (isPlain(value)) return true;
+  if (typeof value === "object") {
+      try {
+        const { body, attachments } = encode(value); // only on the worker, which has time to spare
+        return attachments.length === 0 && body.length < SURE_BYTES && !(value instanceof Error);
+      } catch {
+        return false;
+      }
+  }
+  return false;
 }

@@ -6,6 +6,7 @@
 // whose arguments hold refs goes on its own once they are. A task whose worker
 // died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../runtime/arity.ts";
+import { hold, release } from "../runtime/keep-alive.ts";
 import { metricsOn, taskStats } from "../runtime/metrics.ts";
 import { locate, type CodeLocation } from "../runtime/code-locator.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
@@ -17,7 +18,7 @@ import type { ObjectStore } from "./object-store.ts";
 import { TASK_RESOURCES, type Resources, type TaskOptions } from "./options.ts";
 import { resolveAll } from "./refs.ts";
 import { nameUnsendableArgument } from "./task-args.ts";
-import { DONE_FIELDS, TaskBatch } from "./task-batch.ts";
+import { afterMicrotasks, DONE_FIELDS, TaskBatch } from "./task-batch.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type Worker, type WorkerPool } from "./worker-pool.ts";
 
@@ -107,6 +108,7 @@ export class TaskScheduler {
       if (ahead) worker.prefetched++;
       else take(worker, task.resources);
       const running: Running = { task, worker, state: ahead ? "prefetched" : "running" };
+      if (this.#running.size === 0) hold(); // a batch sent one-way waits on no reply that would keep the process alive
       this.#running.set(task.id, running);
       this.#send(running);
     }
@@ -124,7 +126,7 @@ export class TaskScheduler {
     batch.add(location, task.id, task.args, task.env ?? null, task.resources === TASK_RESOURCES, running);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
-      process.nextTick(() => this.#flush());
+      afterMicrotasks(() => this.#flush());
     }
   }
 
@@ -135,15 +137,15 @@ export class TaskScheduler {
     this.#outgoing = [];
     batches.forEach((batch, index) => {
       if (!batch) return;
-      let sent: Promise<void>;
+      const { runBatch } = this.#executor(index);
       try {
-        sent = this.#executor(index).runBatch.callOne(batch.fns, batch.tasks);
+        // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
+        if (batch.acked) runBatch.callOne(batch.fns, batch.tasks).catch((err: unknown) => this.#batchFailed(batch.held, err));
+        else runBatch.broadcast(batch.fns, batch.tasks);
       } catch {
         // An argument the codec cannot send: each task goes on its own, to fail with its own error.
         for (const running of batch.held) void this.#execute(running);
-        return;
       }
-      sent.catch((err: unknown) => this.#batchFailed(batch.held, err));
     });
   }
 
@@ -234,6 +236,7 @@ export class TaskScheduler {
   /** A task left its worker: what it held there is free again. */
   #release(running: Running): void {
     this.#running.delete(running.task.id);
+    if (this.#running.size === 0) release();
     if (running.state === "running") give(running.worker, running.task.resources);
     else if (running.state === "prefetched") running.worker.prefetched--;
   }
@@ -252,8 +255,17 @@ export class TaskScheduler {
     } else take(running.worker, running.task.resources);
   }
 
-  /** Fails queued tasks that no remaining worker can run (after a worker died). */
-  failImpossible(): void {
+  /** Worker `index` died (the pool knows): its tasks run again (maxRetries) or fail with SupervisionError, as do queued tasks no worker left can run. */
+  workerDied(index: number, cause: Error): void {
+    for (const running of [...this.#running.values()]) {
+      if (running.worker.index !== index) continue;
+      this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${cause.message}`, { cause }), running.task.args);
+    }
+    this.#failImpossible();
+    this.#dispatch();
+  }
+
+  #failImpossible(): void {
     this.#queue.retain((task) => {
       const err = this.pool.impossible(task.resources, `task ${task.name}`);
       if (err) this.store.entry(task.id).reject(err);
