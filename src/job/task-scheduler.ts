@@ -197,11 +197,16 @@ export class TaskScheduler {
         take(running.worker, running.task.resources);
       }
     }
+    let finished: Worker | undefined;
     for (let i = 0; i < done.length; i += DONE_FIELDS) {
       const running = this.#running.get(done[i] as string);
-      if (running?.worker.index === worker) this.#finished(running, done[i + 1] as boolean, done[i + 2]);
+      if (running?.worker.index !== worker) continue;
+      this.#finished(running, done[i + 1] as boolean, done[i + 2]);
+      finished = running.worker;
     }
-    if (done.length) this.#dispatch();
+    if (!finished) return;
+    this.pool.finished(finished, done.length / DONE_FIELDS);
+    this.#dispatch();
   }
 
   /** A task's value or what it threw arrived. */
