@@ -3,15 +3,18 @@
 // nested tasks and actors work from anywhere.
 import { messageContext } from "../runtime/context.ts";
 import { load } from "../runtime/code-locator.ts";
+import type { PortRef } from "../runtime/messages.ts";
+import { Proc } from "../runtime/proc.ts";
+import { encode } from "../wire/codec.ts";
 import { Actor, endpoint } from "../mesh/actor.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ambient, withJobContext, type JobKind } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
 import { RemoteJobContext, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
+import { StartReports } from "./start-reports.ts";
 import { TASK_FIELDS } from "./task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
-import { TaskReports } from "./task-reports.ts";
 
 export class Executor extends Actor {
   /** Only the job's own code holds the head's mesh: it is never where user code could read it. */
@@ -19,36 +22,48 @@ export class Executor extends Actor {
   readonly #kind: JobKind;
   readonly #functions = new Map<string, Function>();
   readonly #slots: Slots;
-  readonly #reports: TaskReports;
+  readonly #starts: StartReports;
+  /** Where results of batched tasks go: the head's port, each as the rank of its task's number. */
+  readonly #results: PortRef;
 
-  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind) {
+  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef) {
     super();
     this.#head = head;
     this.#kind = kind;
     this.#slots = new Slots(slots);
+    this.#results = results;
     const worker = messageContext.getStore()?.rank ?? 0; // rank i runs on worker i
-    this.#reports = new TaskReports({
-      oneWay: (started, done) => head.remoteReports.broadcast(worker, started, done),
-      acked: (started, done) => head.remoteReports.callOne(worker, started, done),
-    });
+    this.#starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
     ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
   }
 
   /**
-   * Runs a batch of tasks (task-batch.ts); each reports its start and its
-   * result to the head as it happens. Resolves once all have finished, so a
-   * death of this worker fails exactly the tasks still running.
+   * Runs a batch of tasks (task-batch.ts). Each reports its start, and sends
+   * its value (or what it threw) to the results port when it ends. Resolves
+   * once all have ended, so a call of it fails exactly the tasks still running.
    */
   @endpoint({ concurrent: true })
   async runBatch(fns: string[], tasks: unknown[]): Promise<void> {
     const runs: Promise<void>[] = [];
     for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
-      const id = tasks[i] as string;
-      const fn = (tasks[i + 1] as number) * 2;
-      const run = this.#task(id, fns[fn], fns[fn + 1], tasks[i + 2] as unknown[], tasks[i + 3] as Record<string, string> | null, tasks[i + 4] as boolean);
-      runs.push(run.then((value) => this.#reports.done(id, true, value), (err: unknown) => this.#reports.done(id, false, err)));
+      const number = tasks[i + 1] as number;
+      const fn = (tasks[i + 2] as number) * 2;
+      const run = this.#task(tasks[i] as string, fns[fn], fns[fn + 1], tasks[i + 3] as unknown[], tasks[i + 4] as Record<string, string> | null, tasks[i + 5] as boolean);
+      runs.push(run.then((value) => this.#sendResult(number, value, false), (err: unknown) => this.#sendResult(number, err, true)));
     }
     await Promise.all(runs);
+  }
+
+  /** A value the codec cannot send (or one too big for a frame) arrives as the error that says why. */
+  #sendResult(number: number, value: unknown, thrown: boolean): void {
+    const proc = Proc.current();
+    if (!thrown) return proc.sendToPort(this.#results, number, value, false);
+    try {
+      encode(value, "error"); // only for failures: an error must be sendable before it is sent as one
+    } catch (unsendable) {
+      value = unsendable;
+    }
+    proc.sendToPort(this.#results, number, value, true);
   }
 
   /** Runs one task and answers with its value (for tasks that did not go in a batch: refs to resolve, say). */
@@ -62,8 +77,8 @@ export class Executor extends Actor {
     if (!counted) return this.#run(taskId, url, exportName, args, env, null);
     const wait = this.#slots.acquire();
     if (wait) await wait;
-    this.#reports.started(taskId);
-    const slot = new HeldSlot(this.#slots, this.#reports);
+    this.#starts.started(taskId);
+    const slot = new HeldSlot(this.#slots, this.#starts);
     try {
       return await this.#run(taskId, url, exportName, args, env, slot);
     } finally {
@@ -88,10 +103,10 @@ export class Executor extends Actor {
 class HeldSlot implements TaskSlot {
   #held = true;
 
-  constructor(private readonly slots: Slots, private readonly reports: TaskReports) {}
+  constructor(private readonly slots: Slots, private readonly starts: StartReports) {}
 
   block(): void {
-    this.reports.flush(); // the head learns that the task started before that it blocked
+    this.starts.flush(); // the head learns that the task started before that it blocked
     if (this.#held) (this.slots.release(), (this.#held = false));
   }
 

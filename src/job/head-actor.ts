@@ -35,10 +35,10 @@ export class HeadActor extends Actor {
     this.#head.submit(id, { url, exportName }, args, options);
   }
 
-  /** Worker `worker`'s tasks that got a slot, and those that finished (task-reports.ts). */
+  /** Worker `worker`'s tasks that got a slot (start-reports.ts). */
   @endpoint({ concurrent: true })
-  remoteReports(worker: number, started: string[], done: unknown[]): void {
-    this.#head.reports(worker, started, done);
+  remoteStarted(worker: number, started: string[]): void {
+    this.#head.started(worker, started);
   }
 
   @endpoint({ concurrent: true })

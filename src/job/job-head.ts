@@ -55,7 +55,7 @@ export class JobHead {
     this.#procs = setup.procs;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace);
-    const executors = this.#asOwner(() => setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind));
+    const executors = this.#asOwner(() => setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort));
     this.#scheduler.useExecutors(executors);
     await executors.initialized;
   }
@@ -71,9 +71,9 @@ export class JobHead {
     this.#scheduler.submit(id, fn, args, options);
   }
 
-  /** Worker `worker`'s tasks that got a slot there, and those that finished: flat [id, ok, value, …]. */
-  reports(worker: number, started: readonly string[], done: readonly unknown[]): void {
-    this.#scheduler.reports(worker, started, done);
+  /** Worker `worker`'s tasks that got a slot there. */
+  started(worker: number, started: readonly string[]): void {
+    this.#scheduler.started(worker, started);
   }
 
   /** The value of entry `id`; task `taskId` (if any) lends its resources out meanwhile. */
@@ -110,5 +110,6 @@ export class JobHead {
   async shutdown(): Promise<void> {
     await this.#actors.close();
     await this.#procs?.stop();
+    this.#scheduler.close();
   }
 }

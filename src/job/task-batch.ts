@@ -1,15 +1,16 @@
 // Tasks travel to a worker in batches: all the tasks placed on one worker in
 // one tick go in one call of Executor.runBatch, encoded in one codec pass, and
-// their results come back in batches too (task-reports.ts). A tiny task then
-// costs the driver a few array slots, not a call of its own (reply port,
-// header, frame and promise). The batch is flat arrays, not an object per task.
+// their results come back to one port of the head's, which coalesces the values
+// sent in one tick into one frame. A tiny task then costs the driver a few
+// array slots, not a call of its own (reply port, header, frame and promise).
+// The batch is flat arrays, not an object per task.
 import type { CodeLocation } from "../runtime/code-locator.ts";
 
-/** Fields per task in `TaskBatch.tasks`: id, index of its function in `fns`, args, env or null, counted. */
-export const TASK_FIELDS = 5;
-
-/** Fields per finished task in a report: id, ok, value (or what it threw). */
-export const DONE_FIELDS = 3;
+/**
+ * Fields per task in `TaskBatch.tasks`: id, number (the rank its result is sent
+ * to the results port as), index of its function in `fns`, args, env or null, counted.
+ */
+export const TASK_FIELDS = 6;
 
 export class TaskBatch<T> {
   /** Each function once: url, exportName, url, exportName, … */
@@ -21,14 +22,14 @@ export class TaskBatch<T> {
   acked = false;
   #fnIndex = new Map<CodeLocation, number>();
 
-  add(location: CodeLocation, id: string, args: readonly unknown[], env: Readonly<Record<string, string>> | null, counted: boolean, held: T): void {
+  add(location: CodeLocation, id: string, number: number, args: readonly unknown[], env: Readonly<Record<string, string>> | null, counted: boolean, held: T): void {
     let fn = this.#fnIndex.get(location);
     if (fn === undefined) {
       fn = this.fns.length / 2;
       this.fns.push(location.url, location.exportName);
       this.#fnIndex.set(location, fn);
     }
-    this.tasks.push(id, fn, args, env, counted);
+    this.tasks.push(id, number, fn, args, env, counted);
     this.held.push(held);
     if (!this.acked) for (const a of args) if (!isPlain(a)) (this.acked = true);
   }

@@ -7,6 +7,8 @@
 // died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../runtime/arity.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
+import type { PortRef } from "../runtime/messages.ts";
+import { Proc } from "../runtime/proc.ts";
 import { metricsOn, taskStats } from "../runtime/metrics.ts";
 import { locate, type CodeLocation } from "../runtime/code-locator.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
@@ -18,7 +20,7 @@ import type { ObjectStore } from "./object-store.ts";
 import { TASK_RESOURCES, type Resources, type TaskOptions } from "./options.ts";
 import { resolveAll } from "./refs.ts";
 import { nameUnsendableArgument } from "./task-args.ts";
-import { afterMicrotasks, DONE_FIELDS, TaskBatch } from "./task-batch.ts";
+import { TaskBatch } from "./task-batch.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type Worker, type WorkerPool } from "./worker-pool.ts";
 
@@ -42,6 +44,8 @@ interface Task {
 interface Running {
   readonly task: Task;
   readonly worker: Worker;
+  /** Its result arrives at the results port as this rank (a retried task gets a new one, so a stale result is ignored). */
+  readonly number: number;
   state: TaskState;
 }
 
@@ -52,8 +56,13 @@ export class TaskScheduler {
   #queue = new TaskQueue<Task>();
   /** Queued tasks with a request other than the default's: while none is, a pass stops at the first default task with no room. */
   #othersQueued = 0;
-  /** Tasks sent to workers, by id. */
+  /** Tasks sent to workers, by id, and by number. */
   #running = new Map<string, Running>();
+  #byNumber = new Map<number, Running>();
+  #nextNumber = 0;
+  /** Where Executors send the results of batched tasks. */
+  readonly resultsPort: PortRef;
+  readonly #portId: number;
   /** The batch being filled for each worker this tick, by worker index. */
   #outgoing: Array<TaskBatch<Running> | undefined> = [];
   #flushScheduled = false;
@@ -61,7 +70,16 @@ export class TaskScheduler {
   constructor(
     private readonly store: ObjectStore,
     private readonly pool: WorkerPool,
-  ) {}
+  ) {
+    const proc = Proc.current();
+    this.#portId = proc.openPort((number, ok, value) => this.#result(number, ok, value));
+    this.resultsPort = { addr: proc.addr, id: this.#portId };
+  }
+
+  /** The job ended: results that still arrive are dropped. */
+  close(): void {
+    Proc.current().closePort(this.#portId);
+  }
 
   /** The Executors tasks are sent to: rank `i` runs on worker `i`. */
   useExecutors(executors: ActorMesh<Executor>): void {
@@ -107,9 +125,10 @@ export class TaskScheduler {
       if (metricsOn) taskStats.dispatched++;
       if (ahead) worker.prefetched++;
       else take(worker, task.resources);
-      const running: Running = { task, worker, state: ahead ? "prefetched" : "running" };
+      const running: Running = { task, worker, number: this.#nextNumber++, state: ahead ? "prefetched" : "running" };
       if (this.#running.size === 0) hold(); // a batch sent one-way waits on no reply that would keep the process alive
       this.#running.set(task.id, running);
+      this.#byNumber.set(running.number, running);
       this.#send(running);
     }
   }
@@ -123,10 +142,10 @@ export class TaskScheduler {
       return;
     }
     const batch = (this.#outgoing[running.worker.index] ??= new TaskBatch());
-    batch.add(location, task.id, task.args, task.env ?? null, task.resources === TASK_RESOURCES, running);
+    batch.add(location, task.id, running.number, task.args, task.env ?? null, task.resources === TASK_RESOURCES, running);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
-      afterMicrotasks(() => this.#flush());
+      process.nextTick(() => this.#flush()); // after the microtasks queued now: every task placed in this turn
     }
   }
 
@@ -186,26 +205,23 @@ export class TaskScheduler {
     return location;
   }
 
-  /** What worker `worker` reported: tasks that got a slot, and tasks that finished (flat: id, ok, value). */
-  reports(worker: number, started: readonly string[], done: readonly unknown[]): void {
-    for (const id of started) {
+  /** Tasks of worker `worker` that were sent ahead got a slot: they hold their resources from now on. */
+  started(worker: number, ids: readonly string[]): void {
+    for (const id of ids) {
       const running = this.#running.get(id);
-      if (running?.worker.index === worker && running.state === "prefetched") {
-        // A task sent ahead got its slot: it holds its resources from now on.
-        running.state = "running";
-        running.worker.prefetched--;
-        take(running.worker, running.task.resources);
-      }
+      if (running?.worker.index !== worker || running.state !== "prefetched") continue;
+      running.state = "running";
+      running.worker.prefetched--;
+      take(running.worker, running.task.resources);
     }
-    let finished: Worker | undefined;
-    for (let i = 0; i < done.length; i += DONE_FIELDS) {
-      const running = this.#running.get(done[i] as string);
-      if (running?.worker.index !== worker) continue;
-      this.#finished(running, done[i + 1] as boolean, done[i + 2]);
-      finished = running.worker;
-    }
-    if (!finished) return;
-    this.pool.finished(finished, done.length / DONE_FIELDS);
+  }
+
+  /** The value of batched task `number`, or what it threw (or why its value could not be sent). */
+  #result(number: number, ok: boolean, value: unknown): void {
+    const running = this.#byNumber.get(number);
+    if (!running) return; // its worker was declared dead meanwhile
+    this.pool.finished(running.worker);
+    this.#finished(running, ok, value);
     this.#dispatch();
   }
 
@@ -241,6 +257,7 @@ export class TaskScheduler {
   /** A task left its worker: what it held there is free again. */
   #release(running: Running): void {
     this.#running.delete(running.task.id);
+    this.#byNumber.delete(running.number);
     if (this.#running.size === 0) release();
     if (running.state === "running") give(running.worker, running.task.resources);
     else if (running.state === "prefetched") running.worker.prefetched--;

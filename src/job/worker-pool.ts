@@ -12,8 +12,9 @@ export interface Worker {
   prefetched: number;
   /** How far ahead tasks may be sent to it now (PREFETCH, or QUICK_PREFETCH while its tasks are tiny). */
   prefetchLimit: number;
-  /** When it last reported finished tasks (performance.now()). */
+  /** When its last task finished (performance.now()), and the mean time between its tasks' ends (ms, a moving average). */
   lastDone: number;
+  meanGap: number;
   alive: boolean;
 }
 
@@ -32,7 +33,7 @@ export class WorkerPool {
 
   /** `count` workers offering `capacity` each, all free. */
   reset(count: number, capacity: Resources): void {
-    this.#workers = Array.from({ length: count }, (_, index) => ({ index, capacity, free: { ...capacity }, prefetched: 0, prefetchLimit: PREFETCH, lastDone: 0, alive: true }));
+    this.#workers = Array.from({ length: count }, (_, index) => ({ index, capacity, free: { ...capacity }, prefetched: 0, prefetchLimit: PREFETCH, lastDone: 0, meanGap: Infinity, alive: true }));
   }
 
   /** Worker `index` died: nothing is placed on it any more. */
@@ -61,11 +62,13 @@ export class WorkerPool {
     return best;
   }
 
-  /** `worker` reported `count` finished tasks: while they take it little time each, more may be sent ahead. */
-  finished(worker: Worker, count: number): void {
+  /** A task of `worker` finished: while its tasks end in quick succession, more may be sent ahead. */
+  finished(worker: Worker): void {
     const now = performance.now();
-    worker.prefetchLimit = now - worker.lastDone < QUICK_TASK_MS * count ? QUICK_PREFETCH : PREFETCH;
+    const gap = now - worker.lastDone;
+    worker.meanGap = worker.meanGap === Infinity ? gap : 0.9 * worker.meanGap + 0.1 * gap;
     worker.lastDone = now;
+    worker.prefetchLimit = worker.meanGap < QUICK_TASK_MS ? QUICK_PREFETCH : PREFETCH;
   }
 
   /** An error naming the resource when no alive worker could ever satisfy `request`. */
