@@ -43,15 +43,56 @@ export class Executor extends Actor {
    * once all have ended, so a call of it fails exactly the tasks still running.
    */
   @endpoint({ concurrent: true })
-  async runBatch(fns: string[], tasks: unknown[]): Promise<void> {
-    const runs: Promise<void>[] = [];
+  runBatch(fns: string[], tasks: unknown[]): Promise<void> | undefined {
+    let pending: Promise<void>[] | null = null;
+    const loaded: Array<Function | undefined> = [];
     for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
+      const id = tasks[i] as string;
       const number = tasks[i + 1] as number;
-      const fn = (tasks[i + 2] as number) * 2;
-      const run = this.#task(tasks[i] as string, fns[fn], fns[fn + 1], tasks[i + 3] as unknown[], tasks[i + 4] as Record<string, string> | null, tasks[i + 5] as boolean);
-      runs.push(run.then((value) => this.#sendResult(number, value, false), (err: unknown) => this.#sendResult(number, err, true)));
+      const f = tasks[i + 2] as number;
+      const args = tasks[i + 3] as unknown[];
+      const env = tasks[i + 4] as Record<string, string> | null;
+      const counted = tasks[i + 5] as boolean;
+      const fn = (loaded[f] ??= this.#functions.get(`${fns[2 * f]}#${fns[2 * f + 1]}`));
+      // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
+      const run = fn && (!counted || this.#slots.tryAcquire()) ? this.#start(fn, id, number, args, env, counted) : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, counted);
+      if (run) (pending ??= []).push(run);
     }
-    await Promise.all(runs);
+    return pending ? Promise.all(pending).then(() => {}) : undefined;
+  }
+
+  /** Runs a task whose function is loaded and which holds its slot (if `counted`); a promise only if the task is asynchronous. */
+  #start(fn: Function, taskId: string, number: number, args: unknown[], env: Record<string, string> | null, counted: boolean): Promise<void> | undefined {
+    let slot: HeldSlot | null = null;
+    if (counted) {
+      this.#starts.started(taskId);
+      slot = new HeldSlot(this.#slots, this.#starts);
+    }
+    let result: unknown;
+    try {
+      result = withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot), () => fn(...args)));
+    } catch (err) {
+      slot?.end();
+      this.#sendResult(number, err, true);
+      return undefined;
+    }
+    if (!isThenable(result)) {
+      slot?.end();
+      this.#sendResult(number, result, false);
+      return undefined;
+    }
+    return Promise.resolve(result).then(
+      (value) => (slot?.end(), this.#sendResult(number, value, false)),
+      (err: unknown) => (slot?.end(), this.#sendResult(number, err, true)),
+    );
+  }
+
+  /** A task that waits for its function to load or for a slot. */
+  #later(taskId: string, number: number, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, counted: boolean): Promise<void> {
+    return this.#task(taskId, url, exportName, args, env, counted).then(
+      (value) => this.#sendResult(number, value, false),
+      (err: unknown) => this.#sendResult(number, err, true),
+    );
   }
 
   /** A value the codec cannot send (or one too big for a frame) arrives as the error that says why. */
@@ -99,6 +140,10 @@ export class Executor extends Actor {
   }
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
 /** A running task's slot, lent out while it waits in get()/wait(). */
 class HeldSlot implements TaskSlot {
   #held = true;
@@ -114,7 +159,8 @@ class HeldSlot implements TaskSlot {
     if (!this.#held) (this.slots.reclaim(), (this.#held = true));
   }
 
+  /** The task ended: its slot is free (once, even if it ends twice). */
   end(): void {
-    if (this.#held) this.slots.release();
+    if (this.#held) (this.slots.release(), (this.#held = false));
   }
 }

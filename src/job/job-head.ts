@@ -63,7 +63,6 @@ export class JobHead {
   /** A mesh the head spawned failed: a dead worker's tasks are retried or fail with SupervisionError; its actors' calls reject. */
   meshFailed(failure: MeshFailure): void {
     if (failure.meshName !== EXECUTORS) return;
-    this.#pool.markDead(failure.rank);
     this.#scheduler.workerDied(failure.rank, failure.cause);
   }
 

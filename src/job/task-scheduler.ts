@@ -12,6 +12,7 @@ import { Proc } from "../runtime/proc.ts";
 import { metricsOn, taskStats } from "../runtime/metrics.ts";
 import { locate, type CodeLocation } from "../runtime/code-locator.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import { onRankLost } from "../mesh/liveness.ts";
 import { FrameError } from "../wire/errors.ts";
 import { ActorError, SupervisionError } from "../mesh/errors.ts";
 import type { Executor } from "./executor.ts";
@@ -66,6 +67,7 @@ export class TaskScheduler {
   /** The batch being filled for each worker this tick, by worker index. */
   #outgoing: Array<TaskBatch<Running> | undefined> = [];
   #flushScheduled = false;
+  #unwatch: Array<() => void> = [];
 
   constructor(
     private readonly store: ObjectStore,
@@ -79,12 +81,15 @@ export class TaskScheduler {
   /** The job ended: results that still arrive are dropped. */
   close(): void {
     Proc.current().closePort(this.#portId);
+    for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 
   /** The Executors tasks are sent to: rank `i` runs on worker `i`. */
   useExecutors(executors: ActorMesh<Executor>): void {
     this.#executors = executors;
     this.#executorSlices = [];
+    // A batch goes one-way, so no reply fails when its worker's process is lost: this does (a stop included, which supervision does not report).
+    for (let i = 0; i < executors.size; i++) this.#unwatch.push(onRankLost(executors, i, (error) => this.workerDied(i, error)));
   }
 
   /** Queues a task whose result fills entry `id` of the store. */
@@ -277,8 +282,9 @@ export class TaskScheduler {
     } else take(running.worker, running.task.resources);
   }
 
-  /** Worker `index` died (the pool knows): its tasks run again (maxRetries) or fail with SupervisionError, as do queued tasks no worker left can run. */
+  /** Worker `index` died: its tasks run again (maxRetries) or fail with SupervisionError, as do queued tasks no worker left can run. */
   workerDied(index: number, cause: Error): void {
+    this.pool.markDead(index);
     for (const running of [...this.#running.values()]) {
       if (running.worker.index !== index) continue;
       this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${cause.message}`, { cause }), running.task.args);
