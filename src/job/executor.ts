@@ -13,7 +13,7 @@ import type { HeadActor } from "./head-actor.ts";
 import { RemoteJobContext, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
-import { TASK_FIELDS } from "./task-batch.ts";
+import { TASK_FIELDS, type SlotUse } from "./task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
 
 export class Executor extends Actor {
@@ -52,20 +52,20 @@ export class Executor extends Actor {
       const f = tasks[i + 2] as number;
       const args = tasks[i + 3] as unknown[];
       const env = tasks[i + 4] as Record<string, string> | null;
-      const counted = tasks[i + 5] as boolean;
+      const slot = tasks[i + 5] as SlotUse;
       const fn = (loaded[f] ??= this.#functions.get(`${fns[2 * f]}#${fns[2 * f + 1]}`));
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
-      const run = fn && (!counted || this.#slots.tryAcquire()) ? this.#start(fn, id, number, args, env, counted) : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, counted);
+      const run = fn && (!slot || this.#slots.tryAcquire()) ? this.#start(fn, id, number, args, env, slot) : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot);
       if (run) (pending ??= []).push(run);
     }
     return pending ? Promise.all(pending).then(() => {}) : undefined;
   }
 
-  /** Runs a task whose function is loaded and which holds its slot (if `counted`); a promise only if the task is asynchronous. */
-  #start(fn: Function, taskId: string, number: number, args: unknown[], env: Record<string, string> | null, counted: boolean): Promise<void> | undefined {
+  /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */
+  #start(fn: Function, taskId: string, number: number, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> | undefined {
     let slot: HeldSlot | null = null;
-    if (counted) {
-      this.#starts.started(taskId);
+    if (use) {
+      if (use === 2) this.#starts.started(taskId);
       slot = new HeldSlot(this.#slots, this.#starts);
     }
     let result: unknown;
@@ -88,8 +88,8 @@ export class Executor extends Actor {
   }
 
   /** A task that waits for its function to load or for a slot. */
-  #later(taskId: string, number: number, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, counted: boolean): Promise<void> {
-    return this.#task(taskId, url, exportName, args, env, counted).then(
+  #later(taskId: string, number: number, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> {
+    return this.#task(taskId, url, exportName, args, env, use).then(
       (value) => this.#sendResult(number, value, false),
       (err: unknown) => this.#sendResult(number, err, true),
     );
@@ -109,16 +109,16 @@ export class Executor extends Actor {
 
   /** Runs one task and answers with its value (for tasks that did not go in a batch: refs to resolve, say). */
   @endpoint({ concurrent: true })
-  runTask(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, counted = false): Promise<unknown> {
-    return this.#task(taskId, url, exportName, args, env, counted);
+  runTask(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse = 0): Promise<unknown> {
+    return this.#task(taskId, url, exportName, args, env, use);
   }
 
-  /** A `counted` task waits for a slot first and reports when it starts. */
-  async #task(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, counted: boolean): Promise<unknown> {
-    if (!counted) return this.#run(taskId, url, exportName, args, env, null);
+  /** A task that uses a slot waits for one first (and reports when it has it, if it was sent ahead). */
+  async #task(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<unknown> {
+    if (!use) return this.#run(taskId, url, exportName, args, env, null);
     const wait = this.#slots.acquire();
     if (wait) await wait;
-    this.#starts.started(taskId);
+    if (use === 2) this.#starts.started(taskId);
     const slot = new HeldSlot(this.#slots, this.#starts);
     try {
       return await this.#run(taskId, url, exportName, args, env, slot);

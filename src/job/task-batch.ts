@@ -8,9 +8,16 @@ import type { CodeLocation } from "../runtime/code-locator.ts";
 
 /**
  * Fields per task in `TaskBatch.tasks`: id, number (the rank its result is sent
- * to the results port as), index of its function in `fns`, args, env or null, counted.
+ * to the results port as), index of its function in `fns`, args, env or null, its SlotUse.
  */
 export const TASK_FIELDS = 6;
+
+/**
+ * How a task uses its worker's slots: 0 none (it asked for other resources),
+ * 1 it takes one (the head counted its resources when it sent it), 2 it takes
+ * one and reports when it does (it was sent ahead of a free slot).
+ */
+export type SlotUse = 0 | 1 | 2;
 
 export class TaskBatch<T> {
   /** Each function once: url, exportName, url, exportName, … */
@@ -22,14 +29,14 @@ export class TaskBatch<T> {
   acked = false;
   #fnIndex = new Map<CodeLocation, number>();
 
-  add(location: CodeLocation, id: string, number: number, args: readonly unknown[], env: Readonly<Record<string, string>> | null, counted: boolean, held: T): void {
+  add(location: CodeLocation, id: string, number: number, args: readonly unknown[], env: Readonly<Record<string, string>> | null, slot: SlotUse, held: T): void {
     let fn = this.#fnIndex.get(location);
     if (fn === undefined) {
       fn = this.fns.length / 2;
       this.fns.push(location.url, location.exportName);
       this.#fnIndex.set(location, fn);
     }
-    this.tasks.push(id, number, fn, args, env, counted);
+    this.tasks.push(id, number, fn, args, env, slot);
     this.held.push(held);
     if (!this.acked) for (const a of args) if (!isPlain(a)) (this.acked = true);
   }

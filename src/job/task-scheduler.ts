@@ -21,7 +21,7 @@ import type { ObjectStore } from "./object-store.ts";
 import { TASK_RESOURCES, type Resources, type TaskOptions } from "./options.ts";
 import { resolveAll } from "./refs.ts";
 import { nameUnsendableArgument } from "./task-args.ts";
-import { TaskBatch } from "./task-batch.ts";
+import { TaskBatch, type SlotUse } from "./task-batch.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type Worker, type WorkerPool } from "./worker-pool.ts";
 
@@ -147,7 +147,7 @@ export class TaskScheduler {
       return;
     }
     const batch = (this.#outgoing[running.worker.index] ??= new TaskBatch());
-    batch.add(location, task.id, running.number, task.args, task.env ?? null, task.resources === TASK_RESOURCES, running);
+    batch.add(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       process.nextTick(() => this.#flush()); // after the microtasks queued now: every task placed in this turn
@@ -195,8 +195,7 @@ export class TaskScheduler {
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
       if (args.some((a) => a instanceof ObjectRef)) args = await resolveAll(this.store, args);
-      const counted = task.resources === TASK_RESOURCES; // waits for one of the worker's slots
-      const value = await this.#executor(worker.index).runTask.callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, counted);
+      const value = await this.#executor(worker.index).runTask.callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, slotUse(running));
       if (this.#running.get(task.id) === running) this.#finished(running, true, value);
     } catch (err) {
       if (this.#running.get(task.id) === running) this.#failed(running, err, args);
@@ -303,4 +302,9 @@ export class TaskScheduler {
     this.#othersQueued = 0;
     for (let i = 0; i < this.#queue.length; i++) if (this.#queue.at(i).resources !== TASK_RESOURCES) this.#othersQueued++;
   }
+}
+
+/** A task with the default request waits for one of its worker's slots; one sent ahead reports when it gets it. */
+function slotUse(running: Running): SlotUse {
+  return running.task.resources !== TASK_RESOURCES ? 0 : running.state === "prefetched" ? 2 : 1;
 }
