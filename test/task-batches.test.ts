@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../src/job.ts";
-import { add, sum, ValueError, valueOrFunction, valueOrThrow } from "./fixtures/tasks.ts";
+import { SupervisionError, thisHost } from "../src/mesh.ts";
+import { add, after, sum, ValueError, valueOrFunction, valueOrThrow } from "./fixtures/tasks.ts";
+import { track } from "./helpers.ts";
 
 for (const kind of ["threads", "processes"] as const) {
   describe(`tasks in batches on ${kind}`, () => {
@@ -46,3 +48,19 @@ for (const kind of ["threads", "processes"] as const) {
     });
   });
 }
+
+it("a batched task whose worker's process is stopped (no failure, so no supervision event) fails with SupervisionError instead of staying pending", async () => {
+  const procs = track(thisHost().spawnProcs({ workers: 1 }));
+  const ctx = createJobContext("mesh", { procs });
+  try {
+    assert.equal(await ctx.get(ctx.run(after, 1, 0)), 0); // its function is located now: the next task goes in a batch
+    const slow = ctx.run(after, 60_000, 1);
+    const [, pending] = await ctx.wait([slow], { timeout: 0.05 });
+    assert.equal(pending.length, 1);
+    await procs.stop();
+    await assert.rejects(ctx.get(slow), (e: Error) => e instanceof SupervisionError && /task after on worker 0 cannot complete/.test(e.message));
+  } finally {
+    await ctx.shutdown();
+    await procs.stop();
+  }
+});
