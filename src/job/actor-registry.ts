@@ -105,7 +105,7 @@ export class ActorRegistry {
           ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, method, values)
           : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[method].callOne(...values),
       )
-      .then(entry.resolve, (err: unknown) => entry.reject(err instanceof ActorError ? err.cause : err));
+      .then((v) => entry.resolve(v), (err: unknown) => entry.reject(err instanceof ActorError ? err.cause : err));
   }
 
   /** The job is over: its ephemeral actors in the shared namespace end, and its private namespace stops. */

@@ -35,9 +35,10 @@ export class HeadActor extends Actor {
     this.#head.submit(id, { url, exportName }, args, options);
   }
 
+  /** Worker `worker`'s tasks that got a slot (start-reports.ts). */
   @endpoint({ concurrent: true })
-  remoteStarted(taskId: string): void {
-    this.#head.started(taskId);
+  remoteStarted(worker: number, started: string[]): void {
+    this.#head.started(worker, started);
   }
 
   @endpoint({ concurrent: true })

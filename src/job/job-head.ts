@@ -55,7 +55,7 @@ export class JobHead {
     this.#procs = setup.procs;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace);
-    const executors = this.#asOwner(() => setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind));
+    const executors = this.#asOwner(() => setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort));
     this.#scheduler.useExecutors(executors);
     await executors.initialized;
   }
@@ -63,17 +63,16 @@ export class JobHead {
   /** A mesh the head spawned failed: a dead worker's tasks are retried or fail with SupervisionError; its actors' calls reject. */
   meshFailed(failure: MeshFailure): void {
     if (failure.meshName !== EXECUTORS) return;
-    this.#pool.markDead(failure.rank);
-    this.#scheduler.failImpossible();
+    this.#scheduler.workerDied(failure.rank, failure.cause);
   }
 
   submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions): void {
     this.#scheduler.submit(id, fn, args, options);
   }
 
-  /** A task sent ahead to its worker got a slot there. */
-  started(taskId: string): void {
-    this.#scheduler.started(taskId);
+  /** Worker `worker`'s tasks that got a slot there. */
+  started(worker: number, started: readonly string[]): void {
+    this.#scheduler.started(worker, started);
   }
 
   /** The value of entry `id`; task `taskId` (if any) lends its resources out meanwhile. */
@@ -110,5 +109,6 @@ export class JobHead {
   async shutdown(): Promise<void> {
     await this.#actors.close();
     await this.#procs?.stop();
+    this.#scheduler.close();
   }
 }

@@ -17,11 +17,14 @@ import { getValues } from "./refs.ts";
 
 export class MeshJobContext implements JobContext {
   readonly #ready: Promise<JobHead>;
+  /** The head once #ready resolved: tasks go to it at once, not through a promise each. */
+  #head: JobHead | null = null;
   #shutdown = false;
 
   constructor(readonly kind: JobKind, procs: () => ProcMesh, capacity: Resources, namespace: string | null) {
     this.#ready = startHead(kind, procs, capacity, namespace);
-    this.#ready.catch(() => {}); // reported by the first call that needs the head
+    // The first reaction to #ready: calls made before it still go through #ready, in their order, ahead of any made after.
+    this.#ready.then((head) => (this.#head = head), () => {}); // a failure is reported by the first call that needs the head
   }
 
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
@@ -33,16 +36,15 @@ export class MeshJobContext implements JobContext {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
     checkArity(fn, args.length, functionLabel(fn));
     const ref = new ObjectRef<Awaited<ReturnType<F>>>(Proc.current().nextId());
-    this.#ready.then(
-      (head) => (head.store.track(ref), head.submit(ref.id, fn, args as unknown[], options)),
-      () => {},
-    );
+    const submit = (head: JobHead) => (head.store.track(ref), head.submit(ref.id, fn, args as unknown[], options));
+    if (this.#head) submit(this.#head);
+    else this.#ready.then(submit, () => {});
     return ref;
   }
 
-  async get(value: unknown): Promise<never> {
-    const head = await this.#ready;
-    return getValues(head.store, value) as Promise<never>;
+  get(value: unknown): Promise<never> {
+    if (this.#head) return getValues(this.#head.store, value) as Promise<never>;
+    return this.#ready.then((head) => getValues(head.store, value)) as Promise<never>;
   }
 
   async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
@@ -59,7 +61,9 @@ export class MeshJobContext implements JobContext {
   put<T>(value: T): ObjectRef<T> {
     this.#check();
     const ref = new ObjectRef<T>(Proc.current().nextId());
-    this.#ready.then((head) => (head.store.track(ref), head.store.entry(ref.id).resolve(value)), () => {});
+    const store = (head: JobHead) => (head.store.track(ref), head.store.entry(ref.id).resolve(value));
+    if (this.#head) store(this.#head);
+    else this.#ready.then(store, () => {});
     return ref;
   }
 

@@ -3,6 +3,7 @@ import { escapedRefs, type ObjectRef } from "./object-ref.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
+// `resolve` and `reject` are methods: call them on the entry, do not pass them on unbound.
 export interface Entry {
   readonly promise: Promise<unknown>;
   settled: boolean;
@@ -18,6 +19,34 @@ const dropped = new FinalizationRegistry<{ store: ObjectStore; id: string }>(({ 
   if (!escapedRefs.has(id)) store.release(id);
 });
 
+/** An entry as a class, not closures: a batch of 20,000 tasks makes 20,000 of them. */
+class StoreEntry implements Entry {
+  readonly promise: Promise<unknown>;
+  settled = false;
+  dropped = false;
+  #resolve!: (v: unknown) => void;
+  #reject!: (e: unknown) => void;
+
+  constructor(private readonly store: ObjectStore, readonly id: string) {
+    this.promise = new Promise<unknown>((res, rej) => ((this.#resolve = res), (this.#reject = rej)));
+  }
+
+  resolve(value: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.store.settled(this, value);
+    this.#resolve(value);
+  }
+
+  reject(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.store.settled(this, undefined);
+    this.promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
+    this.#reject(error);
+  }
+}
+
 export class ObjectStore {
   #entries = new Map<string, Entry>();
   /** The estimated bytes of each value counted in the object-store metrics (typed arrays only). */
@@ -32,34 +61,16 @@ export class ObjectStore {
   entry(id: string): Entry {
     let e = this.#entries.get(id);
     if (!e) {
-      let resolve!: (v: unknown) => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<unknown>((res, rej) => ((resolve = res), (reject = rej)));
-      promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
-      const settle = () => {
-        entry.settled = true;
-        if (entry.dropped) this.#delete(id);
-      };
-      const entry: Entry = {
-        promise,
-        settled: false,
-        dropped: false,
-        resolve: (v) => {
-          if (entry.settled) return;
-          if (metricsOn) this.#countBytes(id, v);
-          settle();
-          resolve(v);
-        },
-        reject: (err) => {
-          if (entry.settled) return;
-          settle();
-          reject(err);
-        },
-      };
-      this.#entries.set(id, (e = entry));
+      this.#entries.set(id, (e = new StoreEntry(this, id)));
       if (metricsOn) objectStats.entries++;
     }
     return e;
+  }
+
+  /** @internal An entry settled with `value` (undefined for an error). */
+  settled(entry: StoreEntry, value: unknown): void {
+    if (metricsOn && value !== undefined) this.#countBytes(entry.id, value);
+    if (entry.dropped) this.#delete(entry.id);
   }
 
   /** Forgets an entry (its value is no longer referenced) — once it is settled, so a pending task still fills the entry its waiters hold. */

@@ -12,6 +12,13 @@ export class Slots {
     this.#free = Math.max(1, Math.floor(count));
   }
 
+  /** Takes a free slot if there is one, without waiting: false if none is free (or tasks wait for one already). */
+  tryAcquire(): boolean {
+    if (this.#free <= 0) return false;
+    this.#free--;
+    return true;
+  }
+
   acquire(): Promise<void> | undefined {
     if (this.#free > 0) {
       this.#free--;

@@ -38,7 +38,7 @@ export class SyncJobContext implements JobContext {
         entry.reject(err);
       }
     } else {
-      resolveAll(this.#store, args as unknown[]).then(call).then(entry.resolve, entry.reject);
+      resolveAll(this.#store, args as unknown[]).then(call).then((v) => entry.resolve(v), (e: unknown) => entry.reject(e));
     }
     return ref as ObjectRef<Awaited<ReturnType<F>>>;
   }
@@ -98,7 +98,7 @@ export class SyncJobContext implements JobContext {
           const resolved = await values;
           return withJobContext(this, () => (fn as Function).apply(instance, resolved));
         });
-        run.then(this.#store.entry(ref.id).resolve, this.#store.entry(ref.id).reject);
+        run.then((v) => this.#store.entry(ref.id).resolve(v), (e: unknown) => this.#store.entry(ref.id).reject(e));
         return ref;
       });
     })();

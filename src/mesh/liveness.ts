@@ -9,3 +9,16 @@ export function knownDead(mesh: ActorMesh<unknown>, rank = 0): boolean {
   const member = state.shape.members[rank];
   return Proc.current().supervisor.unreachable(state.addrs[member], state.id, member) !== undefined;
 }
+
+/**
+ * Calls `lost` when the process of `rank` can no longer be reached, whether it
+ * failed or was stopped (a stop is no fault, so supervision does not report
+ * it); returns the function that stops watching.
+ */
+export function onRankLost(mesh: ActorMesh<unknown>, rank: number, lost: (error: Error) => void): () => void {
+  const state = (mesh as unknown as { [kMesh]: MeshState })[kMesh];
+  const addr = state.addrs[state.shape.members[rank]];
+  return Proc.current().onPeerLost((peer, error) => {
+    if (peer === addr) lost(error);
+  });
+}

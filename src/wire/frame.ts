@@ -44,24 +44,40 @@ export function frameSize(frame: Frame): number {
 /** Writes `frame` (of `size` bytes, from frameSize) into `target` at `offset`, which must be 8-aligned. */
 export function writeFrame(frame: Frame, size: number, target: Buffer, offset: number): void {
   const n = frame.attachments.length;
-  target.writeUInt32LE(size - 4, offset);
-  target.writeUInt32LE(frame.header.length, offset + 4);
-  target.writeUInt32LE(frame.payload.length, offset + 8);
-  target.writeUInt32LE(n, offset + 12);
+  u32(target, offset, size - 4);
+  u32(target, offset + 4, frame.header.length);
+  u32(target, offset + 8, frame.payload.length);
+  u32(target, offset + 12, n);
   let at = offset + 16;
   for (const a of frame.attachments) {
-    target.writeUInt32LE(a.byteLength, at);
+    u32(target, at, a.byteLength);
     at += 4;
   }
-  target.set(frame.header, at);
-  at += frame.header.length;
-  target.set(frame.payload, at);
-  at += frame.payload.length;
+  at = copy(frame.header, target, at);
+  at = copy(frame.payload, target, at);
   for (const a of frame.attachments) {
     at += pad8(at - offset);
     target.set(a, at);
     at += a.byteLength;
   }
+}
+
+// Frames are written one message at a time (a burst of one-way calls is
+// thousands of them): plain stores beat Buffer#writeUInt32LE's checks and
+// TypedArray#set's set-up for the few bytes of a header.
+function u32(target: Uint8Array, at: number, value: number): void {
+  target[at] = value;
+  target[at + 1] = value >>> 8;
+  target[at + 2] = value >>> 16;
+  target[at + 3] = value >>> 24;
+}
+
+/** Copies `bytes` into `target` at `at`; returns where they end. */
+function copy(bytes: Uint8Array, target: Uint8Array, at: number): number {
+  const n = bytes.length;
+  if (n > 32) target.set(bytes, at);
+  else for (let i = 0; i < n; i++) target[at + i] = bytes[i];
+  return at + n;
 }
 
 /** The byte chunks of `frame` in wire order, ready for a vectored write. */
@@ -91,11 +107,15 @@ export function frameChunks(frame: Frame): Uint8Array[] {
   return chunks;
 }
 
+function readU32(bytes: Uint8Array, at: number): number {
+  return (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16)) + bytes[at + 3] * 0x1000000;
+}
+
 /** Parses the complete frame in `bytes[start, end)` (from its length field) into views over `bytes`. */
 export function parseFrame(bytes: Buffer, start = 0, end = bytes.length): Frame {
-  const headerLen = bytes.readUInt32LE(start + 4);
-  const payloadLen = bytes.readUInt32LE(start + 8);
-  const n = bytes.readUInt32LE(start + 12);
+  const headerLen = readU32(bytes, start + 4);
+  const payloadLen = readU32(bytes, start + 8);
+  const n = readU32(bytes, start + 12);
   let offset = start + 16 + 4 * n;
   if (offset + headerLen + payloadLen > end) throw new FrameError("frame header overruns the frame");
   const header = bytes.subarray(offset, offset + headerLen);

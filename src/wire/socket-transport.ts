@@ -1,6 +1,8 @@
 // Frames over a stream socket (Unix domain now; TCP and TLS sockets have the
 // same interface). Frames sent in one tick leave in one write: small frames
 // are copied into a batch buffer, large ones (attachments) go by reference.
+// A burst that fills a batch buffer is written at once, not at the end of the
+// tick, so the peer works on the first frames while later ones are made.
 import type { Socket } from "node:net";
 import { FrameError } from "./errors.ts";
 import { FrameDecoder, frameChunks, frameSize, WIRE_LIMIT, writeFrame, type Frame, type FrameLimit } from "./frame.ts";
@@ -55,6 +57,7 @@ export class SocketTransport extends TransportBase {
     }
     if (!this.#batch || this.#used + size > this.#batch.length) {
       this.#cutBatch();
+      if (this.#batch) this.#write(); // a full buffer: on its way now
       this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
       this.#used = this.#batchStart = 0;
     }
@@ -74,9 +77,14 @@ export class SocketTransport extends TransportBase {
   #flush(): void {
     this.#scheduled = false;
     this.#cutBatch();
+    this.#write();
+  }
+
+  /** Writes the chunks cut so far, in order. */
+  #write(): void {
     const chunks = this.#chunks;
     this.#chunks = [];
-    if (this.closed) return;
+    if (this.closed || chunks.length === 0) return;
     if (chunks.length === 1) {
       this.socket.write(chunks[0]);
       return;
