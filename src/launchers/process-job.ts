@@ -9,9 +9,9 @@ import { freePort } from "../runtime/address.ts";
 import { settingName } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
-import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
+import { killChildren, pidsOf } from "./child-processes.ts";
 
 export interface ProcessJobOptions {
   /** Meshes to provision: name → number of hosts. */
@@ -60,21 +60,13 @@ export class ProcessJob extends Launcher {
 
   /** Ends every worker (and so every proc they started). */
   async kill(): Promise<void> {
-    hold();
-    await Promise.all(
-      this.#workers.map(async (w) => {
-        if (w.exitCode !== null || w.signalCode !== null) return;
-        const exited = once(w, "exit");
-        w.kill("SIGKILL");
-        await exited;
-      }),
-    ).finally(release);
+    await killChildren(this.#workers);
     this.#workers = [];
   }
 
   /** Process ids of the workers. */
   get pids(): number[] {
-    return this.#workers.flatMap((w) => (w.pid ? [w.pid] : []));
+    return pidsOf(this.#workers);
   }
 }
 

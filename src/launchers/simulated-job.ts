@@ -13,10 +13,10 @@ import { fileURLToPath } from "node:url";
 import { settingName } from "../runtime/config.ts";
 import { sessionToken } from "../runtime/credentials.ts";
 import { workerExecArgv } from "../runtime/host-agent.ts";
-import { hold, release } from "../runtime/keep-alive.ts";
 import { randomSimulatorPort, SIMULATOR_PORTS } from "../runtime/simulator-ports.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
+import { killChildren, pidsOf } from "./child-processes.ts";
 
 export interface SimulatedJobOptions {
   /** Meshes to provision: name → number of simulated hosts. */
@@ -112,21 +112,13 @@ export class SimulatedJob extends Launcher {
 
   /** Ends every process (and so every simulated host and proc). */
   async kill(): Promise<void> {
-    hold();
-    await Promise.all(
-      this.#workers.map(async (w) => {
-        if (w.exitCode !== null || w.signalCode !== null) return;
-        const exited = once(w, "exit");
-        w.kill("SIGKILL");
-        await exited;
-      }),
-    ).finally(release);
+    await killChildren(this.#workers);
     this.#workers = [];
   }
 
   /** Process ids of the OS processes holding the simulated hosts. */
   get pids(): number[] {
-    return this.#workers.flatMap((w) => (w.pid ? [w.pid] : []));
+    return pidsOf(this.#workers);
   }
 }
 
