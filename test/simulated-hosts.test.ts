@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { it } from "node:test";
-import { Channel, SimulatedJob, SupervisionError, setUnhandledFaultHook } from "../src/mesh.ts";
+import { Channel, SimulatedJob, SupervisionError, setUnhandledFaultHook, type HostMesh } from "../src/mesh.ts";
 import { Proc } from "../src/runtime/proc.ts";
 import { Counter, Driver } from "./fixtures/actors.ts";
 import { HostProbe } from "./fixtures/simulated-actors.ts";
@@ -17,19 +17,23 @@ import { isAlive, waitForExit } from "./helpers.ts";
 // Nothing here is about that timeout; a proc's death shows as its connections closing.
 process.env.FRAY_HOST_TIMEOUT_MS = "60000";
 
-/** Kills the job and checks that none of its OS processes is left. */
-async function killSimulated(job: SimulatedJob, pids: readonly number[]): Promise<void> {
-  await job.kill();
-  await waitForExit(pids);
-  assert.deepEqual(pids.filter(isAlive), []);
-}
-
-it("a 1,024-host × 1-proc simulated mesh spawns an actor on every rank, answers a call from every rank, and stops with no process left", async () => {
-  const job = new SimulatedJob({ meshes: { hosts: 1024 }, processes: 8 });
+/** Runs `body` on `count` simulated hosts in `processes` OS processes, then kills the job and checks that none of them is left. */
+async function onSimulatedHosts(count: number, processes: number, body: (hosts: HostMesh, pids: readonly number[]) => Promise<void>): Promise<void> {
+  const job = new SimulatedJob({ meshes: { hosts: count }, processes });
   let pids: number[] = [];
   try {
     const { hosts } = await job.state();
     pids = job.pids;
+    await body(hosts, pids);
+  } finally {
+    await job.kill();
+    await waitForExit(pids);
+    assert.deepEqual(pids.filter(isAlive), []);
+  }
+}
+
+it("a 1,024-host × 1-proc simulated mesh spawns an actor on every rank, answers a call from every rank, and stops with no process left", async () => {
+  await onSimulatedHosts(1024, 8, async (hosts, pids) => {
     assert.equal(pids.length, 8);
     assert.deepEqual(hosts.extent.dims, { hosts: 1024 });
     const procs = hosts.spawnProcs();
@@ -47,17 +51,11 @@ it("a 1,024-host × 1-proc simulated mesh spawns an actor on every rank, answers
     assert.equal(new Set(answers.map((a) => a.pid)).size, 8);
     await probes.stop();
     await procs.stop();
-  } finally {
-    await killSimulated(job, pids);
-  }
+  });
 });
 
 it("actors on simulated hosts call each other directly, within one OS process and across", async () => {
-  const job = new SimulatedJob({ meshes: { hosts: 16 }, processes: 2 });
-  let pids: number[] = [];
-  try {
-    const { hosts } = await job.state();
-    pids = job.pids;
+  await onSimulatedHosts(16, 2, async (hosts, pids) => {
     const procs = hosts.spawnProcs();
     const counters = procs.spawn("counters", Counter, 2);
     const drivers = procs.spawn("drivers", Driver);
@@ -68,9 +66,7 @@ it("actors on simulated hosts call each other directly, within one OS process an
     const probes = procs.spawn("probes", HostProbe, 1);
     assert.deepEqual((await probes.hasProcessProc.call()).values(), Array(16).fill(false));
     await procs.stop();
-  } finally {
-    await killSimulated(job, pids);
-  }
+  });
 });
 
 it("a simulated host's proc told to exit is reported gone to its owner; the other hosts, in its OS process too, keep answering", async (t) => {
@@ -81,11 +77,7 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
     reported.send();
   });
   t.after(() => setUnhandledFaultHook(previous));
-  const job = new SimulatedJob({ meshes: { hosts: 16 }, processes: 2 });
-  let pids: number[] = [];
-  try {
-    const { hosts } = await job.state();
-    pids = job.pids;
+  await onSimulatedHosts(16, 2, async (hosts, pids) => {
     const procs = hosts.spawnProcs();
     const probes = procs.spawn("probes", HostProbe, 2);
     const before = (await probes.where.call()).values();
@@ -103,20 +95,14 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
     assert.ok(after.some((a) => a.pid === before[victim].pid));
     assert.deepEqual((await probes.slice({ hosts: { start: 0, stop: victim } }).where.call()).values(), before.slice(0, victim));
     await procs.stop();
-  } finally {
-    await killSimulated(job, pids);
-  }
+  });
 });
 
 it("a simulated host's proc stopped through its handle ends alone: no failure is reported, its rank's calls fail, the rest answer", async (t) => {
   const failed: number[] = [];
   const previous = setUnhandledFaultHook((f) => failed.push(f.rank));
   t.after(() => setUnhandledFaultHook(previous));
-  const job = new SimulatedJob({ meshes: { hosts: 8 }, processes: 2 });
-  let pids: number[] = [];
-  try {
-    const { hosts } = await job.state();
-    pids = job.pids;
+  await onSimulatedHosts(8, 2, async (hosts, pids) => {
     const procs = hosts.spawnProcs();
     const probes = procs.spawn("probes", HostProbe, 5);
     const before = (await probes.where.call()).values();
@@ -126,9 +112,7 @@ it("a simulated host's proc stopped through its handle ends alone: no failure is
     assert.deepEqual(await Promise.all(others.map((h) => probes.slice({ hosts: h }).where.callOne())), others.map((h) => before[h]));
     assert.deepEqual(failed, []);
     await procs.stop();
-  } finally {
-    await killSimulated(job, pids);
-  }
+  });
 });
 
 it("what a simulated host's actors write reaches the client's stdout tagged with their ranks", async () => {

@@ -90,9 +90,10 @@ export class CallSender {
   relay(cast: Cast, payload: Encoded): [own: CastPart, q: number] {
     const { own, runs } = this.#relayPlans.plan(cast.o, cast.tid ?? undefined, cast.t, config.castFanout);
     const qs = expandRunLengths(cast.q);
+    const fields = fieldsOf(cast);
     let at = 1;
     for (const run of runs) {
-      const sent = this.#sendRun(cast.o, fieldsOf(cast), run, qs.slice(at, at + run.parts.length), payload);
+      const sent = this.#sendRun(cast.o, fields, run, qs.slice(at, at + run.parts.length), payload);
       at += run.parts.length;
       if (!sent) {
         this.#tellLost(cast.o, run.head, this.host.deadProc(run.head)?.message ?? "gone");
