@@ -64,7 +64,10 @@ it("Slurm states map to JobStatus, with the reason in errorMessage for abnormal 
 
 it("exit records: attempts, and what a forgotten job's record says", () => {
   const record = parseExitRecord("exit 0 1\nexit 1 1\nexit 2 0\nfinal 0\n");
-  assert.deepEqual(record, { attempts: 3, lastCode: 0, finalCode: 0 });
+  assert.deepEqual(record, { attempts: 3, failures: 2, preemptions: 0, lastCode: 0, finalCode: 0 });
+  // Preemptions are counted apart from failures, a stop is neither, and a requeued run starts over after a final line.
+  assert.deepEqual(parseExitRecord("exit 0 143\npreempt 1\nexit 1 1\nexit 2 143\nstop\nfinal 143\n"), { attempts: 3, failures: 1, preemptions: 1, lastCode: 143, finalCode: 143 });
+  assert.deepEqual(parseExitRecord("exit 0 1\nfinal 1\nexit 0 0\n"), { attempts: 2, failures: 1, preemptions: 0, lastCode: 0, finalCode: undefined });
   assert.deepEqual(taskFromExitRecord(record, false, NO_LOG), { status: "succeeded" });
   assert.deepEqual(taskFromExitRecord(parseExitRecord("exit 0 2\nexit 1 2\nfinal 2\n"), false, NO_LOG), { status: "failed", errorMessage: "exited with code 2 after 2 attempts" });
   assert.deepEqual(taskFromExitRecord(parseExitRecord("exit 0 143\n"), true, NO_LOG), { status: "stopped", errorMessage: "was cancelled" });

@@ -99,7 +99,9 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       const binary = await fx.cluster.launch({ name: "disk", entrypoint: Entrypoint.fromBinary("sh", ["-c", "echo working; echo 'fatal: disk full' >&2; exit 1"]) });
       const [thrown, exited] = await fx.cluster.wait([callable, binary]);
       assert.equal(thrown.errorMessage, "replica 0 exited with code 1: Error: quota exceeded for shard 3");
-      assert.deepEqual(thrown.tasks, [{ status: "failed", errorMessage: "exited with code 1: Error: quota exceeded for shard 3" }]);
+      assert.deepEqual(thrown.tasks, [{ status: "failed", errorMessage: "exited with code 1: Error: quota exceeded for shard 3", failures: 1 }]);
+      assert.equal(thrown.failures, 1);
+      assert.equal(thrown.preemptions, 0);
       assert.match(exited.errorMessage ?? "", /^replica 0 exited with code 1: (.* \| )?working \| fatal: disk full$/);
       await assert.rejects(fx.cluster.wait(callable, { raiseOnFailure: true }), (e: Error) => e instanceof JobFailedError && e.message === `job ${callable} failed: replica 0 exited with code 1: Error: quota exceeded for shard 3`);
       for (const [id, cause] of [[callable, "Error: quota exceeded for shard 3"], [binary, "fatal: disk full"]]) {

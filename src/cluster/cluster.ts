@@ -2,17 +2,37 @@
 // and say where a job's logs are; waiting and log streaming are built on those.
 import { setTimeout as sleep } from "node:timers/promises";
 import { pollUntil } from "../runtime/poll.ts";
-import { JobFailedError } from "./errors.ts";
+import { JobAlreadyExistsError, JobFailedError } from "./errors.ts";
+import { checkRequest, type BackendKind, type CheckedRequest } from "./job-request.ts";
 import { killActor, listActors, type ActorRow } from "./cluster-actors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
 import type { NamespaceService, NamespaceServiceInfo } from "./namespace-service.ts";
-import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type TaskStatus, type WaitOptions } from "./types.ts";
+import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type LaunchOptions, type TaskStatus, type WaitOptions } from "./types.ts";
 
 export abstract class Cluster {
   /** The spec string this cluster was made from; replicas see it as FRAY_CLUSTER_SPEC. */
   abstract readonly spec: string;
-  /** Starts a job; resolves once the scheduler has accepted it. */
-  abstract launch(request: JobRequest): Promise<JobId>;
+  /** Which backend this is: requests are checked for what it can honour. */
+  protected abstract readonly backend: BackendKind;
+  /** Starts a checked job; resolves once the scheduler has accepted it. */
+  protected abstract submit(job: CheckedRequest): Promise<JobId>;
+  /**
+   * Starts a job; resolves once the scheduler has accepted it (it may still be pending). A
+   * pending or running job of the same name is adopted: its id is returned and nothing starts,
+   * unless `adoptExisting: false`, which throws JobAlreadyExistsError.
+   */
+  async launch(request: JobRequest, options: LaunchOptions = {}): Promise<JobId> {
+    const job = checkRequest(request, this.backend);
+    const adopt = options.adoptExisting ?? true;
+    if (typeof adopt !== "boolean") throw new TypeError(`launch's adoptExisting must be true or false, got ${JSON.stringify(adopt)}`);
+    const existing = (await this.listJobs()).find((j) => j.name === job.name && !TERMINAL.has(j.status));
+    if (existing) {
+      if (adopt) return existing.jobId;
+      throw new JobAlreadyExistsError(job.name, existing.jobId, existing.status);
+    }
+    return this.submit(job);
+  }
+
   /** The job's status now. */
   abstract poll(jobId: JobId): Promise<JobInfo>;
   /** Stops every replica (SIGTERM, then SIGKILL after FRAY_TERMINATE_GRACE_MS); resolves once they are gone. */
@@ -114,11 +134,20 @@ export abstract class Cluster {
   }
 }
 
-/** A job's status from its replicas': running if any runs, else pending if any waits, else failed, stopped, succeeded. */
-export function jobInfo(jobId: JobId, name: string, tasks: readonly TaskStatus[]): JobInfo {
+/**
+ * A job's status from its replicas': running if any runs, else pending if any waits, else
+ * failed, stopped, succeeded. `notEnforced`: what the backend could not enforce of the request.
+ */
+export function jobInfo(jobId: JobId, name: string, tasks: readonly TaskStatus[], notEnforced?: readonly string[]): JobInfo {
   const has = (s: JobStatus) => tasks.some((t) => t.status === s);
   const status: JobStatus = has("running") ? "running" : has("pending") ? "pending" : has("failed") ? "failed" : has("stopped") ? "stopped" : "succeeded";
-  if (status !== "failed" && status !== "stopped") return { jobId, name, status, tasks };
+  const counts = {
+    failures: tasks.reduce((n, t) => n + (t.failures ?? 0), 0),
+    preemptions: tasks.reduce((n, t) => n + (t.preemptions ?? 0), 0),
+    ...(notEnforced?.length ? { notEnforced } : {}),
+  };
+  if (status !== "failed" && status !== "stopped") return { jobId, name, status, tasks, ...counts };
+  // A failed job names its failed replicas, not the ones stopped because of them.
   const messages = tasks.flatMap((t, i) => (t.status === status && t.errorMessage ? [`replica ${i} ${t.errorMessage}`] : []));
-  return { jobId, name, status, tasks, errorMessage: messages.join("; ") || status };
+  return { jobId, name, status, tasks, errorMessage: messages.join("; ") || status, ...counts };
 }

@@ -22,5 +22,14 @@ export class JobFailedError extends Error {
   }
 }
 
+/** `launch(request, { adoptExisting: false })` of a name a pending or running job already has. */
+export class JobAlreadyExistsError extends Error {
+  override name = "JobAlreadyExistsError";
+  constructor(readonly jobName: string, readonly jobId: JobId, status: string) {
+    super(`a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it, pick another name, or launch with { adoptExisting: true } to get its id`);
+  }
+}
+
 registerErrorClass(JobNotFoundError);
+registerErrorClass(JobAlreadyExistsError);
 registerErrorClass(JobFailedError);

@@ -5,7 +5,7 @@
 // and stop it, and the job outlives the process that launched it.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { config, settingName, settingNow } from "../runtime/config.ts";
 import { pollUntil, PollTimeoutError } from "../runtime/poll.ts";
@@ -14,13 +14,13 @@ import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
 import { failureMessage } from "./failure-message.ts";
 import { readJson, readText, writeJson } from "./job-files.ts";
-import { checkRequest } from "./job-request.ts";
+import type { CheckedRequest } from "./job-request.ts";
 import { NamespaceService } from "./namespace-service.ts";
 import type { LogFile } from "./log-tail.ts";
 import { groupAlive, isRunning, signal, startTimeOf } from "./process-group.ts";
 import { replicaCommand } from "./replica-command.ts";
 import { parseExitRecord, REPLICA_LOOP, type ExitRecord } from "./replica-script.ts";
-import type { JobId, JobInfo, JobRequest, TaskStatus } from "./types.ts";
+import type { JobId, JobInfo, TaskStatus } from "./types.ts";
 
 interface LocalJob {
   readonly jobId: JobId;
@@ -34,6 +34,7 @@ export class LocalCluster extends Cluster {
   readonly spec: string;
   readonly #root: string;
   protected readonly namespaceService: NamespaceService;
+  protected readonly backend = "local";
 
   constructor(spec: string, parsed: ClusterSpec) {
     super();
@@ -42,11 +43,7 @@ export class LocalCluster extends Cluster {
     this.namespaceService = new NamespaceService(this.#root, spec);
   }
 
-  async launch(request: JobRequest): Promise<JobId> {
-    const job = checkRequest(request);
-    if (!existsSync(job.workspace) || !statSync(job.workspace).isDirectory()) {
-      throw new Error(`job ${job.name}: workspace ${job.workspace} is not a directory; set environment.workspace to an existing one`);
-    }
+  protected async submit(job: CheckedRequest): Promise<JobId> {
     const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
     const dir = join(this.#root, jobId);
     mkdirSync(dir, { recursive: true });
@@ -61,9 +58,9 @@ export class LocalCluster extends Cluster {
       try {
         const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaId")]: String(i), [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address, [settingName("token")]: namespace.token };
         delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
-        const args = ["-c", REPLICA_LOOP, "fray-replica", join(dir, `replica-${i}.exit`), String(job.maxRetriesFailure), ...command];
+        const args = ["-c", REPLICA_LOOP, "fray-replica", join(dir, `replica-${i}.exit`), String(job.maxRetriesFailure), String(job.maxRetriesPreemption), join(dir, "stopped"), String(job.processesPerTask), ...command];
         // detached: its own session and process group, so it outlives us and terminate() reaches all it starts.
-        const child = spawn("/bin/sh", args, { cwd: job.workspace, detached: true, stdio: ["ignore", log, log], env });
+        const child = spawn("/bin/sh", args, { cwd: job.workspace ?? process.cwd(), detached: true, stdio: ["ignore", log, log], env });
         child.unref();
         replicas.push({ pid: child.pid ?? -1, startTime: startTimeOf(child.pid ?? -1) });
       } finally {
@@ -129,11 +126,12 @@ export class LocalCluster extends Cluster {
     const stopped = existsSync(join(dir, "stopped"));
     const tasks = job.replicas.map((r, i): TaskStatus => {
       const { alive, exit } = this.#state(r, i, job.jobId);
-      if (exit.finalCode === 0) return { status: "succeeded" };
-      if (alive) return { status: "running" };
-      if (stopped) return { status: "stopped", errorMessage: "was stopped by terminate()" };
-      if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, join(dir, `replica-${i}.log`)) };
-      return { status: "failed", errorMessage: "ended without an exit record (its process was killed)" };
+      const counts = { ...(exit.failures > 0 && { failures: exit.failures }), ...(exit.preemptions > 0 && { preemptions: exit.preemptions }) };
+      if (exit.finalCode === 0) return { status: "succeeded", ...counts };
+      if (alive) return { status: "running", ...counts };
+      if (stopped) return { status: "stopped", errorMessage: "was stopped by terminate()", ...counts };
+      if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, join(dir, `replica-${i}.log`)), ...counts };
+      return { status: "failed", errorMessage: "ended without an exit record (its process was killed)", ...counts };
     });
     return jobInfo(job.jobId, job.name, tasks);
   }

@@ -15,14 +15,14 @@ import { Cluster, jobInfo } from "./cluster.ts";
 import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
 import { readJson, readText, writeJson } from "./job-files.ts";
-import { checkRequest, type CheckedRequest } from "./job-request.ts";
+import type { CheckedRequest } from "./job-request.ts";
 import type { LogFile } from "./log-tail.ts";
 import { NamespaceService } from "./namespace-service.ts";
 import { replicaCommand } from "./replica-command.ts";
 import { parseExitRecord, REPLICA_LOOP } from "./replica-script.ts";
 import { shellQuote } from "./shell-quote.ts";
 import { parseScontrol, taskFromExitRecord, taskFromSlurm, type SlurmElement } from "./slurm-state.ts";
-import { TERMINAL, type JobId, type JobInfo, type JobRequest } from "./types.ts";
+import { TERMINAL, type JobId, type JobInfo } from "./types.ts";
 
 const run = promisify(execFile);
 const MiB = 2 ** 20;
@@ -42,6 +42,7 @@ export class SlurmCluster extends Cluster {
   readonly #parsed: ClusterSpec;
   protected override monitorIntervalMs = 250;
   protected readonly namespaceService: NamespaceService;
+  protected readonly backend = "slurm";
 
   constructor(spec: string, parsed: ClusterSpec) {
     super();
@@ -62,8 +63,7 @@ export class SlurmCluster extends Cluster {
     return options;
   }
 
-  async launch(request: JobRequest): Promise<JobId> {
-    const job = checkRequest(request);
+  protected async submit(job: CheckedRequest): Promise<JobId> {
     const options = this.#sbatchOptions(job);
     mkdirSync(this.#root, { recursive: true });
     const argsFile = join(this.#root, `args-${randomUUID()}.bin`);
@@ -78,8 +78,9 @@ export class SlurmCluster extends Cluster {
       // The token from its 0600 file in the shared state directory: never in the script Slurm keeps.
       `${settingName("token")}="$(cat ${shellQuote(this.namespaceService.tokenFile)})" || exit 1`,
       `export ${settingName("token")}`,
-      `cd ${shellQuote(job.workspace)} || exit 1`,
-      `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}_$${settingName("replicaId")}".exit ${job.maxRetriesFailure} ${command.map(shellQuote).join(" ")}`,
+      `cd ${shellQuote(job.workspace ?? process.cwd())} || exit 1`,
+      // Preemptions: -1, Slurm requeues the whole job (SLURM_RESTART_COUNT counts them).
+      `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}_$${settingName("replicaId")}".exit ${job.maxRetriesFailure} -1 ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}".cancelled ${job.processesPerTask} ${command.map(shellQuote).join(" ")}`,
       "",
     ].join("\n");
     // One replica is a plain job: Slurm starts those at submission, arrays only at its next scheduling pass.

@@ -9,6 +9,10 @@ export type JobStatus = "pending" | "running" | "succeeded" | "failed" | "stoppe
 export interface TaskStatus {
   readonly status: JobStatus;
   readonly errorMessage?: string;
+  /** Attempts of this replica that failed and were started again (maxRetriesFailure); absent when 0. */
+  readonly failures?: number;
+  /** Times this replica was preempted and started again (maxRetriesPreemption); absent when 0. */
+  readonly preemptions?: number;
 }
 
 export interface JobInfo {
@@ -19,6 +23,12 @@ export interface JobInfo {
   readonly tasks: readonly TaskStatus[];
   /** The failed replicas' messages, joined; absent unless the job failed or stopped. */
   readonly errorMessage?: string;
+  /** Failed attempts over all replicas, retried or final (a preemption is not a failure). */
+  readonly failures: number;
+  /** Preemptions over all replicas: a Slurm requeue, or a local replica SIGTERMed from outside fray. */
+  readonly preemptions: number;
+  /** What the backend could not enforce of the request ("disk: not enforced by the local cluster"). */
+  readonly notEnforced?: readonly string[];
 }
 
 export type DeviceConfig =
@@ -35,18 +45,36 @@ export interface ResourceConfig {
   /** Scratch disk per replica (default "1g"); recorded, not enforced by `local` or `slurm`. */
   readonly disk?: string | number;
   readonly device?: DeviceConfig;
-  /** Copies of the entrypoint, each with its own FRAY_REPLICA_ID (default 1). */
+  /** Copies of the entrypoint, each with its own FRAY_REPLICA_ID (default 1); `JobRequest.replicas` wins. */
   readonly replicas?: number;
   /** May the scheduler preempt it (Slurm: --requeue)? Default false. */
   readonly preemptible?: boolean;
+  /** Cloud regions to run in: refused by `local` and `slurm`, which have none. */
   readonly regions?: readonly string[];
+  /** A cloud zone: refused by `local` and `slurm`, which have none. */
+  readonly zone?: string;
+  /** A container image: refused by `local` and `slurm`, which run on the host as it is. */
+  readonly image?: string;
 }
 
 export interface EnvironmentConfig {
   /** Extra environment variables for every replica. */
   readonly envVars?: Readonly<Record<string, string>>;
-  /** Working directory of the replicas (default: the launcher's current directory). */
+  /**
+   * A directory shipped to where the job runs and used as its working directory: copied into
+   * the job's state directory (for Slurm, the shared one). Default: the launcher's current
+   * directory, used in place (not copied).
+   */
   readonly workspace?: string;
+  /**
+   * npm packages (`"left-pad@1.3.0"`, `"zod@^3"`) installed for the job into a cache shared by
+   * jobs with the same set; the job's `require`/`import` of them resolves there.
+   */
+  readonly npmPackages?: readonly string[];
+  /** Shell lines run, in order, in the job's working directory before the entrypoint; a failing one fails the replica with its output. */
+  readonly setupScripts?: readonly string[];
+  /** A container image: refused by `local` and `slurm`, which run on the host as it is. */
+  readonly image?: string;
 }
 
 export interface JobRequest {
@@ -55,10 +83,26 @@ export interface JobRequest {
   readonly entrypoint: Entrypoint;
   readonly resources?: ResourceConfig;
   readonly environment?: EnvironmentConfig;
+  /** Replicas (gang-scheduled: all start together); overrides `resources.replicas`. Default 1. */
+  readonly replicas?: number;
+  /** Processes each replica runs (each gets FRAY_PROCESS_ID 0..n-1 and an equal share of the replica's GPUs). Default 1. */
+  readonly processesPerTask?: number;
   /** Times a failed replica is started again (default 0). */
   readonly maxRetriesFailure?: number;
-  /** Times a preempted job is requeued (default 100; Slurm only, with `preemptible`). */
+  /** Times a preempted replica is started again, counted apart from failures (default 100). */
   readonly maxRetriesPreemption?: number;
+  /** Replicas that may fail for good while the others go on; one more stops the others and fails the job (default 0). */
+  readonly maxTaskFailures?: number;
+  /** Higher starts first among pending jobs (local: strictly; Slurm: --nice). Default 0. */
+  readonly priority?: number;
+}
+
+export interface LaunchOptions {
+  /**
+   * A pending or running job of the same name: return its id instead of starting another
+   * (default true, as in Marin's Fray); false → JobAlreadyExistsError.
+   */
+  readonly adoptExisting?: boolean;
 }
 
 export interface WaitOptions {

@@ -160,6 +160,8 @@ export const SETTINGS = {
   workerHost: { env: "FRAY_WORKER_HOST", kind: "text", shown: "the node's host name", doc: "the host a `SlurmJob` worker tells the client to reach it at" },
   replicaId: { env: "FRAY_REPLICA_ID", kind: "given", doc: "a cluster job replica's index, 0 to count − 1" },
   replicaCount: { env: "FRAY_REPLICA_COUNT", kind: "given", doc: "how many replicas the cluster job has" },
+  processId: { env: "FRAY_PROCESS_ID", kind: "given", doc: "which of its replica's processes this is, 0 to `processesPerTask` − 1" },
+  processCount: { env: "FRAY_PROCESS_COUNT", kind: "given", doc: "how many processes each replica of the cluster job runs (`processesPerTask`)" },
   replicaExitFile: { env: "FRAY_REPLICA_EXIT_FILE", kind: "given", doc: "the file where a replica's exit codes and error are recorded" },
   procAddr: { env: "FRAY_PROC_ADDR", kind: "given", doc: "the address a worker process started by `spawnProcs()` serves at" },
   parentAddr: { env: "FRAY_PARENT_ADDR", kind: "given", doc: "the address of the process that started this worker" },
