@@ -17,6 +17,7 @@ import { readJson, readText, writeJson } from "./job-files.ts";
 import type { CheckedRequest } from "./job-request.ts";
 import { NamespaceService } from "./namespace-service.ts";
 import type { LogFile } from "./log-tail.ts";
+import { prepareEnvironment } from "./job-environment.ts";
 import { groupAlive, isRunning, signal, startTimeOf } from "./process-group.ts";
 import { replicaCommand } from "./replica-command.ts";
 import { parseExitRecord, REPLICA_LOOP, type ExitRecord } from "./replica-script.ts";
@@ -47,20 +48,23 @@ export class LocalCluster extends Cluster {
     const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
     const dir = join(this.#root, jobId);
     mkdirSync(dir, { recursive: true });
-    const command = await replicaCommand(job, join(dir, "callable-args.bin")).catch((err: unknown) => {
-      rmSync(dir, { recursive: true, force: true }); // a refused launch leaves nothing behind
-      throw err;
-    });
+    const prepared = await replicaCommand(job, join(dir, "callable-args.bin"))
+      .then((command) => prepareEnvironment(job, command, { jobDir: dir, clusterRoot: this.#root }))
+      .catch((err: unknown) => {
+        rmSync(dir, { recursive: true, force: true }); // a refused launch leaves nothing behind
+        throw err;
+      });
+    const { command } = prepared;
     const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
     const replicas: { pid: number; startTime: string }[] = [];
     for (let i = 0; i < job.replicas; i++) {
       const log = openSync(join(dir, `replica-${i}.log`), "a");
       try {
-        const env: NodeJS.ProcessEnv = { ...process.env, ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaId")]: String(i), [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address, [settingName("token")]: namespace.token };
+        const env: NodeJS.ProcessEnv = { ...process.env, ...prepared.env, [settingName("clusterSpec")]: this.spec, [settingName("replicaId")]: String(i), [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address, [settingName("token")]: namespace.token };
         delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
         const args = ["-c", REPLICA_LOOP, "fray-replica", join(dir, `replica-${i}.exit`), String(job.maxRetriesFailure), String(job.maxRetriesPreemption), join(dir, "stopped"), String(job.processesPerTask), ...command];
         // detached: its own session and process group, so it outlives us and terminate() reaches all it starts.
-        const child = spawn("/bin/sh", args, { cwd: job.workspace ?? process.cwd(), detached: true, stdio: ["ignore", log, log], env });
+        const child = spawn("/bin/sh", args, { cwd: prepared.cwd, detached: true, stdio: ["ignore", log, log], env });
         child.unref();
         replicas.push({ pid: child.pid ?? -1, startTime: startTimeOf(child.pid ?? -1) });
       } finally {

@@ -18,6 +18,7 @@ import { readJson, readText, writeJson } from "./job-files.ts";
 import type { CheckedRequest } from "./job-request.ts";
 import type { LogFile } from "./log-tail.ts";
 import { NamespaceService } from "./namespace-service.ts";
+import { prepareEnvironment } from "./job-environment.ts";
 import { replicaCommand } from "./replica-command.ts";
 import { parseExitRecord, REPLICA_LOOP } from "./replica-script.ts";
 import { shellQuote } from "./shell-quote.ts";
@@ -66,10 +67,12 @@ export class SlurmCluster extends Cluster {
   protected async submit(job: CheckedRequest): Promise<JobId> {
     const options = this.#sbatchOptions(job);
     mkdirSync(this.#root, { recursive: true });
-    const argsFile = join(this.#root, `args-${randomUUID()}.bin`);
-    const command = await replicaCommand(job, argsFile);
+    const launchId = randomUUID();
+    const argsFile = join(this.#root, `args-${launchId}.bin`);
+    const jobDir = join(this.#root, `launch-${launchId}`);
+    const { cwd, env: jobEnv, command } = await prepareEnvironment(job, await replicaCommand(job, argsFile), { jobDir, clusterRoot: this.#root });
     const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
-    const env = { ...job.envVars, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address };
+    const env = { ...jobEnv, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address };
     const script = [
       "#!/bin/sh",
       `# Fray job ${job.name}: one array element per replica.`,
@@ -78,7 +81,7 @@ export class SlurmCluster extends Cluster {
       // The token from its 0600 file in the shared state directory: never in the script Slurm keeps.
       `${settingName("token")}="$(cat ${shellQuote(this.namespaceService.tokenFile)})" || exit 1`,
       `export ${settingName("token")}`,
-      `cd ${shellQuote(job.workspace ?? process.cwd())} || exit 1`,
+      `cd ${shellQuote(cwd)} || exit 1`,
       // Preemptions: -1, Slurm requeues the whole job (SLURM_RESTART_COUNT counts them).
       `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}_$${settingName("replicaId")}".exit ${job.maxRetriesFailure} -1 ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}".cancelled ${job.processesPerTask} ${command.map(shellQuote).join(" ")}`,
       "",
