@@ -16,6 +16,18 @@ function count(what: string) {
   };
 }
 
+function integer(what: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n)) throw new InvalidArgumentError(`${what} must be a whole number, got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
+function repeated(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
 function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf("=");
   if (eq <= 0) throw new InvalidArgumentError(`--env takes KEY=VALUE, got ${JSON.stringify(value)}`);
@@ -40,6 +52,26 @@ function replicaSummary(job: JobInfo): string {
   return [...counts].map(([s, n]) => `${n} ${s}`).join(", ");
 }
 
+interface SubmitOptions {
+  name?: string;
+  cpu?: number;
+  ram?: string;
+  disk?: string;
+  gpus?: ResourceConfig["device"];
+  replicas?: number;
+  preemptible?: boolean;
+  processesPerTask?: number;
+  maxRetries?: number;
+  maxPreemptions?: number;
+  maxTaskFailures?: number;
+  priority?: number;
+  env?: Record<string, string>;
+  workspace?: string;
+  npm?: string[];
+  setup?: string[];
+  adopt: boolean;
+}
+
 const { sub, action } = clusterSubcommands("job");
 
 export function jobCommand(): Command {
@@ -53,18 +85,35 @@ export function jobCommand(): Command {
       .option("--ram <size>", "memory per replica, e.g. 512m or 4g")
       .option("--gpus <[variant:]count>", "GPUs per replica, e.g. 1 or H100:2", gpus)
       .option("--replicas <n>", `copies of the command, each with its own ${settingName("replicaId")}`, count("--replicas"))
+      .option("--disk <size>", "scratch disk per replica, e.g. 10g (Slurm: --tmp)")
+      .option("--preemptible", "the scheduler may preempt it (Slurm: --requeue)")
+      .option("--processes-per-task <n>", "processes each replica runs, each with FRAY_PROCESS_ID", count("--processes-per-task"))
       .option("--max-retries <n>", "times a failed replica is started again", count("--max-retries"))
+      .option("--max-preemptions <n>", "times a preempted replica is started again (default 100)", count("--max-preemptions"))
+      .option("--max-task-failures <n>", "replicas that may fail while the others go on (default 0)", count("--max-task-failures"))
+      .option("--priority <n>", "higher starts first among pending jobs (default 0)", integer("--priority"))
       .option("--env <KEY=VALUE>", "environment variable for the job (repeatable)", envPair)
+      .option("--workspace <dir>", "directory shipped to the job and used as its working directory")
+      .option("--npm <spec>", "npm package the job needs, e.g. zod@3 (repeatable; cached per set)", repeated)
+      .option("--setup <line>", "shell line run before the command (repeatable, in order)", repeated)
+      .option("--no-adopt", "fail if a job of this name is pending or running (default: print its id)")
       .action(
-        action(async (cluster, command: string[], o: Common & { name?: string; cpu?: number; ram?: string; gpus?: ResourceConfig["device"]; replicas?: number; maxRetries?: number; env?: Record<string, string> }) => {
+        action(async (cluster, command: string[], o: Common & SubmitOptions) => {
           const [binary, ...args] = command;
-          const jobId = await cluster.launch({
-            name: o.name ?? basename(binary).replace(/[^A-Za-z0-9._-]/g, "_"),
-            entrypoint: Entrypoint.fromBinary(binary, args),
-            resources: { cpu: o.cpu, ram: o.ram, device: o.gpus, replicas: o.replicas },
-            environment: { envVars: o.env },
-            maxRetriesFailure: o.maxRetries,
-          });
+          const jobId = await cluster.launch(
+            {
+              name: o.name ?? basename(binary).replace(/[^A-Za-z0-9._-]/g, "_"),
+              entrypoint: Entrypoint.fromBinary(binary, args),
+              resources: { cpu: o.cpu, ram: o.ram, disk: o.disk, device: o.gpus, replicas: o.replicas, preemptible: o.preemptible },
+              environment: { envVars: o.env, workspace: o.workspace, npmPackages: o.npm, setupScripts: o.setup },
+              processesPerTask: o.processesPerTask,
+              maxRetriesFailure: o.maxRetries,
+              maxRetriesPreemption: o.maxPreemptions,
+              maxTaskFailures: o.maxTaskFailures,
+              priority: o.priority,
+            },
+            { adoptExisting: o.adopt },
+          );
           print(o.json, { jobId }, jobId);
         }),
       ),

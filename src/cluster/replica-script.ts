@@ -31,6 +31,10 @@ reap() { # wait for pid $1 across TERM traps; its exit code
     return "$c"
   done
 }
+ended() { # has process $1 exited (a zombie not yet reaped)?
+  s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+  [ -z "$s" ] || [ "$s" = Z ]
+}
 attempt=0; failed=0; preempted=0
 while :; do
   termed=0; pids=""; p=0
@@ -39,10 +43,16 @@ while :; do
     ${settingName("processId")}=$p "$@" &
     pids="$pids $!"; p=$((p + 1))
   done
-  rc=0
-  for pid in $pids; do
-    reap "$pid"; c=$?
-    if [ "$c" -ne 0 ] && [ "$rc" -eq 0 ]; then rc=$c; kill $pids 2>/dev/null; fi
+  rc=0; left=$pids
+  while [ -n "$left" ]; do # as each process ends (sh has no "wait for any"): the first failure ends the others
+    still=""
+    for pid in $left; do
+      if [ "$procs" -gt 1 ] && ! ended "$pid"; then still="$still $pid"; continue; fi
+      reap "$pid"; c=$?
+      if [ "$c" -ne 0 ] && [ "$rc" -eq 0 ]; then rc=$c; kill $pids 2>/dev/null; fi
+    done
+    left=$still
+    if [ -n "$left" ]; then sleep 0.1; fi
   done
   echo "exit $attempt $rc" >> "$exit_file"
   attempt=$((attempt + 1))
