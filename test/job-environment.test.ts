@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { Entrypoint } from "../src/cluster.ts";
 import { clusterFixture, nodeScript } from "./cluster-suite.ts";
+import { reportPackage } from "./fixtures/npm-jobs.ts";
 
 /** A temp directory holding `files` (path → text), removed when the file's tests end. */
 function workspace(files: Record<string, string>): string {
@@ -67,6 +68,11 @@ describe("job environments on the local cluster", () => {
     });
     assert.equal((await fx.cluster.wait(c)).status, "succeeded", (await fx.cluster.logs(c)).join("\n"));
     assert.deepEqual(await fx.cluster.logs(c), ["[replica-0] 1.3.0", "[replica-0] cjs 0.0.0-own own", "[replica-0] esm 0.0.0-own own"]);
+    // A job function (its module outside any workspace) resolves them too, both ways.
+    const out = join(fx.dir, "callable.json");
+    const d = await fx.cluster.launch({ name: "npm-callable", entrypoint: Entrypoint.fromCallable(reportPackage, [out, "is-number"]), environment: { npmPackages: ["is-number@7.0.0"] } });
+    assert.equal((await fx.cluster.wait(d)).status, "succeeded", (await fx.cluster.logs(d)).join("\n"));
+    assert.deepEqual(JSON.parse(readFileSync(out, "utf8")), { imported: "7.0.0", required: "7.0.0", result: true });
     assert.equal(entries().length, 2, "no new entry");
     assert.deepEqual({ ino: statSync(record).ino, text: readFileSync(record, "utf8") }, before, "set A's entry is the one installed first, untouched");
   });
@@ -74,7 +80,7 @@ describe("job environments on the local cluster", () => {
   it("a package npm cannot install fails the launch with npm's output, and leaves no job and no cache entry", async () => {
     const spec = "fray-no-such-package-4b8965d@1.0.0";
     const jobs = (await fx.cluster.listJobs()).length;
-    const cached = readdirSync(npmCache, { withFileTypes: false }).length;
+    const cached = readdirSync(npmCache).length;
     await assert.rejects(
       fx.cluster.launch({ name: "npm-bad", entrypoint: nodeScript(""), environment: { npmPackages: [spec] } }),
       (err: Error) => err.message.startsWith(`job npm-bad: npm install ${spec} exited with code 1; check environment.npmPackages:\n`) && /404|not found/i.test(err.message),
