@@ -3,7 +3,7 @@
 // no reinstall of a set already there), setup scripts before the entrypoint, and
 // the workspace copied for the job.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -68,6 +68,7 @@ describe("job environments on the local cluster", () => {
     });
     assert.equal((await fx.cluster.wait(c)).status, "succeeded", (await fx.cluster.logs(c)).join("\n"));
     assert.deepEqual(await fx.cluster.logs(c), ["[replica-0] 1.3.0", "[replica-0] cjs 0.0.0-own own", "[replica-0] esm 0.0.0-own own"]);
+    assert.ok(lstatSync(join(fx.dir, "local", c, "workspace", "node_modules")).isSymbolicLink(), "the copy links the workspace's node_modules");
     // A job function (its module outside any workspace) resolves them too, both ways.
     const out = join(fx.dir, "callable.json");
     const d = await fx.cluster.launch({ name: "npm-callable", entrypoint: Entrypoint.fromCallable(reportPackage, [out, "is-number"]), environment: { npmPackages: ["is-number@7.0.0"] } });
@@ -77,7 +78,7 @@ describe("job environments on the local cluster", () => {
     assert.deepEqual({ ino: statSync(record).ino, text: readFileSync(record, "utf8") }, before, "set A's entry is the one installed first, untouched");
   });
 
-  it("a package npm cannot install fails the launch with npm's output, and leaves no job and no cache entry", async () => {
+  it("a package npm cannot install, or an install past FRAY_NPM_INSTALL_TIMEOUT_MS, fails the launch with npm's output, and leaves no job and no cache entry", async () => {
     const spec = "fray-no-such-package-4b8965d@1.0.0";
     const jobs = (await fx.cluster.listJobs()).length;
     const cached = readdirSync(npmCache).length;
@@ -85,6 +86,15 @@ describe("job environments on the local cluster", () => {
       fx.cluster.launch({ name: "npm-bad", entrypoint: nodeScript(""), environment: { npmPackages: [spec] } }),
       (err: Error) => err.message.startsWith(`job npm-bad: npm install ${spec} exited with code 1; check environment.npmPackages:\n`) && /404|not found/i.test(err.message),
     );
+    process.env.FRAY_NPM_INSTALL_TIMEOUT_MS = "1";
+    try {
+      await assert.rejects(
+        fx.cluster.launch({ name: "npm-slow", entrypoint: nodeScript(""), environment: { npmPackages: ["is-number@5.0.0"] } }),
+        /^Error: job npm-slow: npm install is-number@5\.0\.0 was stopped after FRAY_NPM_INSTALL_TIMEOUT_MS=1; check environment\.npmPackages/,
+      );
+    } finally {
+      delete process.env.FRAY_NPM_INSTALL_TIMEOUT_MS;
+    }
     assert.equal((await fx.cluster.listJobs()).length, jobs);
     assert.equal(readdirSync(npmCache).length, cached, "no entry and no temporary install left");
   });
