@@ -62,16 +62,22 @@ export interface EnvironmentConfig {
   readonly envVars?: Readonly<Record<string, string>>;
   /**
    * A directory shipped to where the job runs and used as its working directory: copied into
-   * the job's state directory (for Slurm, the shared one). Default: the launcher's current
+   * the job's state directory (for Slurm, the shared one). `.git` is left out; each
+   * `node_modules` becomes a symlink to the original. Default: the launcher's current
    * directory, used in place (not copied).
    */
   readonly workspace?: string;
   /**
    * npm packages (`"left-pad@1.3.0"`, `"zod@^3"`) installed for the job into a cache shared by
-   * jobs with the same set; the job's `require`/`import` of them resolves there.
+   * jobs with the same set (`<dir>/<backend>/npm/`); the job's `require`/`import` of them resolves
+   * there after its own node_modules, and their CLIs are on PATH. A failed install fails the launch.
    */
   readonly npmPackages?: readonly string[];
-  /** Shell lines run, in order, in the job's working directory before the entrypoint; a failing one fails the replica with its output. */
+  /**
+   * Shell lines run in order (`sh -e`, from a 0600 file) in the job's working directory before
+   * the entrypoint, in every process of every attempt; a failing one fails the attempt with its
+   * output. Files they make are seen by the entrypoint, variables they set are not (use envVars).
+   */
   readonly setupScripts?: readonly string[];
   /** A container image: refused by `local` and `slurm`, which run on the host as it is. */
   readonly image?: string;

@@ -82,6 +82,7 @@ export const SETTINGS = {
     doc: "the largest message (arguments or a value, typed arrays included) a process sends or accepts over a socket; a bigger one fails its call with an error naming this setting, and a peer announcing one is disconnected before anything is allocated",
   },
   namespaceStartTimeoutMs: ms("FRAY_NAMESPACE_START_TIMEOUT_MS", 60_000, "how long a cluster waits for its namespace service to start"),
+  npmInstallTimeoutMs: ms("FRAY_NPM_INSTALL_TIMEOUT_MS", 600_000, "how long a cluster's `launch()` lets `npm install` of a job's `environment.npmPackages` run (once per set of packages: later jobs with the same set reuse the install)"),
   heartbeatTimeoutMs: ms(
     "FRAY_HEARTBEAT_TIMEOUT_MS",
     30_000,
