@@ -1,0 +1,98 @@
+// What fray/cluster makes of a JobRequest before any backend runs it: adoption of
+// a running job of the same name, the ResourceConfig builders, and requests a
+// backend cannot honour refused at launch with errors naming the fix.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
+import { JobAlreadyExistsError, ResourceConfig, type JobRequest } from "../src/cluster.ts";
+import { clusterFixture, logLineMatching, nodeScript } from "./cluster-suite.ts";
+
+const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+
+describe("launch(request, { adoptExisting })", () => {
+  const fx = clusterFixture("local");
+
+  it("a pending or running job of the same name is adopted (default); adoptExisting false refuses; an ended one is not adopted", async () => {
+    const go = join(fx.dir, "go");
+    const waits = nodeScript(`console.log("up"); const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(go)})) clearInterval(t); }, 20)`);
+    const first = await fx.cluster.launch({ name: "trainer", entrypoint: waits });
+    await logLineMatching(fx.cluster, first, /^\[replica-0\] up$/);
+    assert.equal(await fx.cluster.launch({ name: "trainer", entrypoint: nodeScript("process.exit(9)") }), first);
+    assert.equal(await fx.cluster.launch({ name: "trainer", entrypoint: waits }, { adoptExisting: true }), first);
+    const refused = await fx.cluster.launch({ name: "trainer", entrypoint: waits }, { adoptExisting: false }).then(
+      () => assert.fail("launch should have refused"),
+      (e: unknown) => e,
+    );
+    assert.ok(refused instanceof JobAlreadyExistsError);
+    assert.equal(refused.jobId, first);
+    assert.match(refused.message, new RegExp(`a job named trainer is already running \\(${first}\\): .*adoptExisting`));
+    // The CLI says the same and exits 1.
+    const cli = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "trainer", "--no-adopt", "--", "true"], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(cli.status, 1);
+    assert.match(cli.stderr, /a job named trainer is already running/);
+    const adopted = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "trainer", "--", "true"], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(adopted.stdout.trim(), first);
+    assert.equal((await fx.cluster.listJobs()).filter((j) => j.name === "trainer").length, 1, "nothing else started");
+    writeFileSync(go, "");
+    assert.equal((await fx.cluster.wait(first)).status, "succeeded");
+    const second = await fx.cluster.launch({ name: "trainer", entrypoint: nodeScript("") }, { adoptExisting: false });
+    assert.notEqual(second, first);
+    assert.equal((await fx.cluster.wait(second)).status, "succeeded");
+  });
+
+  it("requests a local or Slurm cluster cannot honour are refused at launch, naming the fix, and start nothing", async () => {
+    const ok = nodeScript("");
+    const bad: [JobRequest, RegExp][] = [
+      [{ name: "x", entrypoint: ok, resources: { image: "ghcr.io/lab/train:1" } }, /the local cluster cannot run container image "ghcr\.io\/lab\/train:1": .*remove resources\.image/],
+      [{ name: "x", entrypoint: ok, environment: { image: "train:1" } }, /cannot run container image "train:1": .*remove environment\.image/],
+      [{ name: "x", entrypoint: ok, resources: { regions: ["us-central1"] } }, /the local cluster has no regions; remove resources\.regions/],
+      [{ name: "x", entrypoint: ok, resources: { zone: "us-central1-a" } }, /the local cluster has no zones; remove resources\.zone/],
+      [{ name: "x", entrypoint: ok, environment: { npmPackages: ["not a spec"] } }, /"not a spec" is not an npm package spec; write "name", "name@1\.2\.3"/],
+      [{ name: "x", entrypoint: ok, environment: { setupScripts: [""] } }, /environment\.setupScripts must be an array of non-empty strings/],
+      [{ name: "x", entrypoint: ok, processesPerTask: 0 }, /processesPerTask must be a whole number ≥ 1, got 0/],
+      [{ name: "x", entrypoint: ok, processesPerTask: 2, resources: ResourceConfig.withGpu("H100", 3) }, /processesPerTask 2 does not divide the replica's 3 gpus/],
+      [{ name: "x", entrypoint: ok, priority: 1.5 }, /priority must be a whole number \(higher starts first\), got 1\.5/],
+      [{ name: "x", entrypoint: ok, maxTaskFailures: -1 }, /maxTaskFailures must be a whole number ≥ 0, got -1/],
+      [{ name: "x", entrypoint: ok, replicas: 0 }, /^TypeError: replicas must be a whole number ≥ 1, got 0/],
+    ];
+    for (const [request, message] of bad) await assert.rejects(fx.cluster.launch(request), (e: Error) => message.test(String(e)), `${JSON.stringify(request)} → ${message}`);
+    await assert.rejects(fx.cluster.launch({ name: "x", entrypoint: ok }, { adoptExisting: "yes" as unknown as boolean }), /adoptExisting must be true or false, got "yes"/);
+    assert.deepEqual((await fx.cluster.listJobs()).filter((j) => j.name === "x"), []);
+  });
+
+  it("JobRequest.replicas wins over resources.replicas, and each replica runs processesPerTask processes", async () => {
+    const id = await fx.cluster.launch({
+      name: "gang",
+      entrypoint: shJob('echo "replica $FRAY_REPLICA_ID process $FRAY_PROCESS_ID of $FRAY_PROCESS_COUNT"'),
+      replicas: 2,
+      processesPerTask: 2,
+      resources: { replicas: 5, cpu: 0 },
+    });
+    const info = await fx.cluster.wait(id);
+    assert.equal(info.status, "succeeded");
+    assert.equal(info.tasks.length, 2);
+    assert.deepEqual((await fx.cluster.logs(id)).sort(), [
+      "[replica-0] replica 0 process 0 of 2",
+      "[replica-0] replica 0 process 1 of 2",
+      "[replica-1] replica 1 process 0 of 2",
+      "[replica-1] replica 1 process 1 of 2",
+    ]);
+  });
+});
+
+function shJob(line: string) {
+  return nodeScript(`require("child_process").execFileSync("sh", ["-c", ${JSON.stringify(line)}], { stdio: "inherit" })`);
+}
+
+it("ResourceConfig builders make the requests Marin's with_cpu / with_gpu / with_tpu make", () => {
+  assert.deepEqual(ResourceConfig.withCpu({ cpu: 4, ram: "8g" }), { cpu: 4, ram: "8g", device: { kind: "cpu" } });
+  assert.deepEqual(ResourceConfig.withGpu("H100", 8, { cpu: 16 }), { cpu: 16, device: { kind: "gpu", variant: "H100", count: 8 } });
+  assert.deepEqual(ResourceConfig.withGpu("auto"), { device: { kind: "gpu", count: 1 } });
+  assert.deepEqual(ResourceConfig.withTpu("v5p-8", 4, { replicas: 2 }), { replicas: 2, device: { kind: "tpu", variant: "v5p-8", count: 4 } });
+  assert.throws(() => ResourceConfig.withGpu(""), /withGpu needs a GPU variant such as "H100" \(or "auto"\)/);
+  const typed: ResourceConfig = ResourceConfig.withCpu(); // the name is the type too
+  assert.deepEqual(typed, { device: { kind: "cpu" } });
+});
