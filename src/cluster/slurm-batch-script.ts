@@ -31,7 +31,7 @@ export const TERMINATE_MARK = "terminate()";
 
 /**
  * One srun task: runs the replica loop, waits for it across SIGTERM (the loop records why it
- * ended), and stops the step once more than MAX_FAILURES replicas have failed for good.
+ * ended), and stops the step's other replicas once more than MAX_FAILURES have failed for good.
  *   sh -c TASK fray-task LOOP ROOT MAX_FAILURES RETRIES PROCS CMD ARGS...
  */
 const TASK = `loop=$1; root=$2; max_failures=$3; retries=$4; procs=$5; shift 5
@@ -47,7 +47,13 @@ case "$(tail -n 2 "$exit_file" | tr '\\n' ' ')" in
     mkdir -p "$root/$job.failed" && : > "$root/$job.failed/$run-$i"
     if [ "$(ls "$root/$job.failed" | grep -c "^$run-")" -gt "$max_failures" ]; then
       (set -C; echo "replica $i failed" > "$stop_file") 2>/dev/null
-      { scancel --signal=TERM "$job.$SLURM_STEP_ID"; } 2>/dev/null
+      others=0; j=0
+      while [ "$j" -lt "$${settingName("replicaCount")}" ]; do
+        [ "$j" != "$i" ] && ! tail -n 1 "$root/\${job}_$j.exit" 2>/dev/null | grep -q '^final' && others=1
+        j=$((j + 1))
+      done
+      # Only while others run: a signal to a step with none left makes slurmstepd log "CANCELLED" into this replica's output.
+      [ "$others" = 1 ] && { scancel --signal=TERM "$job.$SLURM_STEP_ID"; } 2>/dev/null
     fi ;;
 esac
 exit "$rc"`;

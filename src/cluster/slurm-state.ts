@@ -73,9 +73,11 @@ export function replicaStatus(job: SlurmJobState | undefined, exitText: string, 
       return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath) };
     }
     if (live) return { status: "running" };
-    if (!job) return marks.stop !== undefined ? { status: "stopped", errorMessage: stopMessage(marks.stop) } : { status: "failed", errorMessage: "is no longer known to Slurm and left no exit record" };
+    // Stopped before its loop could record it (pending, or signalled as it started).
+    if (marks.stop !== undefined) return { status: "stopped", errorMessage: stopMessage(marks.stop) };
+    if (!job) return { status: "failed", errorMessage: "is no longer known to Slurm and left no exit record" };
     const { state, reason } = job;
-    if (state === "CANCELLED") return { status: "stopped", errorMessage: marks.stop !== undefined ? stopMessage(marks.stop) : "was cancelled (scancel)" };
+    if (state === "CANCELLED") return { status: "stopped", errorMessage: "was cancelled (scancel)" };
     if (state === "FAILED" || state === "COMPLETED") {
       const said = lastLines(marks.batchLogPath).join(" | ");
       return { status: "failed", errorMessage: `ended without an exit record (Slurm ${state}, ExitCode=${job.exitCode}, Reason=${reason})${said ? `: ${said}` : ""}` };
