@@ -128,7 +128,7 @@ describe("fray/cluster slurm only", () => {
     );
     await assert.rejects(
       fx.cluster.launch({ name: "big-memory", entrypoint: nodeScript(""), resources: { ram: "64g" } }),
-      /Slurm refused job big-memory: .*Requested node configuration is not available .*--mem=65536M/,
+      /Slurm refused job big-memory: .*Memory specification can not be satisfied.*Requested node configuration is not available .*--mem-per-cpu=65536M/,
     );
     assert.deepEqual((await fx.cluster.listJobs()).filter((j) => j.name === "huge" || j.name === "big-memory"), []);
     await assert.rejects(
