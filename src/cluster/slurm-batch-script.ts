@@ -12,12 +12,12 @@ import type { CheckedRequest } from "./job-request.ts";
 import { REPLICA_LOOP } from "./replica-script.ts";
 import { shellQuote } from "./shell-quote.ts";
 
-/** The files a job keeps in the state directory, named from its Slurm id. */
+/** The files a job keeps in the state directory, named from its Slurm id (the script passes shell variables). */
 export const slurmFiles = {
   /** Replica i's exit record (replica loop). */
-  exit: (root: string, jobId: string, i: number) => `${root}/${jobId}_${i}.exit`,
+  exit: (root: string, jobId: string, i: number | string) => `${root}/${jobId}_${i}.exit`,
   /** Replica i's output (srun --output=%j_%t.out). */
-  log: (root: string, jobId: string, i: number) => `${root}/${jobId}_${i}.out`,
+  log: (root: string, jobId: string, i: number | string) => `${root}/${jobId}_${i}.out`,
   /** The batch script's own output. */
   batchLog: (root: string, jobId: string) => `${root}/${jobId}.batch.out`,
   /** The stop file: "terminate()" or "replica 1 failed"; every loop of the job stops on it. */
@@ -37,7 +37,7 @@ export const TERMINATE_MARK = "terminate()";
 const TASK = `loop=$1; root=$2; max_failures=$3; retries=$4; procs=$5; shift 5
 job=$SLURM_JOB_ID; i=$SLURM_PROCID; run=\${SLURM_RESTART_COUNT:-0}
 export ${settingName("replicaId")}=$i
-exit_file="$root/\${job}_$i.exit"; stop_file="$root/$job.stop"
+exit_file="${slurmFiles.exit("$root", "${job}", "$i")}"; stop_file="${slurmFiles.stop("$root", "$job")}"
 trap : TERM
 /bin/sh -c "$loop" fray-replica "$exit_file" "$retries" -1 "$stop_file" "$procs" "$@"
 rc=$?
@@ -49,7 +49,7 @@ case "$(tail -n 2 "$exit_file" | tr '\\n' ' ')" in
       (set -C; echo "replica $i failed" > "$stop_file") 2>/dev/null
       others=0; j=0
       while [ "$j" -lt "$${settingName("replicaCount")}" ]; do
-        [ "$j" != "$i" ] && ! tail -n 1 "$root/\${job}_$j.exit" 2>/dev/null | grep -q '^final' && others=1
+        [ "$j" != "$i" ] && ! tail -n 1 "${slurmFiles.exit("$root", "${job}", "$j")}" 2>/dev/null | grep -q '^final' && others=1
         j=$((j + 1))
       done
       # Only while others run: a signal to a step with none left makes slurmstepd log "CANCELLED" into this replica's output.
@@ -86,12 +86,12 @@ export function batchScript({ job, root, cwd, env, tokenFile, command, stepOptio
     `if [ "$run" -gt 0 ]; then`,
     `  i=0`,
     `  while [ "$i" -lt ${job.replicas} ]; do`,
-    `    f="$root/\${job}_$i.exit"; c=$(cat "$f" 2>/dev/null | grep -c '^preempt')`,
+    `    f="${slurmFiles.exit("$root", "${job}", "$i")}"; c=$(cat "$f" 2>/dev/null | grep -c '^preempt')`,
     `    while [ "$c" -lt "$run" ]; do printf 'exit - 143\\npreempt -\\n' >> "$f"; c=$((c + 1)); done`,
     `    i=$((i + 1))`,
     `  done`,
     `  if [ "$run" -gt ${maxPreempt} ]; then`,
-    `    echo "was preempted $run time(s) (maxRetriesPreemption ${maxPreempt})" > "$root/$job.preempted"`,
+    `    echo "was preempted $run time(s) (maxRetriesPreemption ${maxPreempt})" > "${slurmFiles.preempted("$root", "$job")}"`,
     `    echo "[fray] preempted $run time(s), more than maxRetriesPreemption ${maxPreempt}: giving up" >&2`,
     `    exit 1`,
     `  fi`,
@@ -103,7 +103,7 @@ export function batchScript({ job, root, cwd, env, tokenFile, command, stepOptio
       ...stepOptions,
       "--kill-on-bad-exit=0",
       "--wait=0",
-      `--output="$root/%j_%t.out"`,
+      `--output="${slurmFiles.log("$root", "%j", "%t")}"`,
       "--open-mode=append",
       "/bin/sh -c",
       q(TASK),
