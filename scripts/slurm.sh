@@ -111,7 +111,7 @@ EOF
     if [ "$REST" = 1 ]; then
       printf 'AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=/var/spool/slurmctld/jwt_hs256.key\n'
     fi
-    local hw="CPUs=${CPUS} Sockets=1 CoresPerSocket=${CPUS} ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN"
+    local hw="CPUs=${CPUS} Sockets=1 CoresPerSocket=${CPUS} ThreadsPerCore=1 RealMemory=1000 TmpDisk=2048 State=UNKNOWN"
     if [ "$GPUS" -gt 0 ]; then
       echo "GresTypes=gpu"
       hw="$hw Gres=gpu:H100:${GPUS}"

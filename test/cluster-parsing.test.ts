@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { failureMessage } from "../src/cluster/failure-message.ts";
 import { errorLine, parseExitRecord } from "../src/cluster/replica-script.ts";
 import { parseSize } from "../src/cluster/size.ts";
-import { expandIndices, parseScontrol, taskFromExitRecord, taskFromSlurm } from "../src/cluster/slurm-state.ts";
+import { parseScontrol, replicaStatus, type JobMarks, type SlurmJobState } from "../src/cluster/slurm-state.ts";
 
 /** A replica log that does not exist (the replica never wrote one). */
 const NO_LOG = "/nonexistent/fray-replica.log";
@@ -30,36 +30,53 @@ it("sizes: number + unit is that many bytes; anything else names the accepted fo
   assert.throws(() => parseSize(-5, "resources.disk"), /resources\.disk must be a size/);
 });
 
-it("scontrol records: array elements, a pending array range, a plain job", () => {
+it("scontrol records: state, reason, exit code, restarts and tasks of each job", () => {
   const text = [
-    "JobId=7 ArrayJobId=7 ArrayTaskId=2-4%2 JobName=a JobState=PENDING Reason=Resources Dependency=(null) ExitCode=0:0",
-    "JobId=9 ArrayJobId=7 ArrayTaskId=1 JobName=a JobState=RUNNING Reason=None ExitCode=0:0",
-    "JobId=8 ArrayJobId=7 ArrayTaskId=0 JobName=a JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0",
-    "JobId=12 JobName=b JobState=COMPLETED Reason=None ExitCode=0:0",
+    "JobId=7 JobName=a JobState=PENDING Reason=BeginTime Dependency=(null) Requeue=1 Restarts=2 BatchFlag=1 ExitCode=0:0 NumNodes=1 NumCPUs=2 NumTasks=3 CPUs/Task=1",
+    "JobId=12 JobName=b JobState=FAILED Reason=NonZeroExitCode Restarts=0 ExitCode=3:0 NumTasks=1",
     "",
   ].join("\n");
   assert.deepEqual(parseScontrol(text), [
-    { jobId: "7", indices: [2, 3, 4], state: "PENDING", reason: "Resources", exitCode: "0:0" },
-    { jobId: "7", indices: [1], state: "RUNNING", reason: "None", exitCode: "0:0" },
-    { jobId: "7", indices: [0], state: "FAILED", reason: "NonZeroExitCode", exitCode: "3:0" },
-    { jobId: "12", indices: [0], state: "COMPLETED", reason: "None", exitCode: "0:0" },
+    { jobId: "7", state: "PENDING", reason: "BeginTime", exitCode: "0:0", restarts: 2, tasks: 3 },
+    { jobId: "12", state: "FAILED", reason: "NonZeroExitCode", exitCode: "3:0", restarts: 0, tasks: 1 },
   ]);
-  assert.deepEqual(expandIndices("0,3-5,9"), [0, 3, 4, 5, 9]);
   assert.deepEqual(parseScontrol("No jobs in the system\n"), []);
 });
 
+const slurmJob = (state: string, reason = "None"): SlurmJobState => ({ jobId: "1", state, reason, exitCode: "0:0", restarts: 0, tasks: 1 });
+const NO_MARKS: JobMarks = { batchLogPath: NO_LOG };
+
 it("Slurm states map to JobStatus, with the reason in errorMessage for abnormal ends", () => {
-  const element = (state: string, reason = "None") => ({ jobId: "1", indices: [0], state, reason, exitCode: "0:0" });
-  const none = parseExitRecord("");
-  assert.deepEqual(taskFromSlurm(element("PENDING", "Resources"), none, NO_LOG), { status: "pending", errorMessage: "waiting: Resources" });
-  assert.deepEqual(taskFromSlurm(element("PENDING"), none, NO_LOG), { status: "pending" });
-  assert.deepEqual(taskFromSlurm(element("COMPLETING"), none, NO_LOG), { status: "running" });
-  assert.deepEqual(taskFromSlurm(element("COMPLETED"), none, NO_LOG), { status: "succeeded" });
-  assert.deepEqual(taskFromSlurm(element("CANCELLED"), none, NO_LOG), { status: "stopped", errorMessage: "was cancelled (scancel)" });
-  assert.deepEqual(taskFromSlurm(element("NODE_FAIL", "NodeDown"), none, NO_LOG), { status: "failed", errorMessage: "NODE_FAIL: lost its node (Reason=NodeDown)" });
-  assert.deepEqual(taskFromSlurm(element("TIMEOUT", "TimeLimit"), none, NO_LOG), { status: "failed", errorMessage: "TIMEOUT: hit its time limit (Reason=TimeLimit)" });
-  assert.deepEqual(taskFromSlurm(element("OUT_OF_MEMORY", "OutOfMemory"), none, NO_LOG), { status: "failed", errorMessage: "OUT_OF_MEMORY: ran out of memory (Reason=OutOfMemory)" });
-  assert.deepEqual(taskFromSlurm(element("FAILED"), parseExitRecord("exit 0 137\nfinal 137\n"), NO_LOG), { status: "failed", errorMessage: "was killed by SIGKILL (exit code 137)" });
+  const status = (state: string, reason?: string, exit = "") => replicaStatus(slurmJob(state, reason), exit, NO_LOG, NO_MARKS);
+  assert.deepEqual(status("PENDING", "Resources"), { status: "pending", errorMessage: "waiting: Resources" });
+  assert.deepEqual(status("PENDING"), { status: "pending" });
+  assert.deepEqual(status("RUNNING"), { status: "running" });
+  assert.deepEqual(status("COMPLETING"), { status: "running" });
+  assert.deepEqual(status("COMPLETED", "None", "exit 0 0\nfinal 0\n"), { status: "succeeded" });
+  assert.deepEqual(status("NODE_FAIL", "NodeDown"), { status: "failed", errorMessage: "NODE_FAIL: lost its node (Reason=NodeDown)" });
+  assert.deepEqual(status("TIMEOUT", "TimeLimit"), { status: "failed", errorMessage: "TIMEOUT: hit its time limit (Reason=TimeLimit)" });
+  assert.deepEqual(status("OUT_OF_MEMORY", "OutOfMemory"), { status: "failed", errorMessage: "OUT_OF_MEMORY: ran out of memory (Reason=OutOfMemory)" });
+  assert.deepEqual(status("FAILED", "None", "exit 0 137\nfinal 137\n"), { status: "failed", errorMessage: "was killed by SIGKILL (exit code 137)", failures: 1 });
+  assert.deepEqual(status("FAILED", "NonZeroExitCode"), { status: "failed", errorMessage: "ended without an exit record (Slurm FAILED, ExitCode=0:0, Reason=NonZeroExitCode)" });
+  // A replica that ended while the others run (tolerated by maxTaskFailures) is failed already.
+  assert.deepEqual(status("RUNNING", "None", "exit 0 2\nfinal 2\n"), { status: "failed", errorMessage: "exited with code 2", failures: 1 });
+});
+
+it("stopped replicas say why: terminate(), scancel from outside, or another replica's failure", () => {
+  const stopped = "exit 0 143\nstop\nfinal 143\n";
+  assert.deepEqual(replicaStatus(slurmJob("FAILED"), stopped, NO_LOG, { ...NO_MARKS, stop: "replica 1 failed\n" }), { status: "stopped", errorMessage: "was stopped because replica 1 failed" });
+  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), stopped, NO_LOG, { ...NO_MARKS, stop: "terminate()\n" }), { status: "stopped", errorMessage: "was stopped by terminate()" });
+  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), "", NO_LOG, { ...NO_MARKS, stop: "terminate()\n" }), { status: "stopped", errorMessage: "was stopped by terminate()" });
+  // scancel SIGTERMs the loop, which records a preemption; the job ended, so it was none.
+  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), "exit 0 143\npreempt 1\n", NO_LOG, NO_MARKS), { status: "stopped", errorMessage: "was cancelled (scancel)" });
+});
+
+it("requeues are preemptions, counted apart from failures; past maxRetriesPreemption the replica failed saying so", () => {
+  const requeued = "exit 0 1\nexit 1 143\npreempt 2\nexit - 143\npreempt -\n";
+  assert.deepEqual(replicaStatus(slurmJob("PENDING", "BeginTime"), requeued, NO_LOG, NO_MARKS), { status: "pending", errorMessage: "waiting: BeginTime", failures: 1, preemptions: 2 });
+  assert.deepEqual(replicaStatus(slurmJob("COMPLETED"), `${requeued}exit 0 0\nfinal 0\n`, NO_LOG, NO_MARKS), { status: "succeeded", failures: 1, preemptions: 2 });
+  const gaveUp = { ...NO_MARKS, preemptedOut: "was preempted 2 time(s) (maxRetriesPreemption 1)" };
+  assert.deepEqual(replicaStatus(slurmJob("FAILED"), requeued, NO_LOG, gaveUp), { status: "failed", errorMessage: "was preempted 2 time(s) (maxRetriesPreemption 1)", failures: 1, preemptions: 2 });
 });
 
 it("exit records: attempts, and what a forgotten job's record says", () => {
@@ -68,10 +85,11 @@ it("exit records: attempts, and what a forgotten job's record says", () => {
   // Preemptions are counted apart from failures, a stop is neither, and a requeued run starts over after a final line.
   assert.deepEqual(parseExitRecord("exit 0 143\npreempt 1\nexit 1 1\nexit 2 143\nstop\nfinal 143\n"), { attempts: 3, failures: 1, preemptions: 1, lastCode: 143, finalCode: 143 });
   assert.deepEqual(parseExitRecord("exit 0 1\nfinal 1\nexit 0 0\n"), { attempts: 2, failures: 1, preemptions: 0, lastCode: 0, finalCode: undefined });
-  assert.deepEqual(taskFromExitRecord(record, false, NO_LOG), { status: "succeeded" });
-  assert.deepEqual(taskFromExitRecord(parseExitRecord("exit 0 2\nexit 1 2\nfinal 2\n"), false, NO_LOG), { status: "failed", errorMessage: "exited with code 2 after 2 attempts" });
-  assert.deepEqual(taskFromExitRecord(parseExitRecord("exit 0 143\n"), true, NO_LOG), { status: "stopped", errorMessage: "was cancelled" });
-  assert.match(taskFromExitRecord(parseExitRecord(""), false, NO_LOG).errorMessage ?? "", /no longer known to Slurm and left no exit record/);
+  const forgotten = (exit: string, marks = NO_MARKS) => replicaStatus(undefined, exit, NO_LOG, marks);
+  assert.deepEqual(forgotten("exit 0 1\nexit 1 1\nexit 2 0\nfinal 0\n"), { status: "succeeded", failures: 2 });
+  assert.deepEqual(forgotten("exit 0 2\nexit 1 2\nfinal 2\n"), { status: "failed", errorMessage: "exited with code 2 after 2 attempts", failures: 2 });
+  assert.deepEqual(forgotten("", { ...NO_MARKS, stop: "terminate()" }), { status: "stopped", errorMessage: "was stopped by terminate()" });
+  assert.match(forgotten("").errorMessage ?? "", /no longer known to Slurm and left no exit record/);
 });
 
 it("a failure message carries the job function's error, else the last lines of the replica's output", (t) => {
@@ -87,5 +105,5 @@ it("a failure message carries the job function's error, else the last lines of t
   assert.equal(failureMessage(1, thrown, log), "exited with code 1 after 2 attempts: QuotaError: quota exceeded | for shard 3");
   assert.equal(parseExitRecord(`${errorLine("E: gone")}exit 0 1\nexit 1 1\n`).error, undefined);
   assert.equal(failureMessage(137, parseExitRecord("exit 0 137\nfinal 137\n"), NO_LOG), "was killed by SIGKILL (exit code 137)");
-  assert.match(taskFromExitRecord(failed, false, log).errorMessage ?? "", /after 2 attempts: line 4 .* fatal: x+…$/);
+  assert.match(replicaStatus(undefined, "exit 0 1\nexit 1 1\nfinal 1\n", log, NO_MARKS).errorMessage ?? "", /after 2 attempts: line 4 .* fatal: x+…$/);
 });

@@ -116,6 +116,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
         name: "replicas",
         entrypoint: nodeScript("const r = process.env.FRAY_REPLICA_ID; console.log('replica', r, 'of', process.env.FRAY_REPLICA_COUNT); process.exit(r === '1' ? 1 : 0)"),
         resources: { replicas: 3 },
+        maxTaskFailures: 2,
       });
       const lines: string[] = [];
       for await (const line of fx.cluster.monitor(id)) lines.push(line);

@@ -1,9 +1,10 @@
-// The `slurm` backend: a job is one sbatch job array, one element per replica
-// (each with the request's CPUs, memory and GPUs), or a plain job for one replica. The batch script runs the
-// replica loop, so retries and exit codes are recorded next to Slurm's output
-// files in the state directory, which must be one every node sees.
-// Status comes from `scontrol show job`, and from the exit records once Slurm
-// has forgotten the job (MinJobAge).
+// The `slurm` backend: a job is one Slurm allocation of one task per replica
+// (each task with the request's CPUs, memory and GPUs), all started together by
+// one srun step (slurm-batch-script.ts). Each task runs the replica loop, so
+// retries and exit codes are recorded next to Slurm's output files in the state
+// directory, which must be one every node sees. Status comes from
+// `scontrol show job` and the exit records, which outlive Slurm's memory of
+// the job (MinJobAge).
 import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -20,9 +21,8 @@ import type { LogFile } from "./log-tail.ts";
 import { NamespaceService } from "./namespace-service.ts";
 import { prepareEnvironment } from "./job-environment.ts";
 import { replicaCommand } from "./replica-command.ts";
-import { parseExitRecord, REPLICA_LOOP } from "./replica-script.ts";
-import { shellQuote } from "./shell-quote.ts";
-import { parseScontrol, taskFromExitRecord, taskFromSlurm, type SlurmElement } from "./slurm-state.ts";
+import { batchScript, slurmFiles, TERMINATE_MARK } from "./slurm-batch-script.ts";
+import { parseScontrol, replicaStatus, type SlurmJobState } from "./slurm-state.ts";
 import { TERMINAL, type JobId, type JobInfo } from "./types.ts";
 
 const run = promisify(execFile);
@@ -35,6 +35,7 @@ interface SlurmJobRecord {
   readonly name: string;
   readonly replicas: number;
   readonly createdAt: number;
+  readonly notEnforced?: readonly string[];
 }
 
 export class SlurmCluster extends Cluster {
@@ -53,19 +54,27 @@ export class SlurmCluster extends Cluster {
     this.namespaceService = new NamespaceService(this.#root, spec);
   }
 
-  /** The sbatch options for `job` (besides output and array, which launch adds). */
-  #sbatchOptions(job: CheckedRequest): string[] {
+  /** The allocation's options for `job` (sbatch), and each task's (srun, which does not inherit them all). */
+  #options(job: CheckedRequest): { sbatch: string[]; step: string[] } {
     if (job.device.kind === "tpu") throw new Error(`job ${job.name} asks for TPUs (${job.device.variant}); Slurm clusters have none here: request a gpu or cpu device`);
-    const options = [`--job-name=${job.name}`, `--cpus-per-task=${Math.max(1, Math.ceil(job.cpu))}`, `--mem=${Math.max(1, Math.ceil(job.ramBytes / MiB))}M`];
-    if (job.device.kind === "gpu" && job.deviceCount > 0) options.push(`--gres=gpu:${job.device.variant ? `${job.device.variant}:` : ""}${job.deviceCount}`);
-    if (this.#parsed.partition) options.push(`--partition=${this.#parsed.partition}`);
-    if (this.#parsed.account) options.push(`--account=${this.#parsed.account}`);
-    options.push(job.preemptible ? "--requeue" : "--no-requeue");
-    return options;
+    const cpus = Math.max(1, Math.ceil(job.cpu));
+    const step = [`--cpus-per-task=${cpus}`];
+    if (job.device.kind === "gpu" && job.deviceCount > 0) {
+      // per_task: each task sees its own GPUs in CUDA_VISIBLE_DEVICES (without it, tasks sharing a node see none).
+      step.push(`--gpus-per-task=${job.device.variant ? `${job.device.variant}:` : ""}${job.deviceCount}`, `--gpu-bind=per_task:${job.deviceCount}`);
+    }
+    // Memory per CPU: a task's share is its CPUs' (Slurm has no per-task memory option).
+    const sbatch = [`--job-name=${job.name}`, `--ntasks=${job.replicas}`, ...step.filter((o) => !o.startsWith("--gpu-bind")), `--mem-per-cpu=${Math.max(1, Math.ceil(job.ramBytes / MiB / cpus))}M`];
+    if (job.diskGiven) sbatch.push(`--tmp=${Math.max(1, Math.ceil(job.diskBytes / MiB))}M`);
+    if (job.priority !== 0) sbatch.push(`--nice=${-job.priority}`);
+    if (this.#parsed.partition) sbatch.push(`--partition=${this.#parsed.partition}`);
+    if (this.#parsed.account) sbatch.push(`--account=${this.#parsed.account}`);
+    sbatch.push(job.preemptible ? "--requeue" : "--no-requeue");
+    return { sbatch, step };
   }
 
   protected async submit(job: CheckedRequest): Promise<JobId> {
-    const options = this.#sbatchOptions(job);
+    const options = this.#options(job);
     mkdirSync(this.#root, { recursive: true });
     const launchId = randomUUID();
     const argsFile = join(this.#root, `args-${launchId}.bin`);
@@ -73,22 +82,8 @@ export class SlurmCluster extends Cluster {
     const { cwd, env: jobEnv, command } = await prepareEnvironment(job, await replicaCommand(job, argsFile), { jobDir, clusterRoot: this.#root });
     const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
     const env = { ...jobEnv, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address };
-    const script = [
-      "#!/bin/sh",
-      `# Fray job ${job.name}: one array element per replica.`,
-      ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
-      `export ${settingName("replicaId")}="\${SLURM_ARRAY_TASK_ID:-0}"`,
-      // The token from its 0600 file in the shared state directory: never in the script Slurm keeps.
-      `${settingName("token")}="$(cat ${shellQuote(this.namespaceService.tokenFile)})" || exit 1`,
-      `export ${settingName("token")}`,
-      `cd ${shellQuote(cwd)} || exit 1`,
-      // Preemptions: -1, Slurm requeues the whole job (SLURM_RESTART_COUNT counts them).
-      `exec /bin/sh -c ${shellQuote(REPLICA_LOOP)} fray-replica ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}_$${settingName("replicaId")}".exit ${job.maxRetriesFailure} -1 ${shellQuote(this.#root)}/"\${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}".cancelled ${job.processesPerTask} ${command.map(shellQuote).join(" ")}`,
-      "",
-    ].join("\n");
-    // One replica is a plain job: Slurm starts those at submission, arrays only at its next scheduling pass.
-    const shape = job.replicas === 1 ? [`--output=${join(this.#root, "%j_0.out")}`] : [`--array=0-${job.replicas - 1}`, `--output=${join(this.#root, "%A_%a.out")}`];
-    const args = ["--parsable", ...shape, "--open-mode=append", ...options];
+    const script = batchScript({ job, root: this.#root, cwd, env, tokenFile: this.namespaceService.tokenFile, command, stepOptions: options.step });
+    const args = ["--parsable", `--output=${slurmFiles.batchLog(this.#root, "%j")}`, "--open-mode=append", ...options.sbatch];
     const jobId = (
       await sbatch(args, script, job.name).catch((err: unknown) => {
         rmSync(argsFile, { force: true });
@@ -100,9 +95,11 @@ export class SlurmCluster extends Cluster {
     if (never) {
       await run("scancel", [jobId]).catch(() => {});
       rmSync(argsFile, { force: true });
-      throw new Error(`Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${options.slice(1).join(" ")}; ask for less`);
+      throw new Error(`Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${options.sbatch.slice(1).join(" ")}; ask for less`);
     }
-    writeJson(join(this.#root, `${jobId}.json`), { jobId, name: job.name, replicas: job.replicas, createdAt: Date.now() } satisfies SlurmJobRecord);
+    // Slurm places the job by --tmp but does not limit what it writes.
+    const notEnforced = job.diskGiven ? ["disk: Slurm places the job on nodes with that much TmpDisk (--tmp) but does not limit its use"] : [];
+    writeJson(join(this.#root, `${jobId}.json`), { jobId, name: job.name, replicas: job.replicas, createdAt: Date.now(), notEnforced } satisfies SlurmJobRecord);
     return jobId;
   }
 
@@ -119,14 +116,14 @@ export class SlurmCluster extends Cluster {
       return [];
     }
     const jobs = files.flatMap((f) => readJson<SlurmJobRecord>(join(this.#root, f)) ?? []).sort((a, b) => a.createdAt - b.createdAt);
-    const elements = jobs.length ? await scontrol() : [];
-    return jobs.map((job) => this.#info(job, elements));
+    const states = jobs.length ? await scontrol() : [];
+    return jobs.map((job) => this.#info(job, states));
   }
 
   async terminate(jobId: JobId): Promise<void> {
     const job = this.#job(jobId);
     if (TERMINAL.has((await this.poll(jobId)).status)) return;
-    writeFileSync(join(this.#root, `${jobId}.cancelled`), `${Date.now()}\n`);
+    writeStopMark(slurmFiles.stop(this.#root, jobId));
     await run("scancel", [jobId]).catch((err: Error & { stderr?: string }) => {
       throw new Error(`scancel ${jobId} failed: ${err.stderr?.trim() || err.message}`, { cause: err });
     });
@@ -143,12 +140,7 @@ export class SlurmCluster extends Cluster {
 
   protected async logFiles(jobId: JobId): Promise<LogFile[]> {
     const job = this.#job(jobId);
-    return Array.from({ length: job.replicas }, (_, i) => ({ path: this.#logPath(jobId, i), prefix: `[replica-${i}] ` }));
-  }
-
-  /** Replica i's output (sbatch --output). */
-  #logPath(jobId: JobId, i: number): string {
-    return join(this.#root, `${jobId}_${i}.out`);
+    return Array.from({ length: job.replicas }, (_, i) => ({ path: slurmFiles.log(this.#root, jobId, i), prefix: `[replica-${i}] ` }));
   }
 
   #job(jobId: JobId): SlurmJobRecord {
@@ -157,16 +149,22 @@ export class SlurmCluster extends Cluster {
     return job;
   }
 
-  #info(job: SlurmJobRecord, elements: readonly SlurmElement[]): JobInfo {
-    const mine = elements.filter((e) => e.jobId === job.jobId);
-    const cancelled = existsSync(join(this.#root, `${job.jobId}.cancelled`));
-    const tasks = Array.from({ length: job.replicas }, (_, i) => {
-      const exit = parseExitRecord(readText(join(this.#root, `${job.jobId}_${i}.exit`)));
-      const element = mine.find((e) => e.indices.includes(i));
-      const log = this.#logPath(job.jobId, i);
-      return element ? taskFromSlurm(element, exit, log) : taskFromExitRecord(exit, cancelled, log);
-    });
-    return jobInfo(job.jobId, job.name, tasks);
+  #info(job: SlurmJobRecord, states: readonly SlurmJobState[]): JobInfo {
+    const state = states.find((e) => e.jobId === job.jobId);
+    const { jobId } = job;
+    const optional = (path: string) => (existsSync(path) ? readText(path) : undefined);
+    const marks = { stop: optional(slurmFiles.stop(this.#root, jobId)), preemptedOut: optional(slurmFiles.preempted(this.#root, jobId))?.trim(), batchLogPath: slurmFiles.batchLog(this.#root, jobId) };
+    const tasks = Array.from({ length: job.replicas }, (_, i) => replicaStatus(state, readText(slurmFiles.exit(this.#root, jobId, i)), slurmFiles.log(this.#root, jobId, i), marks));
+    return jobInfo(jobId, job.name, tasks, job.notEnforced);
+  }
+}
+
+/** Writes terminate()'s stop mark, unless a failed replica's is there already (it says why the others stopped). */
+function writeStopMark(path: string): void {
+  try {
+    writeFileSync(path, `${TERMINATE_MARK}\n`, { flag: "wx" });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
 }
 
@@ -187,8 +185,8 @@ function sbatch(args: string[], script: string, name: string): Promise<string> {
   });
 }
 
-/** Slurm's records of one job (all array elements), or of every job; [] for a job it no longer knows. */
-async function scontrol(jobId?: JobId): Promise<SlurmElement[]> {
+/** Slurm's record of one job, or of every job; [] for a job it no longer knows. */
+async function scontrol(jobId?: JobId): Promise<SlurmJobState[]> {
   try {
     const { stdout } = await run("scontrol", ["show", "job", "-o", ...(jobId ? [jobId] : [])]);
     return parseScontrol(stdout);

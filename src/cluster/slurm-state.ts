@@ -1,43 +1,42 @@
-// What Slurm says about a job array, read from `scontrol show job -o`, and
-// how its states map to Fray's.
-import { failureMessage } from "./failure-message.ts";
-import type { ExitRecord } from "./replica-script.ts";
+// What Slurm says about a job, read from `scontrol show job -o`, and how it and
+// the replicas' exit records map to Fray's task statuses.
+import { failureMessage, lastLines } from "./failure-message.ts";
+import { parseExitRecord } from "./replica-script.ts";
 import type { TaskStatus } from "./types.ts";
 
-export interface SlurmElement {
-  /** The id the job was submitted as (an array's, for its elements). */
+export interface SlurmJobState {
   readonly jobId: string;
-  /** The array indices this record covers (a pending array is one record for many). */
-  readonly indices: readonly number[];
   readonly state: string;
   readonly reason: string;
-  /** "code:signal" */
+  /** "code:signal" of the batch script. */
   readonly exitCode: string;
+  /** Times Slurm requeued the job (RestartCnt). */
+  readonly restarts: number;
+  /** Tasks in the allocation (NumTasks). */
+  readonly tasks: number;
 }
 
 function field(line: string, key: string): string {
   return new RegExp(`(?:^| )${key}=(\\S*)`).exec(line)?.[1] ?? "";
 }
 
-/** "0-2", "1,3", "0-9%2" → [0, 1, 2], [1, 3], [0 … 9]. */
-export function expandIndices(spec: string): number[] {
-  const out: number[] = [];
-  for (const part of spec.split("%")[0].split(",")) {
-    const [from, to = from] = part.split("-").map(Number);
-    if (Number.isInteger(from) && Number.isInteger(to)) for (let i = from; i <= to; i++) out.push(i);
-  }
-  return out;
+/** One record per line of `scontrol show job -o`. */
+export function parseScontrol(text: string): SlurmJobState[] {
+  return text.split("\n").flatMap((line) => {
+    const jobId = field(line, "JobId");
+    if (!jobId) return [];
+    return [{ jobId, state: field(line, "JobState"), reason: field(line, "Reason"), exitCode: field(line, "ExitCode"), restarts: Number(field(line, "Restarts")) || 0, tasks: Number(field(line, "NumTasks")) || 1 }];
+  });
 }
 
-/** One element per line of `scontrol show job -o`; a job that is no array is element 0 of itself. */
-export function parseScontrol(text: string): SlurmElement[] {
-  return text.split("\n").flatMap((line) => {
-    const arrayJobId = field(line, "ArrayJobId");
-    const jobId = arrayJobId || field(line, "JobId");
-    if (!jobId) return [];
-    const indices = arrayJobId ? expandIndices(field(line, "ArrayTaskId")) : [0];
-    return [{ jobId, indices, state: field(line, "JobState"), reason: field(line, "Reason"), exitCode: field(line, "ExitCode") }];
-  });
+/** What the job's files in the state directory say, besides each replica's own record. */
+export interface JobMarks {
+  /** The stop file's content: "terminate()" or "replica 1 failed"; undefined if none was written. */
+  readonly stop?: string;
+  /** Why the batch script gave up after requeues; undefined unless it did. */
+  readonly preemptedOut?: string;
+  /** The batch script's output file (errors from before any replica started). */
+  readonly batchLogPath: string;
 }
 
 const PENDING = new Set(["PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD", "SPECIAL_EXIT", "RESIZING"]);
@@ -52,24 +51,45 @@ const WHY: Record<string, string> = {
   REVOKED: "was revoked",
 };
 
-/** A replica's status from Slurm's record, the replica loop's exit record and (for a failure) its log. */
-export function taskFromSlurm(element: SlurmElement, exit: ExitRecord, logPath: string): TaskStatus {
-  const { state, reason } = element;
-  if (PENDING.has(state)) return reason && reason !== "None" ? { status: "pending", errorMessage: `waiting: ${reason}` } : { status: "pending" };
-  if (RUNNING.has(state)) return { status: "running" };
-  if (state === "COMPLETED") return { status: "succeeded" };
-  if (state === "CANCELLED") return { status: "stopped", errorMessage: "was cancelled (scancel)" };
-  if (state === "FAILED") {
-    if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath) };
-    return { status: "failed", errorMessage: `failed (Slurm ExitCode=${element.exitCode}, Reason=${reason})` };
+/**
+ * Replica status from Slurm's record of the job (undefined once Slurm has forgotten it:
+ * MinJobAge), the replica's exit record, its log and the job's marks.
+ */
+export function replicaStatus(job: SlurmJobState | undefined, exitText: string, logPath: string, marks: JobMarks): TaskStatus {
+  const exit = parseExitRecord(exitText);
+  const live = job !== undefined && (PENDING.has(job.state) || RUNNING.has(job.state));
+  // A loop SIGTERMed records a preemption; only a requeue after it (or the give-up) makes it one: not scancel, not a time limit.
+  const endedByPreempt = lastLine(exitText).startsWith("preempt");
+  const preemptions = exit.preemptions - (!live && endedByPreempt && marks.preemptedOut === undefined ? 1 : 0);
+  const counts = { ...(exit.failures > 0 && { failures: exit.failures }), ...(preemptions > 0 && { preemptions }) };
+  return { ...status(), ...counts };
+
+  function status(): TaskStatus {
+    if (job && PENDING.has(job.state)) return job.reason && job.reason !== "None" ? { status: "pending", errorMessage: `waiting: ${job.reason}` } : { status: "pending" };
+    if (exit.finalCode === 0) return { status: "succeeded" };
+    if (!live && marks.preemptedOut !== undefined) return { status: "failed", errorMessage: marks.preemptedOut };
+    if (exit.finalCode !== undefined) {
+      if (/\nstop\n+final -?\d+\n*$/.test(`\n${exitText}`)) return { status: "stopped", errorMessage: stopMessage(marks.stop) };
+      return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath) };
+    }
+    if (live) return { status: "running" };
+    // Stopped before its loop could record it (pending, or signalled as it started).
+    if (marks.stop !== undefined) return { status: "stopped", errorMessage: stopMessage(marks.stop) };
+    if (!job) return { status: "failed", errorMessage: "is no longer known to Slurm and left no exit record" };
+    const { state, reason } = job;
+    if (state === "CANCELLED") return { status: "stopped", errorMessage: "was cancelled (scancel)" };
+    if (state === "FAILED" || state === "COMPLETED") {
+      const said = lastLines(marks.batchLogPath).join(" | ");
+      return { status: "failed", errorMessage: `ended without an exit record (Slurm ${state}, ExitCode=${job.exitCode}, Reason=${reason})${said ? `: ${said}` : ""}` };
+    }
+    return { status: "failed", errorMessage: `${state}: ${WHY[state] ?? "ended abnormally"} (Reason=${reason})` };
   }
-  return { status: "failed", errorMessage: `${state}: ${WHY[state] ?? "ended abnormally"} (Reason=${reason})` };
 }
 
-/** A replica Slurm has forgotten (MinJobAge passed): the exit record and its log are all there is. */
-export function taskFromExitRecord(exit: ExitRecord, cancelled: boolean, logPath: string): TaskStatus {
-  if (exit.finalCode === 0) return { status: "succeeded" };
-  if (cancelled) return { status: "stopped", errorMessage: "was cancelled" };
-  if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath) };
-  return { status: "failed", errorMessage: "is no longer known to Slurm and left no exit record" };
+function stopMessage(stop: string | undefined): string {
+  return stop?.startsWith("replica ") ? `was stopped because ${stop.trim()}` : "was stopped by terminate()";
+}
+
+function lastLine(text: string): string {
+  return text.trimEnd().split("\n").at(-1) ?? "";
 }
