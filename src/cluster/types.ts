@@ -42,7 +42,7 @@ export interface ResourceConfig {
   readonly cpu?: number;
   /** Memory per replica (default "128m"). */
   readonly ram?: string | number;
-  /** Scratch disk per replica (default "1g"); recorded, not enforced by `local` or `slurm`. */
+  /** Scratch disk per replica (default "1g"); Slurm places by it (--tmp), neither backend limits it (JobInfo.notEnforced says so). */
   readonly disk?: string | number;
   readonly device?: DeviceConfig;
   /** Copies of the entrypoint, each with its own FRAY_REPLICA_ID (default 1); `JobRequest.replicas` wins. */
