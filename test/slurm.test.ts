@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
@@ -163,6 +163,23 @@ describe("fray/cluster slurm only", () => {
     assert.equal(info.status, "stopped");
     assert.match(info.errorMessage ?? "", /cancelled/);
     await waitForExit([pid]);
+  });
+
+  it("a job's environment on Slurm: the workspace copied to the shared state dir, npm packages from its cache, setup scripts first", async () => {
+    const workspace = mkdtempSync(join(fx.dir, "workspace-"));
+    writeFileSync(join(workspace, "data.txt"), "from the workspace\n");
+    const id = await fx.cluster.launch({
+      name: "environment",
+      entrypoint: nodeScript("const fs = require('fs'); console.log(fs.readFileSync('data.txt', 'utf8').trim(), '|', fs.readFileSync('prepared', 'utf8').trim(), '|', require('is-number/package.json').version, '|', process.cwd())"),
+      environment: { workspace, npmPackages: ["is-number@7.0.0"], setupScripts: ["echo prepared on $(hostname) > prepared"] },
+    });
+    assert.equal((await fx.cluster.wait(id)).status, "succeeded");
+    const [line] = (await fx.cluster.logs(id)).filter((l) => l.includes(" | "));
+    const [data, prepared, version, cwd] = line.replace("[replica-0] ", "").split(" | ");
+    assert.deepEqual([data, version], ["from the workspace", "7.0.0"]);
+    assert.match(prepared, /^prepared on /);
+    assert.ok(cwd.startsWith(join(fx.dir, "slurm")), `the job ran in ${cwd}, a copy under the shared state dir`);
+    assert.equal(existsSync(join(workspace, "prepared")), false, "the original workspace is untouched");
   });
 
   it("a binary entrypoint with arguments that need quoting reaches the job intact", async () => {
