@@ -5,6 +5,8 @@
 // renamed into place whole with its holder's pid inside, and stale once that
 // process is gone): free = capacity − the grants of jobs whose supervisor or
 // replicas still live; the head of the queue writes its grant if it fits.
+// (Two processes breaking the same stale lock at once could, in a narrow
+// window, take a fresh one from a third; a holder is gone in milliseconds.)
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pollUntil } from "../runtime/poll.ts";
@@ -30,8 +32,15 @@ export async function withAdmissionLock<T>(root: string, fn: () => T): Promise<T
   try {
     return fn();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    dropLock(lock, dir);
   }
+}
+
+// Renamed away before it is emptied: an emptied lock would be taken by the next rename into place, and then removed.
+function dropLock(lock: string, dir: string): void {
+  const gone = join(dir, `lock.${process.pid}.gone`);
+  renameSync(lock, gone);
+  rmSync(gone, { recursive: true, force: true });
 }
 
 function tryLock(dir: string, lock: string): boolean {
@@ -45,7 +54,13 @@ function tryLock(dir: string, lock: string): boolean {
   } catch {
     rmSync(mine, { recursive: true, force: true });
     const holder = readJson<ProcessRecord>(join(lock, "holder.json"));
-    if (holder && !isRunning(holder.pid, holder.startTime)) rmSync(lock, { recursive: true, force: true }); // stale
+    if (holder && !isRunning(holder.pid, holder.startTime)) {
+      try {
+        dropLock(lock, dir); // stale
+      } catch {
+        // another process broke it first
+      }
+    }
     return false;
   }
 }
