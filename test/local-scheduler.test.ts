@@ -7,6 +7,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { createCluster, type Cluster, type JobId, type JobInfo } from "../src/cluster.ts";
+import { parseCpuList } from "../src/cluster/local-capacity.ts";
 import { pollUntil } from "../src/runtime/poll.ts";
 import { logLineMatching, nodeScript } from "./cluster-suite.ts";
 import { isAlive, waitForExit } from "./helpers.ts";
@@ -34,14 +35,7 @@ function until(cluster: Cluster, id: JobId, what: string, check: (info: JobInfo)
 /** A script that runs until `file` exists. */
 const untilFile = (file: string, before = "") => nodeScript(`${before}; const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(file)})) { clearInterval(t); } }, 20)`);
 
-/** The CPUs a process may run on, as Linux lists them ("0-1" → [0, 1]). */
-function cpuList(text: string): number[] {
-  return text.trim().split(",").flatMap((range) => {
-    const [a, b = a] = range.split("-").map(Number);
-    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
-  });
-}
-const myCpus = cpuList(/^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync("/proc/self/status", "utf8"))![1]);
+const myCpus = parseCpuList(/^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync("/proc/self/status", "utf8"))![1]);
 
 describe("the local cluster's scheduler", () => {
   it("on 2 cores runs three 2-core jobs one at a time, highest priority first; a pending one says why and can be stopped", async (t) => {
@@ -73,6 +67,25 @@ describe("the local cluster's scheduler", () => {
     assert.deepEqual(readFileSync(order, "utf8").trim().split("\n"), ["start p3", "end p3", "start p2", "end p2", "start p1", "end p1"]);
   });
 
+  it("a job whose supervisor dies while it waits fails, saying so, and the job behind it starts", async (t) => {
+    const { cluster, dir } = localCluster(t, "&cpu=1");
+    const release = join(dir, "release");
+    const hold = await cluster.launch({ name: "hold", entrypoint: untilFile(release) });
+    await until(cluster, hold, "running", (i) => i.status === "running");
+    const orphan = await cluster.launch({ name: "orphan", entrypoint: nodeScript("") });
+    const next = await cluster.launch({ name: "next", entrypoint: nodeScript("") });
+    await until(cluster, next, "waiting", (i) => i.tasks[0].errorMessage === "waiting for 1 cpu: 0 of 1 free, 1 job ahead");
+    const supervisor = JSON.parse(readFileSync(join(dir, "local", orphan, "supervisor.json"), "utf8")).pid as number;
+    process.kill(supervisor, "SIGKILL");
+    await waitForExit([supervisor]);
+    const info = await cluster.poll(orphan);
+    assert.equal(info.status, "failed");
+    assert.match(info.errorMessage ?? "", new RegExp(`replica 0 did not start: its supervisor \\(pid ${supervisor}\\) ended`));
+    await until(cluster, next, "first in line", (i) => i.tasks[0].errorMessage === "waiting for 1 cpu: 0 of 1 free");
+    writeFileSync(release, "");
+    assert.equal((await cluster.wait(next)).status, "succeeded");
+  });
+
   it("refuses at launch, naming the resource and the fix, a request no capacity could hold, and leaves nothing behind", async (t) => {
     const { cluster, dir } = localCluster(t, "&cpu=2&ram=1g&gpu=1");
     const ok = nodeScript("");
@@ -101,9 +114,9 @@ describe("the local cluster's scheduler", () => {
     const b = await cluster.launch({ name: "b", entrypoint: untilFile(release, print) });
     const bCpus = (await logLineMatching(cluster, b, /^\[replica-0\] cpus (.+)$/))[1];
     // Logical cores 0 and 1, on the real ones round-robin.
-    assert.deepEqual([cpuList(aCpus), cpuList(bCpus)], [[myCpus[0]], [myCpus[1 % myCpus.length]]]);
+    assert.deepEqual([parseCpuList(aCpus), parseCpuList(bCpus)], [[myCpus[0]], [myCpus[1 % myCpus.length]]]);
     const free = await cluster.launch({ name: "free", entrypoint: nodeScript(print), resources: { cpu: 0 } });
-    assert.deepEqual(cpuList((await logLineMatching(cluster, free, /^\[replica-0\] cpus (.+)$/))[1]), myCpus);
+    assert.deepEqual(parseCpuList((await logLineMatching(cluster, free, /^\[replica-0\] cpus (.+)$/))[1]), myCpus);
     writeFileSync(release, "");
     await cluster.wait([a, b, free], { raiseOnFailure: true });
   });

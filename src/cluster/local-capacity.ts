@@ -33,17 +33,20 @@ export function localCapacity(overrides: ClusterSpec["capacity"] = {}): Capacity
 function allowedCpus(): number[] {
   try {
     const line = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
-    if (line) {
-      const cpus = line.trim().split(",").flatMap((range) => {
-        const [a, b = a] = range.split("-").map(Number);
-        return Array.from({ length: b - a + 1 }, (_, i) => a + i);
-      });
-      if (cpus.length > 0 && cpus.every(Number.isInteger)) return cpus;
-    }
+    const cpus = line ? parseCpuList(line) : [];
+    if (cpus.length > 0 && cpus.every(Number.isInteger)) return cpus;
   } catch {
     // no /proc: not Linux
   }
   return Array.from({ length: availableParallelism() }, (_, i) => i);
+}
+
+/** A Linux CPU list ("0-2,5" → [0, 1, 2, 5]), as /proc/PID/status and taskset write them. */
+export function parseCpuList(text: string): number[] {
+  return text.trim().split(",").flatMap((range) => {
+    const [a, b = a] = range.split("-").map(Number);
+    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  });
 }
 
 /** GPUs nvidia-smi lists; 0 without it. */
