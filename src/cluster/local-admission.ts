@@ -5,9 +5,12 @@
 // renamed into place whole with its holder's pid inside, and stale once that
 // process is gone): free = capacity − the grants of jobs whose supervisor or
 // replicas still live; the head of the queue writes its grant if it fits.
+// Waiting supervisors ask again every interval, and at once when a job that
+// held or awaited resources ends (it writes into scheduler/changes, which
+// they watch).
 // (Two processes breaking the same stale lock at once could, in a narrow
 // window, take a fresh one from a third; a holder is gone in milliseconds.)
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pollUntil } from "../runtime/poll.ts";
 import { allocate, isShortage, type Grant } from "./local-allocation.ts";
@@ -111,4 +114,42 @@ export async function tryAdmit(root: string, job: LocalJobRecord): Promise<{ gra
     if (!isShortage(result)) return { waiting: `waiting for the ${queue} of it to start` };
     return { waiting: `waiting for ${result.asked}: ${result.free} of ${result.total} free${queue && `, ${queue}`}` };
   });
+}
+
+/** Tells waiting supervisors that resources or a place in the queue may have come free. */
+export function announceChange(root: string): void {
+  const dir = join(schedulerDir(root), "changes");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "last"), `${process.pid} ${Date.now()}\n`);
+}
+
+/** Resolves after `ms`, or sooner when a change is announced; `close` stops watching. */
+export function changeWatcher(root: string): { next(ms: number): Promise<void>; close(): void } {
+  const dir = join(schedulerDir(root), "changes");
+  mkdirSync(dir, { recursive: true });
+  let wake: (() => void) | undefined;
+  let missed = false; // a change while it was not waiting: the next wait ends at once
+  let watcher: ReturnType<typeof watch> | undefined;
+  try {
+    watcher = watch(dir, () => (wake ? wake() : (missed = true)));
+    watcher.on("error", () => watcher?.close()); // the interval still applies
+  } catch {
+    // no file watching here: the interval alone
+  }
+  return {
+    next: (ms) =>
+      new Promise<void>((resolve) => {
+        if (missed) {
+          missed = false;
+          return resolve();
+        }
+        const timer = setTimeout(() => wake?.(), ms);
+        wake = () => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+      }),
+    close: () => watcher?.close(),
+  };
 }

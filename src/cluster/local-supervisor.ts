@@ -10,7 +10,7 @@ import { closeSync, existsSync, openSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { config, settingName } from "../runtime/config.ts";
-import { tryAdmit } from "./local-admission.ts";
+import { announceChange, changeWatcher, tryAdmit } from "./local-admission.ts";
 import type { Grant, ReplicaGrant } from "./local-allocation.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd } from "./local-job-record.ts";
 import { readJson, readText, writeJson } from "./job-files.ts";
@@ -30,6 +30,8 @@ exec "$@"`;
 
 interface Replica extends ProcessRecord {
   readonly cgroup?: string;
+  /** Resolves when its loop exits: the watch looks at once rather than at its next interval. */
+  readonly exited: Promise<void>;
 }
 
 export async function superviseJob(dir: string): Promise<void> {
@@ -42,29 +44,38 @@ export async function superviseJob(dir: string): Promise<void> {
   let termed = false;
   process.on("SIGTERM", () => (termed = true)); // from terminate(): its replicas are stopped, then it ends
   const halted = () => termed || existsSync(files.halt);
-  const grant = await admission(dirname(dir), job, files, halted);
-  if (!grant || halted()) return; // stopped while pending
-  const replicas: Replica[] = [];
   try {
-    grant.replicas.forEach((g, i) => replicas.push(startReplica(job, env, g, i, files)));
-  } catch (err) {
-    for (const r of replicas) signal(-r.pid, "SIGKILL");
-    throw err;
+    const grant = await admission(dirname(dir), job, files, halted);
+    if (!grant || halted()) return; // stopped while pending
+    const replicas: Replica[] = [];
+    try {
+      grant.replicas.forEach((g, i) => replicas.push(startReplica(job, env, g, i, files)));
+    } catch (err) {
+      for (const r of replicas) signal(-r.pid, "SIGKILL");
+      throw err;
+    }
+    writeJson(files.replicas, { replicas: replicas.map(({ pid, startTime }) => ({ pid, startTime })) });
+    await watch(job, replicas, files, halted);
+  } finally {
+    announceChange(dirname(dir)); // its resources, or its place in the queue, are free
   }
-  writeJson(files.replicas, { replicas: replicas.map(({ pid, startTime }) => ({ pid, startTime })) });
-  await watch(job, replicas, files, halted);
 }
 
 async function admission(root: string, job: LocalJobRecord, files: ReturnType<typeof jobFiles>, halted: () => boolean): Promise<Grant | undefined> {
-  for (;;) {
-    if (halted()) return undefined;
-    const answer = await tryAdmit(root, job);
-    if ("grant" in answer) {
-      rmSync(files.waiting, { force: true });
-      return answer.grant;
+  const changes = changeWatcher(root);
+  try {
+    for (;;) {
+      if (halted()) return undefined;
+      const answer = await tryAdmit(root, job);
+      if ("grant" in answer) {
+        rmSync(files.waiting, { force: true });
+        return answer.grant;
+      }
+      if (readText(files.waiting) !== answer.waiting) writeFileSync(files.waiting, answer.waiting);
+      await changes.next(ADMIT_INTERVAL_MS);
     }
-    if (readText(files.waiting) !== answer.waiting) writeFileSync(files.waiting, answer.waiting);
-    await sleep(ADMIT_INTERVAL_MS);
+  } finally {
+    changes.close();
   }
 }
 
@@ -88,7 +99,8 @@ function startReplica(job: LocalJobRecord, env: Record<string, string>, grant: R
       env: { ...env, ...gpus, [settingName("replicaId")]: String(i) },
     });
     const pid = child.pid ?? -1;
-    return { pid, startTime: startTimeOf(pid), ...(cgroup && { cgroup }) };
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()).once("error", () => resolve()));
+    return { pid, startTime: startTimeOf(pid), exited, ...(cgroup && { cgroup }) };
   } finally {
     closeSync(log);
   }
@@ -96,6 +108,7 @@ function startReplica(job: LocalJobRecord, env: Record<string, string>, grant: R
 
 async function watch(job: LocalJobRecord, replicas: readonly Replica[], files: ReturnType<typeof jobFiles>, halted: () => boolean): Promise<void> {
   const ended = new Set<number>();
+  const exitSeen = new Set<Replica>();
   const cgroups: string[] = []; // of ended replicas, removed once empty
   let failed = 0;
   let stoppingSince: number | undefined;
@@ -125,6 +138,7 @@ async function watch(job: LocalJobRecord, replicas: readonly Replica[], files: R
       for (const r of others()) signal(-r.pid, "SIGKILL");
     }
     cgroups.splice(0, cgroups.length, ...cgroups.filter((c) => !removeCgroup(c)));
-    if (ended.size < replicas.length) await sleep(WATCH_INTERVAL_MS);
+    const exits = replicas.filter((r, i) => !ended.has(i) && !exitSeen.has(r)).map((r) => r.exited.then(() => exitSeen.add(r)));
+    if (ended.size < replicas.length) await Promise.race([sleep(WATCH_INTERVAL_MS), ...exits]);
   }
 }
