@@ -121,6 +121,24 @@ describe("the local cluster's scheduler", () => {
     await cluster.wait([a, b, free], { raiseOnFailure: true });
   });
 
+  it("fractional cpus share a core: two 0.5-cpu jobs run at once on one core, a third waits", async (t) => {
+    const { cluster, dir } = localCluster(t, "&cpu=1");
+    const release = join(dir, "release");
+    const print = `console.log("cpus", /Cpus_allowed_list:\\s*(.+)/.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1])`;
+    const half = { cpu: 0.5 };
+    const ids = [];
+    for (const name of ["h0", "h1"]) {
+      const id = await cluster.launch({ name, entrypoint: untilFile(release, print), resources: half });
+      ids.push(id);
+      assert.deepEqual(parseCpuList((await logLineMatching(cluster, id, /^\[replica-0\] cpus (.+)$/))[1]), [myCpus[0]]);
+    }
+    assert.deepEqual((await cluster.poll(ids[0])).notEnforced, ["cpu: the 0.5 of a core is pinned to a core shared with other fractions; its share of that core is not enforced"]);
+    const third = await cluster.launch({ name: "h2", entrypoint: nodeScript(""), resources: half });
+    await until(cluster, third, "waiting for a share", (i) => i.tasks[0].errorMessage === "waiting for 0.5 cpu: 0 of 1 free");
+    writeFileSync(release, "");
+    await cluster.wait([...ids, third], { raiseOnFailure: true });
+  });
+
   it("gives two 1-GPU jobs different CUDA_VISIBLE_DEVICES; a third waits for a GPU; a job without GPUs sees none", async (t) => {
     const { cluster, dir } = localCluster(t, "&cpu=4&gpu=2");
     const release = join(dir, "release");

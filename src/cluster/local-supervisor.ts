@@ -119,7 +119,8 @@ async function watch(job: LocalJobRecord, replicas: readonly Replica[], files: R
       if (ended.has(i) || isRunning(r.pid, r.startTime)) return;
       const exit = parseExitRecord(readText(files.exit(i)));
       if (exit.finalCode === undefined && groupAlive(r.pid)) return; // its loop was killed; its command still runs
-      const oom = r.cgroup !== undefined && exit.finalCode !== 0 && job.plan.memory?.kind !== "rlimit" && oomKilled(job.plan.memory!.kind, r.cgroup);
+      const memory = job.plan.memory;
+      const oom = r.cgroup !== undefined && exit.finalCode !== 0 && memory !== undefined && memory.kind !== "rlimit" && oomKilled(memory.kind, r.cgroup);
       writeJson(files.end(i), (oom ? { oomLimitBytes: job.need.ramBytes } : {}) satisfies ReplicaEnd);
       ended.add(i);
       if (r.cgroup) cgroups.push(r.cgroup);
