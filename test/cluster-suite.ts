@@ -30,7 +30,8 @@ export async function logLineMatching(cluster: Cluster, jobId: JobId, pattern: R
 /** A temp state dir whose jobs are all stopped and whose files are removed when the file's tests end. */
 export function clusterFixture(kind: "local" | "slurm"): { spec: string; dir: string; cluster: Cluster } {
   const dir = mkdtempSync(join(tmpdir(), `fray-cluster-${kind}-`));
-  const spec = `${kind}?dir=${dir}`;
+  // local: a fixed capacity, so the suites do not depend on the size of the machine they run on.
+  const spec = kind === "local" ? `local?dir=${dir}&cpu=8` : `${kind}?dir=${dir}`;
   const cluster = createCluster(spec);
   after(async () => {
     for (const job of await cluster.listJobs()) if (job.status === "running" || job.status === "pending") await cluster.terminate(job.jobId);

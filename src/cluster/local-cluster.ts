@@ -1,39 +1,44 @@
-// The `local` backend: each replica is a detached process group on this
-// machine, running the replica loop (replica-script.ts). Everything about a
-// job is kept in its directory — job.json (pids), replica-i.log,
-// replica-i.exit, a `stopped` mark — so any later process can poll, follow
-// and stop it, and the job outlives the process that launched it.
+// The `local` backend: jobs run on this machine, scheduled on its cores, memory
+// and GPUs (local-capacity.ts; the spec's cpu/ram/gpu replace them). Launch
+// checks the request could ever fit, writes the job's record and starts its
+// supervisor (local-supervisor.ts), one detached process per job, which waits
+// for admission, starts the replicas together under their limits and watches
+// them. Everything about a job is kept in its directory (local-job-record.ts),
+// so any later process can poll, follow and stop it, and the job outlives the
+// process that launched it.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { config, settingName, settingNow } from "../runtime/config.ts";
+import { workerExecArgv } from "../runtime/host-agent.ts";
 import { pollUntil, PollTimeoutError } from "../runtime/poll.ts";
-import { Cluster, jobInfo } from "./cluster.ts";
+import { Cluster } from "./cluster.ts";
 import type { ClusterSpec } from "./cluster-spec.ts";
 import { JobNotFoundError } from "./errors.ts";
-import { failureMessage } from "./failure-message.ts";
-import { readJson, readText, writeJson } from "./job-files.ts";
+import { readJson, writeJson } from "./job-files.ts";
 import type { CheckedRequest } from "./job-request.ts";
-import { NamespaceService } from "./namespace-service.ts";
-import type { LogFile } from "./log-tail.ts";
 import { prepareEnvironment } from "./job-environment.ts";
-import { groupAlive, isRunning, signal, startTimeOf } from "./process-group.ts";
+import { nextSeq, withAdmissionLock } from "./local-admission.ts";
+import { checkFits, type Need } from "./local-allocation.ts";
+import { localCapacity, type Capacity } from "./local-capacity.ts";
+import { enforcementPlan } from "./local-enforcement.ts";
+import { jobFiles, type LocalJobRecord, type ProcessRecord } from "./local-job-record.ts";
+import { liveProcesses, localJobInfo } from "./local-job-status.ts";
+import type { LogFile } from "./log-tail.ts";
+import { NamespaceService } from "./namespace-service.ts";
+import { signal, startTimeOf } from "./process-group.ts";
 import { replicaCommand } from "./replica-command.ts";
-import { parseExitRecord, REPLICA_LOOP, type ExitRecord } from "./replica-script.ts";
-import type { JobId, JobInfo, TaskStatus } from "./types.ts";
+import type { JobId, JobInfo } from "./types.ts";
 
-interface LocalJob {
-  readonly jobId: JobId;
-  readonly name: string;
-  readonly createdAt: number;
-  /** Each replica's loop process, which leads its process group. */
-  readonly replicas: readonly { readonly pid: number; readonly startTime: string }[];
-}
+const SUPERVISOR = fileURLToPath(new URL(`./local-job-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
 
 export class LocalCluster extends Cluster {
   readonly spec: string;
   readonly #root: string;
+  readonly #overrides: ClusterSpec["capacity"];
+  #capacity: Capacity | undefined;
   protected readonly namespaceService: NamespaceService;
   protected readonly backend = "local";
 
@@ -41,42 +46,55 @@ export class LocalCluster extends Cluster {
     super();
     this.spec = spec;
     this.#root = join(parsed.dir, "local");
+    this.#overrides = parsed.capacity;
     this.namespaceService = new NamespaceService(this.#root, spec);
   }
 
+  /** What this cluster schedules on: the machine's cores, memory and GPUs, or the spec's. */
+  get capacity(): Capacity {
+    return (this.#capacity ??= localCapacity(this.#overrides));
+  }
+
   protected async submit(job: CheckedRequest): Promise<JobId> {
+    if (job.device.kind === "tpu" && job.deviceCount > 0) throw new RangeError(`job ${job.name}: the local cluster has no TPUs; run it on a cluster that has them, or remove resources.device`);
+    const need: Need = { replicas: job.replicas, cpu: job.cpu, ramBytes: job.ramBytes, gpus: job.device.kind === "gpu" ? job.deviceCount : 0 };
+    checkFits(job.name, need, this.capacity); // before anything is made: a refused launch leaves nothing behind
     const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
     const dir = join(this.#root, jobId);
+    const files = jobFiles(dir);
     mkdirSync(dir, { recursive: true });
     const prepared = await replicaCommand(job, join(dir, "callable-args.bin"))
       .then((command) => prepareEnvironment(job, command, { jobDir: dir, clusterRoot: this.#root }))
       .catch((err: unknown) => {
-        rmSync(dir, { recursive: true, force: true }); // a refused launch leaves nothing behind
+        rmSync(dir, { recursive: true, force: true });
         throw err;
       });
-    const { command } = prepared;
     const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
-    const replicas: { pid: number; startTime: string }[] = [];
-    for (let i = 0; i < job.replicas; i++) {
-      const log = openSync(join(dir, `replica-${i}.log`), "a");
-      try {
-        const env: NodeJS.ProcessEnv = { ...process.env, ...prepared.env, [settingName("clusterSpec")]: this.spec, [settingName("replicaId")]: String(i), [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address, [settingName("token")]: namespace.token };
-        delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
-        const args = ["-c", REPLICA_LOOP, "fray-replica", join(dir, `replica-${i}.exit`), String(job.maxRetriesFailure), String(job.maxRetriesPreemption), join(dir, "stopped"), String(job.processesPerTask), ...command];
-        // detached: its own session and process group, so it outlives us and terminate() reaches all it starts.
-        const child = spawn("/bin/sh", args, { cwd: prepared.cwd, detached: true, stdio: ["ignore", log, log], env });
-        child.unref();
-        replicas.push({ pid: child.pid ?? -1, startTime: startTimeOf(child.pid ?? -1) });
-      } finally {
-        closeSync(log);
-      }
+    const env: NodeJS.ProcessEnv = { ...process.env, ...prepared.env, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address, [settingName("token")]: namespace.token };
+    delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
+    writeFileSync(files.env, JSON.stringify(env), { mode: 0o600 });
+    const run = { cwd: prepared.cwd, command: prepared.command, maxRetriesFailure: job.maxRetriesFailure, maxRetriesPreemption: job.maxRetriesPreemption, processesPerTask: job.processesPerTask, maxTaskFailures: job.maxTaskFailures };
+    const plan = enforcementPlan(job);
+    await withAdmissionLock(this.#root, () => {
+      const record: LocalJobRecord = { jobId, name: job.name, createdAt: Date.now(), seq: nextSeq(this.#root), priority: job.priority, need, capacity: this.capacity, plan, run };
+      writeJson(files.job, record);
+    });
+    const log = openSync(files.supervisorLog, "a");
+    try {
+      // detached: its own session, so the job outlives whoever launched it.
+      const child = spawn(process.execPath, [...workerExecArgv(), SUPERVISOR, dir], { detached: true, stdio: ["ignore", log, log], env: { ...process.env, NODE_TEST_CONTEXT: undefined } });
+      child.unref();
+      const pid = child.pid ?? -1;
+      // The supervisor writes the same record as it starts; written here too, so the job is in the queue when launch returns.
+      writeJson(files.supervisor, { pid, startTime: startTimeOf(pid) } satisfies ProcessRecord);
+    } finally {
+      closeSync(log);
     }
-    writeJson(join(dir, "job.json"), { jobId, name: job.name, createdAt: Date.now(), replicas } satisfies LocalJob);
     return jobId;
   }
 
   async poll(jobId: JobId): Promise<JobInfo> {
-    return this.#info(this.#job(jobId));
+    return localJobInfo(join(this.#root, jobId), this.#job(jobId));
   }
 
   async listJobs(): Promise<JobInfo[]> {
@@ -86,57 +104,44 @@ export class LocalCluster extends Cluster {
     } catch {
       return [];
     }
-    const jobs = ids.flatMap((id) => readJson<LocalJob>(join(this.#root, id, "job.json")) ?? []);
-    return jobs.sort((a, b) => a.createdAt - b.createdAt).map((job) => this.#info(job));
+    const jobs = ids.flatMap((id) => readJson<LocalJobRecord>(jobFiles(join(this.#root, id)).job) ?? []);
+    return jobs.sort((a, b) => a.seq - b.seq).map((job) => localJobInfo(join(this.#root, job.jobId), job));
   }
 
   async terminate(jobId: JobId): Promise<void> {
     const job = this.#job(jobId);
-    const live = () => job.replicas.filter((r, i) => this.#state(r, i, job.jobId).alive);
-    if (live().length === 0) return;
-    writeFileSync(join(this.#root, jobId, "stopped"), `${Date.now()}\n`);
-    for (const r of live()) signal(-r.pid, "SIGTERM");
-    const gone = () => live().length === 0;
-    const wait = (what: string) => ({ intervalMs: 20, deadlineMs: config.terminateGraceMs, bound: settingNow("terminateGraceMs"), what: () => `${what} (pids ${live().map((r) => r.pid).join(", ")} still run)` });
+    const dir = join(this.#root, jobId);
+    const files = jobFiles(dir);
+    const live = () => {
+      const { supervisor, replicas } = liveProcesses(dir, job);
+      return { pids: [...(supervisor ? [supervisor.pid] : []), ...replicas.map((r) => r.pid)], replicas, supervisor };
+    };
+    const now = live();
+    if (now.pids.length === 0) return;
+    writeFileSync(files.stopped, `${Date.now()}\n`);
+    writeFileSync(files.halt, `${Date.now()}\n`); // the replica loops' stop file: this SIGTERM is no preemption
+    if (now.supervisor) signal(now.supervisor.pid, "SIGTERM");
+    for (const r of now.replicas) signal(-r.pid, "SIGTERM");
+    const gone = () => live().pids.length === 0;
+    const wait = (what: string) => ({ intervalMs: 20, deadlineMs: config.terminateGraceMs, bound: settingNow("terminateGraceMs"), what: () => `${what} (pids ${live().pids.join(", ")} still run)` });
     await pollUntil(gone, wait(`the replicas of job ${jobId} to exit after SIGTERM`)).catch((err: unknown) => {
       if (!(err instanceof PollTimeoutError)) throw err; // the grace is over: SIGKILL
     });
-    for (const r of live()) signal(-r.pid, "SIGKILL");
+    const left = live();
+    for (const r of left.replicas) signal(-r.pid, "SIGKILL");
+    if (left.supervisor) signal(left.supervisor.pid, "SIGKILL");
     await pollUntil(gone, wait(`the replicas of job ${jobId} to exit after SIGKILL`));
   }
 
   protected async logFiles(jobId: JobId): Promise<LogFile[]> {
     const job = this.#job(jobId);
-    return job.replicas.map((_, i) => ({ path: join(this.#root, jobId, `replica-${i}.log`), prefix: `[replica-${i}] ` }));
+    const files = jobFiles(join(this.#root, jobId));
+    return Array.from({ length: job.need.replicas }, (_, i) => ({ path: files.log(i), prefix: `[replica-${i}] ` }));
   }
 
-  #job(jobId: JobId): LocalJob {
-    const job = typeof jobId === "string" && !jobId.includes("/") ? readJson<LocalJob>(join(this.#root, jobId, "job.json")) : undefined;
+  #job(jobId: JobId): LocalJobRecord {
+    const job = typeof jobId === "string" && !jobId.includes("/") ? readJson<LocalJobRecord>(jobFiles(join(this.#root, jobId)).job) : undefined;
     if (!job) throw new JobNotFoundError(jobId, `cluster ${this.spec} (state in ${this.#root})`);
     return job;
-  }
-
-  /** How the replica ended (its exit record) and whether its loop, or anything it started, still runs. */
-  #state(r: LocalJob["replicas"][number], i: number, jobId: JobId): { alive: boolean; exit: ExitRecord } {
-    const loopRunning = isRunning(r.pid, r.startTime);
-    // Read after the check: a loop that ends writes its record first.
-    const exit = parseExitRecord(readText(join(this.#root, jobId, `replica-${i}.exit`)));
-    // With the loop gone, a command that ignored SIGTERM may still run in its group, unless the loop finished cleanly.
-    return { exit, alive: loopRunning || (exit.finalCode === undefined && groupAlive(r.pid)) };
-  }
-
-  #info(job: LocalJob): JobInfo {
-    const dir = join(this.#root, job.jobId);
-    const stopped = existsSync(join(dir, "stopped"));
-    const tasks = job.replicas.map((r, i): TaskStatus => {
-      const { alive, exit } = this.#state(r, i, job.jobId);
-      const counts = { ...(exit.failures > 0 && { failures: exit.failures }), ...(exit.preemptions > 0 && { preemptions: exit.preemptions }) };
-      if (exit.finalCode === 0) return { status: "succeeded", ...counts };
-      if (alive) return { status: "running", ...counts };
-      if (stopped) return { status: "stopped", errorMessage: "was stopped by terminate()", ...counts };
-      if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, join(dir, `replica-${i}.log`)), ...counts };
-      return { status: "failed", errorMessage: "ended without an exit record (its process was killed)", ...counts };
-    });
-    return jobInfo(job.jobId, job.name, tasks);
   }
 }

@@ -8,6 +8,7 @@ export type JobStatus = "pending" | "running" | "succeeded" | "failed" | "stoppe
 
 export interface TaskStatus {
   readonly status: JobStatus;
+  /** Why it failed or stopped; on `local`, while pending, why it waits ("waiting for 2 cpu: 0 of 2 free, 1 job ahead"). */
   readonly errorMessage?: string;
   /** Attempts of this replica that failed and were started again (maxRetriesFailure); absent when 0. */
   readonly failures?: number;
