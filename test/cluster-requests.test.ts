@@ -62,30 +62,7 @@ describe("launch(request, { adoptExisting })", () => {
     await assert.rejects(fx.cluster.launch({ name: "x", entrypoint: ok }, { adoptExisting: "yes" as unknown as boolean }), /adoptExisting must be true or false, got "yes"/);
     assert.deepEqual((await fx.cluster.listJobs()).filter((j) => j.name === "x"), []);
   });
-
-  it("JobRequest.replicas wins over resources.replicas, and each replica runs processesPerTask processes", async () => {
-    const id = await fx.cluster.launch({
-      name: "gang",
-      entrypoint: shJob('echo "replica $FRAY_REPLICA_ID process $FRAY_PROCESS_ID of $FRAY_PROCESS_COUNT"'),
-      replicas: 2,
-      processesPerTask: 2,
-      resources: { replicas: 5, cpu: 0 },
-    });
-    const info = await fx.cluster.wait(id);
-    assert.equal(info.status, "succeeded");
-    assert.equal(info.tasks.length, 2);
-    assert.deepEqual((await fx.cluster.logs(id)).sort(), [
-      "[replica-0] replica 0 process 0 of 2",
-      "[replica-0] replica 0 process 1 of 2",
-      "[replica-1] replica 1 process 0 of 2",
-      "[replica-1] replica 1 process 1 of 2",
-    ]);
-  });
 });
-
-function shJob(line: string) {
-  return nodeScript(`require("child_process").execFileSync("sh", ["-c", ${JSON.stringify(line)}], { stdio: "inherit" })`);
-}
 
 it("ResourceConfig builders make the requests Marin's with_cpu / with_gpu / with_tpu make", () => {
   assert.deepEqual(ResourceConfig.withCpu({ cpu: 4, ram: "8g" }), { cpu: 4, ram: "8g", device: { kind: "cpu" } });

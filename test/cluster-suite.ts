@@ -128,6 +128,22 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       assert.deepEqual(info.tasks.map((t) => t.status), ["succeeded", "failed", "succeeded"]);
     });
 
+    it("JobRequest.replicas wins over resources.replicas; processesPerTask 2 runs 2 processes per replica, each with FRAY_PROCESS_ID and FRAY_PROCESS_COUNT", async () => {
+      const id = await fx.cluster.launch({
+        name: "procs",
+        entrypoint: nodeScript("const e = process.env; console.log('process', e.FRAY_PROCESS_ID, 'of', e.FRAY_PROCESS_COUNT, 'pid', process.pid)"),
+        replicas: 2,
+        processesPerTask: 2,
+        resources: { replicas: 5 },
+      });
+      const info = await fx.cluster.wait(id);
+      assert.equal(info.status, "succeeded");
+      assert.equal(info.tasks.length, 2);
+      const lines = await fx.cluster.logs(id);
+      assert.deepEqual(lines.map((l) => l.replace(/ pid \d+$/, "")).sort(), ["[replica-0] process 0 of 2", "[replica-0] process 1 of 2", "[replica-1] process 0 of 2", "[replica-1] process 1 of 2"]);
+      assert.equal(new Set(lines.map((l) => l.split(" pid ")[1])).size, 4, "4 distinct processes");
+    });
+
     it("a failed replica is started again up to maxRetriesFailure times", async () => {
       const counter = join(fx.dir, "attempts");
       const source = `const fs = require("fs"); const n = fs.existsSync(${JSON.stringify(counter)}) ? Number(fs.readFileSync(${JSON.stringify(counter)}, "utf8")) + 1 : 1; fs.writeFileSync(${JSON.stringify(counter)}, String(n)); console.log("attempt", n); process.exit(n < 3 ? 1 : 0)`;

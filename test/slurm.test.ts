@@ -298,17 +298,4 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
     assert.equal(info.failures, 2);
     assert.equal(info.preemptions, 4);
   });
-
-  it("processesPerTask 2 runs 2 processes per replica, each with FRAY_PROCESS_ID and FRAY_PROCESS_COUNT", async () => {
-    const id = await fx.cluster.launch({
-      name: "procs",
-      entrypoint: nodeScript("const e = process.env; console.log('process', e.FRAY_PROCESS_ID, 'of', e.FRAY_PROCESS_COUNT, 'pid', process.pid)"),
-      replicas: 2,
-      processesPerTask: 2,
-    });
-    assert.equal((await fx.cluster.wait(id)).status, "succeeded");
-    const lines = await fx.cluster.logs(id);
-    assert.deepEqual(lines.map((l) => l.replace(/ pid \d+$/, "")).sort(), ["[replica-0] process 0 of 2", "[replica-0] process 1 of 2", "[replica-1] process 0 of 2", "[replica-1] process 1 of 2"]);
-    assert.equal(new Set(lines.map((l) => l.split(" pid ")[1])).size, 4, "4 distinct processes");
-  });
 });
