@@ -3,7 +3,7 @@
 // backend cannot honour refused at launch with errors naming the fix.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
@@ -41,6 +41,23 @@ describe("launch(request, { adoptExisting })", () => {
     const second = await fx.cluster.launch({ name: "trainer", entrypoint: nodeScript("") }, { adoptExisting: false });
     assert.notEqual(second, first);
     assert.equal((await fx.cluster.wait(second)).status, "succeeded");
+  });
+
+  it("fray job submit passes the request's fields: workspace, setup lines, processes per task, priority, task failures", () => {
+    const workspace = mkdtempSync(join(fx.dir, "ws-"));
+    writeFileSync(join(workspace, "input.txt"), "42\n");
+    const cli = (...args: string[]) => spawnSync(process.execPath, [bin, "job", ...args], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
+    const submitted = cli("submit", "--cluster", fx.spec, "--json", "--name", "flags", "--workspace", workspace, "--setup", "cp input.txt copied.txt", "--setup", "echo set up", "--processes-per-task", "2", "--priority", "-3", "--max-task-failures", "1", "--", "sh", "-c", 'echo "process $FRAY_PROCESS_ID read $(cat copied.txt)"');
+    assert.equal(submitted.status, 0, submitted.stderr);
+    const { jobId } = JSON.parse(submitted.stdout) as { jobId: string };
+    const waited = cli("wait", "--cluster", fx.spec, jobId);
+    assert.equal(waited.status, 0, waited.stderr + waited.stdout);
+    const logs = cli("logs", "--cluster", fx.spec, jobId).stdout.trim().split("\n").sort();
+    assert.deepEqual(logs, ["[replica-0] process 0 read 42", "[replica-0] process 1 read 42", "[replica-0] set up", "[replica-0] set up"]);
+    assert.equal(existsSync(join(workspace, "copied.txt")), false, "the job ran in a copy of the workspace");
+    const bad = cli("submit", "--cluster", fx.spec, "--priority", "high", "--", "true");
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /--priority must be a whole number, got "high"/);
   });
 
   it("requests a local or Slurm cluster cannot honour are refused at launch, naming the fix, and start nothing", async () => {
