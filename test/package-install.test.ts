@@ -55,6 +55,7 @@ it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry p
   const out = JSON.parse(run(process.execPath, ["--enable-source-maps", "dist/main.js"], project)) as Record<string, unknown>;
   assert.deepEqual(out.squares, [1, 4, 9]);
   assert.deepEqual(out.counts, [4, 4]);
+  assert.deepEqual(out.gathered, [[12, 12], [12, 12]]);
   assert.equal(out.added, 5);
   assert.equal(out.shard, 7);
   assert.equal(out.cluster, "function");

@@ -9,25 +9,40 @@ import { hold, release } from "../runtime/keep-alive.ts";
 import type { CallFields, PortRef, RawExtent } from "../runtime/messages.ts";
 import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/metrics.ts";
 import { Proc, type CallGroup } from "../runtime/proc.ts";
+import { BUILTIN_PREFIX } from "../runtime/builtin-endpoints.ts";
+import { ShardRef } from "../runtime/shard-store.ts";
+import { ARRAY_OPS, type ShardMeta } from "./array-ops.ts";
+import { DistributedArray, type ShardArgs } from "./distributed-array.ts";
 import { ActorError, SupervisionError, describeRank, type RankLocation } from "./errors.ts";
 import type { Shape } from "./shape.ts";
+import type { NumericArray } from "./reduce-op.ts";
 import { ValueMesh } from "./value-mesh.ts";
 
-/** The endpoint of every rank of a mesh. `A` are its arguments, `R` what it returns. */
+/**
+ * The endpoint of every rank of a mesh. `A` are its arguments, `R` what it
+ * returns. Where it takes a typed array, a DistributedArray on the same
+ * processes may be passed: each rank gets its own shard.
+ */
 export interface Endpoint<A extends unknown[], R> {
   /**
    * Calls every rank; resolves with their values, or rejects with the first
    * ActorError in rank order — or at once with a SupervisionError if a rank dies.
    */
-  call(...args: A): Promise<ValueMesh<R>>;
+  call(...args: ShardArgs<A>): Promise<ValueMesh<R>>;
   /** Calls the only rank of a mesh of size 1. */
-  callOne(...args: A): Promise<R>;
+  callOne(...args: ShardArgs<A>): Promise<R>;
   /** Calls one rank, the one with the fewest calls in flight. */
-  choose(...args: A): Promise<R>;
+  choose(...args: ShardArgs<A>): Promise<R>;
   /** Calls every rank; yields values in arrival order. */
-  stream(...args: A): AsyncIterable<R>;
+  stream(...args: ShardArgs<A>): AsyncIterable<R>;
   /** Sends to every rank without waiting for anything. */
-  broadcast(...args: A): void;
+  broadcast(...args: ShardArgs<A>): void;
+  /**
+   * Calls every rank and keeps each rank's result (a typed array) there, as
+   * its shard of the DistributedArray returned at once; nothing is sent back
+   * but each shard's type and length. Only for endpoints returning typed arrays.
+   */
+  rref: R extends NumericArray ? (...args: ShardArgs<A>) => DistributedArray<R> : never;
 }
 
 /** What an endpoint needs of its mesh. */
@@ -48,6 +63,8 @@ export interface MeshTarget {
   readonly Class: Function | null;
   /** Set once the mesh was stopped: every call rejects with it. */
   readonly stopped: Error | undefined;
+  /** The endpoint `name` of the mesh (or a builtin one). */
+  endpoint(name: string): EndpointImpl<unknown[], unknown>;
   /** Runs `send` once the mesh can be sent to, in call order; `fail` if it never can. */
   whenSendable(send: () => void, fail: (error: Error) => void): void;
   /** Where `rank` of this (possibly sliced) mesh is in the mesh that was spawned, for errors. */
@@ -68,7 +85,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 
   constructor(private readonly mesh: MeshTarget, readonly name: string) {
     const Class = mesh.Class;
-    if (Class && !endpointOptions(Class, name)) {
+    if (Class && !name.startsWith(BUILTIN_PREFIX) && !endpointOptions(Class, name)) {
       throw new TypeError(`${mesh.className} has no endpoint '${name}'; its endpoints are: ${endpointNames(Class).join(", ") || "(none)"}`);
     }
   }
@@ -149,6 +166,21 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     };
   }
 
+  readonly rref = ((...args: A): DistributedArray => {
+    const { mesh, name } = this;
+    const Class = mesh.Class;
+    if (Class && endpointOptions(Class, name)!.explicitResponsePort) {
+      throw new TypeError(`${mesh.className}.${name}.rref: the endpoint answers through a Port; rref keeps a returned typed array, so make the endpoint return it`);
+    }
+    this.#checkArity(args);
+    return new DistributedArray(mesh, `${mesh.className}.${name}.rref`, (id) => mesh.endpoint(ARRAY_OPS.rref).call(id, name, ...args) as Promise<ValueMesh<ShardMeta>>);
+  }) as Endpoint<A, R>["rref"];
+
+  /** @internal Calls rank `rank` of the mesh. */
+  callRank(rank: number, ...args: A): Promise<R> {
+    return this.#one(args, rank);
+  }
+
   broadcast(...args: A): void {
     // A mesh that can never be sent to reports that through `initialized`; a message that cannot be sent, as a warning.
     this.#send(args, this.#everyRank(), null, (e) => {
@@ -170,6 +202,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #send(args: A, targets: readonly Group[], onReply: ((rank: number, ok: boolean, value: unknown) => boolean) | null, fail: (e: Error) => void): void {
     const { mesh, name } = this;
     this.#checkArity(args);
+    for (const a of args) if (a instanceof ShardRef) a.checkTarget(mesh);
     const payload = encodeArguments(args, `${mesh.className}.${name}`);
     const proc = Proc.current();
     const blocked = this.#unreachable(targets);
@@ -289,7 +322,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 
   #checkArity(args: A): void {
     const Class = this.mesh.Class;
-    if (!Class) return;
+    if (!Class || this.name.startsWith(BUILTIN_PREFIX)) return;
     const method = (Class.prototype as Record<string, Function>)[this.name];
     checkArity(method, args.length, `${this.mesh.className}.${this.name}`, endpointOptions(Class, this.name)!.explicitResponsePort ? 1 : 0);
   }

@@ -9,12 +9,17 @@ import type { Frame } from "../wire/frame.ts";
 import { load } from "./code-locator.ts";
 import { config, settingName } from "./config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "./context.ts";
+import { builtinEndpoint } from "./builtin-endpoints.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "./messages.ts";
 import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "./metrics.ts";
 import { Port } from "./port.ts";
 import type { Proc } from "./proc.ts";
+import { shardsOf } from "./shard-store.ts";
 import { SupervisionError, type MeshFailure } from "./supervision.ts";
+
+/** The options of a builtin endpoint: it runs like a plain one. */
+const BUILTIN: EndpointOptions = Object.freeze({});
 
 type State = "constructing" | "ready" | "failed" | "dead" | "stopped";
 
@@ -167,8 +172,9 @@ export class ActorCell {
       return undefined;
     }
     const Class = this.#Class!;
-    const options = endpointOptions(Class, call.m);
-    const method = this.#instance![call.m];
+    const builtin = builtinEndpoint(call.m);
+    const options = builtin ? BUILTIN : endpointOptions(Class, call.m);
+    const method = builtin ?? this.#instance![call.m];
     if (!options || typeof method !== "function") {
       this.#reject(call, rank, new TypeError(`${this.identity.className} has no endpoint '${call.m}'; endpoints are: ${endpointNames(Class).join(", ")}`));
       return undefined;
@@ -194,7 +200,10 @@ export class ActorCell {
     const context: MessageContext = { actor: this.identity, rank, extent: call.ext, sel: call.sel, version: call.v };
     let result: unknown;
     try {
-      result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
+      // Distributed arrays given to an endpoint arrive as this rank's shards (builtins read shards themselves).
+      const withShards = builtin ? args : shardsOf(this.proc).resolve(args, this.identity.rank);
+      const apply = (a: unknown[]) => messageContext.run(context, () => (method as Function).apply(this.#instance, a));
+      result = withShards instanceof Promise ? withShards.then(apply) : apply(withShards);
     } catch (err) {
       this.#reject(call, rank, err);
       if (stats) callEnd(stats, start, true);
@@ -275,6 +284,7 @@ export class ActorCell {
   /** Runs `cleanup(error?)` once, for at most FRAY_CLEANUP_TIMEOUT_MS. */
   async #cleanup(error?: Error): Promise<void> {
     this.proc.buffers.releaseOwnedBy(this.key); // stopped or dead alike
+    shardsOf(this.proc).releaseOwnedBy(this.key);
     const instance = this.#instance as SupervisingActor | null;
     if (this.#cleanedUp || !instance || typeof instance.cleanup !== "function") return;
     this.#cleanedUp = true;

@@ -29,6 +29,7 @@ export const EXTENSION_TYPES = {
   actorRef: 0x43,
   objectRef: 0x44,
   remoteBuffer: 0x45,
+  distributedArray: 0x46,
 } as const;
 
 export type ExtensionName = keyof typeof EXTENSION_TYPES;
