@@ -9,7 +9,7 @@ import { runInNewContext } from "node:vm";
 import { describe, it } from "node:test";
 
 process.env.FRAY_METRICS = "1"; // the client counts the bytes it receives
-const { SupervisionError, setUnhandledFaultHook, thisHost } = await import("../src/mesh.ts");
+const { Channel, SupervisionError, setUnhandledFaultHook, thisHost } = await import("../src/mesh.ts");
 const { DistributedArray } = await import("../src/array.ts");
 const { framesIn } = await import("../src/runtime/metrics.ts");
 const A = await import("./fixtures/array-actors.ts");
@@ -134,22 +134,22 @@ for (const kind of ["threads", "processes"] as const) {
 
     it("a rank's death fails the array's later operations with SupervisionError", async () => {
       const procs = spawn(kind, 2);
-      const failures: unknown[] = [];
-      let failed!: () => void;
-      const failure = new Promise<void>((r) => (failed = r));
-      const previous = setUnhandledFaultHook((f) => (failures.push(f), failed()));
+      // An open channel keeps this process waiting for the failure to reach it.
+      const [port, failures] = Channel.open<unknown>();
+      const previous = setUnhandledFaultHook((f) => port.send(f));
       try {
         const shards = procs.spawn("shards", A.Shards);
         const ones = shards.values.rref(4);
         await ones.ready();
         shards.slice({ gpus: 1 }).exit.broadcast();
-        await failure;
+        await failures.recv();
         await assert.rejects(ones.gather(), SupervisionError);
         await assert.rejects(ones.fetchShard({ gpus: 1 }), SupervisionError);
         await assert.rejects(ones.map(A.scaled, 2).ready(), SupervisionError);
         await assert.rejects(ones.reduce("gpus").ready(), SupervisionError);
       } finally {
         setUnhandledFaultHook(previous);
+        failures.close();
         await procs.stop();
       }
     });
