@@ -84,6 +84,7 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
         await trainers.respawn(failure.rank);
         await trainers.setWeights.call(weights);
         for (const pid of procs.pids) pids.add(pid);
+        log(`the supervisor was told: ${failure.cause.message}`);
         log(`respawned rank ${failure.rank} as process ${procs.pids[failure.rank]} in ${(performance.now() - t1).toFixed(0)} ms; resuming at step ${step} from the weights allreduced at step ${step - 1}`);
         progress = new Progress("training", steps, "steps", step);
         continue;
