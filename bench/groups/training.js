@@ -6,7 +6,7 @@
 import { availableParallelism } from "node:os";
 import { Accumulator, thisHost } from "../../dist/mesh.js";
 import { Trainer } from "../../dist/cli/demo-actors.js";
-import { batchOffset, descend, gradient, makeRows, shardOf, weightCount } from "../../dist/cli/demo-model.js";
+import { allShards, descend, stepOverShards, weightCount } from "../../dist/cli/demo-model.js";
 import { quick, report, want } from "../lib/group.js";
 import { median } from "../lib/stats.js";
 
@@ -22,21 +22,12 @@ if (want("A3")) {
   const rate = (ms) => samples / (ms / 1000);
 
   // One process: the n shards here, each step's n mini-batch gradients averaged.
-  const shards = Array.from({ length: n }, (_, r) => {
-    const { start, count } = shardOf(rows, r, n);
-    return makeRows(seed, start, count);
-  });
-  const local = { weights: new Float64Array(weightCount), grad: new Float64Array(weightCount + 1), mean: new Float64Array(weightCount + 1), step: 0 };
+  const shards = allShards(seed, rows, n);
+  const localWeights = new Float64Array(weightCount);
+  let localStep = 0;
   const oneProcessBlock = () => {
     const t0 = performance.now();
-    for (let s = 0; s < stepsPerBlock; s++, local.step++) {
-      local.mean.fill(0);
-      for (const shard of shards) {
-        gradient(shard, local.weights, batchOffset(local.step, batch, shard.count), batch, local.grad);
-        for (let j = 0; j <= weightCount; j++) local.mean[j] += local.grad[j] / n;
-      }
-      descend(local.weights, local.mean, lr);
-    }
+    for (let s = 0; s < stepsPerBlock; s++) stepOverShards(shards, localWeights, localStep++, batch, lr);
     return performance.now() - t0;
   };
 

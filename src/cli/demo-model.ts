@@ -118,3 +118,27 @@ export function shardOf(rows: number, rank: number, ranks: number): { start: num
 export function batchOffset(step: number, batch: number, shardRows: number): number {
   return (step * batch) % shardRows;
 }
+
+/**
+ * One step of the data-parallel training done in one process: each shard's
+ * mini-batch gradient, averaged, then one descent step. Returns the mean loss.
+ */
+export function stepOverShards(shards: readonly Rows[], weights: Float64Array, step: number, batch: number, learningRate: number): number {
+  const grad = new Float64Array(weightCount + 1);
+  const mean = new Float64Array(weightCount + 1);
+  for (const shard of shards) {
+    gradient(shard, weights, batchOffset(step, batch, shard.count), batch, grad);
+    for (let j = 0; j <= weightCount; j++) mean[j] += grad[j];
+  }
+  for (let j = 0; j <= weightCount; j++) mean[j] /= shards.length;
+  descend(weights, mean, learningRate);
+  return mean[weightCount];
+}
+
+/** The n shards of `rows` rows, all made here (the one-process comparison). */
+export function allShards(seed: number, rows: number, n: number): Rows[] {
+  return Array.from({ length: n }, (_, r) => {
+    const { start, count } = shardOf(rows, r, n);
+    return makeRows(seed, start, count);
+  });
+}

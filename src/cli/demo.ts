@@ -6,7 +6,7 @@
 // accuracy, the loss curve, and the speed-up over the same steps in one process.
 import { Channel, SupervisionError, setUnhandledFaultHook, thisHost, type MeshFailure } from "../mesh.ts";
 import { Trainer, type StepResult } from "./demo-actors.ts";
-import { accuracy, batchOffset, descend, FEATURES, gradient, LABEL_NOISE, makeRows, shardOf, weightCount, type Rows } from "./demo-model.ts";
+import { accuracy, allShards, FEATURES, LABEL_NOISE, makeRows, shardOf, stepOverShards, weightCount } from "./demo-model.ts";
 import { Progress } from "./progress.ts";
 import { textPlot } from "./text-plot.ts";
 
@@ -121,23 +121,10 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
 
 /** The same training in this process: the n shards, each step's n mini-batch gradients averaged. */
 function trainInOneProcess(rows: number, n: number, batch: number, steps: number): { rate: number; loss: number } {
-  const shards: Rows[] = [];
-  for (let r = 0; r < n; r++) {
-    const { start, count } = shardOf(rows, r, n);
-    shards.push(makeRows(SEED, start, count));
-  }
+  const shards = allShards(SEED, rows, n);
   const weights = new Float64Array(weightCount);
-  const grad = new Float64Array(weightCount + 1);
-  const mean = new Float64Array(weightCount + 1);
+  let loss = 0;
   const t0 = performance.now();
-  for (let step = 0; step < steps; step++) {
-    mean.fill(0);
-    for (const shard of shards) {
-      gradient(shard, weights, batchOffset(step, batch, shard.count), batch, grad);
-      for (let j = 0; j <= weightCount; j++) mean[j] += grad[j];
-    }
-    for (let j = 0; j <= weightCount; j++) mean[j] /= n;
-    descend(weights, mean, LEARNING_RATE);
-  }
-  return { rate: (steps * n * batch) / ((performance.now() - t0) / 1000), loss: mean[weightCount] };
+  for (let step = 0; step < steps; step++) loss = stepOverShards(shards, weights, step, batch, LEARNING_RATE);
+  return { rate: (steps * n * batch) / ((performance.now() - t0) / 1000), loss };
 }
