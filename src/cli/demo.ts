@@ -4,6 +4,7 @@
 // with SIGKILL: the client, which owns the mesh, respawns that rank, hands it
 // the last allreduced weights and training goes on. It ends with the held-out
 // accuracy, the loss curve, and the speed-up over the same steps in one process.
+import { availableParallelism, loadavg } from "node:os";
 import { Channel, SupervisionError, setUnhandledFaultHook, thisHost, type MeshFailure } from "../mesh.ts";
 import { Trainer, type StepResult } from "./demo-actors.ts";
 import { accuracy, allShards, FEATURES, LABEL_NOISE, makeRows, shardOf, stepOverShards, weightCount } from "./demo-model.ts";
@@ -45,6 +46,7 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
   const problem = demoOptionsProblem(options);
   if (problem) throw new RangeError(problem);
   const { procs: n, rows, steps, batch } = options;
+  const loadBefore = loadavg()[0];
   const killAt = Math.floor(steps / 2);
   const victim = n - 1;
   log(`training logistic regression (${FEATURES} features) data-parallel on ${rows.toLocaleString("en")} synthetic rows over ${n} worker processes, ${batch.toLocaleString("en")} rows per process and step; rank ${victim} is killed at step ${killAt}`);
@@ -114,7 +116,7 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
   const baseline = trainInOneProcess(rows, n, batch, baselineSteps);
   const speedup = parallelRate / baseline.rate;
   log(`one process, the same ${baselineSteps} first steps (${n} × ${batch.toLocaleString("en")} rows each): loss at step ${baselineSteps} ${baseline.loss.toFixed(6)} (${n} processes: ${losses[baselineSteps - 1].toFixed(6)})`);
-  log(`${n} processes: ${Math.round(parallelRate).toLocaleString("en")} samples/s; 1 process: ${Math.round(baseline.rate).toLocaleString("en")} samples/s; speed-up ${speedup.toFixed(2)}× on ${n} processes`);
+  log(`${n} processes: ${Math.round(parallelRate).toLocaleString("en")} samples/s; 1 process: ${Math.round(baseline.rate).toLocaleString("en")} samples/s; speed-up ${speedup.toFixed(2)}× on ${n} processes (${availableParallelism()} cores; load average ${loadBefore.toFixed(1)} when the demo started)`);
   if (acc < ACCURACY_THRESHOLD) throw new Error(`held-out accuracy ${(acc * 100).toFixed(2)}% is below the threshold of ${ACCURACY_THRESHOLD * 100}%`);
   return { accuracy: acc, losses, speedup };
 }
