@@ -49,7 +49,7 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
   const loadBefore = loadavg()[0];
   const killAt = Math.floor(steps / 2);
   const victim = n - 1;
-  log(`training logistic regression (${FEATURES} features) data-parallel on ${rows.toLocaleString("en")} synthetic rows over ${n} worker processes, ${batch.toLocaleString("en")} rows per process and step; rank ${victim} is killed at step ${killAt}`);
+  log(`training logistic regression (${FEATURES} features) data-parallel on ${rows.toLocaleString("en")} synthetic rows over ${processes(n, "worker ")}, ${batch.toLocaleString("en")} rows per process and step; rank ${victim} is killed at step ${killAt}`);
 
   const [failurePort, failures] = Channel.open<MeshFailure>();
   const previousHook = setUnhandledFaultHook((failure) => failurePort.send(failure));
@@ -62,7 +62,7 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
   try {
     const trainers = procs.spawn("trainers", Trainer, SEED, rows, n);
     await trainers.initialized;
-    log(`started ${n} worker processes (pids ${procs.pids.join(", ")}), each with its shard, in ${(performance.now() - t0).toFixed(0)} ms`);
+    log(`started ${processes(n, "worker ")} (pids ${procs.pids.join(", ")}), each with its shard, in ${(performance.now() - t0).toFixed(0)} ms`);
 
     let progress = new Progress("training", steps, "steps");
     let killed = false;
@@ -115,11 +115,13 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
   const baselineSteps = Math.max(1, Math.round(steps * BASELINE_FRACTION));
   const baseline = trainInOneProcess(rows, n, batch, baselineSteps);
   const speedup = parallelRate / baseline.rate;
-  log(`one process, the same ${baselineSteps} first steps (${n} × ${batch.toLocaleString("en")} rows each): loss at step ${baselineSteps} ${baseline.loss.toFixed(6)} (${n} processes: ${losses[baselineSteps - 1].toFixed(6)})`);
-  log(`${n} processes: ${Math.round(parallelRate).toLocaleString("en")} samples/s; 1 process: ${Math.round(baseline.rate).toLocaleString("en")} samples/s; speed-up ${speedup.toFixed(2)}× on ${n} processes (${availableParallelism()} cores; load average ${loadBefore.toFixed(1)} when the demo started)`);
+  log(`one process, the same ${baselineSteps} first steps (${n} × ${batch.toLocaleString("en")} rows each): loss at step ${baselineSteps} ${baseline.loss.toFixed(6)} (${processes(n)}: ${losses[baselineSteps - 1].toFixed(6)})`);
+  log(`${processes(n)}: ${Math.round(parallelRate).toLocaleString("en")} samples/s; 1 process: ${Math.round(baseline.rate).toLocaleString("en")} samples/s; speed-up ${speedup.toFixed(2)}× on ${processes(n)} (${availableParallelism()} cores; load average ${loadBefore.toFixed(1)} when the demo started)`);
   if (acc < ACCURACY_THRESHOLD) throw new Error(`held-out accuracy ${(acc * 100).toFixed(2)}% is below the threshold of ${ACCURACY_THRESHOLD * 100}%`);
   return { accuracy: acc, losses, speedup };
 }
+
+const processes = (n: number, kind = "") => `${n} ${kind}${n === 1 ? "process" : "processes"}`;
 
 /** The same training in this process: the n shards, each step's n mini-batch gradients averaged. */
 function trainInOneProcess(rows: number, n: number, batch: number, steps: number): { rate: number; loss: number } {
