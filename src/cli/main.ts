@@ -25,8 +25,8 @@ program
   .description("train a model data-parallel on worker processes; kill one halfway and resume on its replacement")
   .option("--procs <n>", "worker processes to train on", positiveInt, 4)
   .option("--rows <n>", "rows of the synthetic training set, sharded over the processes", positiveInt, 1_000_000)
-  .option("--steps <n>", "training steps (the kill comes at half of them)", positiveInt, 200)
-  .option("--batch <n>", "mini-batch rows per process and step", positiveInt, 16_384)
+  .option("--steps <n>", "training steps (the kill comes at half of them)", positiveInt, 100)
+  .option("--batch <n>", "mini-batch rows per process and step", positiveInt, 65_536)
   .action(async (options: DemoOptions) => {
     const problem = demoOptionsProblem(options);
     if (problem) program.error(`fray demo: ${problem}`);
