@@ -28,6 +28,7 @@ const groups = [
   ["netns", ["N1", "N2"]],
   ["collective", ["D3"]],
   ["dashboard", ["O2"]],
+  ["training", ["A3"]],
 ];
 
 const args = process.argv.slice(2);

@@ -1,49 +1,43 @@
-// Actors for `fray demo`: a Monte Carlo estimate of π spread over processes,
-// and a ring where each actor forwards a token to its neighbour directly.
-import { Actor, currentRank, type ActorMesh, type Port } from "../mesh.ts";
+// The actor of `fray demo`: one data-parallel trainer per worker process. Each
+// makes its own shard of the synthetic set from the seed (nothing is sent),
+// and every step averages the ranks' gradients with collective.allReduce, so
+// every rank applies the same update and holds the same weights.
+import { Actor, collective, currentRank } from "../mesh.ts";
+import { descend, gradient, makeRows, shardOf, batchOffset, weightCount, type Rows } from "./demo-model.ts";
 
-export class PiSampler extends Actor {
-  #state: number;
-
-  constructor(seed: number) {
-    super();
-    this.#state = (seed + currentRank().rank * 7919) >>> 0 || 1;
-  }
-
-  /** Counts how many of `n` random points in the unit square fall in the quarter circle. */
-  sample(n: number): { inside: number; total: number; pid: number } {
-    let inside = 0;
-    for (let i = 0; i < n; i++) {
-      const x = this.#next();
-      const y = this.#next();
-      if (x * x + y * y <= 1) inside++;
-    }
-    return { inside, total: n, pid: process.pid };
-  }
-
-  // xorshift32: deterministic per rank, so runs are reproducible.
-  #next(): number {
-    let s = this.#state;
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    this.#state = s >>> 0;
-    return this.#state / 0x100000000;
-  }
+/** What a step reports: the mean loss over every rank's mini-batch (before the update), and the weights after it. */
+export interface StepResult {
+  loss: number;
+  weights: Float64Array;
 }
 
-export class RingNode extends Actor {
-  /**
-   * Forwards the token to the next node of `ring`, process to process, until
-   * `hops` is spent; the last node reports to `done`. Fire-and-forget, so no
-   * actor waits on another (a waiting ring would deadlock: one message at a time).
-   */
-  pass(ring: ActorMesh<RingNode>, hops: number, done: Port<number>, made = 0): void {
-    if (made === hops) {
-      done.send(made);
-      return;
-    }
-    const next = (currentRank().rank + 1) % ring.size;
-    ring.slice({ nodes: next }).pass.broadcast(ring, hops, done, made + 1);
+export class Trainer extends Actor {
+  readonly #rows: Rows;
+  readonly #weights = new Float64Array(weightCount);
+  readonly #grad = new Float64Array(weightCount + 1);
+
+  /** Rank r of `ranks` makes rows shardOf(rows, r, ranks) of the set `seed`. */
+  constructor(seed: number, rows: number, ranks: number) {
+    super();
+    const { start, count } = shardOf(rows, currentRank().rank, ranks);
+    this.#rows = makeRows(seed, start, count);
+  }
+
+  /** Step `step`: the gradient of this shard's mini-batch, averaged over the ranks, then one descent step. */
+  async step(step: number, batch: number, learningRate: number): Promise<StepResult> {
+    gradient(this.#rows, this.#weights, batchOffset(step, batch, this.#rows.count), batch, this.#grad);
+    await collective.allReduce(this.#grad, { op: "avg" });
+    descend(this.#weights, this.#grad, learningRate);
+    return { loss: this.#grad[weightCount], weights: this.#weights };
+  }
+
+  /** This shard's gradient for step `step`, without reducing it (for a reduction by the caller: bench A3). */
+  localGradient(step: number, batch: number): Float64Array {
+    return gradient(this.#rows, this.#weights, batchOffset(step, batch, this.#rows.count), batch, this.#grad);
+  }
+
+  /** Puts weights in place: a respawned rank's resume point, or the update a caller reduced itself. */
+  setWeights(weights: Float64Array): void {
+    this.#weights.set(weights);
   }
 }

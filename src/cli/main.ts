@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { settingName } from "../runtime/config.ts";
 import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./certs.ts";
-import { runDemo } from "./demo.ts";
+import { demoOptionsProblem, runDemo, type DemoOptions } from "./demo.ts";
 import { actorCommand } from "./actor-command.ts";
 import { dashboardCommand } from "./dashboard-command.ts";
 import { jobCommand } from "./job-command.ts";
@@ -22,10 +22,14 @@ const program = new Command("fray").description("Fray: tasks, actors and actor m
 
 program
   .command("demo")
-  .description("spawn worker processes and run actor meshes across them")
-  .option("--procs <n>", "worker processes to start", positiveInt, 4)
-  .option("--samples <n>", "Monte Carlo samples for the π estimate", positiveInt, 20_000_000)
-  .action(async (options: { procs: number; samples: number }) => {
+  .description("train a model data-parallel on worker processes; kill one halfway and resume on its replacement")
+  .option("--procs <n>", "worker processes to train on", positiveInt, 4)
+  .option("--rows <n>", "rows of the synthetic training set, sharded over the processes", positiveInt, 1_000_000)
+  .option("--steps <n>", "training steps (the kill comes at half of them)", positiveInt, 100)
+  .option("--batch <n>", "mini-batch rows per process and step", positiveInt, 65_536)
+  .action(async (options: DemoOptions) => {
+    const problem = demoOptionsProblem(options);
+    if (problem) program.error(`fray demo: ${problem}`);
     await runDemo(options);
   });
 

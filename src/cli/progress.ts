@@ -4,13 +4,15 @@ import { SingleBar } from "cli-progress";
 
 export class Progress {
   readonly #bar: SingleBar | null;
-  #done = 0;
+  #done: number;
 
-  constructor(private readonly label: string, private readonly total: number, private readonly unit: string) {
+  /** `done` of `total` are done already (a bar started again after an interruption). */
+  constructor(private readonly label: string, private readonly total: number, private readonly unit: string, done = 0) {
+    this.#done = done;
     this.#bar = process.stderr.isTTY
       ? new SingleBar({ format: `${label} [{bar}] {value}/{total} ${unit} | {duration_formatted} {detail}`, stream: process.stderr, hideCursor: true, clearOnComplete: true })
       : null;
-    this.#bar?.start(total, 0, { detail: "" });
+    this.#bar?.start(total, done, { detail: "" });
   }
 
   /** One more of `total` is done; `detail` says which. Plain output shows each tenth of the way (every step up to 10 steps). */
