@@ -81,16 +81,17 @@ interface QueuedJob {
   readonly grant: Grant | undefined;
 }
 
-/** Jobs whose supervisor or replicas live: those holding a grant, and those waiting for one. */
+/** Jobs whose supervisor (or launcher) or replicas live: those holding a grant, and those waiting for one. */
 function liveJobs(root: string): QueuedJob[] {
   const out: QueuedJob[] = [];
   for (const entry of readdirSync(root, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const files = jobFiles(join(root, entry.name));
     const record = readJson<LocalJobRecord>(files.job);
-    const supervisor = record && readJson<ProcessRecord>(files.supervisor);
-    if (!supervisor) continue; // not a job, or its launch is not finished
-    const supervising = isRunning(supervisor.pid, supervisor.startTime);
+    // Until its supervisor runs, the process that launches the job holds its place.
+    const holder = record && (readJson<ProcessRecord>(files.supervisor) ?? readJson<ProcessRecord>(files.launcher));
+    if (!holder) continue; // not a job, or its launch is not finished
+    const supervising = isRunning(holder.pid, holder.startTime);
     const grant = readJson<Grant>(files.grant);
     // A grant outlives a supervisor that crashed while its replicas still run.
     const replicasRun = () => (readJson<{ replicas: ProcessRecord[] }>(files.replicas)?.replicas ?? []).some((r) => isRunning(r.pid, r.startTime));

@@ -20,12 +20,13 @@ import { JobNotFoundError } from "./errors.ts";
 import { readJson, writeJson } from "./job-files.ts";
 import type { CheckedRequest } from "./job-request.ts";
 import { prepareEnvironment } from "./job-environment.ts";
-import { nextSeq, withAdmissionLock } from "./local-admission.ts";
+import { nextSeq, tryAdmit, withAdmissionLock } from "./local-admission.ts";
 import { checkFits, type Need } from "./local-allocation.ts";
 import { localCapacity, type Capacity } from "./local-capacity.ts";
 import { enforcementPlan } from "./local-enforcement.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord } from "./local-job-record.ts";
 import { liveProcesses, localJobInfo } from "./local-job-status.ts";
+import { startReplicas } from "./local-supervisor.ts";
 import type { LogFile } from "./log-tail.ts";
 import { NamespaceService } from "./namespace-service.ts";
 import { signal, startTimeOf } from "./process-group.ts";
@@ -72,13 +73,21 @@ export class LocalCluster extends Cluster {
     const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
     const env: NodeJS.ProcessEnv = { ...process.env, ...prepared.env, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address, [settingName("token")]: namespace.token };
     delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
-    writeFileSync(files.env, JSON.stringify(env), { mode: 0o600 });
     const run = { cwd: prepared.cwd, command: prepared.command, maxRetriesFailure: job.maxRetriesFailure, maxRetriesPreemption: job.maxRetriesPreemption, processesPerTask: job.processesPerTask, maxTaskFailures: job.maxTaskFailures };
     const plan = enforcementPlan(job);
-    await withAdmissionLock(this.#root, () => {
+    const record = await withAdmissionLock(this.#root, () => {
       const record: LocalJobRecord = { jobId, name: job.name, createdAt: Date.now(), seq: nextSeq(this.#root), priority: job.priority, need, capacity: this.capacity, plan, run };
       writeJson(files.job, record);
+      writeJson(files.launcher, { pid: process.pid, startTime: startTimeOf(process.pid) } satisfies ProcessRecord); // its place, until its supervisor runs
+      return record;
     });
+    // Free resources and nobody ahead: start the replicas now rather than after the supervisor's own start (~100 ms).
+    const admitted = await tryAdmit(this.#root, record);
+    if ("grant" in admitted) startReplicas(record, env as Record<string, string>, admitted.grant, files);
+    else {
+      writeFileSync(files.waiting, admitted.waiting);
+      writeFileSync(files.env, JSON.stringify(env), { mode: 0o600 }); // for the supervisor, which starts them once admitted
+    }
     const log = openSync(files.supervisorLog, "a");
     try {
       // detached: its own session, so the job outlives whoever launched it.

@@ -3,9 +3,10 @@
 //   job.json           what it asks and how to run it (written at launch)
 //   replica-env.json   its replicas' variables (0600; the supervisor reads and deletes it)
 //   supervisor.json    {pid, startTime} of its supervisor (local-supervisor.ts); supervisor.log its output
+//   launcher.json      {pid, startTime} of the launching process, which holds the job's place until its supervisor runs
 //   waiting            why it has not started yet (the supervisor rewrites it while it waits)
 //   grant.json         the cores, GPUs and memory it was given; held while its supervisor or replicas live
-//   replicas.json      {pid, startTime} of each replica's loop, once all are started
+//   replicas.json      {pid, startTime, cgroup} of each replica's loop, once all are started
 //   replica-i.log / .exit / .end   output; the loop's exit record; the supervisor's note of its end
 //   halt               the replica loops' stop file: a SIGTERM that comes with it is no preemption
 //   stopped            terminate() was called;  gang-failed: the replica whose failure stopped the others
@@ -50,6 +51,11 @@ export interface LocalJobRecord {
   };
 }
 
+/** A started replica's loop, and the memory cgroup it was put in. */
+export interface ReplicaRecord extends ProcessRecord {
+  readonly cgroup?: string;
+}
+
 /** What the supervisor notes when a replica's loop has ended. */
 export interface ReplicaEnd {
   /** Its memory limit, when the kernel's OOM killer killed a process of it. */
@@ -62,6 +68,7 @@ export function jobFiles(dir: string) {
     env: join(dir, "replica-env.json"),
     supervisor: join(dir, "supervisor.json"),
     supervisorLog: join(dir, "supervisor.log"),
+    launcher: join(dir, "launcher.json"),
     waiting: join(dir, "waiting"),
     grant: join(dir, "grant.json"),
     replicas: join(dir, "replicas.json"),

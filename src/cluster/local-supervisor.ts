@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { config, settingName } from "../runtime/config.ts";
 import { announceChange, changeWatcher, tryAdmit } from "./local-admission.ts";
 import type { Grant, ReplicaGrant } from "./local-allocation.ts";
-import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd } from "./local-job-record.ts";
+import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd, type ReplicaRecord } from "./local-job-record.ts";
 import { readJson, readText, writeJson } from "./job-files.ts";
 import { makeMemoryCgroup, oomKilled, removeCgroup } from "./memory-limit.ts";
 import { groupAlive, isRunning, signal, startTimeOf } from "./process-group.ts";
@@ -28,11 +28,15 @@ if [ -n "$procs" ]; then echo $$ > "$procs" || exit 125; fi
 if [ -n "$kb" ]; then ulimit -d "$kb" || exit 125; fi
 exec "$@"`;
 
-interface Replica extends ProcessRecord {
-  readonly cgroup?: string;
-  /** Resolves when its loop exits: the watch looks at once rather than at its next interval. */
+interface Replica extends ReplicaRecord {
+  /** Resolves when its loop exits (a child of this process's): the watch looks at once rather than at its next interval. */
   readonly exited: Promise<void>;
 }
+
+type JobFiles = ReturnType<typeof jobFiles>;
+
+/** Never: replicas the launcher started are not this process's children, so the watch polls them. */
+const NOT_OURS = new Promise<void>(() => {});
 
 export async function superviseJob(dir: string): Promise<void> {
   const files = jobFiles(dir);
@@ -45,23 +49,20 @@ export async function superviseJob(dir: string): Promise<void> {
   process.on("SIGTERM", () => (termed = true)); // from terminate(): its replicas are stopped, then it ends
   const halted = () => termed || existsSync(files.halt);
   try {
-    const grant = await admission(dirname(dir), job, files, halted);
-    if (!grant || halted()) return; // stopped while pending
-    const replicas: Replica[] = [];
-    try {
-      grant.replicas.forEach((g, i) => replicas.push(startReplica(job, env, g, i, files)));
-    } catch (err) {
-      for (const r of replicas) signal(-r.pid, "SIGKILL");
-      throw err;
+    // Replicas the launcher started at once (their resources were free), or those this supervisor starts once admitted.
+    let replicas: readonly Replica[] | undefined = readJson<{ replicas: ReplicaRecord[] }>(files.replicas)?.replicas.map((r) => ({ ...r, exited: NOT_OURS }));
+    if (!replicas) {
+      const grant = await admission(dirname(dir), job, files, halted);
+      if (!grant || halted()) return; // stopped while pending
+      replicas = startReplicas(job, env, grant, files);
     }
-    writeJson(files.replicas, { replicas: replicas.map(({ pid, startTime }) => ({ pid, startTime })) });
     await watch(job, replicas, files, halted);
   } finally {
     announceChange(dirname(dir)); // its resources, or its place in the queue, are free
   }
 }
 
-async function admission(root: string, job: LocalJobRecord, files: ReturnType<typeof jobFiles>, halted: () => boolean): Promise<Grant | undefined> {
+async function admission(root: string, job: LocalJobRecord, files: JobFiles, halted: () => boolean): Promise<Grant | undefined> {
   const changes = changeWatcher(root);
   try {
     for (;;) {
@@ -79,7 +80,20 @@ async function admission(root: string, job: LocalJobRecord, files: ReturnType<ty
   }
 }
 
-function startReplica(job: LocalJobRecord, env: Record<string, string>, grant: ReplicaGrant, i: number, files: ReturnType<typeof jobFiles>): Replica {
+/** Starts every replica of `job` under its grant (a gang: all or none) and records them in replicas.json. */
+export function startReplicas(job: LocalJobRecord, env: Record<string, string>, grant: Grant, files: JobFiles): Replica[] {
+  const replicas: Replica[] = [];
+  try {
+    grant.replicas.forEach((g, i) => replicas.push(startReplica(job, env, g, i, files)));
+  } catch (err) {
+    for (const r of replicas) signal(-r.pid, "SIGKILL");
+    throw err;
+  }
+  writeJson(files.replicas, { replicas: replicas.map(({ pid, startTime, cgroup }) => ({ pid, startTime, ...(cgroup && { cgroup }) })) });
+  return replicas;
+}
+
+function startReplica(job: LocalJobRecord, env: Record<string, string>, grant: ReplicaGrant, i: number, files: JobFiles): Replica {
   const memory = job.plan.memory;
   const cgroup = memory && memory.kind !== "rlimit" ? makeMemoryCgroup(memory, `fray-${job.jobId}-${i}`, job.need.ramBytes) : undefined;
   const kb = memory?.kind === "rlimit" ? String(Math.ceil(job.need.ramBytes / 1024)) : "";
@@ -98,6 +112,7 @@ function startReplica(job: LocalJobRecord, env: Record<string, string>, grant: R
       stdio: ["ignore", log, log],
       env: { ...env, ...gpus, [settingName("replicaId")]: String(i) },
     });
+    child.unref(); // a launcher that started it need not wait for it
     const pid = child.pid ?? -1;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()).once("error", () => resolve()));
     return { pid, startTime: startTimeOf(pid), exited, ...(cgroup && { cgroup }) };
@@ -106,7 +121,7 @@ function startReplica(job: LocalJobRecord, env: Record<string, string>, grant: R
   }
 }
 
-async function watch(job: LocalJobRecord, replicas: readonly Replica[], files: ReturnType<typeof jobFiles>, halted: () => boolean): Promise<void> {
+async function watch(job: LocalJobRecord, replicas: readonly Replica[], files: JobFiles, halted: () => boolean): Promise<void> {
   const ended = new Set<number>();
   const exitSeen = new Set<Replica>();
   const cgroups: string[] = []; // of ended replicas, removed once empty
