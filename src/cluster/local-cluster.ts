@@ -1,9 +1,10 @@
 // The `local` backend: jobs run on this machine, scheduled on its cores, memory
 // and GPUs (local-capacity.ts; the spec's cpu/ram/gpu replace them). Launch
-// checks the request could ever fit, writes the job's record and starts its
-// supervisor (local-supervisor.ts), one detached process per job, which waits
-// for admission, starts the replicas together under their limits and watches
-// them. Everything about a job is kept in its directory (local-job-record.ts),
+// checks the request could ever fit, writes the job's record, starts the
+// replicas at once if they are admitted now (free resources, nobody ahead),
+// and starts the job's supervisor (local-supervisor.ts), one detached process
+// per job, which otherwise waits for admission and starts them together under
+// their limits, and in either case watches them. Everything about a job is kept in its directory (local-job-record.ts),
 // so any later process can poll, follow and stop it, and the job outlives the
 // process that launched it.
 import { spawn } from "node:child_process";

@@ -1,10 +1,11 @@
 // A local job's supervisor: one detached process per job (local-job-main.ts).
-// It waits for admission (local-admission.ts), starts every replica's loop at
+// Unless the launcher already started the replicas (admitted at launch), it
+// waits for admission (local-admission.ts) and starts every replica's loop at
 // once (a gang) under the job's limits — pinned to its cores with taskset,
 // CUDA_VISIBLE_DEVICES its GPUs, in a memory cgroup of its own or under
 // RLIMIT_DATA — watches them, and once more replicas have failed for good than
 // maxTaskFailures stops the others. It lives until every replica has ended:
-// its grant is held while it lives, so one that crashes frees its resources.
+// its grant is held while it or its replicas live, so a crash frees nothing still in use.
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
