@@ -10,7 +10,7 @@ import type { CallFields, PortRef, RawExtent } from "../runtime/messages.ts";
 import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/metrics.ts";
 import { Proc, type CallGroup } from "../runtime/proc.ts";
 import { BUILTIN_PREFIX } from "../runtime/builtin-endpoints.ts";
-import { ShardRef } from "../runtime/shard-store.ts";
+import { hasShardRef, ShardRef } from "../runtime/shard-store.ts";
 import { ARRAY_OPS, type ShardMeta } from "./array-ops.ts";
 import { DistributedArray, type ShardArgs } from "./distributed-array.ts";
 import { ActorError, SupervisionError, describeRank, type RankLocation } from "./errors.ts";
@@ -202,7 +202,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #send(args: A, targets: readonly Group[], onReply: ((rank: number, ok: boolean, value: unknown) => boolean) | null, fail: (e: Error) => void): void {
     const { mesh, name } = this;
     this.#checkArity(args);
-    for (const a of args) if (a instanceof ShardRef) a.checkTarget(mesh);
+    if (hasShardRef(args)) for (const a of args) if (a instanceof ShardRef) a.checkTarget(mesh);
     const payload = encodeArguments(args, `${mesh.className}.${name}`);
     const proc = Proc.current();
     const blocked = this.#unreachable(targets);

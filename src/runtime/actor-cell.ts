@@ -9,13 +9,13 @@ import type { Frame } from "../wire/frame.ts";
 import { load } from "./code-locator.ts";
 import { config, settingName } from "./config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "./context.ts";
-import { builtinEndpoint } from "./builtin-endpoints.ts";
+import { BUILTIN_PREFIX, builtinEndpoint } from "./builtin-endpoints.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "./messages.ts";
 import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "./metrics.ts";
 import { Port } from "./port.ts";
 import type { Proc } from "./proc.ts";
-import { shardsOf } from "./shard-store.ts";
+import { hasShardRef, shardsOf } from "./shard-store.ts";
 import { SupervisionError, type MeshFailure } from "./supervision.ts";
 
 /** The options of a builtin endpoint: it runs like a plain one. */
@@ -172,7 +172,7 @@ export class ActorCell {
       return undefined;
     }
     const Class = this.#Class!;
-    const builtin = builtinEndpoint(call.m);
+    const builtin = call.m.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(call.m) : undefined;
     const options = builtin ? BUILTIN : endpointOptions(Class, call.m);
     const method = builtin ?? this.#instance![call.m];
     if (!options || typeof method !== "function") {
@@ -201,9 +201,8 @@ export class ActorCell {
     let result: unknown;
     try {
       // Distributed arrays given to an endpoint arrive as this rank's shards (builtins read shards themselves).
-      const withShards = builtin ? args : shardsOf(this.proc).resolve(args, this.identity.rank);
-      const apply = (a: unknown[]) => messageContext.run(context, () => (method as Function).apply(this.#instance, a));
-      result = withShards instanceof Promise ? withShards.then(apply) : apply(withShards);
+      if (builtin || !hasShardRef(args)) result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
+      else result = shardsOf(this.proc).resolve(args, this.identity.rank).then((shards) => messageContext.run(context, () => (method as Function).apply(this.#instance, shards)));
     } catch (err) {
       this.#reject(call, rank, err);
       if (stats) callEnd(stats, start, true);

@@ -30,6 +30,12 @@ registerHandleType<ShardRef>({
   },
 });
 
+/** Whether any argument is a distributed array (checked on every call: a plain loop, nothing allocated). */
+export function hasShardRef(args: readonly unknown[]): boolean {
+  for (let i = 0; i < args.length; i++) if (args[i] instanceof ShardRef) return true;
+  return false;
+}
+
 interface Entry {
   readonly shard: Promise<ArrayBufferView>;
   readonly actor: string;
@@ -60,11 +66,8 @@ export class ShardStore {
     return Promise.reject(new Error(`${ref.label} has no shard for rank ${rank} here: ${why}`));
   }
 
-  /** `args` with every ShardRef replaced by rank `rank`'s shard; `args` itself when there is none. */
-  resolve(args: unknown[], rank: number): unknown[] | Promise<unknown[]> {
-    let found = false;
-    for (const a of args) if (a instanceof ShardRef) found = true;
-    if (!found) return args;
+  /** `args` with every ShardRef replaced by rank `rank`'s shard. */
+  resolve(args: readonly unknown[], rank: number): Promise<unknown[]> {
     return Promise.all(args.map((a) => (a instanceof ShardRef ? this.get(a, rank) : a)));
   }
 
