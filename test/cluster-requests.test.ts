@@ -47,7 +47,8 @@ describe("launch(request, { adoptExisting })", () => {
     const workspace = mkdtempSync(join(fx.dir, "ws-"));
     writeFileSync(join(workspace, "input.txt"), "42\n");
     const cli = (...args: string[]) => spawnSync(process.execPath, [bin, "job", ...args], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
-    const submitted = cli("submit", "--cluster", fx.spec, "--json", "--name", "flags", "--workspace", workspace, "--setup", "cp input.txt copied.txt", "--setup", "echo set up", "--processes-per-task", "2", "--priority", "-3", "--max-task-failures", "1", "--", "sh", "-c", 'echo "process $FRAY_PROCESS_ID read $(cat copied.txt)"');
+    // Setup lines run in each of a replica's processes at once: this one tolerates that (a plain cp onto a new file races; a rename does not).
+    const submitted = cli("submit", "--cluster", fx.spec, "--json", "--name", "flags", "--workspace", workspace, "--setup", "cp input.txt copied.$$ && mv -f copied.$$ copied.txt", "--setup", "echo set up", "--processes-per-task", "2", "--priority", "-3", "--max-task-failures", "1", "--", "sh", "-c", 'echo "process $FRAY_PROCESS_ID read $(cat copied.txt)"');
     assert.equal(submitted.status, 0, submitted.stderr);
     const { jobId } = JSON.parse(submitted.stdout) as { jobId: string };
     const waited = cli("wait", "--cluster", fx.spec, jobId);
