@@ -3,11 +3,11 @@ export { Actor, endpoint, type ActorHooks, type EndpointOptions } from "./mesh/a
 export { Accumulator } from "./mesh/accumulator.ts";
 export type { ActorMesh, Endpoints, EndpointOf } from "./mesh/actor-mesh.ts";
 export { Channel, Port, PortReceiver } from "./mesh/channel.ts";
-export { collective, type GroupOptions, type NumericArray, type ReduceOp, type ReduceOptions, type RootOptions } from "./mesh/collective.ts";
+export { collective, type GroupOptions, type NumericArray, type ReduceOp, type ReduceOptions, type RootOptions } from "./mesh/collectives/collective.ts";
 export { context, currentRank, currentSize, type ActorInstance, type Context } from "./mesh/context.ts";
 export type { Endpoint } from "./mesh/endpoint.ts";
 export { ActorError, SupervisionError, type MeshFailure } from "./mesh/errors.ts";
-export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/supervision.ts";
+export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/supervision/supervision.ts";
 export { Extent, Point } from "./mesh/extent.ts";
 export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/host-mesh.ts";
 export { attachToWorkers, runWorker, type AttachOptions, type WorkerOptions } from "./mesh/workers.ts";

@@ -12,6 +12,8 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "src");
 const dist = join(root, "dist");
 const MAX_LINES = 400;
+/** Files a folder may hold directly: past this it is a flat pile, to be split into folders by mechanism. */
+const MAX_FILES_PER_FOLDER = 20;
 
 /** Layers bottom up; a folder may import its own files and those of lower ranks. cluster and queue sit side by side. */
 const RANK: Record<string, number> = { wire: 1, runtime: 2, mesh: 3, job: 4, cluster: 5, queue: 5, launchers: 6, cli: 7 };
@@ -35,6 +37,65 @@ it(`every source file is at most ${MAX_LINES} lines`, () => {
     .map((f) => [relative(root, f), readFileSync(f, "utf8").split("\n").length - 1] as const)
     .filter(([, n]) => n > MAX_LINES);
   assert.deepEqual(long, [], "split these by concept");
+});
+
+it(`no folder holds more than ${MAX_FILES_PER_FOLDER} source files directly`, () => {
+  const count = new Map<string, number>();
+  for (const f of files(src, ".ts")) count.set(relative(root, dirname(f)), (count.get(relative(root, dirname(f))) ?? 0) + 1);
+  const piles = [...count].filter(([, n]) => n > MAX_FILES_PER_FOLDER);
+  assert.deepEqual(piles, [], "group these folders' files into sub-folders by mechanism");
+});
+
+/**
+ * Inside a layer, which sub-folders each sub-folder may import ("." is the layer's own top folder). A
+ * sub-folder missing from its layer's table, or an import the table does not allow, fails the test.
+ */
+const WITHIN: Record<string, Record<string, readonly string[]>> = {
+  runtime: {
+    ".": [], // settings, errors, message headers, the event-loop hold: what every mechanism uses
+    code: ["."], // finding and loading user code and error classes
+    net: [".", "code"], // links between processes: listen, dial, authenticate, frame
+    ports: [".", "code"], // where replies and channel values go
+    output: [".", "proc"], // worker stdout/stderr, tagged by origin
+    calls: [".", "actors", "supervision"], // sending and ordering calls, casting down trees
+    actors: [".", "bulk", "code", "metrics", "ports", "proc", "supervision"], // one actor's mailbox and endpoints
+    bulk: [".", "metrics", "net", "proc", "supervision"], // RemoteBuffers, shards, collective pieces
+    supervision: [".", "actors", "metrics", "net", "proc"], // failures and who owns them
+    metrics: [".", "proc", "supervision"], // counters, exposition, snapshots
+    proc: [".", "actors", "bulk", "calls", "code", "metrics", "net", "output", "ports", "supervision"], // the switchboard
+    hosts: [".", "net", "output", "proc"], // agents that start procs for clients
+    simulator: [".", "hosts", "output", "proc"], // virtual procs, many to one OS process
+  },
+  cluster: {
+    ".": ["local", "slurm", "namespace"], // the Cluster contract and requests; create() picks a backend
+    environment: ["."], // workspaces, npm packages, setup scripts
+    dashboard: ["."], // the web UI and its API
+    namespace: [".", "dashboard"], // the cluster's namespace service (which serves the dashboard)
+    local: [".", "environment", "namespace"],
+    slurm: [".", "environment", "namespace"],
+  },
+};
+
+it("sub-folders of a layer import only the sub-folders their table allows", () => {
+  const wrong: string[] = [];
+  for (const [layer, table] of Object.entries(WITHIN)) {
+    const base = join(src, layer);
+    const folderOf = (f: string) => (relative(base, f).includes("/") ? relative(base, f).split("/")[0] : ".");
+    for (const file of files(base, ".ts")) {
+      const from = folderOf(file);
+      const allowed = table[from];
+      if (!allowed) {
+        wrong.push(`${relative(root, dirname(file))} is not in the structure test's table for ${layer}: add it with the folders it may import`);
+        continue;
+      }
+      for (const target of importsOf(file, { valuesOnly: false })) {
+        if (!target.startsWith(base + "/")) continue;
+        const to = folderOf(target);
+        if (to !== from && !allowed.includes(to)) wrong.push(`${relative(root, file)} imports ${relative(root, target)}`);
+      }
+    }
+  }
+  assert.deepEqual([...new Set(wrong)], []);
 });
 
 it("layers import only lower layers, and only the CLI goes through the public entry files", () => {

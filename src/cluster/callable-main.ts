@@ -3,7 +3,7 @@
 // stack goes to the log, "Name: message" to the exit record, so the job's
 // errorMessage says what went wrong.
 import { appendFileSync, readFileSync } from "node:fs";
-import { load } from "../runtime/code-locator.ts";
+import { load } from "../runtime/code/code-locator.ts";
 import { config } from "../runtime/config.ts";
 import { decodeStandalone } from "../wire/codec.ts";
 import { errorLine } from "./replica-script.ts";

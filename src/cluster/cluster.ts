@@ -6,7 +6,7 @@ import { JobAlreadyExistsError, JobFailedError } from "./errors.ts";
 import { checkRequest, type BackendKind, type CheckedRequest } from "./job-request.ts";
 import { killActor, listActors, type ActorRow } from "./cluster-actors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
-import type { NamespaceService, NamespaceServiceInfo } from "./namespace-service.ts";
+import type { NamespaceService, NamespaceServiceInfo } from "./namespace/service.ts";
 import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type LaunchOptions, type TaskStatus, type WaitOptions } from "./types.ts";
 
 export abstract class Cluster {
@@ -41,7 +41,7 @@ export abstract class Cluster {
   abstract listJobs(): Promise<JobInfo[]>;
   /** The job's log files, one per replica. */
   protected abstract logFiles(jobId: JobId): Promise<LogFile[]>;
-  /** The process that holds the cluster's named actors (see namespace-service.ts). */
+  /** The process that holds the cluster's named actors (see namespace/service.ts). */
   protected abstract readonly namespaceService: NamespaceService;
   /** How often monitor() looks for new lines and the job's end. */
   protected monitorIntervalMs = 100;

@@ -4,8 +4,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { config } from "../runtime/config.ts";
 import type { Cluster } from "./cluster.ts";
 import { parseClusterSpec } from "./cluster-spec.ts";
-import { LocalCluster } from "./local-cluster.ts";
-import { SlurmCluster } from "./slurm-cluster.ts";
+import { LocalCluster } from "./local/local-cluster.ts";
+import { SlurmCluster } from "./slurm/slurm-cluster.ts";
 
 const ambient = new AsyncLocalStorage<Cluster>();
 const bySpec = new Map<string, Cluster>();

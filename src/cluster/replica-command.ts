@@ -3,8 +3,8 @@
 // encoded arguments.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { locate } from "../runtime/code-locator.ts";
-import { workerExecArgv } from "../runtime/host-agent.ts";
+import { locate } from "../runtime/code/code-locator.ts";
+import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
 import { encodeStandalone } from "../wire/codec.ts";
 import type { CheckedRequest } from "./job-request.ts";
 

@@ -1,6 +1,6 @@
 // Creating and finding job contexts.
 import { availableParallelism } from "node:os";
-import { tcpHostPort } from "../runtime/address.ts";
+import { tcpHostPort } from "../runtime/net/address.ts";
 import { config } from "../runtime/config.ts";
 import { thisHost } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";

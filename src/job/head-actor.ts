@@ -1,13 +1,13 @@
 // The HeadActor is the job head as tasks and actors in workers see it: an
 // actor in the driver whose endpoints are a thin layer over the JobHead. The
 // driver never messages it; it hands its mesh to the job's Executors only.
-import { messageContext } from "../runtime/context.ts";
-import { Proc } from "../runtime/proc.ts";
+import { messageContext } from "../runtime/proc/context.ts";
+import { Proc } from "../runtime/proc/proc.ts";
 import { Actor, endpoint } from "../mesh/actor.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
 import { thisProc } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actor-handle.ts";
+import type { ActorTarget } from "./actors/actor-handle.ts";
 import type { JobKind } from "./job-context.ts";
 import { JobHead } from "./job-head.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";

@@ -1,8 +1,8 @@
 // The JobContext contract shared by every backend, and the ambient context:
 // tasks and actor methods see the context that ran them, so nested tasks work.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ActorGroup } from "./actor-group.ts";
-import type { ActorHandle } from "./actor-handle.ts";
+import type { ActorGroup } from "./actors/actor-group.ts";
+import type { ActorHandle } from "./actors/actor-handle.ts";
 import type { ObjectRef } from "./object-ref.ts";
 import type { ActorOptions, TaskOptions } from "./options.ts";
 

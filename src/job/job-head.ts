@@ -4,19 +4,19 @@
 // it directly. It is not an actor, so none of its methods can be reached by a
 // message: tasks and actors in workers reach it only through the endpoints of
 // its HeadActor (head-actor.ts), whose mesh only the job's own code holds.
-import { messageContext, type MessageContext } from "../runtime/context.ts";
+import { messageContext, type MessageContext } from "../runtime/proc/context.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actor-handle.ts";
-import { ActorRegistry, type ActorCode } from "./actor-registry.ts";
-import { Executor } from "./executor.ts";
+import type { ActorTarget } from "./actors/actor-handle.ts";
+import { ActorRegistry, type ActorCode } from "./actors/actor-registry.ts";
+import { Executor } from "./tasks/executor.ts";
 import type { HeadActor } from "./head-actor.ts";
 import type { JobKind } from "./job-context.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
-import { TaskScheduler, type TaskCode } from "./task-scheduler.ts";
-import { WorkerPool } from "./worker-pool.ts";
+import { TaskScheduler, type TaskCode } from "./tasks/task-scheduler.ts";
+import { WorkerPool } from "./tasks/worker-pool.ts";
 
 /** The mesh of the workers' Executors; createActor refuses names starting with "fray-", so no actor of the job can pose as it. */
 const EXECUTORS = "fray-executors";

@@ -1,12 +1,12 @@
 // The driver's JobContext for the backends built on the mesh runtime:
 // `processes` (worker processes), `threads` (worker threads) and `mesh` (any
 // ProcMesh). The driver talks to its JobHead directly; workers message its HeadActor.
-import { Proc } from "../runtime/proc.ts";
+import { Proc } from "../runtime/proc/proc.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
-import { createActorGroup, type ActorGroup } from "./actor-group.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
+import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
-import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actor-handle.ts";
+import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actors/actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import { startHead } from "./head-actor.ts";
 import type { JobHead } from "./job-head.ts";

@@ -1,19 +1,19 @@
 // The JobContext of tasks and actors running in a worker: every operation is
 // a message to the job's head in the driver. Ids are made here, so `run` and
 // `put` return at once and their messages need no reply.
-import { locate } from "../runtime/code-locator.ts";
-import { Proc } from "../runtime/proc.ts";
+import { locate } from "../runtime/code/code-locator.ts";
+import { Proc } from "../runtime/proc/proc.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
-import { createActorGroup, type ActorGroup } from "./actor-group.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
+import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
-import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actor-handle.ts";
+import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actors/actor-handle.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
-import { nameUnsendableArgument } from "./task-args.ts";
+import { nameUnsendableArgument } from "./tasks/task-args.ts";
 
 /** A running task's slot in its Executor, lent out while the task waits. */
 export interface TaskSlot {

@@ -2,17 +2,17 @@
 // for unit tests and debugging. Resource requests are checked and ignored, so
 // code that asks for GPUs can be tested anywhere.
 import { checkEndpointNames } from "../mesh/actor-mesh.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/arity.ts";
-import { createActorGroup, type ActorGroup } from "./actor-group.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
+import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
-import { actorHandle, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { ObjectStore, waitFor } from "./object-store.ts";
 import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "./options.ts";
 import { resolveAll, getValues, namedActorExists } from "./refs.ts";
-import { withTaskEnv } from "./task-env.ts";
-import { CallLimiter } from "./call-limiter.ts";
+import { withTaskEnv } from "./tasks/task-env.ts";
+import { CallLimiter } from "./actors/call-limiter.ts";
 import { config, settingName } from "../runtime/config.ts";
 
 export class SyncJobContext implements JobContext {

@@ -6,7 +6,7 @@
 // KubernetesJob starts; no public declaration names its types.
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Pod } from "@kubernetes/client-node";
 import { optionOrSetting } from "../runtime/config.ts";
-import { sessionToken } from "../runtime/credentials.ts";
+import { sessionToken } from "../runtime/net/credentials.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";

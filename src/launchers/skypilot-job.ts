@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { optionOrSetting } from "../runtime/config.ts";
-import { sessionToken } from "../runtime/credentials.ts";
+import { sessionToken } from "../runtime/net/credentials.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";

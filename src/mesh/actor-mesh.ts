@@ -3,9 +3,9 @@
 // to other actors, which call them directly.
 import { registerHandleType } from "../wire/codec.ts";
 import type { RawExtent } from "../runtime/messages.ts";
-import type { Port } from "../runtime/port.ts";
-import { Proc } from "../runtime/proc.ts";
-import { endpointNames, type NotEndpointName } from "../runtime/endpoint-options.ts";
+import type { Port } from "../runtime/ports/port.ts";
+import { Proc } from "../runtime/proc/proc.ts";
+import { endpointNames, type NotEndpointName } from "../runtime/actors/endpoint-options.ts";
 import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
 import { SupervisionError, type RankLocation } from "./errors.ts";
 import { Extent } from "./extent.ts";

@@ -3,7 +3,7 @@
 // (our stdin is a pipe from it; the kernel closes it however the parent dies).
 // The same entry serves worker threads, where `process.exit` ends the thread.
 import { isMainThread, workerData, type MessagePort } from "node:worker_threads";
-import { requireEsm } from "../runtime/esm-require.ts";
+import { requireEsm } from "../runtime/code/esm-require.ts";
 
 /**
  * The runtime, with mesh handles registered before any message is decoded;
@@ -13,12 +13,12 @@ import { requireEsm } from "../runtime/esm-require.ts";
 async function loadRuntime() {
   const required = (path: string) => requireEsm(new URL(path, import.meta.url).href);
   if (required("./actor-mesh.js")) {
-    const [config, output, proc] = [required("../runtime/config.js"), required("../runtime/output-capture.js"), required("../runtime/proc.js")];
+    const [config, output, proc] = [required("../runtime/config.js"), required("../runtime/output/output-capture.js"), required("../runtime/proc/proc.js")];
     if (config && output && proc) {
-      return { config: config as typeof import("../runtime/config.ts"), output: output as typeof import("../runtime/output-capture.ts"), proc: proc as typeof import("../runtime/proc.ts") };
+      return { config: config as typeof import("../runtime/config.ts"), output: output as typeof import("../runtime/output/output-capture.ts"), proc: proc as typeof import("../runtime/proc/proc.ts") };
     }
   }
-  const [config, output, proc] = await Promise.all([import("../runtime/config.ts"), import("../runtime/output-capture.ts"), import("../runtime/proc.ts"), import("./actor-mesh.ts")]);
+  const [config, output, proc] = await Promise.all([import("../runtime/config.ts"), import("../runtime/output/output-capture.ts"), import("../runtime/proc/proc.ts"), import("./actor-mesh.ts")]);
   return { config, output, proc };
 }
 

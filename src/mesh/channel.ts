@@ -1,7 +1,7 @@
 // Channels: `Channel.open<T>()` gives a Port to pass to actors anywhere and the
 // PortReceiver that collects what they send, in order per sender.
-import { openChannel, Port, PortReceiver } from "../runtime/port.ts";
-import { Proc } from "../runtime/proc.ts";
+import { openChannel, Port, PortReceiver } from "../runtime/ports/port.ts";
+import { Proc } from "../runtime/proc/proc.ts";
 
 export { Port, PortReceiver };
 

@@ -3,19 +3,19 @@
 // nothing is sent), and the same bytes go to every rank.
 import { encodeArguments } from "../wire/codec.ts";
 import { DecodingError, FrameError } from "../wire/errors.ts";
-import { checkArity } from "../runtime/arity.ts";
-import { endpointNames, endpointOptions } from "../runtime/endpoint-options.ts";
+import { checkArity } from "../runtime/actors/arity.ts";
+import { endpointNames, endpointOptions } from "../runtime/actors/endpoint-options.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { CallFields, PortRef, RawExtent } from "../runtime/messages.ts";
-import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/metrics.ts";
-import { Proc, type CallGroup } from "../runtime/proc.ts";
-import { BUILTIN_PREFIX } from "../runtime/builtin-endpoints.ts";
-import { hasShardRef, ShardRef } from "../runtime/shard-store.ts";
-import { ARRAY_OPS, type ShardMeta } from "./array-ops.ts";
-import { DistributedArray, type ShardArgs } from "./distributed-array.ts";
+import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/metrics/metrics.ts";
+import { Proc, type CallGroup } from "../runtime/proc/proc.ts";
+import { BUILTIN_PREFIX } from "../runtime/actors/builtin-endpoints.ts";
+import { hasShardRef, ShardRef } from "../runtime/bulk/shard-store.ts";
+import { ARRAY_OPS, type ShardMeta } from "./array/array-ops.ts";
+import { DistributedArray, type ShardArgs } from "./array/distributed-array.ts";
 import { ActorError, SupervisionError, describeRank, type RankLocation } from "./errors.ts";
 import type { Shape } from "./shape.ts";
-import type { NumericArray } from "./reduce-op.ts";
+import type { NumericArray } from "./collectives/reduce-op.ts";
 import { ValueMesh } from "./value-mesh.ts";
 
 /**

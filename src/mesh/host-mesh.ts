@@ -2,11 +2,11 @@
 // machine (no labels, size 1); `thisProc()` is this very process.
 import { fileURLToPath } from "node:url";
 import { deviceEnv, type ProcPlace } from "../runtime/device-env.ts";
-import { startProc } from "../runtime/host-agent.ts";
-import { originTag } from "../runtime/log-origin.ts";
-import { logStreaming } from "../runtime/output-sink.ts";
-import { startRemoteProcs } from "../runtime/remote-agent.ts";
-import { Proc } from "../runtime/proc.ts";
+import { startProc } from "../runtime/hosts/host-agent.ts";
+import { originTag } from "../runtime/output/log-origin.ts";
+import { logStreaming } from "../runtime/output/output-sink.ts";
+import { startRemoteProcs } from "../runtime/hosts/remote-agent.ts";
+import { Proc } from "../runtime/proc/proc.ts";
 import { SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";

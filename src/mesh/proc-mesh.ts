@@ -2,11 +2,11 @@
 // ActorMesh at once; messages sent before the processes or actors are up are
 // delivered after construction, in order.
 import { encodeArguments } from "../wire/codec.ts";
-import { locate, scriptOf } from "../runtime/code-locator.ts";
-import { messageContext } from "../runtime/context.ts";
+import { locate, scriptOf } from "../runtime/code/code-locator.ts";
+import { messageContext } from "../runtime/proc/context.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { RawExtent } from "../runtime/messages.ts";
-import { Proc } from "../runtime/proc.ts";
+import { Proc } from "../runtime/proc/proc.ts";
 import { ActorMeshImpl, checkEndpointNames, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";

@@ -4,14 +4,14 @@
 // environment), constructs the actor there with the original arguments, and
 // points the mesh — every slice of it — at the new process.
 import type { Encoded } from "../wire/codec.ts";
-import { messageContext } from "../runtime/context.ts";
-import type { ProcHandle } from "../runtime/host-agent.ts";
+import { messageContext } from "../runtime/proc/context.ts";
+import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
 import { hold, release } from "../runtime/keep-alive.ts";
 import type { RawExtent } from "../runtime/messages.ts";
-import { Proc } from "../runtime/proc.ts";
+import { Proc } from "../runtime/proc/proc.ts";
 import type { MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
-import { countRestart } from "../runtime/metrics.ts";
+import { countRestart } from "../runtime/metrics/metrics.ts";
 
 /** One process of a ProcMesh: its address, and its handle where this process started it. */
 export interface ProcSlot {

@@ -1,14 +1,14 @@
 // RemoteBuffer (Monarch's RDMABuffer): a handle to bytes that stay with their
 // owner. Sending one sends the handle, never the bytes; whoever holds it
 // moves bytes with `readInto`/`writeFrom`, served by the owner's process
-// outside its actors' mailboxes (runtime/buffer-store.ts, buffer-transfer.ts).
+// outside its actors' mailboxes (runtime/bulk/buffer-store.ts, buffer-transfer.ts).
 import { registerHandleType } from "../wire/codec.ts";
-import { transfer, type BufferAddress } from "../runtime/buffer-transfer.ts";
-import { messageContext } from "../runtime/context.ts";
-import type { ShareCache } from "../runtime/shared-views.ts";
+import { transfer, type BufferAddress } from "../runtime/bulk/buffer-transfer.ts";
+import { messageContext } from "../runtime/proc/context.ts";
+import type { ShareCache } from "../runtime/bulk/shared-views.ts";
 import { optionOrSetting } from "../runtime/config.ts";
-import { openChannel } from "../runtime/port.ts";
-import { Proc } from "../runtime/proc.ts";
+import { openChannel } from "../runtime/ports/port.ts";
+import { Proc } from "../runtime/proc/proc.ts";
 
 export interface TransferOptions {
   /** Seconds the transfer may take (Monarch's `timeout`); default FRAY_BUFFER_TIMEOUT_MS. */

@@ -1,16 +1,16 @@
 // Virtual workers: `fray worker`s that live, many to one OS process, as
-// virtual procs (runtime/virtual-proc.ts). A client attaches to them with
+// virtual procs (runtime/simulator/virtual-proc.ts). A client attaches to them with
 // `attachToWorkers` and starts procs on them as on real workers — the same
 // TCP connections, token, host agent, heartbeats and supervision — but each
 // proc is a virtual proc in the worker's own OS process, not a new process.
 // SimulatedJob (launchers/simulated-job.ts) runs them.
 import { config, settingName } from "../runtime/config.ts";
-import { useToken } from "../runtime/credentials.ts";
-import type { ProcHandle } from "../runtime/host-agent.ts";
-import { Proc } from "../runtime/proc.ts";
-import { serveHostAgent } from "../runtime/remote-agent.ts";
-import { listenOnFirstFree } from "../runtime/simulator-ports.ts";
-import { startVirtualProc } from "../runtime/virtual-proc.ts";
+import { useToken } from "../runtime/net/credentials.ts";
+import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
+import { Proc } from "../runtime/proc/proc.ts";
+import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
+import { listenOnFirstFree } from "../runtime/simulator/tcp-ports.ts";
+import { startVirtualProc } from "../runtime/simulator/virtual-proc.ts";
 import "./actor-mesh.ts"; // registers mesh handles before any message is decoded (as bootstrap.ts does)
 
 /** Where virtual workers and their procs listen: this machine only (a simulator). */

@@ -1,12 +1,12 @@
 // Multi-host: `runWorker` (CLI `fray worker`) serves a machine to clients;
 // `attachToWorkers` makes those workers a HostMesh. Every connection
 // authenticates with the shared token (FRAY_TOKEN or a token file).
-import { tcpHostPort } from "../runtime/address.ts";
+import { tcpHostPort } from "../runtime/net/address.ts";
 import { config, settingName } from "../runtime/config.ts";
-import { useTls, useToken, type TlsFiles } from "../runtime/credentials.ts";
-import { startProc } from "../runtime/host-agent.ts";
-import { Proc } from "../runtime/proc.ts";
-import { serveHostAgent } from "../runtime/remote-agent.ts";
+import { useTls, useToken, type TlsFiles } from "../runtime/net/credentials.ts";
+import { startProc } from "../runtime/hosts/host-agent.ts";
+import { Proc } from "../runtime/proc/proc.ts";
+import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
 import { Extent } from "./extent.ts";
 import { BOOTSTRAP, HostMesh } from "./host-mesh.ts";
 

@@ -237,7 +237,7 @@ export interface BufferDrop {
 /**
  * Ask a process for its metrics and those of the procs it started, except the
  * procs in `via` (already being asked), each within `ms`; the answer on `reply`
- * is a GatheredMetrics (metrics-collect.ts).
+ * is a GatheredMetrics (metrics/collect.ts).
  */
 export interface MetricsRequest {
   readonly k: "metrics";

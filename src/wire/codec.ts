@@ -176,7 +176,7 @@ function encodeOr(value: unknown, what: string, describe: (err: Error) => string
 
 /**
  * Decodes a value. Errors in it whose class is a user's, to be imported by the
- * runtime (runtime/error-classes.ts), are added to `unresolvedErrors`.
+ * runtime (runtime/code/error-classes.ts), are added to `unresolvedErrors`.
  */
 export function decode(body: Uint8Array, attachments: readonly Uint8Array[] = [], unresolvedErrors: Error[] | null = null): unknown {
   const [previous, previousPending] = [state.incoming, state.pending];

@@ -1,0 +1,163 @@
+// job/actors: the job's actors: where each lives (this file), handles typed from the
+// class (actor-handle.ts), groups (actor-group.ts) and in-process concurrency (call-limiter.ts).
+//
+// The job's actors. Most are a 1-rank mesh spawned on a worker with room for
+// what it holds for its whole life. A namespace hosts the others, each in a
+// process of its own: every named actor when the job has a shared namespace
+// (a cluster's, so other jobs find it), and any actor that must outlive the
+// job, be restarted, or sit where preemption cannot reach (in the job's
+// private namespace when it has no shared one).
+import { locate, load, type CodeLocation } from "../../runtime/code/code-locator.ts";
+import { settingName } from "../../runtime/config.ts";
+import { Proc } from "../../runtime/proc/proc.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { ActorError } from "../../mesh/errors.ts";
+import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
+import type { ActorTarget } from "./actor-handle.ts";
+import { HostedCalls } from "../namespace/hosted-calls.ts";
+import { NamespaceClient } from "../namespace/namespace-client.ts";
+import type { ObjectStore } from "../object-store.ts";
+import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../options.ts";
+import { namedActorExists, resolveAll } from "../refs.ts";
+import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
+
+/** An actor class, or where a worker exported it from. */
+export type ActorCode = Function | CodeLocation;
+
+/** A named actor of this job (not of a shared namespace), and what it was created with. */
+interface Named {
+  readonly code: ActorCode;
+  readonly options: ActorOptions;
+  readonly target: Promise<ActorTarget>;
+  /** Its worker, for an actor on one. */
+  worker?: Worker;
+}
+
+export class ActorRegistry {
+  #procs: ProcMesh | null = null;
+  #named = new Map<string, Named>();
+  #unnamed = 0;
+  #shared: string | null = null;
+  #private: NamespaceClient | null = null;
+  readonly #hostedCalls = new HostedCalls((ns) => this.#namespace(ns));
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly pool: WorkerPool,
+    /** Runs `spawn` as the head's actor, so the head owns (and supervises) what it spawns. */
+    private readonly asOwner: <T>(spawn: () => T) => T,
+  ) {}
+
+  /** The workers' processes: worker `i` is rank `i` of `procs` flattened; `namespace`: the shared one's address, if any. */
+  useProcs(procs: ProcMesh, namespace: string | null): void {
+    this.#procs = procs;
+    this.#shared = namespace;
+  }
+
+  create(Class: ActorCode, args: readonly unknown[], options: ActorOptions): Promise<ActorTarget> {
+    try {
+      checkActorOptions(options); // here, where every createActor of the job arrives
+      if (options.lifetime === "detached" && this.#shared === null) {
+        throw new Error(
+          `lifetime: "detached" needs a namespace service to outlive this job: run it as a cluster job (fray/cluster), or give the service's address with createJobContext(kind, { namespace }) or ${settingName("namespace")}`,
+        );
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const { name } = options;
+    if (this.#shared !== null && name !== undefined) return this.#hosted(Class, args, options, this.#shared);
+    const named = name === undefined ? undefined : this.#named.get(name);
+    if (named) {
+      if (!options.getIfExists) return Promise.reject(namedActorExists(name!));
+      return Promise.all([codeOf(named.code), codeOf(Class)]).then(([existing, asked]) => {
+        checkSameClass(name!, existing, asked);
+        checkSameOptions(name!, named.options, options);
+        return named.target;
+      });
+    }
+    const entry: Named = { code: Class, options, target: null as never };
+    const target = needsOwnProcess(options) ? this.#hosted(Class, args, options, null) : this.#onWorker(Class, args, options, entry);
+    if (name !== undefined) {
+      this.#named.set(name, Object.assign(entry, { target }));
+      target.catch(() => this.#named.delete(name));
+    }
+    return target;
+  }
+
+  /** Ends the named actor `name` and frees the name. */
+  async kill(name: string): Promise<void> {
+    const named = this.#named.get(name);
+    if (!named) {
+      if (this.#shared !== null) return (await this.#namespace(this.#shared)).kill(name);
+      throw new Error(`there is no actor named '${name}' in this job; kill one by the name it was created with`);
+    }
+    this.#named.delete(name);
+    const target = await named.target;
+    if (target.hosted) return (await this.#namespace(null)).kill(name);
+    await target.mesh.stop();
+    if (named.worker) give(named.worker, named.options.resources ?? {});
+  }
+
+  /** Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. */
+  call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
+    const entry = this.store.entry(id);
+    resolveAll(this.store, args)
+      .then((values) =>
+        target.hosted
+          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, method, values)
+          : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[method].callOne(...values),
+      )
+      .then((v) => entry.resolve(v), (err: unknown) => entry.reject(err instanceof ActorError ? err.cause : err));
+  }
+
+  /** The job is over: its ephemeral actors in the shared namespace end, and its private namespace stops. */
+  async close(): Promise<void> {
+    const owner = Proc.current().addr;
+    const shared = this.#shared === null ? null : NamespaceClient.at(this.#shared).then((ns) => ns.close(owner));
+    await Promise.all([shared, this.#private?.close(owner)]).catch(() => {}); // an unreachable service has nothing of ours to end
+  }
+
+  async #namespace(ns: string | null): Promise<NamespaceClient> {
+    if (ns !== null) return NamespaceClient.at(ns);
+    return (this.#private ??= NamespaceClient.private(this.asOwner));
+  }
+
+  async #hosted(Class: ActorCode, args: readonly unknown[], options: ActorOptions, ns: string | null): Promise<ActorTarget> {
+    const { url, exportName } = await codeOf(Class);
+    const client = await this.#namespace(ns);
+    const values = await resolveAll(this.store, args);
+    const owner = options.lifetime === "detached" ? null : Proc.current().addr;
+    const info = await client.create({ url, exportName, args: values, options, owner });
+    return { mesh: info.mesh, hosted: { ns, key: info.key, incarnation: info.incarnation, maxTaskRetries: info.maxTaskRetries } };
+  }
+
+  async #onWorker(Class: ActorCode, args: readonly unknown[], options: ActorOptions, entry: Named): Promise<ActorTarget> {
+    const resources: Resources = options.resources ?? {};
+    const label = options.name ?? (typeof Class === "function" ? Class.name : Class.exportName);
+    const impossible = this.pool.impossible(resources, `actor ${label}`);
+    if (impossible) throw impossible;
+    const worker = this.pool.pick(resources);
+    if (!worker) throw new RangeError(`actor ${label} requests ${JSON.stringify(resources)}, which no worker has free now`);
+    take(worker, resources);
+    entry.worker = worker;
+    try {
+      const Ctor = (typeof Class === "function" ? Class : await load(Class)) as new (...a: unknown[]) => object;
+      const values = await resolveAll(this.store, args);
+      const meshName = options.name ?? `actor-${this.#unnamed++}`;
+      const procs = this.#procs!.flatten("workers").slice({ workers: worker.index });
+      const mesh = this.asOwner(() => procs[kSpawnWith]({ maxConcurrency: options.maxConcurrency ?? 1 }, meshName, Ctor, ...(values as never[])));
+      await mesh.initialized.catch((err: unknown) => {
+        throw err instanceof ActorError ? err.cause : err;
+      });
+      return { mesh: mesh as ActorMesh<object> };
+    } catch (err) {
+      give(worker, resources);
+      throw err;
+    }
+  }
+}
+
+function codeOf(code: ActorCode): Promise<CodeLocation> {
+  return typeof code === "function" ? locate(code) : Promise.resolve(code);
+}

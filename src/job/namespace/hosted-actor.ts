@@ -1,0 +1,96 @@
+// One actor a namespace hosts in a process of its own: what it was created
+// with, its current incarnation (a 1-rank mesh in a fresh process), and how
+// it stands — starting, alive, restarting after its process died, or dead.
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import type { ActorOptions, Resources } from "../options.ts";
+
+/** What a job asks the namespace to host. */
+export interface HostedActorSpec {
+  readonly url: string;
+  readonly exportName: string;
+  readonly args: readonly unknown[];
+  readonly options: ActorOptions;
+  /** The driver it dies with (its proc address); null for a detached actor. */
+  readonly owner: string | null;
+}
+
+/** What a caller needs to reach a hosted actor, and to find its next incarnation. */
+export interface HostedActorInfo {
+  readonly key: string;
+  readonly mesh: ActorMesh<object>;
+  readonly incarnation: number;
+  readonly maxTaskRetries: number;
+}
+
+export type HostedState = "starting" | "alive" | "restarting" | "dead";
+
+/** A line of `fray actor list`. */
+export interface HostedActorRow {
+  readonly name: string | null;
+  readonly className: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly state: HostedState;
+  readonly restarts: number;
+  readonly lifetime: "ephemeral" | "detached";
+}
+
+export class HostedActor {
+  state: HostedState = "starting";
+  restarts = 0;
+  incarnation = 0;
+  mesh: ActorMesh<object> | null = null;
+  procs: ProcMesh | null = null;
+  pid = -1;
+  host = "";
+  /** Whether its resources are still taken from the host (until it dies or ends). */
+  holds = true;
+  /** Why it is dead, once it is. */
+  cause: Error | null = null;
+  #changed = signal();
+
+  constructor(
+    readonly key: string,
+    readonly name: string | null,
+    /** The export's name until the class is loaded, then the class's. */
+    public className: string,
+    readonly spec: HostedActorSpec,
+    readonly resources: Resources,
+  ) {}
+
+  /** Resolves at the next change of state or incarnation. */
+  get changed(): Promise<void> {
+    return this.#changed.promise;
+  }
+
+  /** Moves to `state`, waking whoever waits for a change. */
+  become(state: HostedState): void {
+    this.state = state;
+    this.#changed.resolve();
+    this.#changed = signal();
+  }
+
+  get maxRestarts(): number {
+    return this.spec.options.maxRestarts ?? 0;
+  }
+
+  get canRestart(): boolean {
+    return this.maxRestarts === -1 || this.restarts < this.maxRestarts;
+  }
+
+  info(): HostedActorInfo {
+    return { key: this.key, mesh: this.mesh!, incarnation: this.incarnation, maxTaskRetries: this.spec.options.maxTaskRetries ?? 0 };
+  }
+
+  row(): HostedActorRow {
+    const { name, className, host, pid, state, restarts } = this;
+    return { name, className, host, pid, state, restarts, lifetime: this.spec.options.lifetime ?? "ephemeral" };
+  }
+}
+
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

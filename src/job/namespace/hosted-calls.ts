@@ -1,0 +1,57 @@
+// Calls to actors a namespace hosts. A call goes straight to the actor's
+// current incarnation; when that one died, the namespace says which
+// incarnation replaced it (waiting for its restart) or why there is none.
+// A call in flight when the actor died rejects with the SupervisionError
+// unless the actor's maxTaskRetries lets it be sent again.
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { SupervisionError } from "../../mesh/errors.ts";
+import { knownDead } from "../../mesh/liveness.ts";
+import type { ActorTarget, HostedRef } from "../actors/actor-handle.ts";
+import type { HostedActorInfo } from "./hosted-actor.ts";
+import type { NamespaceClient } from "./namespace-client.ts";
+
+interface Incarnation {
+  readonly mesh: ActorMesh<object>;
+  readonly number: number;
+  /** Set once a call found it dead. */
+  dead: boolean;
+}
+
+export class HostedCalls {
+  /** The newest incarnation known of each hosted actor, by namespace and key. */
+  readonly #current = new Map<string, Incarnation>();
+
+  /** `namespaceOf(ns)`: the client of namespace `ns` (null: the job's private one). */
+  constructor(private readonly namespaceOf: (ns: string | null) => Promise<NamespaceClient>) {}
+
+  /** Calls `method` on the hosted actor `target` with `values`. */
+  async call(target: ActorTarget & { hosted: HostedRef }, method: string, values: readonly unknown[]): Promise<unknown> {
+    const { hosted } = target;
+    const id = `${hosted.ns ?? ""} ${hosted.key}`;
+    let current = this.#current.get(id);
+    if (!current || current.number < hosted.incarnation) this.#current.set(id, (current = { mesh: target.mesh, number: hosted.incarnation, dead: false }));
+    let retries = hosted.maxTaskRetries;
+    for (;;) {
+      // One known dead was never sent to: sending to its successor is no retry.
+      if (current.dead || knownDead(current.mesh)) current = await this.#next(id, hosted, current);
+      try {
+        return await (current.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[method].callOne(...values);
+      } catch (err) {
+        if (!(err instanceof SupervisionError)) throw err;
+        current.dead = true;
+        if (retries === 0) throw err;
+        if (retries > 0) retries--;
+      }
+    }
+  }
+
+  async #next(id: string, hosted: HostedRef, dead: Incarnation): Promise<Incarnation> {
+    const known = this.#current.get(id);
+    if (known && known.number > dead.number && !known.dead) return known;
+    const ns = await this.namespaceOf(hosted.ns);
+    const info: HostedActorInfo = await ns.next(hosted.key, dead.number);
+    const next = { mesh: info.mesh, number: info.incarnation, dead: false };
+    if ((this.#current.get(id)?.number ?? -1) < next.number) this.#current.set(id, next);
+    return next;
+  }
+}

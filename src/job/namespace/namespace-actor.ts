@@ -1,0 +1,214 @@
+// job/namespace: named actors shared across jobs and actors hosted in processes of
+// their own (this file, hosted-actor.ts, hosted-calls.ts), the host's capacity for them
+// (host-capacity.ts) and a job's way to its namespace (namespace-client.ts).
+//
+// The namespace: named actors shared by every job that uses it, and the host
+// of actors that need a process of their own (detached, restartable or
+// non-preemptible ones). It runs in a cluster's namespace service
+// (cluster/namespace/service-main.ts), or privately in a driver without one. Each hosted actor
+// is a 1-rank mesh in a fresh process that this actor spawns, so it owns it:
+// when that process dies, supervise() starts the actor again, up to maxRestarts.
+import { hostname } from "node:os";
+import { load } from "../../runtime/code/code-locator.ts";
+import { Proc } from "../../runtime/proc/proc.ts";
+import { Actor, endpoint } from "../../mesh/actor.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { ActorError, SupervisionError, type MeshFailure } from "../../mesh/errors.ts";
+import { thisHost, type HostMesh } from "../../mesh/host-mesh.ts";
+import { kSpawnWith } from "../../mesh/proc-mesh.ts";
+import { attachToWorkers } from "../../mesh/workers.ts";
+import { HostCapacity } from "./host-capacity.ts";
+import { HostedActor, type HostedActorInfo, type HostedActorRow, type HostedActorSpec } from "./hosted-actor.ts";
+import { checkSameClass, checkSameOptions } from "../options.ts";
+import { namedActorExists } from "../refs.ts";
+import { countRestart } from "../../runtime/metrics/metrics.ts";
+
+/** Reports where its process is; spawned beside each hosted actor. */
+export class ProcInfo extends Actor {
+  info(): { pid: number; host: string } {
+    return { pid: process.pid, host: hostname() };
+  }
+}
+
+export class NamespaceActor extends Actor {
+  readonly #host: HostMesh;
+  readonly #capacity = new HostCapacity();
+  readonly #actors = new Map<string, HostedActor>();
+  readonly #byName = new Map<string, HostedActor>();
+  readonly #byMesh = new Map<string, HostedActor>();
+  #next = 0;
+  readonly #unwatch: () => void;
+
+  /** `hostAddr`: this process as a worker (the shared service), so hosted actors listen on TCP; null: this machine's processes. */
+  constructor(hostAddr: string | null) {
+    super();
+    this.#host = hostAddr ? attachToWorkers([hostAddr]) : thisHost();
+    // A driver that goes away takes its ephemeral actors with it.
+    this.#unwatch = Proc.current().onPeerLost((addr) => void this.#release(addr));
+  }
+
+  @endpoint({ concurrent: true })
+  async create(spec: HostedActorSpec): Promise<HostedActorInfo> {
+    const { name, getIfExists } = spec.options;
+    const existing = name === undefined ? undefined : this.#byName.get(name);
+    if (existing) {
+      if (!getIfExists) throw namedActorExists(name!);
+      sameActor(existing, spec);
+      return this.#whenAlive(existing);
+    }
+    // Registered before anything is awaited, so a concurrent create of the same name finds it.
+    const resources = spec.options.resources ?? {};
+    this.#capacity.take(resources, `actor ${name ?? spec.exportName}`);
+    const key = name ?? `${spec.exportName}-${this.#next++}`;
+    const actor = new HostedActor(key, name ?? null, spec.exportName, spec, resources);
+    this.#actors.set(key, actor);
+    if (name !== undefined) this.#byName.set(name, actor);
+    try {
+      const Ctor = (await load({ url: spec.url, exportName: spec.exportName })) as new (...a: unknown[]) => object;
+      actor.className = Ctor.name;
+      await this.#start(actor, Ctor);
+    } catch (err) {
+      this.#forget(actor);
+      actor.cause = err instanceof ActorError ? (err.cause as Error) : (err as Error);
+      actor.become("dead"); // a concurrent getIfExists waiting on it gets the same error
+      throw actor.cause;
+    }
+    return actor.info();
+  }
+
+  /** The incarnation after `incarnation` once it answers, or why there will be none. */
+  @endpoint({ concurrent: true })
+  async next(key: string, incarnation: number): Promise<HostedActorInfo> {
+    for (;;) {
+      const actor = this.#actors.get(key);
+      if (!actor) throw new SupervisionError(`actor ${key} is gone: it was killed, or ended with the job that created it`);
+      if (actor.state === "dead") throw actor.cause!;
+      if (actor.state === "alive" && actor.incarnation > incarnation) return actor.info();
+      await actor.changed;
+    }
+  }
+
+  @endpoint({ concurrent: true })
+  async kill(name: string): Promise<void> {
+    const actor = this.#byName.get(name);
+    if (!actor) throw new Error(`there is no actor named '${name}' in this namespace; 'fray actor list' shows the names`);
+    await this.#end(actor, new SupervisionError(`actor '${name}' was killed`));
+  }
+
+  list(): HostedActorRow[] {
+    return [...this.#actors.values()].map((a) => a.row());
+  }
+
+  /** The driver `owner` is done: its ephemeral actors end. */
+  @endpoint({ concurrent: true })
+  async release(owner: string): Promise<void> {
+    await this.#release(owner);
+  }
+
+  /** Stopping the namespace (a driver's private one) ends the processes it hosts. */
+  async cleanup(): Promise<void> {
+    this.#unwatch();
+    const all = [...this.#actors.values()];
+    for (const actor of all) this.#forget(actor);
+    await Promise.all(all.map((a) => a.procs?.stop()));
+  }
+
+  supervise(failure: MeshFailure): boolean {
+    const actor = this.#byMesh.get(failure.meshName);
+    this.#byMesh.delete(failure.meshName);
+    // Only the death of a running incarnation restarts it; a constructor that fails is its start's error.
+    if (!actor || actor.state !== "alive" || failure.meshName !== meshNameOf(actor, actor.incarnation)) return true;
+    actor.procs?.stop().catch(() => {}); // what is left of the dead incarnation's process
+    if (!actor.canRestart) {
+      const limit = actor.maxRestarts === 0 ? "it has maxRestarts 0" : `it was restarted ${actor.restarts} times (maxRestarts ${actor.maxRestarts})`;
+      actor.cause = new SupervisionError(`actor ${actor.name ? `'${actor.name}'` : actor.key} died and is not started again: ${limit}; it died of: ${failure.cause.message}`, { cause: failure.cause });
+      this.#forgetName(actor);
+      this.#giveBack(actor);
+      actor.become("dead");
+      return true;
+    }
+    actor.restarts++;
+    countRestart(actor.spec.exportName);
+    actor.become("restarting");
+    load({ url: actor.spec.url, exportName: actor.spec.exportName })
+      .then((Ctor) => this.#start(actor, Ctor as new (...a: unknown[]) => object))
+      .catch((err: unknown) => {
+        actor.cause = new SupervisionError(`actor ${actor.key} could not be started again: ${(err as Error).message}`, { cause: err });
+        this.#forgetName(actor);
+        this.#giveBack(actor);
+        actor.become("dead");
+      });
+    return true;
+  }
+
+  /** Starts a new incarnation: a fresh process, the constructor with the original args, and where it runs. */
+  async #start(actor: HostedActor, Ctor: new (...a: unknown[]) => object): Promise<void> {
+    const incarnation = ++actor.incarnation;
+    const meshName = meshNameOf(actor, incarnation);
+    const procs = this.#host.spawnProcs({});
+    actor.procs = procs;
+    this.#byMesh.set(meshName, actor);
+    const mesh = procs[kSpawnWith]({ maxConcurrency: actor.spec.options.maxConcurrency ?? 1 }, meshName, Ctor, ...(actor.spec.args as never[]));
+    const where = procs.spawn(`ns-info-${actor.key}-${incarnation}`, ProcInfo);
+    let place: { pid: number; host: string };
+    try {
+      await mesh.initialized;
+      place = await where.info.callOne();
+    } catch (err) {
+      this.#byMesh.delete(meshName);
+      await procs.stop();
+      throw err;
+    }
+    const { pid, host } = place;
+    if (actor.state === "dead") return; // killed while it started
+    Object.assign(actor, { mesh: mesh as ActorMesh<object>, pid, host });
+    actor.become("alive");
+  }
+
+  async #whenAlive(actor: HostedActor): Promise<HostedActorInfo> {
+    while (actor.state !== "alive") {
+      if (actor.state === "dead") throw actor.cause!;
+      await actor.changed;
+    }
+    return actor.info();
+  }
+
+  async #release(owner: string): Promise<void> {
+    const mine = [...this.#actors.values()].filter((a) => a.spec.owner === owner);
+    await Promise.all(mine.map((a) => this.#end(a, new SupervisionError(`actor ${a.key} ended with the job that created it`))));
+  }
+
+  async #end(actor: HostedActor, cause: Error): Promise<void> {
+    actor.cause = cause;
+    this.#forget(actor);
+    actor.become("dead");
+    await actor.procs?.stop();
+  }
+
+  #forget(actor: HostedActor): void {
+    if (this.#actors.get(actor.key) === actor) this.#actors.delete(actor.key);
+    this.#giveBack(actor);
+    this.#forgetName(actor);
+  }
+
+  /** Returns what `actor` held to the host, once. */
+  #giveBack(actor: HostedActor): void {
+    if (!actor.holds) return;
+    actor.holds = false;
+    this.#capacity.give(actor.resources);
+  }
+
+  #forgetName(actor: HostedActor): void {
+    if (actor.name !== null && this.#byName.get(actor.name) === actor) this.#byName.delete(actor.name);
+  }
+}
+
+/** Throws unless `spec` asks for the same class and options as `existing` was created with. */
+function sameActor(existing: HostedActor, spec: HostedActorSpec): void {
+  checkSameClass(existing.name!, existing.spec, spec);
+  checkSameOptions(existing.name!, existing.spec.options, spec.options);
+}
+
+function meshNameOf(actor: HostedActor, incarnation: number): string {
+  return `ns-${actor.key}-${incarnation}`;
+}

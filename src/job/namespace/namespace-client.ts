@@ -1,0 +1,95 @@
+// A job's way to its namespace: the shared service at an address (a
+// cluster's, or one a driver opted into), or a private NamespaceActor in the
+// driver. Failures to reach the service name its address; nothing falls back
+// to a private namespace.
+import { connect } from "node:net";
+import { tcpHostPort } from "../../runtime/net/address.ts";
+import { settingName } from "../../runtime/config.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { ActorError } from "../../mesh/errors.ts";
+import { thisProc } from "../../mesh/host-mesh.ts";
+import { actorMeshAt } from "../../mesh/mesh-at.ts";
+import type { HostedActorInfo, HostedActorRow, HostedActorSpec } from "./hosted-actor.ts";
+import { NamespaceActor } from "./namespace-actor.ts";
+
+/** The mesh id of the NamespaceActor in a namespace service, so clients need only its address. */
+export const NAMESPACE_MESH_ID = "fray-namespace";
+
+export class NamespaceClient {
+  static readonly #shared = new Map<string, NamespaceClient>();
+
+  /** `addr`: the service's, or null for a driver's private namespace. */
+  private constructor(readonly addr: string | null, private readonly mesh: ActorMesh<NamespaceActor>) {}
+
+  /** The shared namespace service at `addr` (`tcp://host:port`); rejects naming it when nothing listens there. */
+  static async at(addr: string): Promise<NamespaceClient> {
+    let client = NamespaceClient.#shared.get(addr);
+    if (!client) {
+      await probe(addr);
+      client = new NamespaceClient(addr, actorMeshAt<NamespaceActor>(addr, NAMESPACE_MESH_ID, "namespace", NamespaceActor));
+      NamespaceClient.#shared.set(addr, client);
+    }
+    return client;
+  }
+
+  /** A namespace of this driver's own, hosting actors in this machine's processes; `asOwner` makes it the job's. */
+  static private(asOwner: <T>(spawn: () => T) => T): NamespaceClient {
+    return new NamespaceClient(null, asOwner(() => thisProc().spawn("fray-private-namespace", NamespaceActor, null)));
+  }
+
+  create(spec: HostedActorSpec): Promise<HostedActorInfo> {
+    return this.#call(() => this.mesh.create.callOne(spec));
+  }
+
+  next(key: string, incarnation: number): Promise<HostedActorInfo> {
+    return this.#call(() => this.mesh.next.callOne(key, incarnation));
+  }
+
+  kill(name: string): Promise<void> {
+    return this.#call(() => this.mesh.kill.callOne(name));
+  }
+
+  list(): Promise<HostedActorRow[]> {
+    return this.#call(() => this.mesh.list.callOne());
+  }
+
+  release(owner: string): Promise<void> {
+    return this.#call(() => this.mesh.release.callOne(owner));
+  }
+
+  /** A private namespace stops with the actors it hosts; a shared one ends this driver's ephemeral actors. */
+  async close(owner: string): Promise<void> {
+    if (this.addr === null) await this.mesh.stop();
+    else await this.release(owner);
+  }
+
+  async #call<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ActorError) throw err.cause; // the namespace's own answer
+      if (this.addr === null) throw err;
+      throw unreachable(this.addr, err as Error);
+    }
+  }
+}
+
+/** Rejects at once, naming `addr`, when nothing accepts connections there (rather than retrying a dial for FRAY_CONNECT_TIMEOUT_MS). */
+function probe(addr: string): Promise<void> {
+  const { host, port } = tcpHostPort(addr);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    socket.once("connect", () => (socket.destroy(), resolve()));
+    socket.once("error", (err) => {
+      socket.destroy();
+      reject(unreachable(addr, err));
+    });
+  });
+}
+
+function unreachable(addr: string, err: Error): Error {
+  return new Error(
+    `the namespace service at ${addr} cannot be reached (${err.message}); named actors of this job live there: is it running? A cluster starts it for its jobs; a driver gives its address with ${settingName("namespace")} or createJobContext(kind, { namespace })`,
+    { cause: err },
+  );
+}

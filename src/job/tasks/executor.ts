@@ -1,0 +1,166 @@
+// The Executor runs tasks in a worker process (or thread). It also makes the
+// worker's tasks and actors see a JobContext that talks to the job's head, so
+// nested tasks and actors work from anywhere.
+import { messageContext } from "../../runtime/proc/context.ts";
+import { load } from "../../runtime/code/code-locator.ts";
+import type { PortRef } from "../../runtime/messages.ts";
+import { Proc } from "../../runtime/proc/proc.ts";
+import { encode } from "../../wire/codec.ts";
+import { Actor, endpoint } from "../../mesh/actor.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { ambient, withJobContext, type JobKind } from "../job-context.ts";
+import type { HeadActor } from "../head-actor.ts";
+import { RemoteJobContext, type TaskSlot } from "../remote-context.ts";
+import { Slots } from "./slots.ts";
+import { StartReports } from "./start-reports.ts";
+import { TASK_FIELDS, type SlotUse } from "./task-batch.ts";
+import { withTaskEnv } from "./task-env.ts";
+
+export class Executor extends Actor {
+  /** Only the job's own code holds the head's mesh: it is never where user code could read it. */
+  readonly #head: ActorMesh<HeadActor>;
+  readonly #kind: JobKind;
+  readonly #functions = new Map<string, Function>();
+  readonly #slots: Slots;
+  readonly #starts: StartReports;
+  /** Where results of batched tasks go: the head's port, each as the rank of its task's number. */
+  readonly #results: PortRef;
+
+  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef) {
+    super();
+    this.#head = head;
+    this.#kind = kind;
+    this.#slots = new Slots(slots);
+    this.#results = results;
+    const worker = messageContext.getStore()?.rank ?? 0; // rank i runs on worker i
+    this.#starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
+    ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
+  }
+
+  /**
+   * Runs a batch of tasks (task-batch.ts). Each reports its start, and sends
+   * its value (or what it threw) to the results port when it ends. Resolves
+   * once all have ended, so a call of it fails exactly the tasks still running.
+   */
+  @endpoint({ concurrent: true })
+  runBatch(fns: string[], tasks: unknown[]): Promise<void> | undefined {
+    let pending: Promise<void>[] | null = null;
+    const loaded: Array<Function | undefined> = [];
+    for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
+      const id = tasks[i] as string;
+      const number = tasks[i + 1] as number;
+      const f = tasks[i + 2] as number;
+      const args = tasks[i + 3] as unknown[];
+      const env = tasks[i + 4] as Record<string, string> | null;
+      const slot = tasks[i + 5] as SlotUse;
+      const fn = (loaded[f] ??= this.#functions.get(`${fns[2 * f]}#${fns[2 * f + 1]}`));
+      // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
+      const run = fn && (!slot || this.#slots.tryAcquire()) ? this.#start(fn, id, number, args, env, slot) : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot);
+      if (run) (pending ??= []).push(run);
+    }
+    return pending ? Promise.all(pending).then(() => {}) : undefined;
+  }
+
+  /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */
+  #start(fn: Function, taskId: string, number: number, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> | undefined {
+    let slot: HeldSlot | null = null;
+    if (use) {
+      if (use === 2) this.#starts.started(taskId);
+      slot = new HeldSlot(this.#slots, this.#starts);
+    }
+    let result: unknown;
+    try {
+      result = withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot), () => fn(...args)));
+    } catch (err) {
+      slot?.end();
+      this.#sendResult(number, err, true);
+      return undefined;
+    }
+    if (!isThenable(result)) {
+      slot?.end();
+      this.#sendResult(number, result, false);
+      return undefined;
+    }
+    return Promise.resolve(result).then(
+      (value) => (slot?.end(), this.#sendResult(number, value, false)),
+      (err: unknown) => (slot?.end(), this.#sendResult(number, err, true)),
+    );
+  }
+
+  /** A task that waits for its function to load or for a slot. */
+  #later(taskId: string, number: number, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> {
+    return this.#task(taskId, url, exportName, args, env, use).then(
+      (value) => this.#sendResult(number, value, false),
+      (err: unknown) => this.#sendResult(number, err, true),
+    );
+  }
+
+  /** A value the codec cannot send (or one too big for a frame) arrives as the error that says why. */
+  #sendResult(number: number, value: unknown, thrown: boolean): void {
+    const proc = Proc.current();
+    if (!thrown) return proc.sendToPort(this.#results, number, value, false);
+    try {
+      encode(value, "error"); // only for failures: an error must be sendable before it is sent as one
+    } catch (unsendable) {
+      value = unsendable;
+    }
+    proc.sendToPort(this.#results, number, value, true);
+  }
+
+  /** Runs one task and answers with its value (for tasks that did not go in a batch: refs to resolve, say). */
+  @endpoint({ concurrent: true })
+  runTask(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse = 0): Promise<unknown> {
+    return this.#task(taskId, url, exportName, args, env, use);
+  }
+
+  /** A task that uses a slot waits for one first (and reports when it has it, if it was sent ahead). */
+  async #task(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<unknown> {
+    if (!use) return this.#run(taskId, url, exportName, args, env, null);
+    const wait = this.#slots.acquire();
+    if (wait) await wait;
+    if (use === 2) this.#starts.started(taskId);
+    const slot = new HeldSlot(this.#slots, this.#starts);
+    try {
+      return await this.#run(taskId, url, exportName, args, env, slot);
+    } finally {
+      slot.end();
+    }
+  }
+
+  async #run(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, slot: TaskSlot | null): Promise<unknown> {
+    const key = `${url}#${exportName}`;
+    let fn = this.#functions.get(key);
+    if (!fn) {
+      fn = (await load({ url, exportName })) as Function;
+      if (typeof fn !== "function") throw new TypeError(`${exportName} exported from ${url} is not a function`);
+      this.#functions.set(key, fn);
+    }
+    const f = fn;
+    return await withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot), () => f(...args)));
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+/** A running task's slot, lent out while it waits in get()/wait(). */
+class HeldSlot implements TaskSlot {
+  #held = true;
+
+  constructor(private readonly slots: Slots, private readonly starts: StartReports) {}
+
+  block(): void {
+    this.starts.flush(); // the head learns that the task started before that it blocked
+    if (this.#held) (this.slots.release(), (this.#held = false));
+  }
+
+  unblock(): void {
+    if (!this.#held) (this.slots.reclaim(), (this.#held = true));
+  }
+
+  /** The task ended: its slot is free (once, even if it ends twice). */
+  end(): void {
+    if (this.#held) (this.slots.release(), (this.#held = false));
+  }
+}

@@ -1,0 +1,62 @@
+// Tasks travel to a worker in batches: all the tasks placed on one worker in
+// one tick go in one call of Executor.runBatch, encoded in one codec pass, and
+// their results come back to one port of the head's, which coalesces the values
+// sent in one tick into one frame. A tiny task then costs the driver a few
+// array slots, not a call of its own (reply port, header, frame and promise).
+// The batch is flat arrays, not an object per task.
+import type { CodeLocation } from "../../runtime/code/code-locator.ts";
+
+/**
+ * Fields per task in `TaskBatch.tasks`: id, number (the rank its result is sent
+ * to the results port as), index of its function in `fns`, args, env or null, its SlotUse.
+ */
+export const TASK_FIELDS = 6;
+
+/**
+ * How a task uses its worker's slots: 0 none (it asked for other resources),
+ * 1 it takes one (the head counted its resources when it sent it), 2 it takes
+ * one and reports when it does (it was sent ahead of a free slot).
+ */
+export type SlotUse = 0 | 1 | 2;
+
+export class TaskBatch<T> {
+  /** Each function once: url, exportName, url, exportName, … */
+  readonly fns: string[] = [];
+  readonly tasks: unknown[] = [];
+  /** What the sender keeps per task, in the same order. */
+  readonly held: T[] = [];
+  /** Some task's arguments might not arrive (too big for a frame, say): the batch is sent as a call whose failure fails its tasks. */
+  acked = false;
+  #fnIndex = new Map<CodeLocation, number>();
+
+  add(location: CodeLocation, id: string, number: number, args: readonly unknown[], env: Readonly<Record<string, string>> | null, slot: SlotUse, held: T): void {
+    let fn = this.#fnIndex.get(location);
+    if (fn === undefined) {
+      fn = this.fns.length / 2;
+      this.fns.push(location.url, location.exportName);
+      this.#fnIndex.set(location, fn);
+    }
+    this.tasks.push(id, number, fn, args, env, slot);
+    this.held.push(held);
+    if (!this.acked) for (const a of args) if (!isPlain(a)) (this.acked = true);
+  }
+
+  get size(): number {
+    return this.held.length;
+  }
+}
+
+/** A value that surely fits a frame and decodes anywhere. */
+export function isPlain(value: unknown): boolean {
+  const type = typeof value;
+  return type === "number" || type === "boolean" || value === undefined || value === null || (type === "string" && (value as string).length < 16_384);
+}
+
+/**
+ * Runs `fn` once the microtasks queued now and those they queue have run: a
+ * batch then takes every task placed (or finished) in this turn, however many
+ * awaits deep. (A bare nextTick from a message handler runs before them.)
+ */
+export function afterMicrotasks(fn: () => void): void {
+  queueMicrotask(() => process.nextTick(fn));
+}

@@ -1,0 +1,314 @@
+// job/tasks: tasks on workers: placement and resources (this file, worker-pool.ts,
+// task-queue.ts), batches (task-batch.ts, start-reports.ts) and the Executor that runs them in a
+// worker (executor.ts, slots.ts, task-env.ts, task-args.ts).
+//
+// Placement of tasks: the queue of tasks waiting for a worker, sending each to
+// the Executor of a worker with room (or ahead of a free slot, for tasks with
+// the default request), and a task's resources while it runs, waits at its
+// worker or is blocked in get()/wait(). Tasks placed in one tick go to each
+// worker in one batch (task-batch.ts); one whose code is not located yet or
+// whose arguments hold refs goes on its own once they are. A task whose worker
+// died runs again (maxRetries) or fails with SupervisionError.
+import { functionLabel } from "../../runtime/actors/arity.ts";
+import { hold, release } from "../../runtime/keep-alive.ts";
+import type { PortRef } from "../../runtime/messages.ts";
+import { Proc } from "../../runtime/proc/proc.ts";
+import { metricsOn, taskStats } from "../../runtime/metrics/metrics.ts";
+import { locate, type CodeLocation } from "../../runtime/code/code-locator.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { onRankLost } from "../../mesh/liveness.ts";
+import { FrameError } from "../../wire/errors.ts";
+import { ActorError, SupervisionError } from "../../mesh/errors.ts";
+import type { Executor } from "./executor.ts";
+import { ObjectRef } from "../object-ref.ts";
+import type { ObjectStore } from "../object-store.ts";
+import { TASK_RESOURCES, type Resources, type TaskOptions } from "../options.ts";
+import { resolveAll } from "../refs.ts";
+import { nameUnsendableArgument } from "./task-args.ts";
+import { TaskBatch, type SlotUse } from "./task-batch.ts";
+import { TaskQueue } from "./task-queue.ts";
+import { give, take, type Worker, type WorkerPool } from "./worker-pool.ts";
+
+/** A task function, or where a worker exported it from. */
+export type TaskCode = Function | CodeLocation;
+
+/** Where a sent task is: waiting at its worker, running (holding its resources), or blocked in get() (lent them out). */
+type TaskState = "prefetched" | "running" | "blocked";
+
+interface Task {
+  readonly id: string;
+  readonly name: string;
+  readonly fn: TaskCode;
+  readonly args: readonly unknown[];
+  readonly resources: Resources;
+  readonly env: Readonly<Record<string, string>> | undefined;
+  retriesLeft: number;
+}
+
+/** A task sent to a worker. */
+interface Running {
+  readonly task: Task;
+  readonly worker: Worker;
+  /** Its result arrives at the results port as this rank (a retried task gets a new one, so a stale result is ignored). */
+  readonly number: number;
+  state: TaskState;
+}
+
+export class TaskScheduler {
+  #executors: ActorMesh<Executor> | null = null;
+  #executorSlices: ActorMesh<Executor>[] = [];
+  #located = new WeakMap<Function, CodeLocation>();
+  #queue = new TaskQueue<Task>();
+  /** Queued tasks with a request other than the default's: while none is, a pass stops at the first default task with no room. */
+  #othersQueued = 0;
+  /** Tasks sent to workers, by id, and by number. */
+  #running = new Map<string, Running>();
+  #byNumber = new Map<number, Running>();
+  #nextNumber = 0;
+  /** Where Executors send the results of batched tasks. */
+  readonly resultsPort: PortRef;
+  readonly #portId: number;
+  /** The batch being filled for each worker this tick, by worker index. */
+  #outgoing: Array<TaskBatch<Running> | undefined> = [];
+  #flushScheduled = false;
+  #unwatch: Array<() => void> = [];
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly pool: WorkerPool,
+  ) {
+    const proc = Proc.current();
+    this.#portId = proc.openPort((number, ok, value) => this.#result(number, ok, value));
+    this.resultsPort = { addr: proc.addr, id: this.#portId };
+  }
+
+  /** The job ended: results that still arrive are dropped. */
+  close(): void {
+    Proc.current().closePort(this.#portId);
+    for (const unwatch of this.#unwatch.splice(0)) unwatch();
+  }
+
+  /** The Executors tasks are sent to: rank `i` runs on worker `i`. */
+  useExecutors(executors: ActorMesh<Executor>): void {
+    this.#executors = executors;
+    this.#executorSlices = [];
+    // A batch goes one-way, so no reply fails when its worker's process is lost: this does (a stop included, which supervision does not report).
+    for (let i = 0; i < executors.size; i++) this.#unwatch.push(onRankLost(executors, i, (error) => this.workerDied(i, error)));
+  }
+
+  /** Queues a task whose result fills entry `id` of the store. */
+  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions): void {
+    const resources = options.resources ?? TASK_RESOURCES;
+    const name = options.name ?? (typeof fn === "function" ? String(fn.name || "task") : fn.exportName);
+    const impossible = this.pool.impossible(resources, `task ${name}`);
+    if (impossible) {
+      this.store.entry(id).reject(impossible);
+      if (metricsOn) (taskStats.submitted++, taskStats.failedQueued++);
+      return;
+    }
+    this.#queue.push({ id, name, fn, args, resources, env: options.env, retriesLeft: options.maxRetries ?? 0 });
+    if (resources !== TASK_RESOURCES) this.#othersQueued++;
+    if (metricsOn) taskStats.submitted++;
+    this.#dispatch();
+  }
+
+  #dispatch(): void {
+    let unplaceable: Set<Resources> | undefined; // requests that found no room in this pass (tasks share the default's object)
+    for (let i = 0; i < this.#queue.length && i < 64; ) {
+      const task = this.#queue.at(i);
+      const counted = task.resources === TASK_RESOURCES;
+      // A counted task goes straight to a worker only if none is waiting there already (they run in order).
+      let worker = unplaceable?.has(task.resources) ? undefined : this.pool.pick(task.resources, counted);
+      const ahead = !worker && counted;
+      if (ahead) worker = this.pool.pickAhead();
+      if (!worker) {
+        // Every task behind this one asks for the default too, so none has room: the pass is over
+        // (without this, each submit and each result scanned 64 queued tasks in vain).
+        if (counted && this.#othersQueued === 0) break;
+        (unplaceable ??= new Set()).add(task.resources);
+        i++;
+        continue;
+      }
+      this.#queue.removeAt(i);
+      if (!counted) this.#othersQueued--;
+      if (metricsOn) taskStats.dispatched++;
+      if (ahead) worker.prefetched++;
+      else take(worker, task.resources);
+      const running: Running = { task, worker, number: this.#nextNumber++, state: ahead ? "prefetched" : "running" };
+      if (this.#running.size === 0) hold(); // a batch sent one-way waits on no reply that would keep the process alive
+      this.#running.set(task.id, running);
+      this.#byNumber.set(running.number, running);
+      this.#send(running);
+    }
+  }
+
+  /** Adds a task to its worker's batch, or sends it on its own when it must wait for its code's location or its refs. */
+  #send(running: Running): void {
+    const { task } = running;
+    const location = typeof task.fn === "function" ? this.#located.get(task.fn) : task.fn;
+    if (!location || task.args.some((a) => a instanceof ObjectRef)) {
+      void this.#execute(running);
+      return;
+    }
+    const batch = (this.#outgoing[running.worker.index] ??= new TaskBatch());
+    batch.add(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      process.nextTick(() => this.#flush()); // after the microtasks queued now: every task placed in this turn
+    }
+  }
+
+  /** Sends each worker its batch. */
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batches = this.#outgoing;
+    this.#outgoing = [];
+    batches.forEach((batch, index) => {
+      if (!batch) return;
+      const { runBatch } = this.#executor(index);
+      try {
+        // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
+        if (batch.acked) runBatch.callOne(batch.fns, batch.tasks).catch((err: unknown) => this.#batchFailed(batch.held, err));
+        else runBatch.broadcast(batch.fns, batch.tasks);
+      } catch {
+        // An argument the codec cannot send: each task goes on its own, to fail with its own error.
+        for (const running of batch.held) void this.#execute(running);
+      }
+    });
+  }
+
+  /** A batch's call failed: its tasks still running died with their worker, or (too big together) go one by one. */
+  #batchFailed(held: readonly Running[], err: unknown): void {
+    for (const running of held) {
+      if (this.#running.get(running.task.id) !== running) continue; // reported already
+      if (err instanceof FrameError) void this.#execute(running);
+      else this.#failed(running, err, running.task.args);
+    }
+    this.#dispatch();
+  }
+
+  #executor(index: number): ActorMesh<Executor> {
+    return (this.#executorSlices[index] ??= this.#executors!.slice({ workers: index }));
+  }
+
+  /** Runs one task with a call of its own. */
+  async #execute(running: Running): Promise<void> {
+    const { task, worker } = running;
+    let args = task.args;
+    try {
+      // Fast path: a function located before and no refs among the arguments need no awaiting.
+      const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
+      if (args.some((a) => a instanceof ObjectRef)) args = await resolveAll(this.store, args);
+      const value = await this.#executor(worker.index).runTask.callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, slotUse(running));
+      if (this.#running.get(task.id) === running) this.#finished(running, true, value);
+    } catch (err) {
+      if (this.#running.get(task.id) === running) this.#failed(running, err, args);
+    }
+    this.#dispatch();
+  }
+
+  async #locate(fn: Function): Promise<CodeLocation> {
+    const location = await locate(fn);
+    this.#located.set(fn, location);
+    return location;
+  }
+
+  /** Tasks of worker `worker` that were sent ahead got a slot: they hold their resources from now on. */
+  started(worker: number, ids: readonly string[]): void {
+    for (const id of ids) {
+      const running = this.#running.get(id);
+      if (running?.worker.index !== worker || running.state !== "prefetched") continue;
+      running.state = "running";
+      running.worker.prefetched--;
+      take(running.worker, running.task.resources);
+    }
+  }
+
+  /** The value of batched task `number`, or what it threw (or why its value could not be sent). */
+  #result(number: number, ok: boolean, value: unknown): void {
+    const running = this.#byNumber.get(number);
+    if (!running) return; // its worker was declared dead meanwhile
+    this.pool.finished(running.worker);
+    this.#finished(running, ok, value);
+    this.#dispatch();
+  }
+
+  /** A task's value or what it threw arrived. */
+  #finished(running: Running, ok: boolean, value: unknown): void {
+    this.#release(running);
+    const entry = this.store.entry(running.task.id);
+    if (ok) {
+      entry.resolve(value);
+      if (metricsOn) taskStats.done++;
+    } else {
+      entry.reject(value);
+      if (metricsOn) taskStats.failedRunning++;
+    }
+  }
+
+  /** A task's call failed: it runs again if its worker died and it has retries left; else its entry rejects. */
+  #failed(running: Running, err: unknown, args: readonly unknown[]): void {
+    const { task } = running;
+    this.#release(running);
+    const entry = this.store.entry(task.id);
+    if (err instanceof SupervisionError && task.retriesLeft > 0 && !entry.settled) {
+      task.retriesLeft--;
+      if (metricsOn) taskStats.requeued++;
+      this.#queue.unshift(task);
+      if (task.resources !== TASK_RESOURCES) this.#othersQueued++;
+    } else {
+      if (metricsOn) taskStats.failedRunning++;
+      entry.reject(err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args));
+    }
+  }
+
+  /** A task left its worker: what it held there is free again. */
+  #release(running: Running): void {
+    this.#running.delete(running.task.id);
+    this.#byNumber.delete(running.number);
+    if (this.#running.size === 0) release();
+    if (running.state === "running") give(running.worker, running.task.resources);
+    else if (running.state === "prefetched") running.worker.prefetched--;
+  }
+
+  /**
+   * A task waiting in get()/wait() gives its resources back meanwhile (as in
+   * Ray), so tasks that wait on tasks they started cannot starve the workers.
+   */
+  setBlocked(taskId: string | null, blocked: boolean): void {
+    const running = taskId === null ? undefined : this.#running.get(taskId);
+    if (!running || running.state === "prefetched" || (running.state === "blocked") === blocked) return;
+    running.state = blocked ? "blocked" : "running";
+    if (blocked) {
+      give(running.worker, running.task.resources);
+      this.#dispatch();
+    } else take(running.worker, running.task.resources);
+  }
+
+  /** Worker `index` died: its tasks run again (maxRetries) or fail with SupervisionError, as do queued tasks no worker left can run. */
+  workerDied(index: number, cause: Error): void {
+    this.pool.markDead(index);
+    for (const running of [...this.#running.values()]) {
+      if (running.worker.index !== index) continue;
+      this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${cause.message}`, { cause }), running.task.args);
+    }
+    this.#failImpossible();
+    this.#dispatch();
+  }
+
+  #failImpossible(): void {
+    this.#queue.retain((task) => {
+      const err = this.pool.impossible(task.resources, `task ${task.name}`);
+      if (err) this.store.entry(task.id).reject(err);
+      if (err && metricsOn) taskStats.failedQueued++;
+      return !err;
+    });
+    this.#othersQueued = 0;
+    for (let i = 0; i < this.#queue.length; i++) if (this.#queue.at(i).resources !== TASK_RESOURCES) this.#othersQueued++;
+  }
+}
+
+/** A task with the default request waits for one of its worker's slots; one sent ahead reports when it gets it. */
+function slotUse(running: Running): SlotUse {
+  return running.task.resources !== TASK_RESOURCES ? 0 : running.state === "prefetched" ? 2 : 1;
+}

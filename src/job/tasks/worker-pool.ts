@@ -1,0 +1,99 @@
+// Resource accounting per worker: what each worker of a job offers, what is
+// free on it now, how many tasks were sent ahead to it, and whether it is
+// alive. Placement asks it for the worker to use; it never sends anything.
+import { SupervisionError } from "../../mesh/errors.ts";
+import { TASK_RESOURCES, type Resources } from "../options.ts";
+
+export interface Worker {
+  readonly index: number;
+  readonly capacity: Resources;
+  readonly free: Record<string, number>;
+  /** Tasks sent ahead, waiting at the worker for one of its slots. */
+  prefetched: number;
+  /** How far ahead tasks may be sent to it now (PREFETCH, or QUICK_PREFETCH while its tasks are tiny). */
+  prefetchLimit: number;
+  /** When its last task finished (performance.now()), and the mean time between its tasks' ends (ms, a moving average). */
+  lastDone: number;
+  meanGap: number;
+  alive: boolean;
+}
+
+/** Tasks with the default request may be sent this far ahead of a free slot, so a worker never idles between them. */
+const PREFETCH = 16;
+/**
+ * While a worker finishes tasks faster than QUICK_TASK_MS each, this many may
+ * wait there: tasks then go in batches big enough to amortise a message, and
+ * a worker holds little work that another could have taken.
+ */
+const QUICK_PREFETCH = 64;
+const QUICK_TASK_MS = 0.2;
+
+export class WorkerPool {
+  #workers: Worker[] = [];
+
+  /** `count` workers offering `capacity` each, all free. */
+  reset(count: number, capacity: Resources): void {
+    this.#workers = Array.from({ length: count }, (_, index) => ({ index, capacity, free: { ...capacity }, prefetched: 0, prefetchLimit: PREFETCH, lastDone: 0, meanGap: Infinity, alive: true }));
+  }
+
+  /** Worker `index` died: nothing is placed on it any more. */
+  markDead(index: number): void {
+    const worker = this.#workers[index];
+    if (worker) worker.alive = false;
+  }
+
+  /** The alive worker with room for `request` and the most free cpu (with no task waiting there, if `idleOnly`). */
+  pick(request: Resources, idleOnly = false): Worker | undefined {
+    let best: Worker | undefined;
+    for (const w of this.#workers) {
+      if (!w.alive || !fits(w.free, request) || (idleOnly && w.prefetched > 0)) continue;
+      if (!best || (w.free.cpu ?? 0) > (best.free.cpu ?? 0)) best = w;
+    }
+    return best;
+  }
+
+  /** The alive worker able to run default tasks with the fewest sent ahead, if any has room for one more. */
+  pickAhead(): Worker | undefined {
+    let best: Worker | undefined;
+    for (const w of this.#workers) {
+      if (!w.alive || w.prefetched >= w.prefetchLimit || !fits(w.capacity, TASK_RESOURCES)) continue;
+      if (!best || w.prefetched < best.prefetched) best = w;
+    }
+    return best;
+  }
+
+  /** A task of `worker` finished: while its tasks end in quick succession, more may be sent ahead. */
+  finished(worker: Worker): void {
+    const now = performance.now();
+    const gap = now - worker.lastDone;
+    worker.meanGap = worker.meanGap === Infinity ? gap : 0.9 * worker.meanGap + 0.1 * gap;
+    worker.lastDone = now;
+    worker.prefetchLimit = worker.meanGap < QUICK_TASK_MS ? QUICK_PREFETCH : PREFETCH;
+  }
+
+  /** An error naming the resource when no alive worker could ever satisfy `request`. */
+  impossible(request: Resources, what: string): Error | null {
+    if (request === TASK_RESOURCES && this.#workers.some((w) => w.alive && fits(w.capacity, request))) return null; // the common case, without allocating
+    const alive = this.#workers.filter((w) => w.alive);
+    if (alive.some((w) => fits(w.capacity, request))) return null;
+    if (alive.length === 0) return new SupervisionError(`${what} cannot run: every worker of this job has died`);
+    const short = Object.keys(request).find((r) => !alive.some((w) => (w.capacity[r] ?? 0) >= request[r])) ?? Object.keys(request)[0];
+    const most = Math.max(...alive.map((w) => w.capacity[short] ?? 0));
+    return new RangeError(`${what} requests ${short}: ${request[short]}, but no worker has that much (the most any worker offers is ${short}: ${most}); lower the request or give workers more (resources option of createJobContext)`);
+  }
+}
+
+function fits(free: Resources, request: Resources): boolean {
+  for (const r in request) if ((free[r] ?? 0) < request[r]) return false;
+  return true;
+}
+
+/** Marks `request` as in use on `worker`. */
+export function take(worker: Worker, request: Resources): void {
+  for (const r in request) worker.free[r] = (worker.free[r] ?? 0) - request[r];
+}
+
+/** Gives `request` back to `worker`. */
+export function give(worker: Worker, request: Resources): void {
+  for (const r in request) worker.free[r] = (worker.free[r] ?? 0) + request[r];
+}

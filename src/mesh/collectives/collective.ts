@@ -1,0 +1,221 @@
+// mesh/collectives: allReduce & co. (this file) over a group of ranks
+// (collective-group.ts) with deterministic reductions (reduce-op.ts).
+//
+// Mesh collectives, like torch.distributed / ray.util.collective: called inside
+// an endpoint running on every rank of a mesh, on typed arrays, in place.
+//
+//   class Worker extends Actor {
+//     async step() { … await collective.allReduce(grads, { op: "avg" }); … }
+//   }
+//   await workers.step.call();
+//
+// The group is the mesh the message was sent to; `dims` narrows it to the ranks
+// that share every other coordinate (Monarch's reduce(dims)). Every rank of a
+// group must make the same collective calls in the same order, with the same
+// length, element type, op and root — a mismatch is an error on every rank.
+//
+// Every call starts with a round in which each rank sends every peer a piece
+// carrying its call's description (so every rank sees a mismatch, and knows
+// its peers' connections, whose loss fails the call). Small allReduces send
+// the whole array in that round (one round: latency-optimal); large ones
+// reduce-scatter then all-gather (each rank sends 2(n−1)/n of the array:
+// bandwidth-optimal, like a ring, in two rounds instead of 2(n−1)).
+import { config } from "../../runtime/config.ts";
+import type { Exchange, Group } from "./collective-group.ts";
+import { checkArray, checkOp, finish, fold, type NumericArray, type ReduceOp } from "./reduce-op.ts";
+
+export type { NumericArray, ReduceOp };
+
+export interface GroupOptions {
+  /** Run among the ranks that differ only along these dimensions (default: all of the message's). */
+  readonly dims?: readonly string[];
+}
+
+export interface ReduceOptions extends GroupOptions {
+  /** Default "sum". "avg" on an integer array truncates, as its element type does. */
+  readonly op?: ReduceOp;
+}
+
+export interface RootOptions extends GroupOptions {
+  /** The root's index in the group (its rank along `dims`, row-major); default 0. */
+  readonly root?: number;
+}
+
+/** What every rank says about its call, compared across the group. */
+interface Meta {
+  readonly c: string;
+  readonly t: string;
+  readonly n: number;
+  readonly o?: string;
+  readonly r?: number;
+}
+
+interface Piece {
+  readonly m: Meta;
+  readonly d?: NumericArray;
+}
+
+function describeMeta(m: Meta): string {
+  return `${m.c}(${m.t}[${m.n}]${m.o ? `, op ${m.o}` : ""}${m.r !== undefined ? `, root ${m.r}` : ""})`;
+}
+
+/** Throws on every rank when the group's calls differ. */
+function checkAgreement(what: string, group: Group, mine: Meta, pieces: readonly unknown[]): Piece[] {
+  const all = pieces.map((p, i) => (i === group.me ? { m: mine } : (p as Piece)));
+  const differs = all.some(({ m }) => m.c !== mine.c || m.t !== mine.t || m.n !== mine.n || m.o !== mine.o || m.r !== mine.r);
+  if (differs) {
+    const calls = all.map(({ m }, i) => `${group.describe(i)}: ${describeMeta(m)}`).join("; ");
+    throw new RangeError(`${what}: the ranks of the group called different collectives (${calls}); every rank must pass the same kind of typed array, length, op and root, in the same order of calls`);
+  }
+  return all;
+}
+
+// The exchange machinery loads with the first collective, not with `fray/mesh`, which every actor
+// module imports. One promise, so calls made without awaiting each other still start in call order.
+let groups: Promise<typeof import("./collective-group.ts")> | null = null;
+
+/** Runs `body` on the current group's exchange, closing it however it ends. */
+async function run<T>(what: string, dims: readonly string[] | undefined, body: (ex: Exchange, group: Group) => Promise<T>): Promise<T> {
+  const { currentGroup, Exchange } = await (groups ??= import("./collective-group.ts"));
+  const group = await currentGroup(what, dims);
+  const ex = new Exchange(group, what);
+  try {
+    const result = await body(ex, group);
+    ex.close(false);
+    return result;
+  } catch (err) {
+    ex.close(true);
+    throw err;
+  }
+}
+
+function meta(c: string, array: NumericArray, op?: ReduceOp, root?: number): Meta {
+  return { c, t: array.constructor.name, n: array.length, ...(op ? { o: op } : {}), ...(root !== undefined ? { r: root } : {}) };
+}
+
+function checkRoot(what: string, root: unknown, size: number): number {
+  if (!Number.isInteger(root) || (root as number) < 0 || (root as number) >= size) {
+    throw new RangeError(`${what}: root must be an integer index into the group of ${size} ranks (0 to ${size - 1}), got ${String(root)}`);
+  }
+  return root as number;
+}
+
+/** `op` over the members' pieces in group order, `own` standing for this member's: a new array. */
+function combine<A extends NumericArray>(op: ReduceOp, group: Group, own: A, pieces: readonly Piece[]): A {
+  const size = group.ranks.length;
+  const acc = (group.me === 0 ? own : pieces[0].d!).slice() as A;
+  for (let i = 1; i < size; i++) fold(op, acc, i === group.me ? own : pieces[i].d!);
+  finish(op, acc, size);
+  return acc;
+}
+
+/** Start of member `i`'s block when `n` elements are split into `size` blocks. */
+const blockStart = (n: number, size: number, i: number) => Math.floor((n * i) / size);
+
+/** Reduces `array` across the group, in place on every rank; resolves with it. */
+async function allReduce<A extends NumericArray>(array: A, options: ReduceOptions = {}): Promise<A> {
+  const what = "collective.allReduce";
+  checkArray(what, array);
+  const op = checkOp(what, options.op ?? "sum");
+  return run(what, options.dims, async (ex, group) => {
+    const size = group.ranks.length;
+    const mine = meta("allReduce", array, op);
+    if (size === 1) return (finish(op, array, 1), array);
+    if (array.byteLength <= config.collectiveDirectMaxBytes) {
+      const copy = array.slice();
+      const pieces = checkAgreement(what, group, mine, await ex.allToAll("a", () => ({ m: mine, d: copy })));
+      array.set(combine(op, group, copy, pieces) as never);
+      return array;
+    }
+    // Reduce-scatter: member i reduces block i. Block i of `array` is only overwritten once member i
+    // has it (its all-gather piece answers ours), so the pieces may alias `array`.
+    const n = array.length;
+    const block = (i: number) => array.subarray(blockStart(n, size, i), blockStart(n, size, i + 1)) as A;
+    const parts = checkAgreement(what, group, mine, await ex.allToAll("rs", (to) => ({ m: mine, d: block(to) })));
+    const acc = combine(op, group, block(group.me), parts);
+    // All-gather: every member's reduced block to everyone.
+    const gathered = await ex.allToAll("ag", () => acc);
+    array.set(acc as never, blockStart(n, size, group.me));
+    gathered.forEach((b, i) => i !== group.me && array.set(b as never, blockStart(n, size, i)));
+    return array;
+  });
+}
+
+/**
+ * Gathers every member's `array` (all the same length): resolves with a new
+ * array of the same type, of length `array.length × group size`, holding them
+ * in group order.
+ */
+async function allGather<A extends NumericArray>(array: A, options: GroupOptions = {}): Promise<A> {
+  const what = "collective.allGather";
+  checkArray(what, array);
+  return run(what, options.dims, async (ex, group) => {
+    const mine = meta("allGather", array);
+    const copy = array.slice();
+    const pieces = checkAgreement(what, group, mine, await ex.allToAll("g", () => ({ m: mine, d: copy })));
+    const out = new (array.constructor as new (n: number) => A)(array.length * group.ranks.length);
+    pieces.forEach((p, i) => out.set((i === group.me ? array : p.d!) as never, i * array.length));
+    return out;
+  });
+}
+
+/**
+ * Reduces `array` (whose length the group size divides) across the group and
+ * resolves, on member i, with block i of the result (a new array of
+ * `length / size` elements). `array` is left as it was.
+ */
+async function reduceScatter<A extends NumericArray>(array: A, options: ReduceOptions = {}): Promise<A> {
+  const what = "collective.reduceScatter";
+  checkArray(what, array);
+  const op = checkOp(what, options.op ?? "sum");
+  return run(what, options.dims, async (ex, group) => {
+    const size = group.ranks.length;
+    if (array.length % size !== 0) throw new RangeError(`${what}: the array's length ${array.length} is not a multiple of the group's ${size} ranks; pad it to a multiple`);
+    const mine = meta("reduceScatter", array, op);
+    const len = array.length / size;
+    const block = (i: number) => array.slice(i * len, (i + 1) * len) as A;
+    const parts = checkAgreement(what, group, mine, await ex.allToAll("rs", (to) => ({ m: mine, d: block(to) })));
+    return combine(op, group, array.subarray(group.me * len, (group.me + 1) * len) as A, parts);
+  });
+}
+
+/** Copies the root's `array` into every member's, in place; resolves with it. */
+async function broadcast<A extends NumericArray>(array: A, options: RootOptions = {}): Promise<A> {
+  const what = "collective.broadcast";
+  checkArray(what, array);
+  return run(what, options.dims, async (ex, group) => {
+    const root = checkRoot(what, options.root ?? 0, group.ranks.length);
+    const mine = meta("broadcast", array, undefined, root);
+    const copy = group.me === root ? array.slice() : undefined;
+    const pieces = checkAgreement(what, group, mine, await ex.allToAll("b", () => ({ m: mine, d: copy })));
+    if (group.me !== root) array.set(pieces[root].d! as never);
+    return array;
+  });
+}
+
+/** Reduces every member's `array` into the root's, in place (the others' are left as they were); resolves with it. */
+async function reduce<A extends NumericArray>(array: A, options: RootOptions & ReduceOptions = {}): Promise<A> {
+  const what = "collective.reduce";
+  checkArray(what, array);
+  const op = checkOp(what, options.op ?? "sum");
+  return run(what, options.dims, async (ex, group) => {
+    const size = group.ranks.length;
+    const root = checkRoot(what, options.root ?? 0, size);
+    const mine = meta("reduce", array, op, root);
+    const pieces = checkAgreement(what, group, mine, await ex.allToAll("r", (to) => ({ m: mine, d: to === root ? array.slice() : undefined })));
+    if (group.me === root) array.set(combine(op, group, array, pieces) as never);
+    return array;
+  });
+}
+
+/** Resolves once every member of the group has called it. */
+async function barrier(options: GroupOptions = {}): Promise<void> {
+  const what = "collective.barrier";
+  await run(what, options.dims, async (ex, group) => {
+    const mine: Meta = { c: "barrier", t: "", n: 0 };
+    checkAgreement(what, group, mine, await ex.allToAll("x", () => ({ m: mine })));
+  });
+}
+
+/** The collectives, as one namespace: `collective.allReduce(grads, { op: "avg" })`. */
+export const collective = { allReduce, allGather, reduceScatter, broadcast, reduce, barrier } as const;

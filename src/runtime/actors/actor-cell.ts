@@ -1,0 +1,327 @@
+// runtime/actors: one actor instance, its mailbox and endpoints (this file), the endpoint
+// options and arity rule, and the builtin endpoints. Uses proc/ to send replies, ports/ for
+// explicit response ports, supervision/ to report a death, bulk/ for distributed-array shards.
+//
+// An ActorCell is one actor instance with its mailbox. It runs up to
+// `maxConcurrency` messages at once (default 1) — async endpoints included,
+// interleaving at their awaits — starting them in arrival order; a `concurrent`
+// endpoint takes no slot. Messages that arrive while the actor is still being
+// constructed wait. Supervision events and stop requests go through the same
+// mailbox: they wait for the running messages and run alone, in order.
+import { decode } from "../../wire/codec.ts";
+import type { Frame } from "../../wire/frame.ts";
+import { load } from "../code/code-locator.ts";
+import { config, settingName } from "../config.ts";
+import { messageContext, type ActorIdentity, type MessageContext } from "../proc/context.ts";
+import { BUILTIN_PREFIX, builtinEndpoint } from "./builtin-endpoints.ts";
+import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
+import type { Call, Spawn } from "../messages.ts";
+import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "../metrics/metrics.ts";
+import { Port } from "../ports/port.ts";
+import type { Proc } from "../proc/proc.ts";
+import { hasShardRef, shardsOf } from "../bulk/shard-store.ts";
+import { SupervisionError, type MeshFailure } from "../supervision/supervision.ts";
+
+/** The options of a builtin endpoint: it runs like a plain one. */
+const BUILTIN: EndpointOptions = Object.freeze({});
+
+type State = "constructing" | "ready" | "failed" | "dead" | "stopped";
+
+type Item =
+  | { readonly t: "call"; readonly call: Call; readonly rank: number; readonly frame: Frame; readonly first: boolean }
+  | { readonly t: "supervise"; readonly failure: MeshFailure }
+  | { readonly t: "stop"; readonly done: () => void };
+
+interface SupervisingActor {
+  supervise?(failure: MeshFailure): unknown;
+  cleanup?(error?: Error): unknown;
+}
+
+export class ActorCell {
+  readonly identity: ActorIdentity;
+  /** Address of the proc that owns this actor's mesh. */
+  readonly owner: string;
+  #state: State = "constructing";
+  #error: Error | null = null;
+  #Class: Function | null = null;
+  #instance: Record<string, unknown> | null = null;
+  #queue: Item[] = [];
+  #head = 0;
+  /** Messages that hold a slot: async calls still running, or a supervise/stop item. */
+  #active = 0;
+  /** A supervise or stop item is running: nothing else starts until it ends. */
+  #exclusive = false;
+  readonly #maxConcurrency: number;
+  /** Calls whose endpoint is still running (async): a death answers them at once rather than when (if ever) they finish. */
+  #running = new Set<{ readonly call: Call; readonly rank: number }>();
+  #cleanedUp = false;
+  /** This actor's endpoints' metrics records, by endpoint name (valid ones only, so labels stay bounded). */
+  #stats = new Map<string, EndpointStats>();
+
+  private constructor(private readonly proc: Proc, spawn: Spawn) {
+    this.owner = spawn.owner;
+    this.#maxConcurrency = spawn.mc ?? 1;
+    this.identity = {
+      actorId: spawn.actor,
+      meshName: spawn.name,
+      className: spawn.exp.split(".").pop()!,
+      rank: spawn.rank,
+      extent: spawn.ext,
+      origin: spawn.origin,
+      abort: (reason) => this.die(reason instanceof Error ? reason : new Error(`aborted: ${String(reason ?? "no reason given")}`)),
+      proc,
+    };
+  }
+
+  static spawn(proc: Proc, spawn: Spawn, frame: Frame): ActorCell {
+    const cell = new ActorCell(proc, spawn);
+    cell.#construct(spawn, frame);
+    return cell;
+  }
+
+  get key(): string {
+    return this.identity.actorId;
+  }
+
+  async #construct(spawn: Spawn, frame: Frame): Promise<void> {
+    try {
+      const Class = (await load({ url: spawn.url, exportName: spawn.exp })) as new (...args: unknown[]) => Record<string, unknown>;
+      if (typeof Class !== "function") throw new TypeError(`${spawn.exp} exported from ${spawn.url} is not a class`);
+      const args = decode(frame.payload, frame.attachments) as unknown[];
+      const context: MessageContext = { actor: this.identity, rank: spawn.rank, extent: spawn.ext };
+      this.#instance = messageContext.run(context, () => new Class(...args));
+      this.#Class = Class;
+      if (this.#state === "constructing") this.#state = "ready";
+      this.proc.sendToPort(spawn.reply, spawn.rank, null, false);
+    } catch (err) {
+      this.#state = "failed";
+      this.#error = err as Error;
+      this.proc.sendToPort(spawn.reply, spawn.rank, err, true);
+    }
+    this.#pump();
+  }
+
+  /** Queues a call; `first`: the first of the frame's receivers here, which counts its bytes. */
+  deliver(call: Call, rank: number, frame: Frame, first = true): void {
+    this.#enqueue({ t: "call", call, rank, frame, first });
+  }
+
+  /** Messages waiting in the mailbox, for the mailbox-depth gauge. */
+  get mailboxDepth(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  /** Hands a failure of a mesh this actor owns to its `supervise()`, between messages. */
+  supervise(failure: MeshFailure): void {
+    this.#enqueue({ t: "supervise", failure });
+  }
+
+  /** Stops after the messages already queued: owned meshes first, then `cleanup()`. */
+  stop(): Promise<void> {
+    if (this.#state === "dead" || this.#state === "stopped") return Promise.resolve();
+    return new Promise((done) => this.#enqueue({ t: "stop", done }));
+  }
+
+  /**
+   * Kills the actor: queued calls are rejected, `cleanup(cause)` runs, meshes
+   * it owns are stopped, and its owner gets a MeshFailure.
+   */
+  die(cause: Error): void {
+    if (this.#state === "dead" || this.#state === "stopped") return;
+    this.#state = "dead";
+    this.#error = cause;
+    const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) failed: ${cause.message}`, { cause });
+    this.proc.actorGone(this, gone);
+    for (const { call, rank } of this.#running) if (call.reply) this.proc.sendToPort(call.reply, rank, gone, true);
+    this.#running.clear();
+    this.#rejectQueued(gone);
+    void this.proc.stopMeshesOwnedBy(this.key); // meshes cannot outlive their owner
+    void this.#cleanup(cause);
+    this.proc.reportFault(this, cause);
+  }
+
+  #enqueue(item: Item): void {
+    this.#queue.push(item);
+    if (this.#state !== "constructing") this.#pump();
+  }
+
+  /** Starts queued messages, in order, while slots are free. */
+  #pump(): void {
+    while (this.#head < this.#queue.length && !this.#exclusive) {
+      const item = this.#queue[this.#head];
+      if (item.t === "call" ? this.#active >= this.#maxConcurrency : this.#active > 0) return;
+      this.#queue[this.#head++] = undefined as unknown as Item;
+      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
+      const pending = item.t === "call" ? this.#invoke(item.call, item.rank, item.frame, item.first) : item.t === "supervise" ? this.#handleFailure(item.failure) : this.#stop(item.done);
+      if (pending) {
+        const exclusive = item.t !== "call";
+        this.#active++;
+        this.#exclusive = exclusive;
+        pending.then(() => {
+          this.#active--;
+          if (exclusive) this.#exclusive = false;
+          this.#pump();
+        });
+      }
+    }
+  }
+
+  /** Runs one message; returns a promise when the mailbox must wait for it. */
+  #invoke(call: Call, rank: number, frame: Frame, first: boolean): Promise<void> | undefined {
+    if (this.#state !== "ready") {
+      this.#reject(call, rank, this.#unavailable());
+      return undefined;
+    }
+    const Class = this.#Class!;
+    const builtin = call.m.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(call.m) : undefined;
+    const options = builtin ? BUILTIN : endpointOptions(Class, call.m);
+    const method = builtin ?? this.#instance![call.m];
+    if (!options || typeof method !== "function") {
+      this.#reject(call, rank, new TypeError(`${this.identity.className} has no endpoint '${call.m}'; endpoints are: ${endpointNames(Class).join(", ")}`));
+      return undefined;
+    }
+    let stats: EndpointStats | undefined;
+    let start = 0;
+    if (metricsOn) {
+      stats = this.#stats.get(call.m) ?? this.#statsFor(call.m);
+      stats.received++;
+      stats.calls++;
+      if (first) stats.receivedBytes += payloadBytes(frame);
+      start = callStart();
+    }
+    let args: unknown[];
+    try {
+      args = decode(frame.payload, frame.attachments) as unknown[];
+    } catch (err) {
+      this.#reject(call, rank, err);
+      if (stats) callEnd(stats, start, true);
+      return undefined;
+    }
+    if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.proc));
+    const context: MessageContext = { actor: this.identity, rank, extent: call.ext, sel: call.sel, version: call.v };
+    let result: unknown;
+    try {
+      // Distributed arrays given to an endpoint arrive as this rank's shards (builtins read shards themselves).
+      if (builtin || !hasShardRef(args)) result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
+      else result = shardsOf(this.proc).resolve(args, this.identity.rank).then((shards) => messageContext.run(context, () => (method as Function).apply(this.#instance, shards)));
+    } catch (err) {
+      this.#reject(call, rank, err);
+      if (stats) callEnd(stats, start, true);
+      return undefined;
+    }
+    if (result instanceof Promise) {
+      const running = { call, rank };
+      this.#running.add(running);
+      const done = result.then(
+        (value) => {
+          if (this.#running.delete(running)) this.#resolve(call, rank, value, options);
+          if (stats) callEnd(stats, start, false);
+        },
+        (err) => {
+          if (this.#running.delete(running)) this.#reject(call, rank, err);
+          if (stats) callEnd(stats, start, true);
+        },
+      );
+      return options.concurrent ? undefined : done;
+    }
+    this.#resolve(call, rank, result, options);
+    if (stats) callEnd(stats, start, false);
+    return undefined;
+  }
+
+  #statsFor(endpoint: string): EndpointStats {
+    const stats = endpointStats(this.identity.className, endpoint);
+    this.#stats.set(endpoint, stats);
+    return stats;
+  }
+
+  #resolve(call: Call, rank: number, value: unknown, options: EndpointOptions): void {
+    if (!call.reply || options.explicitResponsePort) return;
+    if (this.#state === "ready") this.proc.sendToPort(call.reply, rank, value, false);
+    else this.proc.sendToPort(call.reply, rank, this.#unavailable(), true);
+  }
+
+  #reject(call: Call, rank: number, error: unknown): void {
+    if (call.reply) {
+      this.proc.sendToPort(call.reply, rank, error, true);
+      return;
+    }
+    // Nobody is waiting for this reply: the actor fails, and its owner hears of it.
+    this.die(error instanceof Error ? error : new Error(`${this.identity.className}.${call.m} threw ${String(error)}`));
+  }
+
+  async #handleFailure(failure: MeshFailure): Promise<void> {
+    if (this.#state !== "ready") return;
+    const instance = this.#instance as SupervisingActor;
+    let handled: unknown = false;
+    try {
+      if (typeof instance.supervise === "function") {
+        const context: MessageContext = { actor: this.identity, rank: this.identity.rank, extent: this.identity.extent };
+        handled = await messageContext.run(context, () => instance.supervise!(failure));
+      }
+    } catch (err) {
+      this.die(new SupervisionError(`supervise() of ${this.identity.className} threw while handling: ${failure.report}`, { cause: err }));
+      return;
+    }
+    if (!handled) {
+      this.die(new SupervisionError(`unhandled: ${failure.report}`, { cause: failure.cause }));
+    }
+  }
+
+  async #stop(done: () => void): Promise<void> {
+    if (this.#state === "dead" || this.#state === "stopped") return done();
+    const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) was stopped`);
+    this.#state = "stopped";
+    await this.proc.stopMeshesOwnedBy(this.key);
+    await this.#cleanup();
+    this.proc.actorGone(this, gone);
+    for (const { call, rank } of this.#running) if (call.reply) this.proc.sendToPort(call.reply, rank, gone, true);
+    this.#running.clear();
+    this.#rejectQueued(gone);
+    done();
+  }
+
+  /** Runs `cleanup(error?)` once, for at most FRAY_CLEANUP_TIMEOUT_MS. */
+  async #cleanup(error?: Error): Promise<void> {
+    this.proc.buffers.releaseOwnedBy(this.key); // stopped or dead alike
+    shardsOf(this.proc).releaseOwnedBy(this.key);
+    const instance = this.#instance as SupervisingActor | null;
+    if (this.#cleanedUp || !instance || typeof instance.cleanup !== "function") return;
+    this.#cleanedUp = true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        console.error(`fray: cleanup() of ${this.key} (${this.identity.className}) did not finish within ${config.cleanupTimeoutMs} ms (${settingName("cleanupTimeoutMs")}); going on without it`);
+        resolve();
+      }, config.cleanupTimeoutMs);
+    });
+    try {
+      const context: MessageContext = { actor: this.identity, rank: this.identity.rank, extent: this.identity.extent };
+      await Promise.race([messageContext.run(context, () => instance.cleanup!(error)), timeout]);
+    } catch (err) {
+      console.error(`fray: cleanup() of ${this.key} (${this.identity.className}) threw:`, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #unavailable(): Error {
+    const e = this.#error;
+    if (this.#state === "failed") return new Error(`actor ${this.key} failed to start: ${e!.message}`, { cause: e });
+    if (this.#state === "dead") return new SupervisionError(`actor ${this.key} (${this.identity.className}) failed: ${e!.message}`, { cause: e });
+    return new SupervisionError(`actor ${this.key} (${this.identity.className}) was stopped`);
+  }
+
+  #rejectQueued(error: Error): void {
+    const rest = this.#queue.slice(this.#head);
+    this.#queue = [];
+    this.#head = 0;
+    for (const item of rest) {
+      if (item.t === "call" && item.call.reply) this.proc.sendToPort(item.call.reply, item.rank, error, true);
+      else if (item.t === "stop") item.done();
+    }
+  }
+}

@@ -1,0 +1,123 @@
+// runtime/bulk: bytes that bypass mailboxes: RemoteBuffers (this file, buffer-transfer.ts),
+// their second TCP connections (bulk-links.ts), shared memory between threads (shared-views.ts)
+// and processes (shm-staging.ts), distributed-array shards (shard-store.ts) and the pieces of
+// collectives (collective-inbox.ts). Uses net/ to dial, proc/ to send, supervision/ for deaths.
+//
+// The owning side of RemoteBuffers: the bytes this process's buffers stand
+// for, and the Proc's answers to peers reading and writing them. Requests are
+// served by the Proc as they arrive, not through the owning actor's mailbox,
+// so a busy actor does not delay a transfer. Each request moves one chunk,
+// either in the reply frame or, between processes of one host, through the
+// reader's staging file (shm-staging.ts), which the owner copies to or from.
+import { closeSync, readSync, writeSync } from "node:fs";
+import { decode } from "../../wire/codec.ts";
+import type { Frame } from "../../wire/frame.ts";
+import type { BufferDrop, BufferRead, BufferWrite, PortRef } from "../messages.ts";
+import { DROPPED, LIVE, STOPPED } from "./shared-views.ts";
+import { openStaging } from "./shm-staging.ts";
+
+interface Owned {
+  readonly bytes: Uint8Array;
+  /** The actor that created it (released when that actor stops), or null: the process. */
+  readonly actor: string | null;
+  /** The status word of a buffer shared with other threads (shared-views.ts). */
+  state?: Int32Array;
+}
+
+type Reply = (ref: PortRef, value: unknown, isError: boolean) => void;
+
+/** How many released buffers' reasons are remembered for late readers (older ones are "not known"). */
+const REMEMBERED = 4096;
+
+export class BufferStore {
+  #owned = new Map<string, Owned>();
+  /** Why a buffer is gone, so a late reader learns whether it was dropped or its actor stopped. */
+  #released = new Map<string, string>();
+
+  add(id: string, bytes: Uint8Array, actor: string | null): void {
+    this.#owned.set(id, { bytes, actor });
+  }
+
+  /** The bytes of buffer `id`; throws naming why when it is gone. */
+  bytes(id: string): Uint8Array {
+    const owned = this.#owned.get(id);
+    if (owned) return owned.bytes;
+    const why = this.#released.get(id);
+    throw new Error(why ? `RemoteBuffer ${id} ${why}; its bytes are gone` : `RemoteBuffer ${id} is not known to its owner's process (dropped, or released when the actor that made it stopped)`);
+  }
+
+  release(id: string, why: string): void {
+    const owned = this.#owned.get(id);
+    if (!owned) return;
+    this.#owned.delete(id);
+    if (owned.state) Atomics.store(owned.state, 0, why === "was dropped" ? DROPPED : STOPPED); // threads sharing it see it at once
+    this.#released.set(id, why);
+    if (this.#released.size > REMEMBERED) this.#released.delete(this.#released.keys().next().value!);
+  }
+
+  /** Releases every buffer actor `actor` created: an actor's buffers do not outlive it. */
+  releaseOwnedBy(actor: string): void {
+    for (const [id, owned] of this.#owned) if (owned.actor === actor) this.release(id, `was released when its owner actor ${actor} stopped`);
+  }
+
+  get size(): number {
+    return this.#owned.size;
+  }
+
+  /** The view and status word a thread of this process reads and writes directly, or null when the bytes are not shared memory. */
+  #share(id: string, bytes: Uint8Array): [Uint8Array, Int32Array] | null {
+    if (!(bytes.buffer instanceof SharedArrayBuffer)) return null;
+    const owned = this.#owned.get(id)!;
+    if (!owned.state) Atomics.store((owned.state = new Int32Array(new SharedArrayBuffer(4))), 0, LIVE);
+    return [bytes, owned.state];
+  }
+
+  /** Answers a peer's request on its reply port. */
+  serve(header: BufferRead | BufferWrite | BufferDrop, frame: Frame, reply: Reply): void {
+    try {
+      if (header.k === "buf.drop") {
+        this.release(header.id, "was dropped");
+        return reply(header.reply, null, false);
+      }
+      const bytes = this.bytes(header.id);
+      if (header.k === "buf.read" && header.share) return reply(header.reply, this.#share(header.id, bytes), false);
+      const { off, len } = header;
+      if (!(off >= 0 && len >= 0 && off + len <= bytes.byteLength)) throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${bytes.byteLength} bytes`);
+      const chunk = bytes.subarray(off, off + len);
+      if (header.k === "buf.read") {
+        if (header.shm === undefined) return reply(header.reply, chunk, false);
+        withShm(header.shm, (fd) => writeAll(fd, chunk, off));
+      } else if (header.shm === undefined) {
+        const data = decode(frame.payload, frame.attachments) as Uint8Array;
+        if (data.byteLength !== len) throw new RangeError(`a write of ${data.byteLength} bytes announced as ${len}`);
+        chunk.set(data);
+      } else withShm(header.shm, (fd) => readAll(fd, chunk, off));
+      reply(header.reply, null, false);
+    } catch (err) {
+      reply(header.reply, err, true);
+    }
+  }
+}
+
+function withShm(path: string, use: (fd: number) => void): void {
+  const fd = openStaging(path);
+  try {
+    use(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes all of `bytes` at `position` (a write may be short). */
+export function writeAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.byteLength; ) done += writeSync(fd, bytes, done, bytes.byteLength - done, position + done);
+}
+
+/** Fills `bytes` from `position`; a file that ends early is an error. */
+export function readAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.byteLength; ) {
+    const n = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
+    if (n === 0) throw new Error(`shared-memory file ended at byte ${position + done}, ${bytes.byteLength - done} bytes short`);
+    done += n;
+  }
+}

@@ -1,0 +1,184 @@
+// The reading and writing side of RemoteBuffers. A transfer is a series of
+// chunk requests to the owner's Proc, a few in flight at once
+// (FRAY_BUFFER_INFLIGHT_BYTES), so control messages on the same link pass
+// between chunks and no frame exceeds FRAY_MAX_FRAME_BYTES. Between processes
+// of one host the bytes go through a staging file in /dev/shm instead of the
+// socket (shm-staging.ts): one memory copy on each side, measured about twice
+// as fast as the socket (bench/groups/data.js, D1); without /dev/shm they go
+// in the frames; to another host, by a second connection (bulk-links.ts);
+// between threads, a buffer on a SharedArrayBuffer is shared (shared-views.ts).
+// Losing the owner rejects the transfer.
+import { encode, type Encoded } from "../../wire/codec.ts";
+import { readAll, writeAll } from "./buffer-store.ts";
+import { config, settingName, settingNow } from "../config.ts";
+import { hold, release } from "../keep-alive.ts";
+import type { Header } from "../messages.ts";
+import { metricsOn, transferStats } from "../metrics/metrics.ts";
+import type { Proc } from "../proc/proc.ts";
+import { copyShared, type ShareCache, type SharedView } from "./shared-views.ts";
+import { returnStaging, takeStaging, useStaging, type Staging } from "./shm-staging.ts";
+import { SupervisionError } from "../supervision/supervision.ts";
+
+/** Where a buffer's bytes live: its owner's proc, its id there, its size, and the owner's OS process. */
+export interface BufferAddress {
+  readonly owner: string;
+  readonly id: string;
+  readonly size: number;
+  readonly pid: number;
+}
+
+function sameHostProcess(proc: Proc, buf: BufferAddress): boolean {
+  return buf.pid !== process.pid && buf.owner.startsWith("unix:") && proc.addr.startsWith("unix:") && useStaging();
+}
+
+/**
+ * Reads the buffer into `bytes` (op "read") or writes `bytes` into it from
+ * its start ("write"); `what` names the operation in errors.
+ */
+export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", bytes: Uint8Array, timeoutMs: number, bound: string, what: string, cache: ShareCache = {}): Promise<void> {
+  const total = op === "read" ? buf.size : bytes.byteLength;
+  if (buf.owner === proc.addr) {
+    try {
+      const owned = proc.buffers.bytes(buf.id);
+      if (op === "read") bytes.set(owned.subarray(0, total));
+      else owned.set(bytes);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(new Error(`${what}: ${(err as Error).message}`, { cause: err }));
+    }
+  }
+  const dead = proc.supervisor.deadProc(buf.owner);
+  if (total === 0 && !dead) return Promise.resolve(); // an empty src: nothing to move
+  if (dead) return Promise.reject(ownerLost(buf, what, dead));
+  if (buf.pid === process.pid && cache.view !== null) {
+    // Another thread of this process: share its memory if it is a SharedArrayBuffer.
+    if (cache.view === undefined) {
+      return askToShare(proc, buf, timeoutMs, bound, what).then((view) => {
+        cache.view = view;
+        return transfer(proc, buf, op, bytes, timeoutMs, bound, what, cache);
+      });
+    }
+    try {
+      copyShared(cache.view, op, bytes, total, buf.id, what);
+      if (metricsOn) transferStats[op] += total; // another thread's shared memory: copied, not sent
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+  if (!(config.bufferChunkBytes >= 1)) return Promise.reject(new RangeError(`${settingNow("bufferChunkBytes")}: a RemoteBuffer chunk must be at least 1 byte; unset it or give e.g. ${settingName("bufferChunkBytes")}=1048576`));
+  return new Promise<void>((resolve, reject) => {
+    const chunk = Math.max(1, Math.min(config.bufferChunkBytes, config.maxFrameBytes - 4096));
+    const window = Math.max(1, Math.floor(config.bufferInflightBytes / chunk));
+    let staging: Staging | undefined;
+    try {
+      staging = sameHostProcess(proc, buf) ? takeStaging() : undefined;
+    } catch (err) {
+      return reject(err);
+    }
+    const shm = staging?.path;
+    const fd = staging?.fd ?? -1;
+    const pending: Array<[off: number, len: number]> = [];
+    let next = 0;
+    let done = 0;
+    let finished = false;
+    let send = (header: Header, payload?: Encoded) => proc.send(buf.owner, header, payload);
+    let stopBulk = () => {};
+    const finish = (error?: Error) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      proc.closePort(port);
+      stopWatching();
+      stopBulk();
+      release();
+      if (staging) returnStaging(staging, !error);
+      if (error) reject(error);
+      else resolve();
+    };
+    const timer = setTimeout(() => finish(new Error(`${what} did not finish within ${bound}: ${done} of ${total} bytes moved`)), timeoutMs);
+    const stopWatching = proc.onPeerLost((addr, error) => {
+      if (addr === buf.owner) finish(ownerLost(buf, what, error));
+    });
+    hold();
+    const port = proc.openPort((_rank, ok, value) => {
+      if (finished) return;
+      const [off, len] = pending.shift()!;
+      if (!ok) return finish(new Error(`${what}: ${(value as Error).message}`, { cause: value }));
+      try {
+        if (op === "read") {
+          const part = bytes.subarray(off, off + len);
+          if (shm !== undefined) readAll(fd, part, off);
+          else part.set(value as Uint8Array);
+        }
+      } catch (err) {
+        return finish(err as Error);
+      }
+      done += len;
+      if (metricsOn) transferStats[op] += len;
+      if (done === total) finish();
+      else pump();
+    });
+    const pump = () => {
+      try {
+        while (pending.length < window && next < total) {
+          const [off, len] = [next, Math.min(chunk, total - next)];
+          next += len;
+          pending.push([off, len]);
+          const reply = { addr: proc.addr, id: port };
+          const part = bytes.subarray(off, off + len);
+          if (op === "read") send({ k: "buf.read", id: buf.id, off, len, shm, reply });
+          else if (shm !== undefined) {
+            writeAll(fd, part, off);
+            send({ k: "buf.write", id: buf.id, off, len, shm, reply });
+          } else send({ k: "buf.write", id: buf.id, off, len, reply }, encode(part));
+        }
+      } catch (err) {
+        finish(err as Error);
+      }
+    };
+    if (!buf.owner.startsWith("tcp:")) return pump();
+    // Another host: chunks go by the bulk connection, not the main link.
+    proc.bulkLinks.get(buf.owner).then(
+      (link) => {
+        if (finished) return;
+        send = link.send;
+        stopBulk = link.onClose((error) => finish(ownerLost(buf, what, error))); // often before the main link reports the loss
+        pump();
+      },
+      (err: Error) => finish(new SupervisionError(`${what}: cannot reach the process owning RemoteBuffer ${buf.id} (${buf.owner}): ${err.message}`, { cause: err })),
+    );
+  });
+}
+
+/** Asks the owner (a thread of this process) for its buffer's shared view; null when it is not on a SharedArrayBuffer. */
+function askToShare(proc: Proc, buf: BufferAddress, timeoutMs: number, bound: string, what: string): Promise<SharedView | null> {
+  return new Promise((resolve, reject) => {
+    let finished = false;
+    const finish = (error: Error | null, view: SharedView | null = null) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      proc.closePort(port);
+      stopWatching();
+      release();
+      if (error) reject(error);
+      else resolve(view);
+    };
+    const timer = setTimeout(() => finish(new Error(`${what} did not finish within ${bound}: its owner did not answer`)), timeoutMs);
+    const stopWatching = proc.onPeerLost((addr, error) => {
+      if (addr === buf.owner) finish(ownerLost(buf, what, error));
+    });
+    hold();
+    const port = proc.openPort((_rank, ok, value) => {
+      if (!ok) return finish(new Error(`${what}: ${(value as Error).message}`, { cause: value }));
+      const shared = value as [Uint8Array, Int32Array] | null;
+      finish(null, shared && { bytes: shared[0], state: shared[1] });
+    });
+    proc.send(buf.owner, { k: "buf.read", id: buf.id, off: 0, len: 0, share: true, reply: { addr: proc.addr, id: port } });
+  });
+}
+
+function ownerLost(buf: BufferAddress, what: string, cause: Error): SupervisionError {
+  return new SupervisionError(`${what}: the process owning RemoteBuffer ${buf.id} (${buf.owner}) is gone: ${cause.message}`, { cause });
+}

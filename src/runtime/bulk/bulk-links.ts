@@ -1,0 +1,82 @@
+// Bulk connections: a second authenticated connection to a peer over TCP (the
+// same dial, TLS and token proof as the main one), used only by RemoteBuffer
+// transfers, so their chunks never queue in front of control messages on the
+// main link, nor behind them. The reader dials; its first frame is a hello
+// with `bulk: true`; the owner answers each chunk request on the same
+// connection. Losing the peer is still decided by the main link.
+import { encode, encodePlain, type Encoded } from "../../wire/codec.ts";
+import { frameOf, type Frame } from "../../wire/frame.ts";
+import { HeaderDecoder } from "../../wire/header-table.ts";
+import type { Transport } from "../../wire/transport.ts";
+import { config } from "../config.ts";
+import { dial } from "../net/dialer.ts";
+import { ConnectionError } from "../errors.ts";
+import type { Header, PortRef } from "../messages.ts";
+
+export interface BulkLink {
+  send(header: Header, payload?: Encoded): void;
+  /** Calls `handler` with why if the connection closes; returns the unsubscribe. */
+  onClose(handler: (error: Error) => void): () => void;
+}
+
+type Locate = (worker: string, addr: string, deadline: number) => Promise<number>;
+type OnFrame = (header: Header, frame: Frame, peer: string) => void;
+
+export class BulkLinks {
+  #links = new Map<string, Promise<BulkLink>>();
+
+  constructor(private readonly addr: string, private readonly locate: Locate, private readonly onFrame: OnFrame) {}
+
+  /** The bulk connection to the proc at `addr`, dialed on first use. */
+  get(addr: string): Promise<BulkLink> {
+    let link = this.#links.get(addr);
+    if (!link) {
+      link = this.#dial(addr);
+      this.#links.set(addr, link);
+      link.catch(() => this.#links.delete(addr));
+    }
+    return link;
+  }
+
+  #dial(addr: string): Promise<BulkLink> {
+    return new Promise((resolve, reject) => {
+      dial(addr, Date.now() + config.connectTimeoutMs, {
+        wanted: () => true,
+        locate: this.locate,
+        failed: reject,
+        connected: (transport) => {
+          transport.setKeepAlive(false); // a transfer in progress holds the process instead
+          transport.send(frameOf(encodePlain({ k: "hello", addr: this.addr, pid: process.pid, bulk: true } satisfies Header)));
+          const headers = new HeaderDecoder();
+          const watchers = new Set<(error: Error) => void>();
+          transport.listen({
+            frame: (frame) => this.onFrame(headers.decode(frame.header) as Header, frame, addr),
+            close: (error) => {
+              this.#links.delete(addr);
+              const why = new ConnectionError(`bulk connection to ${addr} closed${error ? `: ${error.message}` : ""}`);
+              for (const w of [...watchers]) w(why);
+            },
+          });
+          resolve({
+            send: (header, payload) => transport.send(frameOf(encodePlain(header), payload)),
+            onClose: (handler) => (watchers.add(handler), () => watchers.delete(handler)),
+          });
+        },
+      });
+    });
+  }
+}
+
+/** Answers a chunk request on the bulk connection it came by, as a port message. */
+export function replyOn(transport: Transport): (ref: PortRef, value: unknown, isError: boolean) => void {
+  return (ref, value, isError) => {
+    const header: Header = isError ? { k: "port", id: ref.id, rank: 0, err: true } : { k: "port", id: ref.id, rank: 0 };
+    let payload: Encoded;
+    try {
+      payload = encode(value);
+    } catch {
+      payload = encode(new Error(String((value as Error)?.message ?? value)));
+    }
+    transport.send(frameOf(encodePlain(header), payload));
+  };
+}

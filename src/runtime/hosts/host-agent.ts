@@ -1,0 +1,223 @@
+// runtime/hosts: agents that start procs: on this machine (this file) and for remote
+// clients of a `fray worker` (remote-agent.ts). Uses net/ for addresses and credentials,
+// proc/ to serve the child's Proc, output/ to carry the child's output.
+//
+// The local host agent: starts workers on this machine and watches them. A
+// worker runs the bootstrap entry and serves a Proc; it is either a Node
+// process started with this process's loader flags (so TypeScript through tsx
+// works there too), which exits when its parent does — its stdin is a pipe
+// from the parent, closed by the kernel however the parent dies — or a worker
+// thread of this process. Either way its death is reported from its exit
+// status, and one that stops answering heartbeats is killed and reported.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { MessageChannel, Worker } from "node:worker_threads";
+import { MessagePortTransport } from "../../wire/message-port-transport.ts";
+import { config, settingName, settingNow } from "../config.ts";
+import { tokenEnv } from "../net/credentials.ts";
+import { deviceEnv, envWith, type ProcPlace } from "../device-env.ts";
+import { ConnectionError } from "../errors.ts";
+import { hold, release } from "../keep-alive.ts";
+import { Proc } from "../proc/proc.ts";
+import { streamWorkerOutput, type WorkerLog } from "../output/worker-output.ts";
+
+export interface ProcExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface ProcHandle {
+  readonly addr: string;
+  /** The OS process id; -1 for a thread. */
+  readonly pid: number;
+  /** "worker process 123" or "worker thread 4", for messages. */
+  readonly label: string;
+  /** Resolves when the worker has connected back; rejects if it failed to start. */
+  readonly ready: Promise<void>;
+  readonly exited: Promise<ProcExit>;
+  kill(signal?: NodeJS.Signals): void;
+  /** Asks the worker to exit, kills it after FRAY_PROC_STOP_TIMEOUT_MS, and waits. */
+  stop(): Promise<ProcExit>;
+}
+
+/** What starting a worker gives, process or thread alike. */
+interface Started {
+  readonly pid: number;
+  readonly label: string;
+  readonly exited: Promise<ProcExit>;
+  readonly failedToStart: Promise<Error>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+// Flags that make sense for this process only; the ones listed with a value skip it too.
+const NOT_INHERITED = /^--(test|inspect|watch|eval|print|input-type|debug-port|experimental-test)/;
+const TAKES_VALUE = /^(--eval|--print|--input-type|--debug-port|-e|-p)$/;
+
+export function workerExecArgv(): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    if (NOT_INHERITED.test(argv[i]) || argv[i] === "-e" || argv[i] === "-p") {
+      if (TAKES_VALUE.test(argv[i])) i++;
+      continue;
+    }
+    out.push(argv[i]);
+  }
+  // Stack traces from workers point at the user's sources when this process maps them (set by API, not flag).
+  if ((process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled && !out.includes("--enable-source-maps")) out.push("--enable-source-maps");
+  return out;
+}
+
+const children = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
+function startProcess(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
+  const child = spawn(process.execPath, [...workerExecArgv(), entry], { env: envWith(env), stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"] });
+  children.add(child);
+  child.unref();
+  for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as { unref(): void } | null)?.unref();
+  if (log) streamWorkerOutput(addr, log, child);
+  return {
+    pid: child.pid ?? -1,
+    label: `worker process ${child.pid}`,
+    exited: new Promise((resolve) => child.once("exit", (code, signal) => (children.delete(child), resolve({ code, signal })))),
+    failedToStart: new Promise((resolve) => child.once("error", (err) => resolve(new ConnectionError(`cannot start a worker process: ${err.message}`, { cause: err })))),
+    kill: (signal) => void child.kill(signal),
+  };
+}
+
+/**
+ * Worker threads do not inherit loader hooks, so when this process runs
+ * TypeScript through tsx (its sources, or a user's), the thread registers tsx
+ * first.
+ */
+function threadEntry(entry: string): string {
+  const url = pathToFileURL(entry).href;
+  const underTsx = entry.endsWith(".ts") || process.execArgv.some((a) => a.includes("tsx"));
+  if (!underTsx) return `import(${JSON.stringify(url)})`;
+  let tsx: string;
+  try {
+    tsx = import.meta.resolve("tsx/esm/api");
+  } catch {
+    try {
+      tsx = pathToFileURL(createRequire(join(process.cwd(), "noop.js")).resolve("tsx/esm/api")).href;
+    } catch {
+      throw new Error("running TypeScript in worker threads needs the tsx package (npm install tsx), or compile to JavaScript first");
+    }
+  }
+  return `import(${JSON.stringify(tsx)}).then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`;
+}
+
+function startThread(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
+  // Parent and thread talk over a MessagePort, not a socket.
+  const { port1, port2 } = new MessageChannel();
+  // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
+  const worker = new Worker(threadEntry(entry), { eval: true, env: envWith(env), execArgv: [], workerData: { frayParentPort: port2 }, transferList: [port2], stdout: !!log, stderr: !!log });
+  worker.unref();
+  if (log) streamWorkerOutput(addr, log, worker);
+  Proc.current().acceptTransport(new MessagePortTransport(port1));
+  return {
+    pid: -1,
+    label: `worker thread ${worker.threadId}`,
+    exited: new Promise((resolve) => worker.once("exit", (code) => resolve({ code, signal: null }))),
+    failedToStart: new Promise((resolve) => worker.once("error", (err) => resolve(new ConnectionError(`worker thread failed: ${err.message}`, { cause: err })))),
+    kill: () => void worker.terminate(),
+  };
+}
+
+/**
+ * Starts a worker running `entry` (the bootstrap module's path) as a process,
+ * or as a thread. `place`: where it is in its mesh, for its rank environment
+ * (device-env.ts); null when it shares its process with other procs. `log`:
+ * stream its output, tagged (worker-output.ts); absent, it writes to this
+ * process's terminal as it is.
+ */
+export function startProc(entry: string, options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog } = {}): ProcHandle {
+  const proc = Proc.current();
+  const addr = options.addr ?? proc.childAddr();
+  const placed = options.place === undefined ? {} : deviceEnv(options.place, options.thread ?? false);
+  const env = { ...tokenEnv(), ...placed, [settingName("procAddr")]: options.bind ? `${addr}@${options.bind}` : addr, [settingName("parentAddr")]: proc.addr, [settingName("logStream")]: options.log ? "1" : "0" };
+  const started = options.thread ? startThread(entry, env, addr, options.log) : startProcess(entry, env, addr, options.log);
+  const { label } = started;
+  const connected = proc.expectPeer(addr);
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new ConnectionError(`${label} did not start within ${config.procStartTimeoutMs} ms (${settingName("procStartTimeoutMs")})`)), config.procStartTimeoutMs);
+    timer.unref();
+    connected.then(() => (clearTimeout(timer), resolve()));
+    started.failedToStart.then((err) => (clearTimeout(timer), reject(err)));
+    started.exited.then((exit) => (clearTimeout(timer), reject(new ConnectionError(`${label} exited during start (${describeExit(exit)})`))));
+  });
+  // Whoever awaits the start keeps the process alive; an idle worker does not.
+  hold();
+  ready.then(release, release);
+  proc.adoptChild(addr);
+  let stopping = false;
+  let hung: Error | null = null;
+  const stopHeartbeat = heartbeat(proc, addr, ready, (silentMs) => {
+    hung = new ConnectionError(`${label} stopped responding: no heartbeat for ${silentMs} ms (${settingNow("heartbeatTimeoutMs")}); killed it`);
+    started.kill("SIGKILL");
+  });
+  started.exited.then((exit) => {
+    stopHeartbeat();
+    if (stopping) proc.childExited(addr, new ConnectionError(`${label} was stopped`), false);
+    else proc.childExited(addr, hung ?? new ConnectionError(`${label} ${describeExit(exit)}`), true);
+  });
+  return {
+    addr,
+    pid: started.pid,
+    label,
+    ready,
+    exited: started.exited,
+    kill: (signal = "SIGTERM") => started.kill(signal),
+    stop: async () => {
+      stopping = true;
+      hold();
+      const timer = setTimeout(() => started.kill("SIGKILL"), config.procStopTimeoutMs);
+      try {
+        proc.send(addr, { k: "exit" });
+        return await started.exited;
+      } finally {
+        clearTimeout(timer);
+        release();
+      }
+    },
+  };
+}
+
+/**
+ * Pings the worker every FRAY_HEARTBEAT_INTERVAL_MS once it is up; calls
+ * `onHung` when it has not answered for FRAY_HEARTBEAT_TIMEOUT_MS (a stopped
+ * or wedged process keeps its socket open, so only silence shows it).
+ */
+export function heartbeat(proc: Proc, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void, timeoutMs = () => config.heartbeatTimeoutMs): () => void {
+  let lastHeard = Date.now();
+  let timer: NodeJS.Timeout | null = null;
+  const port = proc.openPort(() => (lastHeard = Date.now()));
+  const stop = () => {
+    if (timer) clearInterval(timer);
+    timer = null;
+    proc.closePort(port);
+  };
+  ready.then(() => {
+    lastHeard = Date.now();
+    timer = setInterval(() => {
+      const silent = Date.now() - lastHeard;
+      if (silent > timeoutMs()) {
+        stop();
+        onHung(silent);
+        return;
+      }
+      proc.send(addr, { k: "ping", reply: { addr: proc.addr, id: port } });
+    }, Math.min(config.heartbeatIntervalMs, timeoutMs() / 2));
+    timer.unref();
+  }, stop);
+  return stop;
+}
+
+export function describeExit({ code, signal }: ProcExit): string {
+  return signal ? `was killed by ${signal}` : `exited with code ${code}`;
+}

@@ -1,0 +1,149 @@
+// runtime/metrics: what a process counts (this file), its prom-client registry
+// (registry.ts), collection across a mesh's processes (collect.ts), exposition as Prometheus
+// text and JSON (exposition.ts) and the snapshot the dashboard reads (runtime-snapshot.ts).
+//
+// What this process counts for its metrics. Hot paths (a frame sent, a call
+// run, a task finished) add to plain numbers in the records kept here; the
+// prom-client registry (metrics/registry.ts, loaded only when metrics are read:
+// prom-client takes ~50 ms to load, which every worker would pay at start)
+// reads them when scraped. So counting costs a few additions per message
+// (prom-client's own observe() hashes the labels each time: a quarter of a
+// one-way message's cost). With FRAY_METRICS=0 every hot path checks
+// `metricsOn` and does nothing more.
+// Off by default: benchmark O1 measured them costing more than the 5% of a
+// one-way message (P3) allowed for being on (reading the clock twice per call
+// for the latency histogram is most of it); a round trip (P2) hardly notices.
+// Labels stay bounded: actor class and endpoint name, message kind, actor
+// class for failures and restarts; never per-call, per-actor or mesh ids.
+import { config, settingName } from "../config.ts";
+
+function readSwitch(): boolean {
+  const value = config.metrics;
+  if (value === "1") return true;
+  if (value === "0") return false;
+  throw new RangeError(`${settingName("metrics")}=${JSON.stringify(value)} is neither 1 (metrics on) nor 0 (off); give ${settingName("metrics")}=1 or ${settingName("metrics")}=0`);
+}
+
+/** Whether this process counts (FRAY_METRICS, read once when the runtime loads). */
+export const metricsOn: boolean = readSwitch();
+
+type EndpointLabels = { class: string; endpoint: string };
+
+/** What one actor class's endpoint did in this process. */
+export interface EndpointStats {
+  readonly labels: EndpointLabels;
+  /** Messages this process sent to the endpoint (one per receiving actor), and their argument bytes (once per frame). */
+  sent: number;
+  sentBytes: number;
+  /** Messages actors here received for it, and the argument bytes of their frames (once per frame). */
+  received: number;
+  receivedBytes: number;
+  /** Calls that actors here started, and those that threw or rejected. */
+  calls: number;
+  errors: number;
+  /** Calls that ended, by duration (from decoding their arguments to sending their result): `buckets[i]` counts those ≤ BOUNDS[i] (and > BOUNDS[i-1]); the last, longer ones. */
+  readonly buckets: number[];
+  /** Their total duration in seconds. */
+  seconds: number;
+}
+
+/** Upper bounds of the endpoint-duration buckets, in seconds. */
+export const BOUNDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** When a call starts (its arguments not yet decoded), for callEnd. */
+export function callStart(): number {
+  return performance.now();
+}
+
+/** Counts a call that started at `start` (callStart) and ended now, its result sent. */
+export function callEnd(stats: EndpointStats, start: number, failed: boolean): void {
+  const seconds = (performance.now() - start) / 1000;
+  let i = 0;
+  while (i < BOUNDS.length && seconds > BOUNDS[i]) i++;
+  stats.buckets[i]++;
+  stats.seconds += seconds;
+  if (failed) stats.errors++;
+}
+
+const endpoints = new Map<string, EndpointStats>();
+
+/** Every endpoint's record so far. */
+export function endpointRecords(): Iterable<EndpointStats> {
+  return endpoints.values();
+}
+
+/** The record for `className.endpoint`; callers keep it, so the hot path does no lookup. */
+export function endpointStats(className: string, endpoint: string): EndpointStats {
+  const key = `${className}\0${endpoint}`;
+  let stats = endpoints.get(key);
+  if (!stats) {
+    const labels = { class: className, endpoint };
+    stats = { labels, sent: 0, sentBytes: 0, received: 0, receivedBytes: 0, calls: 0, errors: 0, buckets: new Array<number>(BOUNDS.length + 1).fill(0), seconds: 0 };
+    endpoints.set(key, stats);
+  }
+  return stats;
+}
+
+/** The bytes of an encoded value, attachments included. */
+export function encodedBytes(e: { readonly body: Uint8Array; readonly attachments: readonly Uint8Array[] } | undefined): number {
+  if (!e) return 0;
+  let n = e.body.length;
+  for (const a of e.attachments) n += a.byteLength;
+  return n;
+}
+
+/** The bytes of a received frame's payload, attachments included. */
+export function payloadBytes(frame: { readonly payload: Uint8Array; readonly attachments: readonly Uint8Array[] }): number {
+  let n = frame.payload.length;
+  for (const a of frame.attachments) n += a.byteLength;
+  return n;
+}
+
+/** Frames and their bytes by message kind ("msg", "port", "buf.read", …: a fixed set). */
+export type FrameCounts = { n: number; bytes: number };
+/** Frames sent and received, by message kind. */
+export const framesOut = new Map<string, FrameCounts>();
+export const framesIn = new Map<string, FrameCounts>();
+
+function countFrame(frames: Map<string, FrameCounts>, kind: string, bytes: number): void {
+  let c = frames.get(kind);
+  if (!c) frames.set(kind, (c = { n: 0, bytes: 0 }));
+  c.n++;
+  c.bytes += bytes;
+}
+
+export function countFrameOut(kind: string, bytes: number): void {
+  countFrame(framesOut, kind, bytes);
+}
+
+export function countFrameIn(kind: string, bytes: number): void {
+  countFrame(framesIn, kind, bytes);
+}
+
+/** The job layer's tasks, as counts; pending and running are derived from them. A retried task is requeued, not failed. */
+export const taskStats = { submitted: 0, dispatched: 0, requeued: 0, done: 0, failedRunning: 0, failedQueued: 0 };
+
+/** The job layer's object stores: entries, and the bytes of typed-array values (an estimate: other values count 0). */
+export const objectStats = { entries: 0, bytes: 0 };
+
+/** Mesh members that failed (a fault reported to their owner here), and actors started again, by actor class (mesh names can carry ids). */
+export const failures = new Map<string, number>();
+export const restarts = new Map<string, number>();
+
+export function countFailure(className: string): void {
+  if (metricsOn) failures.set(className, (failures.get(className) ?? 0) + 1);
+}
+
+export function countRestart(className: string): void {
+  if (metricsOn) restarts.set(className, (restarts.get(className) ?? 0) + 1);
+}
+
+/** RemoteBuffer bytes moved between processes, by direction. */
+export const transferStats = { read: 0, write: 0 };
+
+/** Mailbox depths of this process's actors, as (class, depth) pairs; set by the Proc. */
+export let mailboxes: () => Iterable<[className: string, depth: number]> = () => [];
+
+export function watchMailboxes(source: () => Iterable<[className: string, depth: number]>): void {
+  mailboxes = source;
+}

@@ -1,0 +1,74 @@
+// How a Proc dials a peer: while the peer is not listening yet it retries,
+// backing off up to 100 ms, until the deadline; over TCP it speaks TLS when
+// this process has certificates; then both sides prove they know the session
+// token. A proc behind a worker is dialed at the port its worker reports.
+import { createConnection, type NetConnectOpts, type Socket } from "node:net";
+import { authenticateServer } from "../../wire/auth.ts";
+import { SocketTransport } from "../../wire/socket-transport.ts";
+import type { Transport } from "../../wire/transport.ts";
+import { connectOptions, tcpHostPort, workerOf } from "./address.ts";
+import { config, settingName } from "../config.ts";
+import { sessionToken, tls } from "./credentials.ts";
+import { ConnectionError } from "../errors.ts";
+import { nodeTls } from "../code/lazy-builtins.ts";
+
+export interface DialHandlers {
+  /** Whether the connection is still wanted (its link was not dropped meanwhile); an unwanted dial stops quietly. */
+  wanted(): boolean;
+  /** The port of the proc at `addr`, asked of its worker at `worker`; rejects at `deadline`. */
+  locate(worker: string, addr: string, deadline: number): Promise<number>;
+  /** The peer proved it knows the token: the connection, ready to carry frames. */
+  connected(transport: Transport): void;
+  /** The peer cannot be reached (only called while wanted). */
+  failed(error: ConnectionError): void;
+}
+
+/** Connects to the proc at `addr`, retrying until `deadline` (epoch ms) while it does not listen yet. */
+export function dial(addr: string, deadline: number, handlers: DialHandlers, delayMs = 1): void {
+  const worker = workerOf(addr);
+  if (!worker) {
+    dialAt(addr, connectOptions(addr), deadline, handlers, delayMs);
+    return;
+  }
+  // A proc behind a worker: the worker says which port the OS gave it.
+  handlers.locate(worker, addr, deadline).then(
+    (port) => dialAt(addr, { host: tcpHostPort(worker).host, port }, deadline, handlers, delayMs),
+    (err: Error) => {
+      if (handlers.wanted()) handlers.failed(new ConnectionError(`cannot connect to ${addr}: ${err.message}`, { cause: err }));
+    },
+  );
+}
+
+function dialAt(addr: string, options: NetConnectOpts, deadline: number, handlers: DialHandlers, delayMs: number): void {
+  const material = "port" in options ? tls() : null;
+  // With TLS the peer's identity is its certificate from the shared CA, not its host name.
+  const socket: Socket = material ? nodeTls().connect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
+  socket.unref();
+  const onError = (err: NodeJS.ErrnoException) => {
+    if (!handlers.wanted()) return;
+    const retriable = err.code === "ENOENT" || err.code === "ECONNREFUSED";
+    if (retriable && Date.now() < deadline) {
+      setTimeout(() => dial(addr, deadline, handlers, Math.min(delayMs * 2, 100)), delayMs).unref();
+    } else {
+      handlers.failed(new ConnectionError(`cannot connect to ${addr}: ${err.message}`, { cause: err }));
+    }
+  };
+  socket.once("error", onError);
+  socket.once(material ? "secureConnect" : "connect", () => authenticate(addr, socket, onError, handlers));
+}
+
+/** Proves our token to the peer (and checks it knows it too), then the connection carries frames. */
+function authenticate(addr: string, socket: Socket, onError: (err: NodeJS.ErrnoException) => void, handlers: DialHandlers): void {
+  authenticateServer(socket, sessionToken(), config.authTimeoutMs).then(
+    () => {
+      socket.off("error", onError);
+      handlers.connected(new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") }));
+    },
+    (err: Error) => {
+      socket.destroy();
+      if (handlers.wanted()) {
+        handlers.failed(new ConnectionError(`cannot connect to ${addr}: ${err.message} (is ${settingName("token")} the same on both sides?)`, { cause: err }));
+      }
+    },
+  );
+}

@@ -1,0 +1,68 @@
+// A Link is this process's one outgoing path to a peer process. All frames to
+// that peer go through it, which is what makes delivery FIFO per
+// sender→receiver. Frames sent before the connection exists are queued.
+import type { Encoded } from "../../wire/codec.ts";
+import { FrameError } from "../../wire/errors.ts";
+import { frameOf, frameSize, type Frame } from "../../wire/frame.ts";
+import { HeaderEncoder } from "../../wire/header-table.ts";
+import type { Transport } from "../../wire/transport.ts";
+import { config, settingName } from "../config.ts";
+
+export class Link {
+  #transport: Transport | null = null;
+  #queue: Frame[] = [];
+  #onAttach: (() => void) | null = null;
+  #headers = new HeaderEncoder();
+  /** Resolves when the connection exists. */
+  readonly attached: Promise<void> = new Promise((resolve) => (this.#onAttach = resolve));
+
+  constructor(readonly addr: string) {}
+
+  get connected(): boolean {
+    return this.#transport !== null;
+  }
+
+  get transport(): Transport | null {
+    return this.#transport;
+  }
+
+  attach(transport: Transport): void {
+    this.#transport = transport;
+    this.#onAttach?.();
+    for (const frame of this.#queue) transport.send(frame);
+    this.#queue = [];
+  }
+
+  /** Sends a frame; a `repeatable` header (the same bytes object each time) crosses the link once. */
+  send(header: Uint8Array, payload?: Encoded, repeatable = false): void {
+    this.#checkSize(header, payload);
+    const frame = frameOf(this.#headers.encode(header, repeatable), payload);
+    if (this.#transport) this.#transport.send(frame);
+    else this.#queue.push(frame);
+  }
+
+  /**
+   * Refuses, before anything is queued or sent, a frame the peer would refuse:
+   * over a socket the limit is FRAY_MAX_FRAME_BYTES (until the link is up, we
+   * do not know whether it will be a socket, so that limit holds then too).
+   */
+  #checkSize(header: Uint8Array, payload?: Encoded): void {
+    const limit = this.#transport?.maxFrameBytes ?? config.maxFrameBytes;
+    if (limit === Infinity) return;
+    // Per message, so first a bound without building the frame: at most 7 bytes of padding per attachment.
+    let bound = 16 + header.length + (payload?.body.length ?? 0);
+    for (const a of payload?.attachments ?? []) bound += 11 + a.byteLength;
+    if (bound <= limit) return;
+    const size = frameSize(frameOf(header, payload));
+    if (size > limit) {
+      throw new FrameError(`a message of ${size} bytes to ${this.addr} is more than ${settingName("maxFrameBytes")}=${limit}; send the value in parts, or raise ${settingName("maxFrameBytes")} on both sides`);
+    }
+  }
+
+  /** Frames that never left, for a failed connection. */
+  drop(): Frame[] {
+    const lost = this.#queue;
+    this.#queue = [];
+    return lost;
+  }
+}

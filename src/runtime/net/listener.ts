@@ -1,0 +1,98 @@
+// How a Proc listens: on a Unix socket, or on TCP (with TLS when this process
+// has certificates). Nothing a peer sends is decoded before it has proved it
+// knows the session token (and, with TLS, shown a certificate from our CA).
+// Whatever one connection does ends at most that connection, never the process.
+import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer, type ListenOptions, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { authenticateClient } from "../../wire/auth.ts";
+import { SocketTransport } from "../../wire/socket-transport.ts";
+import type { Transport } from "../../wire/transport.ts";
+import { config, settingName } from "../config.ts";
+import { sessionToken, tls } from "./credentials.ts";
+import { ConnectionError } from "../errors.ts";
+import { nodeTls } from "../code/lazy-builtins.ts";
+
+export interface ListenHandlers {
+  /** A peer proved it knows the token: its connection, ready to carry frames. */
+  accepted(transport: Transport): void;
+  /** A peer could not prove it knows the token, or (TLS) show a certificate from our CA. */
+  refused(): void;
+}
+
+/**
+ * Listens on `at` (the address `addr` binds); resolves with the bound TCP
+ * port (the OS's choice when `at` asked for port 0; undefined on a Unix
+ * socket), or rejects naming `addr` when it cannot be bound. A listener that
+ * is not `serving` (a client's) holds no event-loop reference.
+ */
+export function listen(addr: string, at: ListenOptions, serving: boolean, handlers: ListenHandlers): Promise<number | undefined> {
+  const token = sessionToken();
+  const limit = { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") };
+  const onSocket = (socket: Socket) => {
+    socket.on("error", () => socket.destroy());
+    authenticateClient(socket, token, config.authTimeoutMs)
+      .then(
+        () => handlers.accepted(new SocketTransport(socket, limit)),
+        () => {
+          handlers.refused();
+          socket.destroy();
+        },
+      )
+      .catch(() => socket.destroy());
+  };
+  const material = "port" in at ? tls() : null;
+  const server = material
+    ? nodeTls().createServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => handlers.refused())
+    : createServer(onSocket);
+  const listening = new Promise<number | undefined>((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      const hint = err.code === "EADDRINUSE" ? " (another process holds it; pick another address)" : "";
+      reject(new ConnectionError(`cannot listen on ${addr}: ${err.message}${hint}`, { cause: err }));
+    });
+    server.listen(at, () => {
+      // From now on an error is one failed accept (say, out of file descriptors), not the listener's end.
+      server.on("error", () => {});
+      const bound = server.address();
+      resolve(bound && typeof bound === "object" ? bound.port : undefined);
+    });
+  });
+  if (!serving) server.unref();
+  return listening;
+}
+
+/**
+ * A private (0700) directory for this process's sockets, removed at exit. A
+ * process killed by a signal cannot remove its own, so its pid is in the name
+ * and the next process to make one removes those of dead processes of its user.
+ */
+export function privateSocketDir(): string {
+  removeStaleSocketDirs();
+  const dir = mkdtempSync(join(tmpdir(), `fray-${process.pid}-`));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function removeStaleSocketDirs(): void {
+  const uid = process.getuid?.();
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^fray-(\d+)-\w{6}$/.exec(name)?.[1]);
+    if (!pid || isRunning(pid)) continue;
+    const path = join(tmpdir(), name);
+    try {
+      if (lstatSync(path).uid === uid) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // gone already, or not ours to read
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM"; // alive, another user's
+  }
+}

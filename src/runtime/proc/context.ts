@@ -1,0 +1,37 @@
+// The actor and message an endpoint is running for. Kept in AsyncLocalStorage so
+// it survives `await`; stored on globalThis so two copies of this module (say,
+// compiled and source) still share one context.
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { RawExtent } from "../messages.ts";
+import type { Proc } from "./proc.ts";
+
+export interface ActorIdentity {
+  /** Unique id of the actor: mesh id and rank. */
+  readonly actorId: string;
+  readonly meshName: string;
+  readonly className: string;
+  /** Rank in the actor's own (spawned) mesh. */
+  readonly rank: number;
+  readonly extent: RawExtent;
+  /** The tag of its output lines (Spawn.origin). */
+  readonly origin?: string;
+  /** Kills the actor; its owner gets a MeshFailure with this reason. */
+  readonly abort: (reason?: unknown) => void;
+  /** The Proc the actor lives in: `Proc.current()` inside it when one OS process holds several (virtual-proc.ts). */
+  readonly proc: Proc;
+}
+
+export interface MessageContext {
+  readonly actor: ActorIdentity;
+  /** Rank of the receiver within the extent the message was sent over. */
+  readonly rank: number;
+  readonly extent: RawExtent;
+  /** The member each rank of `extent` is, when the message went to a slice (else rank r is member r). */
+  readonly sel?: readonly number[];
+  /** The mesh's respawn count the message was sent with (Call.v). */
+  readonly version?: number;
+}
+
+const slot = Symbol.for("fray.runtime.context");
+const g = globalThis as unknown as Record<symbol, AsyncLocalStorage<MessageContext> | undefined>;
+export const messageContext: AsyncLocalStorage<MessageContext> = (g[slot] ??= new AsyncLocalStorage<MessageContext>());

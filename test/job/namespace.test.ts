@@ -1,0 +1,66 @@
+// A local cluster's namespace: named and detached actors shared across its
+// jobs, and a driver that opts into it.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createJobContext } from "../../src/job.ts";
+import { SupervisionError } from "../../src/mesh.ts";
+import { clusterFixture } from "../cluster/cluster-suite.ts";
+import { Restartable } from "../fixtures/namespace-actors.ts";
+import { waitForExit } from "../helpers.ts";
+import { namespaceSuite } from "./namespace-suite.ts";
+
+namespaceSuite("local");
+
+describe("a driver that opts into a local cluster's namespace", () => {
+  const fx = clusterFixture("local");
+
+  it("its named actor restarts in the service after kill -9; with the service killed, naming fails with an error naming its address", async () => {
+    const service = await fx.cluster.namespace();
+    process.env.FRAY_TOKEN = service.token; // before this process makes its first connection
+    const ctx = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
+    try {
+      const phoenix = await ctx.createActor(Restartable, [], { name: "phoenix", maxRestarts: 1, maxTaskRetries: 1 }); // the call after the kill may be in flight: sent again
+      assert.equal(await ctx.get(phoenix.bump.remote()), 1);
+      const first = await ctx.get(phoenix.pid.remote());
+      process.kill(first, "SIGKILL");
+      await waitForExit([first]);
+      assert.equal(await ctx.get(phoenix.bump.remote()), 1, "restarted: its constructor ran again");
+      const [row] = await fx.cluster.listActors();
+      assert.deepEqual({ name: row.name, state: row.state, restarts: row.restarts }, { name: "phoenix", state: "alive", restarts: 1 });
+      assert.notEqual(row.pid, first);
+
+      // The service's dashboard shows its actors, and its own record of the restart's cause; only to the token.
+      assert.equal((await fetch(new URL("/api/state", service.dashboard))).status, 401);
+      const state = (await (await fetch(new URL("/api/state", service.dashboard), { headers: { authorization: `Bearer ${service.token}` } })).json()) as {
+        namespaceActors: Array<{ name: string; restarts: number }>;
+        runtime: { failures: Array<{ message: string }> };
+      };
+      assert.deepEqual(state.namespaceActors?.map((a) => [a.name, a.restarts]), [["phoenix", 1]], JSON.stringify(state).slice(0, 2000));
+      assert.ok(state.runtime.failures.some((f) => /SIGKILL/.test(f.message)), JSON.stringify(state.runtime.failures));
+
+      process.kill(service.pid, "SIGKILL");
+      await waitForExit([service.pid, row.pid]); // the actors it hosts end with it
+      const unreachable = new RegExp(`the namespace service at ${service.address.replace(/[.]/g, "\\.")} cannot be reached .*is it running\\?`);
+      await assert.rejects(ctx.createActor(Restartable, [], { name: "other" }), unreachable);
+      await assert.rejects(ctx.get(phoenix.bump.remote()), (e: Error) => e instanceof SupervisionError || unreachable.test(e.message));
+      await assert.rejects(ctx.killActor("phoenix"), unreachable);
+    } finally {
+      await ctx.shutdown();
+      delete process.env.FRAY_TOKEN;
+    }
+  });
+
+  it("a namespace address that nothing listens at fails at once, naming it", async () => {
+    const ctx = createJobContext("processes", { maxWorkers: 1, namespace: "tcp://127.0.0.1:1" });
+    try {
+      await assert.rejects(ctx.createActor(Restartable, [], { name: "x" }), /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/);
+    } finally {
+      await ctx.shutdown();
+    }
+  });
+
+  it("refuses a malformed namespace address, and sync with a namespace", () => {
+    assert.throws(() => createJobContext("processes", { namespace: "localhost:7000" }), /malformed address "localhost:7000"/);
+    assert.throws(() => createJobContext("sync", { namespace: "tcp://127.0.0.1:7000" }), /the sync backend runs actors in this process and cannot share them through a namespace/);
+  });
+});

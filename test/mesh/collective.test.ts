@@ -1,0 +1,188 @@
+// Mesh collectives (issue 14): a data-parallel step where each rank holds
+// different gradients, on 4 processes, on 4 threads, and on a {hosts: 2, gpus: 2} mesh packed
+// into 2 processes (ranks of one process exchange in memory); mismatched calls;
+// kill -9 of a rank mid-allReduce.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Channel, collective, setUnhandledFaultHook, thisHost, type ActorMesh, type ProcMesh, type UnhandledFaultHook } from "../../src/mesh.ts";
+import { CollectiveInbox } from "../../src/runtime/bulk/collective-inbox.ts";
+import { gradient, Trainer } from "../fixtures/collective-actors.ts";
+import { track } from "../helpers.ts";
+
+const L = 1000;
+/** (i mod 5 + 1) × k for every element: what the ops give on gradient() arrays. */
+const times = (k: number, length = L) => gradient(0, length).map((v) => v * k);
+const concat = (...parts: Float32Array[]) => {
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+  return out;
+};
+
+function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string, number>, more?: (mesh: () => ActorMesh<Trainer>) => void) {
+  describe(title, () => {
+    let procs: ProcMesh;
+    let trainers: ActorMesh<Trainer>;
+    before(() => {
+      procs = track(start());
+      trainers = procs.spawn("trainers", Trainer);
+    });
+    after(() => procs.stop());
+
+    it("allReduce sum, avg, max, min and prod give the exact expected arrays on every rank", async () => {
+      assert.deepEqual(procs.sizes, sizes);
+      // Ranks hold 1×, 2×, 3×, 4× the pattern.
+      for (const [op, k] of [["sum", 10], ["avg", 2.5], ["max", 4], ["min", 1]] as const) {
+        for (const got of (await trainers.allReduce.call(op, L)).values()) assert.deepEqual(got, times(k), op);
+      }
+      const prod = gradient(0, L).map((v) => 24 * v ** 4);
+      for (const got of (await trainers.allReduce.call("prod", L)).values()) assert.deepEqual(got, prod);
+    });
+
+    it("a large allReduce (1M floats, reduce-scatter + all-gather) is exact on every rank", async () => {
+      assert.deepEqual((await trainers.allReduceIs.call(1 << 20, 10)).values(), [true, true, true, true]);
+      // Lengths the group does not divide: uneven blocks.
+      for (const got of (await trainers.allReduce.call("sum", 100_003)).values()) assert.deepEqual(got, times(10, 100_003));
+    });
+
+    it("allGather, reduceScatter, broadcast, reduce and barrier", async () => {
+      const g = [0, 1, 2, 3].map((r) => gradient(r, 8));
+      for (const got of (await trainers.allGather.call(8)).values()) assert.deepEqual(got, concat(...g));
+      const sum = times(10, 8);
+      assert.deepEqual((await trainers.reduceScatter.call(8)).values(), [0, 1, 2, 3].map((r) => sum.slice(2 * r, 2 * r + 2)));
+      for (const got of (await trainers.broadcast.call(2, 8)).values()) assert.deepEqual(got, g[2]);
+      assert.deepEqual((await trainers.reduce.call(1, 8)).values(), [g[0], times(4, 8), g[2], g[3]]);
+      assert.deepEqual((await trainers.barrier.call()).values(), [0, 1, 2, 3]);
+    });
+
+    it("mismatched lengths fail on every rank, naming the ranks' calls", async () => {
+      const messages = (await trainers.mismatched.call([4, 4, 5, 4])).values();
+      assert.equal(messages.length, 4);
+      for (const m of messages) assert.match(m, /^RangeError: collective\.allReduce: the ranks of the group called different collectives \(.*rank 2 .*Float32Array\[5\].*\); every rank must pass the same kind of typed array, length/);
+      // Every rank fails (none hangs): the mesh still answers the next collective.
+      for (const got of (await trainers.allReduce.call("sum", L)).values()) assert.deepEqual(got, times(10));
+    });
+
+    more?.(() => trainers);
+  });
+}
+
+dataParallel("4 ranks {gpus: 4}, one process each", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 });
+dataParallel("4 ranks {gpus: 4} on worker threads", () => thisHost().spawnProcs({ gpus: 4 }, { threads: true }), { gpus: 4 });
+dataParallel("{hosts: 2, gpus: 2} packed into 2 processes", () => thisHost().spawnProcs({ hosts: 2, gpus: 2 }, { processes: 2 }), { hosts: 2, gpus: 2 }, (trainers) => {
+  it('dims: ["gpus"] reduces within each host only', async () => {
+    // Host 0 holds ranks 1× and 2×, host 1 ranks 3× and 4×.
+    const sums = (await trainers().allReduce.call("sum", L, ["gpus"])).values();
+    assert.deepEqual(sums, [times(3), times(3), times(7), times(7)]);
+    const large = (await trainers().allReduce.call("max", 200_001, ["gpus"])).values();
+    assert.deepEqual(large, [times(2, 200_001), times(2, 200_001), times(4, 200_001), times(4, 200_001)]);
+    const across = (await trainers().allReduce.call("sum", L, ["hosts"])).values();
+    assert.deepEqual(across, [times(4), times(6), times(4), times(6)]);
+    const g = [0, 1, 2, 3].map((r) => gradient(r, 4));
+    assert.deepEqual((await trainers().allGather.call(4, ["gpus"])).values(), [concat(g[0], g[1]), concat(g[0], g[1]), concat(g[2], g[3]), concat(g[2], g[3])]);
+    assert.deepEqual((await trainers().broadcast.call(1, 4, ["gpus"])).values(), [g[1], g[1], g[3], g[3]]);
+    assert.deepEqual((await trainers().barrier.call({ dims: ["gpus"] })).values(), [0, 1, 2, 3]);
+  });
+
+  it("a message sent to a slice runs the collective among that slice's ranks", async () => {
+    // Message ranks 0 and 1 of each slice hold 1× and 2×.
+    const [host0, host1, odd] = await Promise.all([
+      trainers().slice({ hosts: 0 }).allReduce.call("sum", L),
+      trainers().slice({ hosts: 1 }).allReduce.call("sum", L),
+      trainers().slice({ gpus: 1 }).allReduce.call("max", 100_000),
+    ]);
+    for (const got of [...host0.values(), ...host1.values()]) assert.deepEqual(got, times(3));
+    for (const got of odd.values()) assert.deepEqual(got, times(2, 100_000));
+  });
+
+  it("dims naming no dimension of the mesh is an error that lists the dimensions", async () => {
+    await assert.rejects(trainers().allReduce.call("sum", 4, ["cards"]), /dims names 'cards', which is not a dimension of the mesh .*; give some of: hosts, gpus/);
+  });
+});
+
+describe("collectives outside an endpoint", () => {
+  it("reject, saying where they must be called", async () => {
+    await assert.rejects(collective.allReduce(new Float32Array(4)), /must be called inside an endpoint that was called on every rank of a mesh/);
+    await assert.rejects(collective.allReduce([1, 2] as never), /needs a typed array/);
+    await assert.rejects(collective.allReduce(new Float32Array(4), { op: "mean" as never }), /unknown op "mean"; give one of "sum"/);
+  });
+});
+
+describe("kill -9 of a rank mid-allReduce", () => {
+  let procs: ProcMesh;
+  let previous: UnhandledFaultHook;
+  before(() => {
+    previous = setUnhandledFaultHook(() => {}); // the owner (this test) expects the death
+    procs = track(thisHost().spawnProcs({ gpus: 4 }));
+  });
+  after(async () => {
+    await procs.stop();
+    setUnhandledFaultHook(previous);
+  });
+
+  it("every other rank's allReduce rejects with SupervisionError naming the dead rank", async () => {
+    const trainers = procs.spawn("trainers", Trainer);
+    await trainers.allReduce.call("sum", 4); // the ranks are connected, as in any training loop
+    const [enteredPort, entered] = Channel.open<number>();
+    const [outcomesPort, outcomes] = Channel.open<[number, string, boolean, string]>();
+    try {
+      trainers.allReduceWithout.broadcast(2, enteredPort, outcomesPort, 1 << 20);
+      for (let i = 0; i < 3; i++) await entered.recv();
+      process.kill(procs.pids[2], "SIGKILL");
+      const got = [await outcomes.recv(), await outcomes.recv(), await outcomes.recv()].sort((a, b) => a[0] - b[0]);
+      assert.deepEqual(got.map(([rank, name, isSupervision]) => [rank, name, isSupervision]), [0, 1, 3].map((r) => [r, "SupervisionError", true]));
+      for (const [, , , message] of got) assert.match(message, /^collective\.allReduce cannot complete: rank 2 \{gpus: 2\} of mesh trainers is gone: /);
+    } finally {
+      entered.close();
+      outcomes.close();
+    }
+  });
+});
+
+describe("a rank that never joins", () => {
+  let procs: ProcMesh;
+  const saved = process.env.FRAY_COLLECTIVE_TIMEOUT_MS;
+  before(() => {
+    process.env.FRAY_COLLECTIVE_TIMEOUT_MS = "300"; // the workers inherit it
+    procs = track(thisHost().spawnProcs({ gpus: 4 }));
+  });
+  after(async () => {
+    if (saved === undefined) delete process.env.FRAY_COLLECTIVE_TIMEOUT_MS;
+    else process.env.FRAY_COLLECTIVE_TIMEOUT_MS = saved;
+    await procs.stop();
+  });
+
+  it("makes the others' calls reject after FRAY_COLLECTIVE_TIMEOUT_MS, naming the setting", async () => {
+    const trainers = procs.spawn("trainers", Trainer);
+    const [enteredPort, entered] = Channel.open<number>();
+    const [outcomesPort, outcomes] = Channel.open<[number, string, boolean, string]>();
+    try {
+      trainers.allReduceWithout.broadcast(1, enteredPort, outcomesPort, 16);
+      const got = [await outcomes.recv(), await outcomes.recv(), await outcomes.recv()].sort((a, b) => a[0] - b[0]);
+      assert.deepEqual(got.map(([rank, name]) => [rank, name]), [[0, "Error"], [2, "Error"], [3, "Error"]]);
+      for (const [, , , message] of got) assert.match(message, /^collective\.allReduce timed out after 300 ms waiting for its peers \(FRAY_COLLECTIVE_TIMEOUT_MS=300\)/);
+    } finally {
+      entered.close();
+      outcomes.close();
+    }
+  });
+});
+
+describe("CollectiveInbox", () => {
+  it("hands a piece to its rank whichever comes first, and drops the late pieces of an abandoned collective", () => {
+    const inbox = new CollectiveInbox();
+    const got: unknown[] = [];
+    inbox.deliver("m/*#0.a.1>0", "early");
+    inbox.take("m/*#0.a.1>0", (p) => got.push(p));
+    inbox.take("m/*#0.a.2>0", (p) => got.push(p));
+    inbox.deliver("m/*#0.a.2>0", "late");
+    assert.deepEqual(got, ["early", "late"]);
+    // Rank 0 gave up on call 1: its pieces are dropped, rank 10's and call 10's are not.
+    inbox.take("m/*#1.a.3>0", (p) => got.push(p));
+    inbox.abandon("m/*#1.", ">0");
+    for (const tag of ["m/*#1.a.3>0", "m/*#1.b.2>0", "m/*#1.a.3>10", "m/*#10.a.3>0"]) inbox.deliver(tag, tag);
+    inbox.take("m/*#1.b.2>0", (p) => got.push(p));
+    inbox.take("m/*#1.a.3>10", (p) => got.push(p));
+    inbox.take("m/*#10.a.3>0", (p) => got.push(p));
+    assert.deepEqual(got, ["early", "late", "m/*#1.a.3>10", "m/*#10.a.3>0"]);
+  });
+});

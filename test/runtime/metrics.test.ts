@@ -1,0 +1,159 @@
+// Metrics (FRAY_METRICS): what the runtime counts, read back merged from the
+// client and its worker processes, in Prometheus text and as JSON. The setting
+// is read once per process, so this file turns it on before the runtime loads,
+// and the "off" case runs in a child process.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
+
+process.env.FRAY_METRICS = "1"; // workers started below inherit it
+const { setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
+const { createJobContext } = await import("../../src/job.ts");
+const { collectMetrics, metricsJson } = await import("../../src/runtime/metrics/exposition.ts");
+const { Counter } = await import("../fixtures/counter.ts");
+const { add } = await import("../fixtures/tasks.ts");
+const { Worker } = await import("../fixtures/supervision-actors.ts");
+
+type Json = Awaited<ReturnType<typeof metricsJson>>;
+
+/** The value of `name` (a metric, or a histogram's `_count`/`_sum`/`_bucket`) whose labels include `labels`; undefined if none. */
+function valueOf(json: Json, name: string, labels: Record<string, string | number> = {}): number | undefined {
+  const family = json.find((m) => m.name === name || (m.type === ("histogram" as never) && name.startsWith(`${m.name}_`)));
+  const sample = family?.values.find(
+    (v) => ((v as { metricName?: string }).metricName ?? family.name) === name && Object.entries(labels).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want),
+  );
+  return sample?.value;
+}
+
+const client = fileURLToPath(new URL("../fixtures/metrics-client.ts", import.meta.url));
+
+function runClient(env: Record<string, string>, n: number): ReturnType<typeof spawnSync> {
+  return spawnSync(process.execPath, ["--import", "tsx", client, String(n)], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
+}
+
+describe("metrics", () => {
+  it("1,000 calls to an actor in a worker process read 1,000 calls, messages and latency observations in the merged metrics", async () => {
+    const procs = thisHost().spawnProcs({ procs: 1 });
+    try {
+      const counter = procs.spawn("counted", Counter, 0);
+      for (let i = 0; i < 1000; i++) await counter.incr.callOne(1);
+      assert.equal(await counter.get.callOne(), 1000);
+      const { json, processes, missing } = await collectMetrics();
+      assert.deepEqual(missing, []);
+      assert.equal(processes.length, 2, `processes: ${processes.join(", ")}`);
+      const incr = { class: "Counter", endpoint: "incr" };
+      assert.equal(valueOf(json, "fray_endpoint_calls_total", incr), 1000); // counted in the worker
+      assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", incr), 1000);
+      assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), 1000);
+      assert.equal(valueOf(json, "fray_messages_received_total", incr), 1000);
+      assert.equal(valueOf(json, "fray_messages_sent_total", incr), 1000); // counted in this process
+      assert.ok(valueOf(json, "fray_message_bytes_sent_total", incr)! > 0);
+      assert.equal(valueOf(json, "fray_endpoint_errors_total", incr), undefined);
+      // This process's own metrics saw the sends, not the calls.
+      const own = await metricsJson();
+      assert.equal(valueOf(own, "fray_messages_sent_total", incr), 1000);
+      assert.equal(valueOf(own, "fray_endpoint_calls_total", incr), undefined);
+    } finally {
+      await procs.stop();
+    }
+  });
+
+  it("the merged metrics parse as Prometheus text exposition, each sample of a declared family", async () => {
+    const procs = thisHost().spawnProcs({ procs: 2 });
+    try {
+      const counters = procs.spawn("texted", Counter, 0);
+      for (let i = 0; i < 10; i++) await counters.incr.call();
+      const { text } = await collectMetrics();
+      const types = new Map<string, string>();
+      const helped = new Set<string>();
+      const samples: Array<[string, string, number]> = [];
+      for (const line of text.split("\n")) {
+        if (line === "") continue;
+        let m = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$/.exec(line);
+        if (m) {
+          helped.add(m[1]);
+          continue;
+        }
+        m = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/.exec(line);
+        if (m) {
+          types.set(m[1], m[2]);
+          continue;
+        }
+        m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (\S+)$/.exec(line);
+        assert.ok(m, `not a Prometheus text line: ${JSON.stringify(line)}`);
+        const value = Number(m[3].replace(/^\+Inf$/, "Infinity"));
+        assert.ok(!Number.isNaN(value), `not a number: ${line}`);
+        samples.push([m[1], m[2] ?? "", value]);
+      }
+      for (const [name] of samples) {
+        const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, "");
+        assert.ok(types.has(family) && helped.has(family), `${name} has no # TYPE and # HELP`);
+      }
+      const calls = samples.find(([name, labels]) => name === "fray_endpoint_calls_total" && labels.includes('class="Counter"') && labels.includes('endpoint="incr"'));
+      assert.equal(calls?.[2], 20); // 10 calls to each of 2 actors
+      assert.equal(types.get("fray_endpoint_duration_seconds"), "histogram");
+    } finally {
+      await procs.stop();
+    }
+  });
+
+  it("an actor that dies counts as a failure of its class, its endpoint's error, and its respawn as a restart", async () => {
+    const procs = thisHost().spawnProcs({ procs: 1 });
+    let failed!: () => void;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
+    const previous = setUnhandledFaultHook(() => failed());
+    try {
+      const workers = procs.spawn("dying", Worker);
+      await workers.initialized;
+      workers.boom.broadcast(); // nobody waits for a reply: the actor dies of it, and its owner (this process) hears
+      // The death notice comes before the answer to a later call (FIFO per link); that call keeps this client waiting.
+      await assert.rejects(workers.ping.callOne());
+      await failure;
+      await workers.respawn(0);
+      assert.equal(await workers.ping.callOne(), 0);
+      const { json } = await collectMetrics();
+      assert.equal(valueOf(json, "fray_actor_failures_total", { class: "Worker" }), 1);
+      assert.equal(valueOf(json, "fray_actor_restarts_total", { class: "Worker" }), 1);
+      assert.equal(valueOf(json, "fray_endpoint_errors_total", { class: "Worker", endpoint: "boom" }), 1);
+      assert.equal(valueOf(json, "fray_endpoint_calls_total", { class: "Worker", endpoint: "ping" }), 1);
+    } finally {
+      setUnhandledFaultHook(previous);
+      await procs.stop();
+    }
+  });
+
+  it("a processes job running 50 tasks counts 50 tasks done, none pending or running", async () => {
+    const ctx = createJobContext("processes", { maxWorkers: 2 });
+    try {
+      const refs = Array.from({ length: 50 }, (_, i) => ctx.createTask(add, [i, 1]));
+      assert.deepEqual(await ctx.get(refs), Array.from({ length: 50 }, (_, i) => i + 1));
+      const { json } = await collectMetrics();
+      assert.equal(valueOf(json, "fray_tasks_done_total"), 50);
+      assert.equal(valueOf(json, "fray_tasks_pending"), 0);
+      assert.equal(valueOf(json, "fray_tasks_running"), 0);
+      assert.equal(valueOf(json, "fray_tasks_failed_total") ?? 0, 0);
+      assert.ok(valueOf(json, "fray_object_store_entries")! >= 0);
+    } finally {
+      await ctx.shutdown();
+    }
+  });
+
+  it("with FRAY_METRICS=0 a client and its worker count nothing, though the metrics are still served", () => {
+    const { status, stdout, stderr } = runClient({ FRAY_METRICS: "0" }, 100);
+    assert.equal(status, 0, String(stderr));
+    const out = JSON.parse(String(stdout).trim().split("\n").pop()!) as { json: Json; processes: string[]; value: number };
+    assert.equal(out.value, 100);
+    assert.equal(out.processes.length, 2);
+    assert.ok(out.json.some((m) => m.name === "fray_endpoint_calls_total"), "the families are declared");
+    for (const name of ["fray_endpoint_calls_total", "fray_messages_sent_total", "fray_messages_received_total", "fray_frames_sent_total", "fray_frames_received_total", "fray_endpoint_duration_seconds_count"]) {
+      assert.equal(valueOf(out.json, name), undefined, `${name} has values`);
+    }
+  });
+
+  it("FRAY_METRICS other than 1 or 0 is refused, naming the setting and what to give", () => {
+    const { status, stderr } = runClient({ FRAY_METRICS: "yes" }, 1);
+    assert.notEqual(status, 0);
+    assert.match(String(stderr), /FRAY_METRICS="yes" is neither 1 \(metrics on\) nor 0 \(off\); give FRAY_METRICS=1 or FRAY_METRICS=0/);
+  });
+});

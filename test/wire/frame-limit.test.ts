@@ -1,0 +1,35 @@
+// FRAY_MAX_FRAME_BYTES: a frame header cannot make a process allocate more
+// than the limit, even from an authenticated peer, and a sender refuses a
+// message over it with an error naming the setting.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { FrameError } from "../../src/wire/errors.ts";
+import { FrameDecoder } from "../../src/wire/frame.ts";
+
+// Read when a connection is made: set before this process or its procs connect anywhere.
+process.env.FRAY_MAX_FRAME_BYTES = String(2 ** 20);
+
+const { thisHost } = await import("../../src/mesh.ts");
+const { Whereabouts } = await import("../fixtures/net-actors.ts");
+
+describe("FRAY_MAX_FRAME_BYTES", () => {
+  it("FrameDecoder rejects a header announcing more than the maximum frame size without allocating it", () => {
+    const decoder = new FrameDecoder(() => {}, { bytes: 2 ** 20, setting: "FRAY_MAX_FRAME_BYTES" });
+    const header = Buffer.alloc(16);
+    header.writeUInt32LE(3 * 2 ** 30, 0); // "3 GiB follow"
+    const before = process.memoryUsage().arrayBuffers;
+    assert.throws(() => decoder.push(header), (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES/.test(err.message));
+    assert.ok(process.memoryUsage().arrayBuffers - before < 2 ** 20, "the decoder allocated the announced frame");
+  });
+
+  it("a message or a reply over the limit is refused by its sender with an error naming the setting", async (t) => {
+    const procs = thisHost().spawnProcs({ procs: 1 });
+    t.after(() => procs.stop());
+    const actors = procs.spawn("sized", Whereabouts);
+    await actors.initialized;
+    assert.deepEqual((await actors.lengthOf.call(new Uint8Array(2 ** 19))).values(), [2 ** 19]);
+    await assert.rejects(actors.lengthOf.call(new Uint8Array(2 ** 21)), (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES=1048576/.test(err.message));
+    await assert.rejects(actors.bytes.call(2 ** 21), /FRAY_MAX_FRAME_BYTES=1048576/);
+    assert.deepEqual((await actors.double.call(3)).values(), [6], "the proc and its connection are still fine");
+  });
+});

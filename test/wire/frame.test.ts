@@ -1,0 +1,48 @@
+// Frames: whatever way a byte stream is cut into chunks, the decoder gives back
+// the frames that were sent, with attachments aligned for typed-array views.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { FrameDecoder, frameChunks, type Frame } from "../../src/wire/frame.ts";
+import { FrameError } from "../../src/wire/errors.ts";
+
+const bytes = (max: number) => fc.uint8Array({ maxLength: max });
+const frameArb = fc.record({ header: bytes(40), payload: bytes(300), attachments: fc.array(bytes(2000), { maxLength: 3 }) });
+
+function decodeAll(stream: Buffer, cuts: number[]): Frame[] {
+  const out: Frame[] = [];
+  const decoder = new FrameDecoder((f) => out.push(f));
+  let at = 0;
+  for (const cut of [...cuts.filter((c) => c < stream.length)].sort((a, b) => a - b).concat(stream.length)) {
+    decoder.push(stream.subarray(at, cut));
+    at = cut;
+  }
+  return out;
+}
+
+describe("FrameDecoder", () => {
+  it("reassembles frames from any chunking of the stream", () => {
+    fc.assert(fc.property(fc.array(frameArb, { minLength: 1, maxLength: 5 }), fc.array(fc.nat(20000), { maxLength: 30 }), (frames, cuts) => {
+      const stream = Buffer.concat(frames.flatMap(frameChunks));
+      const got = decodeAll(stream, cuts);
+      assert.equal(got.length, frames.length);
+      got.forEach((g, i) => {
+        assert.deepEqual(Buffer.from(g.header), Buffer.from(frames[i].header));
+        assert.deepEqual(Buffer.from(g.payload), Buffer.from(frames[i].payload));
+        assert.deepEqual(g.attachments.map((a) => Buffer.from(a)), frames[i].attachments.map((a) => Buffer.from(a)));
+      });
+    }));
+  });
+
+  it("aligns attachments to 8 bytes within a frame copied whole", () => {
+    const frame = { header: new Uint8Array(3), payload: new Uint8Array(5), attachments: [new Uint8Array(16), new Uint8Array(9), new Uint8Array(8)] };
+    const stream = Buffer.concat(frameChunks(frame));
+    const [got] = decodeAll(stream, [1]);
+    for (const a of got.attachments) assert.equal(a.byteOffset % 8, 0);
+  });
+
+  it("rejects a malformed length", () => {
+    const decoder = new FrameDecoder(() => {});
+    assert.throws(() => decoder.push(Buffer.from([1, 0, 0, 0, 9, 9])), FrameError);
+  });
+});
