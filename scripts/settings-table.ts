@@ -1,9 +1,9 @@
-// Prints README's Settings section from the declaration (src/runtime/settings.ts);
+// Prints README's Settings section from the declaration (src/runtime/base/settings.ts);
 // with --write, puts it into README.md in place of the old one.
 //   npm run settings-table [-- --write]
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { isNumberSetting, SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/settings.ts";
+import { isNumberSetting, SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/base/settings.ts";
 
 export const README = fileURLToPath(new URL("../README.md", import.meta.url));
 export const HEADING = "## Settings";
@@ -21,7 +21,7 @@ export function settingsSection(): string {
     HEADING,
     "",
     "Every timeout and limit is one setting with an environment override (milliseconds, bytes, or a",
-    "count); an empty variable counts as unset. Each is declared once, in `src/runtime/settings.ts`, which",
+    "count); an empty variable counts as unset. Each is declared once, in `src/runtime/base/settings.ts`, which",
     "these tables are printed from (`npm run settings-table -- --write`).",
     "",
     ...table("what it bounds", all.filter(isNumberSetting)),

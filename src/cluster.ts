@@ -10,6 +10,7 @@ export type { DeviceConfig, EnvironmentConfig, JobId, JobInfo, JobRequest, JobSt
 export { startDashboard, type Dashboard, type DashboardOptions } from "./cluster/dashboard/server.ts";
 export { clusterSources, runtimeSources, type ActorLoad, type DashboardSources, type DashboardState, type JobRow, type LatencyRow, type TasksSnapshot } from "./cluster/dashboard/sources.ts";
 export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard/metrics.ts";
-export { runtimeSnapshot, type LocalActor, type RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
+export type { LocalActor, RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
+export { runtimeSnapshot } from "./runtime/runtime.ts";
 export type { MeshSnapshot, MemberSnapshot } from "./runtime/supervision/supervisor.ts";
 export type { FailureRecord } from "./runtime/supervision/failure-history.ts";

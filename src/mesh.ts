@@ -16,7 +16,7 @@ export type { Range, SliceSpec } from "./mesh/shape.ts";
 export { RemoteBuffer, BufferBatch, type TransferOptions } from "./mesh/remote-buffer.ts";
 export { ValueMesh } from "./mesh/value-mesh.ts";
 export { DecodingError, SerializationError } from "./wire/errors.ts";
-export { NotExportedError } from "./runtime/errors.ts";
+export { NotExportedError } from "./runtime/base/errors.ts";
 export { ProcessJob, type ProcessJobOptions } from "./launchers/process-job.ts";
 export { SimulatedJob, type SimulatedJobOptions } from "./launchers/simulated-job.ts";
 export { SlurmJob, type SlurmJobOptions } from "./launchers/slurm-job.ts";

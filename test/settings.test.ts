@@ -1,4 +1,4 @@
-// The settings table (src/runtime/settings.ts) is the one declaration of every
+// The settings table (src/runtime/base/settings.ts) is the one declaration of every
 // FRAY_* variable: README's Settings tables must say the same, row by row;
 // no source file names or reads a variable it does not declare; `config`
 // reads each with errors that name the setting, its unit and an example.
@@ -8,8 +8,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { config, settingName, settingNow } from "../src/runtime/config.ts";
-import { SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/settings.ts";
+import { config, settingName, settingNow } from "../src/runtime/base/config.ts";
+import { SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/base/settings.ts";
 import { HEADING, README, settingsSection, withSection } from "../scripts/settings-table.ts";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
@@ -41,7 +41,7 @@ function differences(readme: string): string[] {
     if (row[0] !== shownDefault(setting)) found.push(`${name}: README's default is "${row[0]}", the declaration's "${shownDefault(setting)}"`);
     if (row[1] !== shownDoc(setting)) found.push(`${name}: README says\n    "${row[1]}"\n  the declaration says\n    "${shownDoc(setting)}"`);
   }
-  for (const name of rows.keys()) if (!declared.has(name)) found.push(`${name}: in README's Settings tables, but not declared in src/runtime/settings.ts`);
+  for (const name of rows.keys()) if (!declared.has(name)) found.push(`${name}: in README's Settings tables, but not declared in src/runtime/base/settings.ts`);
   return found;
 }
 
@@ -65,7 +65,7 @@ function withEnv<T>(name: string, value: string | undefined, fn: () => T): T {
 describe("settings table", () => {
   it("README's Settings tables match the declaration row by row (name, default, text)", () => {
     const found = differences(readFileSync(README, "utf8"));
-    assert.deepEqual(found, [], `README.md disagrees with src/runtime/settings.ts; run \`npm run settings-table -- --write\`:\n  ${found.join("\n  ")}`);
+    assert.deepEqual(found, [], `README.md disagrees with src/runtime/base/settings.ts; run \`npm run settings-table -- --write\`:\n  ${found.join("\n  ")}`);
   });
 
   it("the README check reports a changed default, a changed text, a missing row and an undeclared row", () => {
@@ -90,7 +90,7 @@ describe("settings table", () => {
       for (const [name] of text.matchAll(/FRAY_[A-Z0-9_]*[A-Z0-9]/g)) if (!declared.has(name) && name !== "FRAY_TLS") unknown.add(`${name} (${file})`);
       if (file !== README && !file.endsWith("config.ts") && /process\.env(\.FRAY_|\[\s*["'`]FRAY_)/.test(text)) readers.push(file);
     }
-    assert.deepEqual([...unknown], [], "declare these in src/runtime/settings.ts");
+    assert.deepEqual([...unknown], [], "declare these in src/runtime/base/settings.ts");
     assert.deepEqual(readers, [], "read FRAY_* variables through config.<name>");
   });
 });

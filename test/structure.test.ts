@@ -52,19 +52,21 @@ it(`no folder holds more than ${MAX_FILES_PER_FOLDER} source files directly`, ()
  */
 const WITHIN: Record<string, Record<string, readonly string[]>> = {
   runtime: {
-    ".": [], // settings, errors, message headers, the event-loop hold: what every mechanism uses
-    code: ["."], // finding and loading user code and error classes
-    net: [".", "code"], // links between processes: listen, dial, authenticate, frame
-    ports: [".", "code"], // where replies and channel values go
-    output: [".", "proc"], // worker stdout/stderr, tagged by origin
-    calls: [".", "actors", "supervision"], // sending and ordering calls, casting down trees
-    actors: [".", "bulk", "code", "metrics", "ports", "proc", "supervision"], // one actor's mailbox and endpoints
-    bulk: [".", "metrics", "net", "proc", "supervision"], // RemoteBuffers, shards, collective pieces
-    supervision: [".", "actors", "metrics", "net", "proc"], // failures and who owns them
-    metrics: [".", "proc", "supervision"], // counters, exposition, snapshots
-    proc: [".", "actors", "bulk", "calls", "code", "metrics", "net", "output", "ports", "supervision"], // the switchboard
-    hosts: [".", "net", "output", "proc"], // agents that start procs for clients
-    simulator: [".", "hosts", "output", "proc"], // virtual procs, many to one OS process
+    // Bottom up: base ← code ← net, ports ← proc ← the subsystems ← runtime.ts, which assembles them.
+    ".": ["actors", "base", "bulk", "calls", "metrics", "output", "ports", "proc", "supervision"], // runtime.ts
+    base: [], // settings, errors, message headers, counters, the event-loop hold
+    code: ["base"], // finding and loading user code and error classes
+    net: ["base", "code"], // links between processes: listen, dial, authenticate, frame
+    ports: ["base", "code"], // where replies and channel values go
+    proc: ["base", "code", "net", "ports"], // identity, connections, routing; subsystems attach to it
+    output: ["base", "proc"], // worker stdout/stderr, tagged by origin
+    supervision: ["base", "net", "proc"], // owned meshes, failures and who hears of them
+    calls: ["base", "proc"], // sending and ordering calls, casting down trees
+    bulk: ["base", "net", "ports", "proc"], // RemoteBuffers, shards, collective pieces
+    actors: ["base", "bulk", "code", "ports", "proc", "supervision"], // the actors of a process, their mailboxes
+    metrics: ["actors", "base", "proc", "supervision"], // collecting and exposing metrics, snapshots
+    hosts: ["base", "calls", "net", "output", "proc"], // agents that start procs for clients
+    simulator: ["base", "calls", "hosts", "output", "proc"], // virtual procs, many to one OS process
   },
   cluster: {
     ".": ["local", "slurm", "namespace"], // the Cluster contract and requests; create() picks a backend
@@ -98,6 +100,14 @@ it("sub-folders of a layer import only the sub-folders their table allows", () =
   assert.deepEqual([...new Set(wrong)], []);
 });
 
+it("no loop of imports, types included, inside the runtime", () => {
+  // A loop of type imports ties its files into one unit a reader must take in whole; subsystems
+  // take narrow host interfaces instead (e.g. proc/messaging.ts), so the runtime has none.
+  const runtime = join(src, "runtime");
+  const graph = new Map(files(runtime, ".ts").map((f) => [f, importsOf(f, { valuesOnly: false }).filter((t) => t.startsWith(runtime + "/"))]));
+  assert.deepEqual(cyclesOf(graph, (f) => relative(runtime, f)), [], "these runtime files import each other around a loop; pass a narrow interface instead");
+});
+
 it("layers import only lower layers, and only the CLI goes through the public entry files", () => {
   // src/job.ts, src/mesh.ts, … are the users' entry points; fray/mesh re-exports the launchers, so a
   // lower layer importing it would load every layer above it.
@@ -117,8 +127,13 @@ it("layers import only lower layers, and only the CLI goes through the public en
 it("no value-import cycle among the compiled modules", () => {
   // The compiled JavaScript is the truth: imports used only as types are gone from it.
   const graph = new Map(files(dist, ".js").map((f) => [f, importsOf(f, { valuesOnly: true })]));
+  const cycles = cyclesOf(graph, (f) => relative(dist, f).replace(/\.js$/, ".ts"));
+  assert.deepEqual(cycles, [], "these modules import each other (directly or around a loop); pass the dependency in instead");
+});
+
+/** The loops of `graph` (Tarjan's strongly connected components of more than one file, or a file importing itself), named by `name`. */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>, name: (file: string) => string): string[][] {
   const cycles: string[][] = [];
-  // Tarjan's strongly connected components; any of more than one module is a cycle.
   let index = 0;
   const order = new Map<string, number>();
   const low = new Map<string, number>();
@@ -142,11 +157,11 @@ it("no value-import cycle among the compiled modules", () => {
       do {
         w = stack.pop()!;
         onStack.delete(w);
-        component.push(relative(dist, w).replace(/\.js$/, ".ts"));
+        component.push(name(w));
       } while (w !== v);
       if (component.length > 1 || graph.get(v)!.includes(v)) cycles.push(component.sort());
     }
   };
   for (const v of graph.keys()) if (!order.has(v)) visit(v);
-  assert.deepEqual(cycles, [], "these modules import each other (directly or around a loop); pass the dependency in instead");
-});
+  return cycles;
+}

@@ -40,7 +40,7 @@ async function bareRound() {
 /** Milliseconds to import the worker's runtime, then `fray/mesh`, in one fresh process of its own. */
 function importCost() {
   const dist = (path) => new URL(`../../dist/${path}`, import.meta.url).href;
-  const script = `const t0 = performance.now(); await import(${JSON.stringify(dist("runtime/proc/proc.js"))}); await import(${JSON.stringify(dist("mesh/actor-mesh.js"))});
+  const script = `const t0 = performance.now(); await import(${JSON.stringify(dist("runtime/runtime.js"))}); await import(${JSON.stringify(dist("mesh/actor-mesh.js"))});
 const t1 = performance.now(); await import(${JSON.stringify(dist("mesh.js"))}); console.log(JSON.stringify([t1 - t0, performance.now() - t1]));`;
   return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }));
 }

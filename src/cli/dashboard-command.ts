@@ -3,7 +3,7 @@
 // interrupted, guarded by the cluster's token.
 import { Command, Option } from "commander";
 import { clusterSources, createCluster, startDashboard } from "../cluster.ts";
-import { settingName } from "../runtime/config.ts";
+import { settingName } from "../runtime/base/config.ts";
 
 export function dashboardCommand(): Command {
   return new Command("dashboard")

@@ -4,7 +4,7 @@
 // errorMessage says what went wrong.
 import { appendFileSync, readFileSync } from "node:fs";
 import { load } from "../runtime/code/code-locator.ts";
-import { config } from "../runtime/config.ts";
+import { config } from "../runtime/base/config.ts";
 import { decodeStandalone } from "../wire/codec.ts";
 import { errorLine } from "./replica-script.ts";
 

@@ -1,7 +1,7 @@
 // Creating and finding job contexts.
 import { availableParallelism } from "node:os";
 import { tcpHostPort } from "../runtime/net/address.ts";
-import { config } from "../runtime/config.ts";
+import { config } from "../runtime/base/config.ts";
 import { thisHost } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { ambient, type JobContext, type JobKind } from "./job-context.ts";

@@ -2,7 +2,6 @@
 // actor in the driver whose endpoints are a thin layer over the JobHead. The
 // driver never messages it; it hands its mesh to the job's Executors only.
 import { messageContext } from "../runtime/proc/context.ts";
-import { Proc } from "../runtime/proc/proc.ts";
 import { Actor, endpoint } from "../mesh/actor.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
 import { thisProc } from "../mesh/host-mesh.ts";
@@ -11,6 +10,7 @@ import type { ActorTarget } from "./actors/actor-handle.ts";
 import type { JobKind } from "./job-context.ts";
 import { JobHead } from "./job-head.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
+import { currentProc } from "../runtime/runtime.ts";
 
 /** Heads a HeadActor of this process constructed and startHead has not taken yet, by token. */
 const constructed = new Map<string, JobHead>();
@@ -79,7 +79,7 @@ export class HeadActor extends Actor {
 
 /** Spawns a job's head in this process; resolves with it once an Executor runs in every process of `procs()`. */
 export function startHead(kind: JobKind, procs: () => ProcMesh, capacity: Resources, namespace: string | null): Promise<JobHead> {
-  const token = Proc.current().nextId();
+  const token = currentProc().nextId();
   const endpoints = thisProc().spawn("fray-job-head", HeadActor, token);
   return endpoints.initialized.then(async () => {
     const head = constructed.get(token)!;

@@ -1,7 +1,6 @@
 // The driver's JobContext for the backends built on the mesh runtime:
 // `processes` (worker processes), `threads` (worker threads) and `mesh` (any
 // ProcMesh). The driver talks to its JobHead directly; workers message its HeadActor.
-import { Proc } from "../runtime/proc/proc.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
@@ -14,6 +13,7 @@ import { ObjectRef } from "./object-ref.ts";
 import { waitFor } from "./object-store.ts";
 import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
 import { getValues } from "./refs.ts";
+import { currentProc } from "../runtime/runtime.ts";
 
 export class MeshJobContext implements JobContext {
   readonly #ready: Promise<JobHead>;
@@ -35,7 +35,7 @@ export class MeshJobContext implements JobContext {
     this.#check();
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
     checkArity(fn, args.length, functionLabel(fn));
-    const ref = new ObjectRef<Awaited<ReturnType<F>>>(Proc.current().nextId());
+    const ref = new ObjectRef<Awaited<ReturnType<F>>>(currentProc().nextId());
     const submit = (head: JobHead) => (head.store.track(ref), head.submit(ref.id, fn, args as unknown[], options));
     if (this.#head) submit(this.#head);
     else this.#ready.then(submit, () => {});
@@ -60,7 +60,7 @@ export class MeshJobContext implements JobContext {
 
   put<T>(value: T): ObjectRef<T> {
     this.#check();
-    const ref = new ObjectRef<T>(Proc.current().nextId());
+    const ref = new ObjectRef<T>(currentProc().nextId());
     const store = (head: JobHead) => (head.store.track(ref), head.store.entry(ref.id).resolve(value));
     if (this.#head) store(this.#head);
     else this.#ready.then(store, () => {});
@@ -89,7 +89,7 @@ export class MeshJobContext implements JobContext {
   [kHandleFor]<T>(target: ActorTarget, Class?: Function): ActorHandle<T> {
     return actorHandle<T>((method, args) => {
       checkMethodArity(Class, method, args);
-      const ref = new ObjectRef(Proc.current().nextId());
+      const ref = new ObjectRef(currentProc().nextId());
       this.#ready.then((head) => (head.store.track(ref), head.callActor(ref.id, target, method, args)));
       return ref;
     }, new ActorRef(target));

@@ -2,7 +2,6 @@
 // a message to the job's head in the driver. Ids are made here, so `run` and
 // `put` return at once and their messages need no reply.
 import { locate } from "../runtime/code/code-locator.ts";
-import { Proc } from "../runtime/proc/proc.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
@@ -14,6 +13,7 @@ import type { HeadActor } from "./head-actor.ts";
 import { ObjectRef } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { nameUnsendableArgument } from "./tasks/task-args.ts";
+import { currentProc } from "../runtime/runtime.ts";
 
 /** A running task's slot in its Executor, lent out while the task waits. */
 export interface TaskSlot {
@@ -118,7 +118,7 @@ export class RemoteJobContext implements JobContext {
 }
 
 function newRef(): ObjectRef {
-  return new ObjectRef(Proc.current().nextId());
+  return new ObjectRef(currentProc().nextId());
 }
 
 /** Failures of the head's calls carry the task's own error as the cause. */

@@ -13,7 +13,7 @@ import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions,
 import { resolveAll, getValues, namedActorExists } from "./refs.ts";
 import { withTaskEnv } from "./tasks/task-env.ts";
 import { CallLimiter } from "./actors/call-limiter.ts";
-import { config, settingName } from "../runtime/config.ts";
+import { config, settingName } from "../runtime/base/config.ts";
 
 export class SyncJobContext implements JobContext {
   readonly kind: JobKind = "sync";

@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../runtime/net/address.ts";
-import { settingName } from "../runtime/config.ts";
+import { settingName } from "../runtime/base/config.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
 import { attachToWorkers } from "../mesh/workers.ts";

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { settingName } from "../runtime/config.ts";
+import { settingName } from "../runtime/base/config.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
 import { randomSimulatorPort, SIMULATOR_PORTS } from "../runtime/simulator/tcp-ports.ts";

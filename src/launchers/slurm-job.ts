@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { config, optionOrSetting, settingNow } from "../runtime/config.ts";
+import { config, optionOrSetting, settingNow } from "../runtime/base/config.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
-import { hold, release } from "../runtime/keep-alive.ts";
+import { hold, release } from "../runtime/base/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 
@@ -130,7 +130,7 @@ export class SlurmJob extends Launcher {
     try {
       if (!this.#jobIds.length) return;
       const ids = this.#jobIds.join(",");
-      const { pollUntil } = await import("../runtime/poll.ts");
+      const { pollUntil } = await import("../runtime/base/poll.ts");
       await run("scancel", [...this.#jobIds]);
       // Slurm has no event to wait on here.
       await pollUntil(async () => !(await run("squeue", ["-h", "-j", ids, "-o", "%i"]).catch(() => ({ stdout: "" }))).stdout.trim(), {

@@ -2,15 +2,16 @@
 // completes endpoints with their argument and return types. Meshes can be sent
 // to other actors, which call them directly.
 import { registerHandleType } from "../wire/codec.ts";
-import type { RawExtent } from "../runtime/messages.ts";
+import type { RawExtent } from "../runtime/base/messages.ts";
 import type { Port } from "../runtime/ports/port.ts";
-import { Proc } from "../runtime/proc/proc.ts";
 import { endpointNames, type NotEndpointName } from "../runtime/actors/endpoint-options.ts";
 import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
 import { SupervisionError, type RankLocation } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import type { RankRespawner } from "./rank-respawn.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
+import { currentProc } from "../runtime/runtime.ts";
+import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
 /** The endpoint type of method `F`: an explicit-response-port method answers with its port's type. */
 export type EndpointOf<F> = F extends (...args: infer All) => infer R
@@ -194,7 +195,7 @@ export class ActorMeshImpl<T> {
     // Sends already made go first (FIFO); the stop waits for the class check like any send.
     await new Promise<void>((resolve) => ref.gate.run(resolve, () => resolve()));
     ref.stopped = stopped;
-    await Proc.current().supervisor.stopMesh(ref.id, ref.addrs);
+    await currentProc().get(SUPERVISOR).stopMesh(ref.id, ref.addrs);
   }
 
   /**

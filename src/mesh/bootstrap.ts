@@ -13,19 +13,19 @@ import { requireEsm } from "../runtime/code/esm-require.ts";
 async function loadRuntime() {
   const required = (path: string) => requireEsm(new URL(path, import.meta.url).href);
   if (required("./actor-mesh.js")) {
-    const [config, output, proc] = [required("../runtime/config.js"), required("../runtime/output/output-capture.js"), required("../runtime/proc/proc.js")];
+    const [config, output, proc] = [required("../runtime/base/config.js"), required("../runtime/output/output-capture.js"), required("../runtime/runtime.js")];
     if (config && output && proc) {
-      return { config: config as typeof import("../runtime/config.ts"), output: output as typeof import("../runtime/output/output-capture.ts"), proc: proc as typeof import("../runtime/proc/proc.ts") };
+      return { config: config as typeof import("../runtime/base/config.ts"), output: output as typeof import("../runtime/output/output-capture.ts"), proc: proc as typeof import("../runtime/runtime.ts") };
     }
   }
-  const [config, output, proc] = await Promise.all([import("../runtime/config.ts"), import("../runtime/output/output-capture.ts"), import("../runtime/proc/proc.ts"), import("./actor-mesh.ts")]);
+  const [config, output, proc] = await Promise.all([import("../runtime/base/config.ts"), import("../runtime/output/output-capture.ts"), import("../runtime/runtime.ts"), import("./actor-mesh.ts")]);
   return { config, output, proc };
 }
 
 const {
   config: { config, settingName },
   output: { captureOutput },
-  proc: { Proc },
+  proc: { serveProc },
 } = await loadRuntime();
 const addr = config.procAddr;
 const parent = config.parentAddr;
@@ -33,9 +33,9 @@ if (!addr || !parent) {
   console.error(`fray: this is a worker entry point started by spawnProcs(); it needs ${settingName("procAddr")} and ${settingName("parentAddr")}`);
   process.exit(2);
 }
-let proc: Awaited<ReturnType<typeof Proc.serve>>;
+let proc: Awaited<ReturnType<typeof serveProc>>;
 try {
-  proc = await Proc.serve(addr);
+  proc = await serveProc(addr);
 } catch (err) {
   console.error(`fray: this worker ${(err as Error).message}`);
   process.exit(1);

@@ -1,12 +1,12 @@
 // Channels: `Channel.open<T>()` gives a Port to pass to actors anywhere and the
 // PortReceiver that collects what they send, in order per sender.
 import { openChannel, Port, PortReceiver } from "../runtime/ports/port.ts";
-import { Proc } from "../runtime/proc/proc.ts";
+import { currentProc } from "../runtime/runtime.ts";
 
 export { Port, PortReceiver };
 
 export class Channel {
   static open<T>(): [Port<T>, PortReceiver<T>] {
-    return openChannel<T>(Proc.current());
+    return openChannel<T>(currentProc());
   }
 }

@@ -5,10 +5,10 @@ import { encodeArguments } from "../wire/codec.ts";
 import { DecodingError, FrameError } from "../wire/errors.ts";
 import { checkArity } from "../runtime/actors/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/actors/endpoint-options.ts";
-import { hold, release } from "../runtime/keep-alive.ts";
-import type { CallFields, PortRef, RawExtent } from "../runtime/messages.ts";
-import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/metrics/metrics.ts";
-import { Proc, type CallGroup } from "../runtime/proc/proc.ts";
+import { hold, release } from "../runtime/base/keep-alive.ts";
+import type { CallFields, PortRef, RawExtent } from "../runtime/base/messages.ts";
+import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/base/counters.ts";
+import type { CallGroup } from "../runtime/calls/calls.ts";
 import { BUILTIN_PREFIX } from "../runtime/actors/builtin-endpoints.ts";
 import { hasShardRef, ShardRef } from "../runtime/bulk/shard-store.ts";
 import { ARRAY_OPS, type ShardMeta } from "./array/array-ops.ts";
@@ -17,6 +17,9 @@ import { ActorError, SupervisionError, describeRank, type RankLocation } from ".
 import type { Shape } from "./shape.ts";
 import type { NumericArray } from "./collectives/reduce-op.ts";
 import { ValueMesh } from "./value-mesh.ts";
+import { currentProc } from "../runtime/runtime.ts";
+import { CALLS } from "../runtime/calls/calls.ts";
+import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
 /**
  * The endpoint of every rank of a mesh. `A` are its arguments, `R` what it
@@ -204,7 +207,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     this.#checkArity(args);
     if (hasShardRef(args)) for (const a of args) if (a instanceof ShardRef) a.checkTarget(mesh);
     const payload = encodeArguments(args, `${mesh.className}.${name}`);
-    const proc = Proc.current();
+    const proc = currentProc();
     const blocked = this.#unreachable(targets);
     const groups = blocked ? blocked.groups : targets;
     let reply: PortRef | undefined;
@@ -245,7 +248,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       () => {
         if (metricsOn) this.#count(groups, encodedBytes(payload));
         const fields: CallFields = { mesh: mesh.id, m: name, ext: mesh.rawExtent, ...(reply ? { reply } : {}), ...(mesh.sel ? { sel: mesh.sel } : {}), ...(mesh.version ? { v: mesh.version } : {}) };
-        proc.sendCall(fields, groups, payload);
+        proc.get(CALLS).send(fields, groups, payload);
       },
       (error) => {
         finish();
@@ -264,14 +267,15 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 
   /** Splits off the ranks known to be dead or stopped, or returns null when there are none. */
   #unreachable(groups: readonly Group[]): { groups: Group[]; errors: Array<[number, Error]> } | null {
-    const { supervisor } = Proc.current();
+    const proc = currentProc();
+    const supervisor = proc.get(SUPERVISOR);
     const stopped = this.mesh.stopped;
     const dead = supervisor.deadMembers(this.mesh.id);
-    if (!stopped && !dead && !groups.some((g) => supervisor.deadProc(g.addr))) return null;
+    if (!stopped && !dead && !groups.some((g) => proc.lostPeer(g.addr))) return null;
     const errors: Array<[number, Error]> = [];
     const live: Group[] = [];
     for (const g of groups) {
-      const procGone = stopped ?? supervisor.deadProc(g.addr);
+      const procGone = stopped ?? proc.lostPeer(g.addr);
       const kept: Group = { addr: g.addr, members: [], ranks: [] };
       g.members.forEach((member, i) => {
         const gone = procGone ?? dead?.get(member);

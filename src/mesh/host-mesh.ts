@@ -1,16 +1,16 @@
 // HostMesh: a mesh of hosts that can start processes. `thisHost()` is this
 // machine (no labels, size 1); `thisProc()` is this very process.
 import { fileURLToPath } from "node:url";
-import { deviceEnv, type ProcPlace } from "../runtime/device-env.ts";
+import { deviceEnv, type ProcPlace } from "../runtime/base/device-env.ts";
 import { startProc } from "../runtime/hosts/host-agent.ts";
 import { originTag } from "../runtime/output/log-origin.ts";
 import { logStreaming } from "../runtime/output/output-sink.ts";
 import { startRemoteProcs } from "../runtime/hosts/remote-agent.ts";
-import { Proc } from "../runtime/proc/proc.ts";
 import { SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";
 import { Shape } from "./shape.ts";
+import { currentProc } from "../runtime/runtime.ts";
 
 // Workers run the bootstrap next to this file: compiled JS, or TypeScript under tsx.
 export const BOOTSTRAP = fileURLToPath(new URL(`./bootstrap${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
@@ -59,7 +59,7 @@ export class HostMesh {
     if (!packed) for (const place of places) deviceEnv(place, options.threads ?? false); // a bad device throws before any process starts
     // A slot can start its process again at the same place: a respawn of a rank whose process died.
     const start = (place: ProcPlace | null, tag: string | undefined): ProcSlot => {
-      const handle = startProc(BOOTSTRAP, { thread: options.threads, place, log: tag === undefined ? undefined : { tag } });
+      const handle = startProc(currentProc(), BOOTSTRAP, { thread: options.threads, place, log: tag === undefined ? undefined : { tag } });
       return { addr: handle.addr, handle, restart: () => start(place, tag) };
     };
     const count = Math.min(processes, extent.size);
@@ -75,19 +75,19 @@ export class HostMesh {
   /** Asks each worker for `perHost` procs, named after it; they listen on ports the OS picks there. */
   #spawnRemote(extent: Extent, perHost: number, places: readonly ProcPlace[], origins: readonly string[] | null): ProcMesh {
     const slots: ProcSlot[] = [];
-    const proc = Proc.current();
+    const proc = currentProc();
     // A slot can ask its worker for a new proc at the same place: a respawn of a rank whose proc died.
     const restart = (agent: string, place: ProcPlace) => (): ProcSlot => {
-      const gone = proc.supervisor.deadProc(agent);
+      const gone = proc.lostPeer(agent);
       if (gone) throw new SupervisionError(`worker ${agent} is gone (${gone.message}); a rank can be respawned only on its own host`, { cause: gone });
-      const [handle] = startRemoteProcs(agent, [`${agent}/${proc.nextId()}`], [place], origins ? [origins[place.rank]] : undefined);
+      const [handle] = startRemoteProcs(proc, agent, [`${agent}/${proc.nextId()}`], [place], origins ? [origins[place.rank]] : undefined);
       return { addr: handle.addr, handle, restart: restart(agent, place) };
     };
     for (const agent of this.agents!) {
       const addrs = Array.from({ length: perHost }, () => `${agent}/${proc.nextId()}`);
       const at = places.slice(slots.length, slots.length + perHost);
       const tags = origins?.slice(slots.length, slots.length + perHost);
-      startRemoteProcs(agent, addrs, at, tags).forEach((handle, i) => slots.push({ addr: handle.addr, handle, restart: restart(agent, at[i]) }));
+      startRemoteProcs(proc, agent, addrs, at, tags).forEach((handle, i) => slots.push({ addr: handle.addr, handle, restart: restart(agent, at[i]) }));
     }
     const initialized = Promise.all(slots.map((s) => s.handle!.ready)).then(() => {});
     initialized.catch(() => {});
@@ -141,6 +141,6 @@ export function thisHost(): HostMesh {
 
 /** This process as a ProcMesh of size 1: `thisProc().spawn(…)` runs actors here. */
 export function thisProc(): ProcMesh {
-  const proc = Proc.current();
+  const proc = currentProc();
   return new ProcMesh(Shape.full(new Extent([], [])), [{ addr: proc.addr, handle: null }], Promise.resolve());
 }

@@ -1,13 +1,14 @@
 // What this process already knows about a rank's life, without asking it:
 // whether a message to it would be refused at once (its process or actor is
 // known dead), as opposed to sent and perhaps lost in flight.
-import { Proc } from "../runtime/proc/proc.ts";
 import { kMesh, type ActorMesh, type MeshState } from "./actor-mesh.ts";
+import { currentProc } from "../runtime/runtime.ts";
+import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
 export function knownDead(mesh: ActorMesh<unknown>, rank = 0): boolean {
   const state = (mesh as unknown as { [kMesh]: MeshState })[kMesh];
   const member = state.shape.members[rank];
-  return Proc.current().supervisor.unreachable(state.addrs[member], state.id, member) !== undefined;
+  return currentProc().get(SUPERVISOR).unreachable(state.addrs[member], state.id, member) !== undefined;
 }
 
 /**
@@ -18,7 +19,7 @@ export function knownDead(mesh: ActorMesh<unknown>, rank = 0): boolean {
 export function onRankLost(mesh: ActorMesh<unknown>, rank: number, lost: (error: Error) => void): () => void {
   const state = (mesh as unknown as { [kMesh]: MeshState })[kMesh];
   const addr = state.addrs[state.shape.members[rank]];
-  return Proc.current().onPeerLost((peer, error) => {
+  return currentProc().onPeerLost((peer, error) => {
     if (peer === addr) lost(error);
   });
 }

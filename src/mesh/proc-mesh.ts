@@ -4,14 +4,15 @@
 import { encodeArguments } from "../wire/codec.ts";
 import { locate, scriptOf } from "../runtime/code/code-locator.ts";
 import { messageContext } from "../runtime/proc/context.ts";
-import { hold, release } from "../runtime/keep-alive.ts";
-import type { RawExtent } from "../runtime/messages.ts";
-import { Proc } from "../runtime/proc/proc.ts";
+import { hold, release } from "../runtime/base/keep-alive.ts";
+import type { RawExtent } from "../runtime/base/messages.ts";
 import { ActorMeshImpl, checkEndpointNames, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { RankRespawner, type ProcSlot } from "./rank-respawn.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
+import { currentProc } from "../runtime/runtime.ts";
+import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
 export type { ProcSlot };
 
@@ -113,7 +114,7 @@ export class ProcMesh {
     scriptOf(Class); // throws now for built-ins and bound functions
     checkEndpointNames(Class);
     const payload = encodeArguments(args, `new ${Class.name}`);
-    const proc = Proc.current();
+    const proc = currentProc();
     const extent = this.#shape.extent;
     const addrs = this.#members().map((s) => s.addr);
     const origins = this.#state.origins ?? undefined;
@@ -151,7 +152,7 @@ export class ProcMesh {
     if (extent.size === 0) settle();
 
     const ownerActor = messageContext.getStore()?.actor.actorId ?? null;
-    proc.supervisor.adopt({ id, name, ownerActor, addrs, className: Class.name, extent: extent.dims });
+    proc.get(SUPERVISOR).adopt({ id, name, ownerActor, addrs, className: Class.name, extent: extent.dims });
 
     const located = locate(Class);
     located.then(

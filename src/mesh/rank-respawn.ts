@@ -6,12 +6,14 @@
 import type { Encoded } from "../wire/codec.ts";
 import { messageContext } from "../runtime/proc/context.ts";
 import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
-import { hold, release } from "../runtime/keep-alive.ts";
-import type { RawExtent } from "../runtime/messages.ts";
-import { Proc } from "../runtime/proc/proc.ts";
+import { hold, release } from "../runtime/base/keep-alive.ts";
+import type { RawExtent } from "../runtime/base/messages.ts";
+import type { Proc } from "../runtime/proc/proc.ts";
 import type { MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
-import { countRestart } from "../runtime/metrics/metrics.ts";
+import { countRestart } from "../runtime/base/counters.ts";
+import { currentProc } from "../runtime/runtime.ts";
+import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
 /** One process of a ProcMesh: its address, and its handle where this process started it. */
 export interface ProcSlot {
@@ -49,14 +51,14 @@ export class RankRespawner {
 
   respawn(member: number): Promise<void> {
     const { ref, recipe } = this;
-    const proc = Proc.current();
+    const proc = currentProc();
     const what = `rank ${member} of mesh '${ref.name}'`;
     const caller = messageContext.getStore()?.actor.actorId ?? null;
     if (caller !== recipe.ownerActor) {
       const owner = recipe.ownerActor === null ? "the client process that spawned it" : `actor ${recipe.ownerActor}, which spawned it`;
       return Promise.reject(new Error(`cannot respawn ${what}: only its owner (${owner}) may replace its ranks; ask the owner to, e.g. from its supervise()`));
     }
-    if (ref.stopped || !proc.supervisor.addrsOf(ref.id)) {
+    if (ref.stopped || !proc.get(SUPERVISOR).addrsOf(ref.id)) {
       return Promise.reject(new SupervisionError(`cannot respawn ${what}: the mesh was stopped; spawn a new mesh instead`));
     }
     if (recipe.procsStopped()) {
@@ -64,7 +66,7 @@ export class RankRespawner {
     }
     const running = this.#running.get(member);
     if (running) return running;
-    if (!proc.supervisor.hasFailed(ref.id, member)) {
+    if (!proc.get(SUPERVISOR).hasFailed(ref.id, member)) {
       return Promise.reject(new Error(`${what} is running; respawn replaces failed ranks only (wait for its MeshFailure in supervise(), or a call rejecting with SupervisionError)`));
     }
     hold(); // whoever awaits the respawn keeps the process alive
@@ -81,13 +83,13 @@ export class RankRespawner {
     const { ref, recipe } = this;
     const slot = await this.#liveSlot(proc, member, what);
     const { url, exportName } = await recipe.located;
-    if (ref.stopped || !proc.supervisor.addrsOf(ref.id) || recipe.procsStopped()) {
+    if (ref.stopped || !proc.get(SUPERVISOR).addrsOf(ref.id) || recipe.procsStopped()) {
       throw new SupervisionError(`cannot respawn ${what}: the mesh was stopped while its process started`);
     }
     // From here on calls go to the new actor, queued behind its construction (one link, in order).
     ref.addrs[member] = slot.addr;
     ref.version++;
-    proc.supervisor.revive(ref.id, member);
+    proc.get(SUPERVISOR).revive(ref.id, member);
     await new Promise<void>((resolve, reject) => {
       const finish = (error?: Error) => {
         proc.closePort(port);
@@ -98,7 +100,7 @@ export class RankRespawner {
       const port = proc.openPort((_rank, ok, value) => {
         if (ok) return finish();
         const error = new ActorError(`${ref.className} constructor`, ref.name, { rank: member, coords: ref.extent.coords(member), mesh: ref.name }, value);
-        proc.supervisor.markFailed(ref.id, member, new SupervisionError(`${what} failed to start again: ${error.message}`, { cause: error }));
+        proc.get(SUPERVISOR).markFailed(ref.id, member, new SupervisionError(`${what} failed to start again: ${error.message}`, { cause: error }));
         finish(error);
       });
       // The supervisor reports this loss to the owner as a new MeshFailure; the respawn fails with it too.
@@ -120,7 +122,7 @@ export class RankRespawner {
     const index = slotOf[member];
     const old = slots[index];
     let slot = old;
-    if (proc.supervisor.deadProc(old.addr)) {
+    if (proc.lostPeer(old.addr)) {
       if (!old.restart) throw new SupervisionError(`cannot respawn ${what}: its process ${old.addr} is gone and was not started by a HostMesh, so it cannot be restarted`);
       slot = old.restart();
       for (let i = 0; i < slots.length; i++) if (slots[i].addr === old.addr) slots[i] = slot;

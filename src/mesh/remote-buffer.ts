@@ -6,9 +6,10 @@ import { registerHandleType } from "../wire/codec.ts";
 import { transfer, type BufferAddress } from "../runtime/bulk/buffer-transfer.ts";
 import { messageContext } from "../runtime/proc/context.ts";
 import type { ShareCache } from "../runtime/bulk/shared-views.ts";
-import { optionOrSetting } from "../runtime/config.ts";
+import { optionOrSetting } from "../runtime/base/config.ts";
 import { openChannel } from "../runtime/ports/port.ts";
-import { Proc } from "../runtime/proc/proc.ts";
+import { currentProc } from "../runtime/runtime.ts";
+import { BUFFERS } from "../runtime/bulk/buffer-store.ts";
 
 export interface TransferOptions {
   /** Seconds the transfer may take (Monarch's `timeout`); default FRAY_BUFFER_TIMEOUT_MS. */
@@ -44,9 +45,9 @@ export class RemoteBuffer {
     }
     const bytes = bytesOf(view, "new RemoteBuffer(view): view");
     if (bytes.byteLength === 0) throw new RangeError("new RemoteBuffer(view): the view is empty (0 bytes); a RemoteBuffer stands for at least one byte");
-    const proc = Proc.current();
+    const proc = currentProc();
     const id = proc.nextId();
-    proc.buffers.add(id, bytes, messageContext.getStore()?.actor.actorId ?? null);
+    proc.get(BUFFERS).add(id, bytes, messageContext.getStore()?.actor.actorId ?? null);
     this.#address = { owner: proc.addr, id, size: bytes.byteLength, pid: process.pid };
   }
 
@@ -74,10 +75,10 @@ export class RemoteBuffer {
   async drop(): Promise<void> {
     if (this.#dropped) return;
     this.#dropped = true;
-    const proc = Proc.current();
+    const proc = currentProc();
     const { owner, id } = this.#address;
-    if (owner === proc.addr) return proc.buffers.release(id, "was dropped");
-    if (proc.supervisor.deadProc(owner)) return; // nothing left to release
+    if (owner === proc.addr) return proc.get(BUFFERS).release(id, "was dropped");
+    if (proc.lostPeer(owner)) return; // nothing left to release
     const [port, receiver] = openChannel<null>(proc);
     try {
       proc.send(owner, { k: "buf.drop", id, reply: port.ref! });
@@ -114,7 +115,7 @@ export class RemoteBuffer {
       const seconds = options.timeout;
       if (seconds !== undefined && !(seconds > 0)) throw new RangeError(`${what}: timeout must be a positive number of seconds, not ${seconds}`);
       const { ms, bound } = seconds === undefined ? optionOrSetting("timeout", undefined, "bufferTimeoutMs") : { ms: seconds * 1000, bound: `the timeout option (${seconds} s)` };
-      return transfer(Proc.current(), this.#address, op, bytes, ms, bound, what, this.#share);
+      return transfer(currentProc(), this.#address, op, bytes, ms, bound, what, this.#share);
     } catch (err) {
       return Promise.reject(err);
     }

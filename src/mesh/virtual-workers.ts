@@ -4,10 +4,9 @@
 // TCP connections, token, host agent, heartbeats and supervision — but each
 // proc is a virtual proc in the worker's own OS process, not a new process.
 // SimulatedJob (launchers/simulated-job.ts) runs them.
-import { config, settingName } from "../runtime/config.ts";
+import { config, settingName } from "../runtime/base/config.ts";
 import { useToken } from "../runtime/net/credentials.ts";
 import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
-import { Proc } from "../runtime/proc/proc.ts";
 import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
 import { listenOnFirstFree } from "../runtime/simulator/tcp-ports.ts";
 import { startVirtualProc } from "../runtime/simulator/virtual-proc.ts";
@@ -15,6 +14,7 @@ import "./actor-mesh.ts"; // registers mesh handles before any message is decode
 
 /** Where virtual workers and their procs listen: this machine only (a simulator). */
 const HOST = "127.0.0.1";
+import { serveVirtualProc } from "../runtime/runtime.ts";
 
 /**
  * Starts `count` virtual workers in this process on ports of 127.0.0.1 taken
@@ -37,10 +37,10 @@ async function runVirtualWorker(ports: () => number | undefined): Promise<string
   const procs = new Set<ProcHandle>();
   const [addr, proc] = await listenOnFirstFree(ports, async (port) => {
     const at = `tcp://${HOST}:${port}`;
-    return [at, await Proc.serveVirtual(at, () => procs.forEach((h) => h.kill()))] as const;
+    return [at, await serveVirtualProc(at, () => procs.forEach((h) => h.kill()))] as const;
   });
   serveHostAgent(proc, (procAddr, options) => {
-    const handle = startVirtualProc(proc, procAddr, HOST, options);
+    const handle = startVirtualProc(proc, serveVirtualProc, procAddr, HOST, options);
     procs.add(handle);
     void handle.exited.then(() => procs.delete(handle));
     return handle;

@@ -2,13 +2,13 @@
 // `attachToWorkers` makes those workers a HostMesh. Every connection
 // authenticates with the shared token (FRAY_TOKEN or a token file).
 import { tcpHostPort } from "../runtime/net/address.ts";
-import { config, settingName } from "../runtime/config.ts";
+import { config, settingName } from "../runtime/base/config.ts";
 import { useTls, useToken, type TlsFiles } from "../runtime/net/credentials.ts";
 import { startProc } from "../runtime/hosts/host-agent.ts";
-import { Proc } from "../runtime/proc/proc.ts";
 import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
 import { Extent } from "./extent.ts";
 import { BOOTSTRAP, HostMesh } from "./host-mesh.ts";
+import { serveProc } from "../runtime/runtime.ts";
 
 export interface AttachOptions {
   /** The workers' shared token; default FRAY_TOKEN. */
@@ -55,9 +55,9 @@ export async function runWorker(options: WorkerOptions): Promise<string> {
   const advertise = at >= 0 ? options.listen.slice(0, at) : options.listen;
   const bind = at >= 0 ? options.listen.slice(at + 1) : options.listen;
   tcpHostPort(advertise);
-  const proc = await Proc.serve(options.listen);
+  const proc = await serveProc(options.listen);
   const bindHost = tcpHostPort(bind).host;
   // Each proc binds a port the OS picks and reports it here (proc-directory.ts).
-  serveHostAgent(proc, (addr, { place, log }) => startProc(BOOTSTRAP, { addr, bind: `tcp://${bindHost}:0`, place, log }));
+  serveHostAgent(proc, (addr, { place, log }) => startProc(proc, BOOTSTRAP, { addr, bind: `tcp://${bindHost}:0`, place, log }));
   return advertise;
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { createCluster, type Cluster, type JobId, type JobInfo } from "../../src/cluster.ts";
 import { parseCpuList } from "../../src/cluster/local/capacity.ts";
-import { pollUntil } from "../../src/runtime/poll.ts";
+import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { logLineMatching, nodeScript } from "./cluster-suite.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
 

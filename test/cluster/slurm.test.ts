@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { Entrypoint } from "../../src/cluster.ts";
 import { SlurmJob } from "../../src/mesh.ts";
-import { pollUntil } from "../../src/runtime/poll.ts";
+import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { clusterFixture, clusterParitySuite, logLineMatching, nodeScript } from "./cluster-suite.ts";
 import { namespaceSuite } from "../job/namespace-suite.ts";
 import { NodeName } from "../fixtures/actors.ts";

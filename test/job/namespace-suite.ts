@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { Entrypoint, type Cluster } from "../../src/cluster.ts";
-import { pollUntil } from "../../src/runtime/poll.ts";
+import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { bumpNamed, rollout, trainer } from "../fixtures/namespace-actors.ts";
 import { clusterFixture } from "../cluster/cluster-suite.ts";
 import { waitForExit } from "../helpers.ts";

@@ -169,7 +169,7 @@ describe("a rank that never joins", () => {
 
 describe("CollectiveInbox", () => {
   it("hands a piece to its rank whichever comes first, and drops the late pieces of an abandoned collective", () => {
-    const inbox = new CollectiveInbox();
+    const inbox = new CollectiveInbox({ route: () => {} });
     const got: unknown[] = [];
     inbox.deliver("m/*#0.a.1>0", "early");
     inbox.take("m/*#0.a.1>0", (p) => got.push(p));

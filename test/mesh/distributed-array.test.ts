@@ -11,7 +11,7 @@ import { describe, it } from "node:test";
 process.env.FRAY_METRICS = "1"; // the client counts the bytes it receives
 const { Channel, SupervisionError, setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
 const { DistributedArray } = await import("../../src/array.ts");
-const { framesIn } = await import("../../src/runtime/metrics/metrics.ts");
+const { framesIn } = await import("../../src/runtime/base/counters.ts");
 const A = await import("../fixtures/array-actors.ts");
 const { track } = await import("../helpers.ts");
 

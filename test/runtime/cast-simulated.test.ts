@@ -14,7 +14,7 @@ process.env.FRAY_HOST_TIMEOUT_MS = "120000";
 process.env.FRAY_HEARTBEAT_TIMEOUT_MS = "120000";
 const { SimulatedJob } = await import("../../src/mesh.ts");
 const { castDepth } = await import("../../src/runtime/calls/cast-tree.ts");
-const { framesOut } = await import("../../src/runtime/metrics/metrics.ts");
+const { framesOut } = await import("../../src/runtime/base/counters.ts");
 const { Recorder } = await import("../fixtures/actors.ts");
 
 const HOSTS = 256;

@@ -12,7 +12,7 @@ import { isAlive, track, waitForExit } from "../helpers.ts";
 process.env.FRAY_METRICS = "1";
 process.env.FRAY_CAST_FANOUT = "3";
 const { Channel, SupervisionError, setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
-const { framesOut } = await import("../../src/runtime/metrics/metrics.ts");
+const { framesOut } = await import("../../src/runtime/base/counters.ts");
 const { Recorder } = await import("../fixtures/actors.ts");
 const { Tally } = await import("../fixtures/cast-actors.ts");
 

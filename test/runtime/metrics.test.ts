@@ -10,7 +10,8 @@ import { describe, it } from "node:test";
 process.env.FRAY_METRICS = "1"; // workers started below inherit it
 const { setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
 const { createJobContext } = await import("../../src/job.ts");
-const { collectMetrics, metricsJson } = await import("../../src/runtime/metrics/exposition.ts");
+const { metricsJson } = await import("../../src/runtime/metrics/exposition.ts");
+const { collectMetrics } = await import("../../src/runtime/runtime.ts");
 const { Counter } = await import("../fixtures/counter.ts");
 const { add } = await import("../fixtures/tasks.ts");
 const { Worker } = await import("../fixtures/supervision-actors.ts");

@@ -3,7 +3,7 @@
 // never how long anything took.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { pollUntil, PollTimeoutError } from "../../src/runtime/poll.ts";
+import { pollUntil, PollTimeoutError } from "../../src/runtime/base/poll.ts";
 
 const bound = "FRAY_EXAMPLE_MS=5";
 

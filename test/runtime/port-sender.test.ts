@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { decode, encode } from "../../src/wire/codec.ts";
-import type { PortRef } from "../../src/runtime/messages.ts";
+import type { PortRef } from "../../src/runtime/base/messages.ts";
 import { Port, setWirePortSender, type PortSender } from "../../src/runtime/ports/port.ts";
 
 type Sent = [ref: PortRef, rank: number, value: unknown, isError: boolean, strict: boolean | undefined];

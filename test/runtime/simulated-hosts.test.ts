@@ -7,10 +7,10 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { it } from "node:test";
 import { Channel, SimulatedJob, SupervisionError, setUnhandledFaultHook, type HostMesh } from "../../src/mesh.ts";
-import { Proc } from "../../src/runtime/proc/proc.ts";
 import { Counter, Driver } from "../fixtures/actors.ts";
 import { HostProbe } from "../fixtures/simulated-actors.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
+import { currentProc } from "../../src/runtime/runtime.ts";
 
 // Simulated hosts share this machine's cores (with the other test files, too):
 // a host's worker may answer its heartbeats later than a real host's 4 s allow.
@@ -83,7 +83,7 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
     const before = (await probes.where.call()).values();
     const victim = 5;
     // What the proc's handle sends to kill it: the exit message, unannounced (a crash, not a stop).
-    Proc.current().send(before[victim].addr, { k: "exit" });
+    currentProc().send(before[victim].addr, { k: "exit" });
     await failures.recv();
     failures.close();
     assert.deepEqual(failed, [victim]);

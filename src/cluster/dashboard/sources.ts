@@ -2,11 +2,11 @@
 // time a page or API asks (and every FRAY_DASHBOARD_REFRESH_MS while a page
 // listens for updates). Each is optional; one that fails leaves its section
 // empty with the error shown, not the whole page.
-import { runtimeSnapshot, type RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
+import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
+import { collectMetrics, runtimeSnapshot } from "../../runtime/runtime.ts";
 import type { ActorRow } from "../cluster-actors.ts";
 import type { Cluster } from "../cluster.ts";
 import type { JobInfo } from "../types.ts";
-import { collectMetrics } from "../../runtime/metrics/exposition.ts";
 import { metricsSources } from "./metrics.ts";
 
 /** A cluster job with the last lines of its logs. */

@@ -7,7 +7,7 @@
 // until it is killed.
 //   node namespace-main.js ADDR STATE_FILE CLUSTER_SPEC
 import { renameSync, writeFileSync } from "node:fs";
-import { config } from "../../runtime/config.ts";
+import { config } from "../../runtime/base/config.ts";
 import { sessionToken } from "../../runtime/net/credentials.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import { kSpawnWith } from "../../mesh/proc-mesh.ts";

@@ -16,9 +16,9 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAddress, tcpHostPort } from "../../runtime/net/address.ts";
-import { config, settingName, settingNow } from "../../runtime/config.ts";
+import { config, settingName, settingNow } from "../../runtime/base/config.ts";
 import { workerExecArgv } from "../../runtime/hosts/host-agent.ts";
-import { pollUntil } from "../../runtime/poll.ts";
+import { pollUntil } from "../../runtime/base/poll.ts";
 import { readJson, readText } from "../job-files.ts";
 import { isRunning, signal, startTimeOf } from "../process-group.ts";
 

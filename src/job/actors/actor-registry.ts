@@ -8,8 +8,7 @@
 // job, be restarted, or sit where preemption cannot reach (in the job's
 // private namespace when it has no shared one).
 import { locate, load, type CodeLocation } from "../../runtime/code/code-locator.ts";
-import { settingName } from "../../runtime/config.ts";
-import { Proc } from "../../runtime/proc/proc.ts";
+import { settingName } from "../../runtime/base/config.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
@@ -20,6 +19,7 @@ import type { ObjectStore } from "../object-store.ts";
 import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../options.ts";
 import { namedActorExists, resolveAll } from "../refs.ts";
 import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 
 /** An actor class, or where a worker exported it from. */
 export type ActorCode = Function | CodeLocation;
@@ -113,7 +113,7 @@ export class ActorRegistry {
 
   /** The job is over: its ephemeral actors in the shared namespace end, and its private namespace stops. */
   async close(): Promise<void> {
-    const owner = Proc.current().addr;
+    const owner = currentProc().addr;
     const shared = this.#shared === null ? null : NamespaceClient.at(this.#shared).then((ns) => ns.close(owner));
     await Promise.all([shared, this.#private?.close(owner)]).catch(() => {}); // an unreachable service has nothing of ours to end
   }
@@ -127,7 +127,7 @@ export class ActorRegistry {
     const { url, exportName } = await codeOf(Class);
     const client = await this.#namespace(ns);
     const values = await resolveAll(this.store, args);
-    const owner = options.lifetime === "detached" ? null : Proc.current().addr;
+    const owner = options.lifetime === "detached" ? null : currentProc().addr;
     const info = await client.create({ url, exportName, args: values, options, owner });
     return { mesh: info.mesh, hosted: { ns, key: info.key, incarnation: info.incarnation, maxTaskRetries: info.maxTaskRetries } };
   }

@@ -10,7 +10,6 @@
 // when that process dies, supervise() starts the actor again, up to maxRestarts.
 import { hostname } from "node:os";
 import { load } from "../../runtime/code/code-locator.ts";
-import { Proc } from "../../runtime/proc/proc.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError, type MeshFailure } from "../../mesh/errors.ts";
@@ -21,7 +20,8 @@ import { HostCapacity } from "./host-capacity.ts";
 import { HostedActor, type HostedActorInfo, type HostedActorRow, type HostedActorSpec } from "./hosted-actor.ts";
 import { checkSameClass, checkSameOptions } from "../options.ts";
 import { namedActorExists } from "../refs.ts";
-import { countRestart } from "../../runtime/metrics/metrics.ts";
+import { countRestart } from "../../runtime/base/counters.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 
 /** Reports where its process is; spawned beside each hosted actor. */
 export class ProcInfo extends Actor {
@@ -44,7 +44,7 @@ export class NamespaceActor extends Actor {
     super();
     this.#host = hostAddr ? attachToWorkers([hostAddr]) : thisHost();
     // A driver that goes away takes its ephemeral actors with it.
-    this.#unwatch = Proc.current().onPeerLost((addr) => void this.#release(addr));
+    this.#unwatch = currentProc().onPeerLost((addr) => void this.#release(addr));
   }
 
   @endpoint({ concurrent: true })

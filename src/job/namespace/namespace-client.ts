@@ -4,7 +4,7 @@
 // to a private namespace.
 import { connect } from "node:net";
 import { tcpHostPort } from "../../runtime/net/address.ts";
-import { settingName } from "../../runtime/config.ts";
+import { settingName } from "../../runtime/base/config.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";

@@ -3,8 +3,7 @@
 // nested tasks and actors work from anywhere.
 import { messageContext } from "../../runtime/proc/context.ts";
 import { load } from "../../runtime/code/code-locator.ts";
-import type { PortRef } from "../../runtime/messages.ts";
-import { Proc } from "../../runtime/proc/proc.ts";
+import type { PortRef } from "../../runtime/base/messages.ts";
 import { encode } from "../../wire/codec.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
@@ -15,6 +14,7 @@ import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
 import { TASK_FIELDS, type SlotUse } from "./task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 
 export class Executor extends Actor {
   /** Only the job's own code holds the head's mesh: it is never where user code could read it. */
@@ -97,7 +97,7 @@ export class Executor extends Actor {
 
   /** A value the codec cannot send (or one too big for a frame) arrives as the error that says why. */
   #sendResult(number: number, value: unknown, thrown: boolean): void {
-    const proc = Proc.current();
+    const proc = currentProc();
     if (!thrown) return proc.sendToPort(this.#results, number, value, false);
     try {
       encode(value, "error"); // only for failures: an error must be sendable before it is sent as one

@@ -10,10 +10,9 @@
 // whose arguments hold refs goes on its own once they are. A task whose worker
 // died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../../runtime/actors/arity.ts";
-import { hold, release } from "../../runtime/keep-alive.ts";
-import type { PortRef } from "../../runtime/messages.ts";
-import { Proc } from "../../runtime/proc/proc.ts";
-import { metricsOn, taskStats } from "../../runtime/metrics/metrics.ts";
+import { hold, release } from "../../runtime/base/keep-alive.ts";
+import type { PortRef } from "../../runtime/base/messages.ts";
+import { metricsOn, taskStats } from "../../runtime/base/counters.ts";
 import { locate, type CodeLocation } from "../../runtime/code/code-locator.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { onRankLost } from "../../mesh/liveness.ts";
@@ -28,6 +27,7 @@ import { nameUnsendableArgument } from "./task-args.ts";
 import { TaskBatch, type SlotUse } from "./task-batch.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type Worker, type WorkerPool } from "./worker-pool.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 
 /** A task function, or where a worker exported it from. */
 export type TaskCode = Function | CodeLocation;
@@ -77,14 +77,14 @@ export class TaskScheduler {
     private readonly store: ObjectStore,
     private readonly pool: WorkerPool,
   ) {
-    const proc = Proc.current();
+    const proc = currentProc();
     this.#portId = proc.openPort((number, ok, value) => this.#result(number, ok, value));
     this.resultsPort = { addr: proc.addr, id: this.#portId };
   }
 
   /** The job ended: results that still arrive are dropped. */
   close(): void {
-    Proc.current().closePort(this.#portId);
+    currentProc().closePort(this.#portId);
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 

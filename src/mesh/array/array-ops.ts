@@ -6,7 +6,7 @@
 import { registerBuiltinEndpoint } from "../../runtime/actors/builtin-endpoints.ts";
 import { load } from "../../runtime/code/code-locator.ts";
 import { messageContext } from "../../runtime/proc/context.ts";
-import { NotExportedError } from "../../runtime/errors.ts";
+import { NotExportedError } from "../../runtime/base/errors.ts";
 import { shardsOf, type ShardRef, type ShardStore } from "../../runtime/bulk/shard-store.ts";
 import { collective } from "../collectives/collective.ts";
 import type { NumericArray, ReduceOp } from "../collectives/reduce-op.ts";

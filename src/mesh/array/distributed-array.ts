@@ -8,8 +8,7 @@
 // (array-ops.ts); only `fetchShard` and `gather` move shard bytes to the
 // caller, through RemoteBuffer.
 import { scriptOf } from "../../runtime/code/code-locator.ts";
-import { NotExportedError } from "../../runtime/errors.ts";
-import { Proc } from "../../runtime/proc/proc.ts";
+import { NotExportedError } from "../../runtime/base/errors.ts";
 import { ShardRef } from "../../runtime/bulk/shard-store.ts";
 import { ARRAY_OPS, type ExposedShard, type ShardMeta } from "./array-ops.ts";
 import type { MeshTarget } from "../endpoint.ts";
@@ -17,6 +16,7 @@ import { describeRank } from "../errors.ts";
 import type { Extent } from "../extent.ts";
 import { checkOp, type NumericArray, type ReduceOp } from "../collectives/reduce-op.ts";
 import type { ValueMesh } from "../value-mesh.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 
 /** Arguments of an endpoint or map function: where it takes a typed array, a DistributedArray of that type gives each rank its shard. */
 export type ShardArgs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | (A[K] extends NumericArray ? DistributedArray<A[K]> : never) };
@@ -44,7 +44,7 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
 
   /** @internal Sends `make` (given the new array's id) to every rank of `mesh`. */
   constructor(mesh: MeshTarget, what: string, make: (id: string) => Promise<ValueMesh<ShardMeta>>) {
-    const id = Proc.current().nextId();
+    const id = currentProc().nextId();
     super(id, `DistributedArray ${id} (${what} on ${mesh.className} mesh ${mesh.shape.extent})`);
     this.#mesh = mesh;
     this.#made = make(id).then((values) => (this.#meta = values.values()));

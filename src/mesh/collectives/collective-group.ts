@@ -4,13 +4,17 @@
 // Proc to Proc (a "coll" frame, or a hand-over within one process), never
 // through an actor's mailbox: the actor is busy awaiting the collective.
 import { decode, encode } from "../../wire/codec.ts";
-import { config, settingNow } from "../../runtime/config.ts";
+import { config, settingNow } from "../../runtime/base/config.ts";
 import { messageContext } from "../../runtime/proc/context.ts";
-import { Proc } from "../../runtime/proc/proc.ts";
+import type { Proc } from "../../runtime/proc/proc.ts";
 import { SupervisionError } from "../../runtime/supervision/supervision.ts";
 import { splitKey } from "../../runtime/supervision/supervisor.ts";
 import { describeRank } from "../errors.ts";
 import { Extent } from "../extent.ts";
+import { currentProc } from "../../runtime/runtime.ts";
+import { ACTORS } from "../../runtime/actors/actor-table.ts";
+import { COLLECTIVES } from "../../runtime/bulk/collective-inbox.ts";
+import { SUPERVISOR } from "../../runtime/supervision/supervisor.ts";
 
 /** A rank of this process hands a piece to another: no copy, no encoding. */
 class LocalPiece {
@@ -38,7 +42,7 @@ export interface Group {
 const addrCache = new Map<string, Promise<readonly string[]>>();
 
 function meshAddrs(proc: Proc, meshId: string, version: number, owner: string): Promise<readonly string[]> {
-  const local = proc.supervisor.addrsOf(meshId);
+  const local = proc.get(SUPERVISOR).addrsOf(meshId);
   if (local) return Promise.resolve(local);
   const cacheKey = `${meshId}@${version}`;
   let found = addrCache.get(cacheKey);
@@ -84,8 +88,8 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
     const c = sent.coords(r);
     if (labels.every((l) => along.has(l) || c[l] === mine[l])) ranks.push(r);
   }
-  const proc = Proc.current();
-  const owner = proc.actors.get(ctx.actor.actorId)?.owner ?? proc.addr;
+  const proc = currentProc();
+  const owner = proc.get(ACTORS).get(ctx.actor.actorId)?.owner ?? proc.addr;
   const version = ctx.version ?? 0;
   const all = await meshAddrs(proc, meshId, version, owner);
   const members = ranks.map(memberOf);
@@ -112,7 +116,7 @@ const sequence = new Map<string, number>();
  * process is lost, and with a timeout error after FRAY_COLLECTIVE_TIMEOUT_MS.
  */
 export class Exchange {
-  readonly #proc = Proc.current();
+  readonly #proc = currentProc();
   readonly #prefix: string;
   readonly #failed: Promise<never>;
   #fail!: (error: Error) => void;
@@ -132,7 +136,7 @@ export class Exchange {
     };
     this.#unwatch = this.#proc.onPeerLost(lost);
     for (const addr of new Set(group.addrs)) {
-      const dead = addr === this.#proc.addr ? undefined : this.#proc.supervisor.deadProc(addr);
+      const dead = addr === this.#proc.addr ? undefined : this.#proc.lostPeer(addr);
       if (dead) lost(addr, dead);
     }
     const ms = config.collectiveTimeoutMs;
@@ -147,14 +151,14 @@ export class Exchange {
   send(to: number, round: string, value: unknown): void {
     const tag = this.#tag(round, this.group.me, to);
     const addr = this.group.addrs[to];
-    if (addr === this.#proc.addr) this.#proc.collectives.deliver(tag, new LocalPiece(value));
+    if (addr === this.#proc.addr) this.#proc.get(COLLECTIVES).deliver(tag, new LocalPiece(value));
     else this.#proc.send(addr, { k: "coll", tag }, encode(value, this.what));
   }
 
   recv(from: number, round: string): Promise<unknown> {
     const tag = this.#tag(round, from, this.group.me);
     const got = new Promise<unknown>((resolve, reject) => {
-      this.#proc.collectives.take(tag, (piece) => {
+      this.#proc.get(COLLECTIVES).take(tag, (piece) => {
         if (piece instanceof LocalPiece) return resolve(piece.value);
         const { payload, attachments } = piece as { payload: Uint8Array; attachments: readonly Uint8Array[] };
         try {
@@ -178,6 +182,6 @@ export class Exchange {
   close(failed: boolean): void {
     clearTimeout(this.#timer);
     this.#unwatch();
-    if (failed) this.#proc.collectives.abandon(`${this.#prefix}.`, `>${this.group.me}`);
+    if (failed) this.#proc.get(COLLECTIVES).abandon(`${this.#prefix}.`, `>${this.group.me}`);
   }
 }

@@ -20,7 +20,7 @@
 // the whole array in that round (one round: latency-optimal); large ones
 // reduce-scatter then all-gather (each rank sends 2(n−1)/n of the array:
 // bandwidth-optimal, like a ring, in two rounds instead of 2(n−1)).
-import { config } from "../../runtime/config.ts";
+import { config } from "../../runtime/base/config.ts";
 import type { Exchange, Group } from "./collective-group.ts";
 import { checkArray, checkOp, finish, fold, type NumericArray, type ReduceOp } from "./reduce-op.ts";
 

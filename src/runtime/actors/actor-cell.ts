@@ -1,6 +1,7 @@
-// runtime/actors: one actor instance, its mailbox and endpoints (this file), the endpoint
-// options and arity rule, and the builtin endpoints. Uses proc/ to send replies, ports/ for
-// explicit response ports, supervision/ to report a death, bulk/ for distributed-array shards.
+// runtime/actors: one actor instance, its mailbox and endpoints (this file), the actors of a
+// process (actor-table.ts), the endpoint options and arity rule, and the builtin endpoints. An
+// actor reaches the rest of the runtime only through its ActorHost: replies, faults, the meshes
+// it owns, and what it holds (buffers, distributed-array shards, bulk/).
 //
 // An ActorCell is one actor instance with its mailbox. It runs up to
 // `maxConcurrency` messages at once (default 1) — async endpoints included,
@@ -11,16 +12,33 @@
 import { decode } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import { load } from "../code/code-locator.ts";
-import { config, settingName } from "../config.ts";
+import { config, settingName } from "../base/config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "../proc/context.ts";
 import { BUILTIN_PREFIX, builtinEndpoint } from "./builtin-endpoints.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
-import type { Call, Spawn } from "../messages.ts";
-import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "../metrics/metrics.ts";
-import { Port } from "../ports/port.ts";
+import type { Call, Spawn } from "../base/messages.ts";
+import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "../base/counters.ts";
+import { Port, type PortSender } from "../ports/port.ts";
 import type { Proc } from "../proc/proc.ts";
-import { hasShardRef, shardsOf } from "../bulk/shard-store.ts";
-import { SupervisionError, type MeshFailure } from "../supervision/supervision.ts";
+import { hasShardRef, type ShardStore } from "../bulk/shard-store.ts";
+import { SupervisionError } from "../base/errors.ts";
+import type { MeshFailure } from "../supervision/supervision.ts";
+
+/** What an actor needs of the process it lives in. */
+export interface ActorHost extends PortSender {
+  /** The Proc the actor lives in, for its message context (one OS process may hold several). */
+  readonly proc: Proc;
+  /** This process's distributed-array shards, which calls' array arguments resolve to. */
+  readonly shards: ShardStore;
+  /** The actor died or stopped: later messages to it are answered with `error`. */
+  gone(cell: ActorCell, error: Error): void;
+  /** Reports the actor's death to the owner of its mesh, at `owner`. */
+  reportFault(key: string, owner: string, cause: Error): void;
+  /** Stops the meshes actor `key` spawned (meshes cannot outlive their owner). */
+  stopMeshesOwnedBy(key: string): Promise<void>;
+  /** Releases what actor `key` holds: its RemoteBuffers and shards. */
+  releaseOwnedBy(key: string): void;
+}
 
 /** The options of a builtin endpoint: it runs like a plain one. */
 const BUILTIN: EndpointOptions = Object.freeze({});
@@ -58,7 +76,7 @@ export class ActorCell {
   /** This actor's endpoints' metrics records, by endpoint name (valid ones only, so labels stay bounded). */
   #stats = new Map<string, EndpointStats>();
 
-  private constructor(private readonly proc: Proc, spawn: Spawn) {
+  private constructor(private readonly host: ActorHost, spawn: Spawn) {
     this.owner = spawn.owner;
     this.#maxConcurrency = spawn.mc ?? 1;
     this.identity = {
@@ -69,12 +87,12 @@ export class ActorCell {
       extent: spawn.ext,
       origin: spawn.origin,
       abort: (reason) => this.die(reason instanceof Error ? reason : new Error(`aborted: ${String(reason ?? "no reason given")}`)),
-      proc,
+      proc: host.proc,
     };
   }
 
-  static spawn(proc: Proc, spawn: Spawn, frame: Frame): ActorCell {
-    const cell = new ActorCell(proc, spawn);
+  static spawn(host: ActorHost, spawn: Spawn, frame: Frame): ActorCell {
+    const cell = new ActorCell(host, spawn);
     cell.#construct(spawn, frame);
     return cell;
   }
@@ -92,11 +110,11 @@ export class ActorCell {
       this.#instance = messageContext.run(context, () => new Class(...args));
       this.#Class = Class;
       if (this.#state === "constructing") this.#state = "ready";
-      this.proc.sendToPort(spawn.reply, spawn.rank, null, false);
+      this.host.sendToPort(spawn.reply, spawn.rank, null, false);
     } catch (err) {
       this.#state = "failed";
       this.#error = err as Error;
-      this.proc.sendToPort(spawn.reply, spawn.rank, err, true);
+      this.host.sendToPort(spawn.reply, spawn.rank, err, true);
     }
     this.#pump();
   }
@@ -131,13 +149,13 @@ export class ActorCell {
     this.#state = "dead";
     this.#error = cause;
     const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) failed: ${cause.message}`, { cause });
-    this.proc.actorGone(this, gone);
-    for (const { call, rank } of this.#running) if (call.reply) this.proc.sendToPort(call.reply, rank, gone, true);
+    this.host.gone(this, gone);
+    for (const { call, rank } of this.#running) if (call.reply) this.host.sendToPort(call.reply, rank, gone, true);
     this.#running.clear();
     this.#rejectQueued(gone);
-    void this.proc.stopMeshesOwnedBy(this.key); // meshes cannot outlive their owner
+    void this.host.stopMeshesOwnedBy(this.key); // meshes cannot outlive their owner
     void this.#cleanup(cause);
-    this.proc.reportFault(this, cause);
+    this.host.reportFault(this.key, this.owner, cause);
   }
 
   #enqueue(item: Item): void {
@@ -200,13 +218,13 @@ export class ActorCell {
       if (stats) callEnd(stats, start, true);
       return undefined;
     }
-    if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.proc));
+    if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.host));
     const context: MessageContext = { actor: this.identity, rank, extent: call.ext, sel: call.sel, version: call.v };
     let result: unknown;
     try {
       // Distributed arrays given to an endpoint arrive as this rank's shards (builtins read shards themselves).
       if (builtin || !hasShardRef(args)) result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
-      else result = shardsOf(this.proc).resolve(args, this.identity.rank).then((shards) => messageContext.run(context, () => (method as Function).apply(this.#instance, shards)));
+      else result = this.host.shards.resolve(args, this.identity.rank).then((shards) => messageContext.run(context, () => (method as Function).apply(this.#instance, shards)));
     } catch (err) {
       this.#reject(call, rank, err);
       if (stats) callEnd(stats, start, true);
@@ -240,13 +258,13 @@ export class ActorCell {
 
   #resolve(call: Call, rank: number, value: unknown, options: EndpointOptions): void {
     if (!call.reply || options.explicitResponsePort) return;
-    if (this.#state === "ready") this.proc.sendToPort(call.reply, rank, value, false);
-    else this.proc.sendToPort(call.reply, rank, this.#unavailable(), true);
+    if (this.#state === "ready") this.host.sendToPort(call.reply, rank, value, false);
+    else this.host.sendToPort(call.reply, rank, this.#unavailable(), true);
   }
 
   #reject(call: Call, rank: number, error: unknown): void {
     if (call.reply) {
-      this.proc.sendToPort(call.reply, rank, error, true);
+      this.host.sendToPort(call.reply, rank, error, true);
       return;
     }
     // Nobody is waiting for this reply: the actor fails, and its owner hears of it.
@@ -275,10 +293,10 @@ export class ActorCell {
     if (this.#state === "dead" || this.#state === "stopped") return done();
     const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) was stopped`);
     this.#state = "stopped";
-    await this.proc.stopMeshesOwnedBy(this.key);
+    await this.host.stopMeshesOwnedBy(this.key);
     await this.#cleanup();
-    this.proc.actorGone(this, gone);
-    for (const { call, rank } of this.#running) if (call.reply) this.proc.sendToPort(call.reply, rank, gone, true);
+    this.host.gone(this, gone);
+    for (const { call, rank } of this.#running) if (call.reply) this.host.sendToPort(call.reply, rank, gone, true);
     this.#running.clear();
     this.#rejectQueued(gone);
     done();
@@ -286,8 +304,7 @@ export class ActorCell {
 
   /** Runs `cleanup(error?)` once, for at most FRAY_CLEANUP_TIMEOUT_MS. */
   async #cleanup(error?: Error): Promise<void> {
-    this.proc.buffers.releaseOwnedBy(this.key); // stopped or dead alike
-    shardsOf(this.proc).releaseOwnedBy(this.key);
+    this.host.releaseOwnedBy(this.key); // stopped or dead alike
     const instance = this.#instance as SupervisingActor | null;
     if (this.#cleanedUp || !instance || typeof instance.cleanup !== "function") return;
     this.#cleanedUp = true;
@@ -320,7 +337,7 @@ export class ActorCell {
     this.#queue = [];
     this.#head = 0;
     for (const item of rest) {
-      if (item.t === "call" && item.call.reply) this.proc.sendToPort(item.call.reply, item.rank, error, true);
+      if (item.t === "call" && item.call.reply) this.host.sendToPort(item.call.reply, item.rank, error, true);
       else if (item.t === "stop") item.done();
     }
   }

@@ -12,7 +12,11 @@
 import { closeSync, readSync, writeSync } from "node:fs";
 import { decode } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
-import type { BufferDrop, BufferRead, BufferWrite, PortRef } from "../messages.ts";
+import type { Transport } from "../../wire/transport.ts";
+import type { BufferDrop, BufferRead, BufferWrite, PortRef } from "../base/messages.ts";
+import type { PortSender } from "../ports/port.ts";
+import type { Router } from "../proc/routes.ts";
+import { SubsystemKey } from "../proc/subsystems.ts";
 import { DROPPED, LIVE, STOPPED } from "./shared-views.ts";
 import { openStaging } from "./shm-staging.ts";
 
@@ -28,6 +32,20 @@ type Reply = (ref: PortRef, value: unknown, isError: boolean) => void;
 
 /** How many released buffers' reasons are remembered for late readers (older ones are "not known"). */
 const REMEMBERED = 4096;
+
+export const BUFFERS = new SubsystemKey<BufferStore>("RemoteBuffer store");
+
+/**
+ * Serves peers' "buf.read", "buf.write" and "buf.drop" requests from `store`, answering on the
+ * bulk connection they came by (`replyOn`, bulk-links.ts) or else through the Proc's ports.
+ */
+export function serveBuffers(proc: Router & PortSender, store: BufferStore, replyOn: (bulk: Transport) => Reply): void {
+  const serve = (header: BufferRead | BufferWrite | BufferDrop, frame: Frame, _peer: string, bulk?: Transport) =>
+    store.serve(header, frame, bulk ? replyOn(bulk) : (ref, value, isError) => proc.sendToPort(ref, 0, value, isError));
+  proc.route("buf.read", serve);
+  proc.route("buf.write", serve);
+  proc.route("buf.drop", serve);
+}
 
 export class BufferStore {
   #owned = new Map<string, Owned>();

@@ -9,15 +9,16 @@
 // between threads, a buffer on a SharedArrayBuffer is shared (shared-views.ts).
 // Losing the owner rejects the transfer.
 import { encode, type Encoded } from "../../wire/codec.ts";
-import { readAll, writeAll } from "./buffer-store.ts";
-import { config, settingName, settingNow } from "../config.ts";
-import { hold, release } from "../keep-alive.ts";
-import type { Header } from "../messages.ts";
-import { metricsOn, transferStats } from "../metrics/metrics.ts";
+import { BUFFERS, readAll, writeAll } from "./buffer-store.ts";
+import { config, settingName, settingNow } from "../base/config.ts";
+import { hold, release } from "../base/keep-alive.ts";
+import type { Header } from "../base/messages.ts";
+import { metricsOn, transferStats } from "../base/counters.ts";
 import type { Proc } from "../proc/proc.ts";
 import { copyShared, type ShareCache, type SharedView } from "./shared-views.ts";
 import { returnStaging, takeStaging, useStaging, type Staging } from "./shm-staging.ts";
-import { SupervisionError } from "../supervision/supervision.ts";
+import { SupervisionError } from "../base/errors.ts";
+import { BULK_LINKS } from "./bulk-links.ts";
 
 /** Where a buffer's bytes live: its owner's proc, its id there, its size, and the owner's OS process. */
 export interface BufferAddress {
@@ -39,7 +40,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
   const total = op === "read" ? buf.size : bytes.byteLength;
   if (buf.owner === proc.addr) {
     try {
-      const owned = proc.buffers.bytes(buf.id);
+      const owned = proc.get(BUFFERS).bytes(buf.id);
       if (op === "read") bytes.set(owned.subarray(0, total));
       else owned.set(bytes);
       return Promise.resolve();
@@ -47,7 +48,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
       return Promise.reject(new Error(`${what}: ${(err as Error).message}`, { cause: err }));
     }
   }
-  const dead = proc.supervisor.deadProc(buf.owner);
+  const dead = proc.lostPeer(buf.owner);
   if (total === 0 && !dead) return Promise.resolve(); // an empty src: nothing to move
   if (dead) return Promise.reject(ownerLost(buf, what, dead));
   if (buf.pid === process.pid && cache.view !== null) {
@@ -139,7 +140,7 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
     };
     if (!buf.owner.startsWith("tcp:")) return pump();
     // Another host: chunks go by the bulk connection, not the main link.
-    proc.bulkLinks.get(buf.owner).then(
+    proc.get(BULK_LINKS).get(buf.owner).then(
       (link) => {
         if (finished) return;
         send = link.send;

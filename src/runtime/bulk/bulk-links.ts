@@ -8,10 +8,11 @@ import { encode, encodePlain, type Encoded } from "../../wire/codec.ts";
 import { frameOf, type Frame } from "../../wire/frame.ts";
 import { HeaderDecoder } from "../../wire/header-table.ts";
 import type { Transport } from "../../wire/transport.ts";
-import { config } from "../config.ts";
+import { config } from "../base/config.ts";
 import { dial } from "../net/dialer.ts";
-import { ConnectionError } from "../errors.ts";
-import type { Header, PortRef } from "../messages.ts";
+import { ConnectionError } from "../base/errors.ts";
+import type { Header, PortRef } from "../base/messages.ts";
+import { SubsystemKey } from "../proc/subsystems.ts";
 
 export interface BulkLink {
   send(header: Header, payload?: Encoded): void;
@@ -21,6 +22,8 @@ export interface BulkLink {
 
 type Locate = (worker: string, addr: string, deadline: number) => Promise<number>;
 type OnFrame = (header: Header, frame: Frame, peer: string) => void;
+
+export const BULK_LINKS = new SubsystemKey<BulkLinks>("bulk link set");
 
 export class BulkLinks {
   #links = new Map<string, Promise<BulkLink>>();

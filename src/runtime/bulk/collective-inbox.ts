@@ -5,9 +5,19 @@
 // group, sequence number, round, sender and receiver), and the receiving rank
 // takes it. A piece may arrive before its rank asks, or after: either order works.
 
+import type { Router } from "../proc/routes.ts";
+import { SubsystemKey } from "../proc/subsystems.ts";
+
 type Waiter = (piece: unknown) => void;
 
+export const COLLECTIVES = new SubsystemKey<CollectiveInbox>("collective inbox");
+
 export class CollectiveInbox {
+  /** Takes the "coll" frames that `proc` receives. */
+  constructor(proc: Router) {
+    proc.route("coll", (header, frame) => this.deliver(header.tag, frame));
+  }
+
   #pieces = new Map<string, unknown>();
   #waiters = new Map<string, Waiter>();
   /** Collectives that failed, as [tag prefix, tag suffix]: their late pieces are dropped, not kept forever. */

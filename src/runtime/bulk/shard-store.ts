@@ -7,6 +7,7 @@
 // actor stops.
 import { registerHandleType } from "../../wire/codec.ts";
 import type { Proc } from "../proc/proc.ts";
+import { SubsystemKey } from "../proc/subsystems.ts";
 
 /**
  * What is sent for a distributed array: its id. An actor that receives one
@@ -93,11 +94,9 @@ export class ShardStore {
   }
 }
 
-const stores = new WeakMap<Proc, ShardStore>();
+export const SHARDS = new SubsystemKey<ShardStore>("shard store");
 
 /** The shards held by `proc`. */
 export function shardsOf(proc: Proc): ShardStore {
-  let store = stores.get(proc);
-  if (!store) stores.set(proc, (store = new ShardStore()));
-  return store;
+  return proc.get(SHARDS);
 }

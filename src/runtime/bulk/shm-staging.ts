@@ -7,7 +7,7 @@
 // a page allocation per 4 KiB (measured: 256 MiB took 275 ms the first time,
 // 40 ms when reused).
 import { closeSync, existsSync, fstatSync, openSync, readlinkSync, unlinkSync } from "node:fs";
-import { config, settingName } from "../config.ts";
+import { config, settingName } from "../base/config.ts";
 
 const PREFIX = "/dev/shm/fray-buf-";
 

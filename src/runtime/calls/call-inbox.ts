@@ -4,20 +4,27 @@
 // sent before them.
 import type { Encoded } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
-import type { ActorCell } from "../actors/actor-cell.ts";
 import { CallOrder } from "./call-order.ts";
 import type { CallSender } from "./call-sender.ts";
-import type { Call, Cast, Header, PortRef, Stop } from "../messages.ts";
+import type { Call, Cast, Header, PortRef, Stop } from "../base/messages.ts";
 import { ParkedCalls } from "./parked-calls.ts";
-import type { Supervisor } from "../supervision/supervisor.ts";
 
-/** What the inbox needs of its process (its Proc). */
+/** An actor as the inbox sees it: it takes calls in order, and stops. */
+export interface CallTarget {
+  /** Queues a call; `first`: the first of the frame's receivers here. */
+  deliver(call: Call, rank: number, frame: Frame, first: boolean): void;
+  stop(): Promise<void>;
+}
+
+/** What the inbox needs of its process. */
 export interface CallInboxHost {
   readonly addr: string;
-  readonly actors: ReadonlyMap<string, ActorCell>;
-  readonly supervisor: Supervisor;
   send(addr: string, header: Header): void;
   sendToPort(ref: PortRef, rank: number, value: unknown, isError: boolean): void;
+  /** The local actor `key` (`${meshId}.${member}`), if it lives here. */
+  target(key: string): CallTarget | undefined;
+  /** Why member `member` of mesh `meshId` is gone, if it is known to be. */
+  deadMember(meshId: string, member: number): Error | undefined;
 }
 
 export class CallInbox {
@@ -68,11 +75,10 @@ export class CallInbox {
   /** Runs a call on its actors here, in the order of its members. */
   #run(call: Call, frame: Frame): void {
     const { mesh, members, ranks } = call;
-    const dead = this.host.supervisor.deadMembers(mesh);
     for (let i = 0; i < members.length; i++) {
       const actor = `${mesh}.${members[i]}`;
-      const cell = this.host.actors.get(actor);
-      const gone = cell ? undefined : dead?.get(members[i]);
+      const cell = this.host.target(actor);
+      const gone = cell ? undefined : this.host.deadMember(mesh, members[i]);
       if (cell) cell.deliver(call, ranks[i], frame, i === 0);
       else if (gone) {
         if (call.reply) this.host.sendToPort(call.reply, ranks[i], gone, true);
@@ -83,7 +89,7 @@ export class CallInbox {
   /** Each member answers with its index once stopped. */
   #stopActors(stop: Stop): void {
     for (const member of stop.members) {
-      const cell = this.host.actors.get(`${stop.mesh}.${member}`);
+      const cell = this.host.target(`${stop.mesh}.${member}`);
       const answer = () => this.host.sendToPort(stop.reply, member, null, false);
       if (cell) cell.stop().then(answer);
       else answer();

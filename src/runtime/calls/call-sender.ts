@@ -24,9 +24,9 @@
 //   sees any of them close. A relay that loses a process it forwarded to tells
 //   the origins of what it forwarded (`cast-lost`): for them it is lost too.
 import { encodePlain, type Encoded } from "../../wire/codec.ts";
-import { config } from "../config.ts";
+import { config } from "../base/config.ts";
 import { expandRunLengths, RelayPlans, runLengths, runsOf, type Run } from "./cast-plan.ts";
-import type { Call, CallFields, Cast, CastPart, Header } from "../messages.ts";
+import type { Call, CallFields, Cast, CastPart, Header } from "../base/messages.ts";
 
 /** The ranks of a call that live in one process. */
 export interface CallGroup {
@@ -43,7 +43,7 @@ export interface CallSenderHost {
   /** Whether the link to `addr` is connected (not dialing, not lost). */
   connected(addr: string): boolean;
   /** Why `addr` is known to be gone, if it is. */
-  deadProc(addr: string): Error | undefined;
+  lostPeer(addr: string): Error | undefined;
   /** Sends an encoded header (a `repeatable` one: the same bytes each time); false when `addr` is known to be gone. */
   sendEncoded(addr: string, kind: Header["k"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean;
 }
@@ -101,7 +101,7 @@ export class CallSender {
       const sent = this.#sendRun(cast.o, fields, run, qs.slice(at, at + run.parts.length), payload);
       at += run.parts.length;
       if (!sent) {
-        this.#tellLost(cast.o, run.head, this.host.deadProc(run.head)?.message ?? "gone");
+        this.#tellLost(cast.o, run.head, this.host.lostPeer(run.head)?.message ?? "gone");
         continue;
       }
       let origins = this.#forwarded.get(run.head);
@@ -206,7 +206,7 @@ export class CallSender {
 
   /** Whether a part needs no sending again: it acknowledged call `q`, or its process is gone. */
   #done(part: CastPart, q: number): boolean {
-    return (this.#acked.get(part[0]) ?? 0) >= q || this.host.deadProc(part[0]) !== undefined;
+    return (this.#acked.get(part[0]) ?? 0) >= q || this.host.lostPeer(part[0]) !== undefined;
   }
 
   #tellLost(origin: string, addr: string, why: string): void {

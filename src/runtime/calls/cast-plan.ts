@@ -6,7 +6,7 @@
 // decoded of a tree and the bytes of its subtrees under the tree's id (`tid`).
 import { decodePlain, encodePlain } from "../../wire/codec.ts";
 import { subtrees } from "./cast-tree.ts";
-import type { CastPart } from "../messages.ts";
+import type { CastPart } from "../base/messages.ts";
 
 /** A run of a tree: its head gets the cast, runs its own part and forwards the rest. */
 export interface Run {

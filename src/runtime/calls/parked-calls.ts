@@ -3,8 +3,8 @@
 // the spawner's own message arrived), so it waits for the spawn, up to
 // FRAY_SPAWN_WAIT_MS; then its caller hears that no such actor was spawned.
 import type { Frame } from "../../wire/frame.ts";
-import { config, settingName } from "../config.ts";
-import type { Call } from "../messages.ts";
+import { config, settingName } from "../base/config.ts";
+import type { Call } from "../base/messages.ts";
 
 /** A call waiting for its actor: the call, the member's rank, and the frame with its arguments. */
 export type ParkedCall = [call: Call, rank: number, frame: Frame];

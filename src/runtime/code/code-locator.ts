@@ -8,7 +8,7 @@
 // exported. Results are cached per function.
 import type { Session } from "node:inspector";
 import { pathToFileURL } from "node:url";
-import { NotExportedError } from "../errors.ts";
+import { NotExportedError } from "../base/errors.ts";
 import { nodeInspector } from "./lazy-builtins.ts";
 
 export interface CodeLocation {

@@ -1,6 +1,7 @@
 // runtime/hosts: agents that start procs: on this machine (this file) and for remote
-// clients of a `fray worker` (remote-agent.ts). Uses net/ for addresses and credentials,
-// proc/ to serve the child's Proc, output/ to carry the child's output.
+// clients of a `fray worker` (remote-agent.ts, which serves "procs" messages). They are given
+// the Proc that starts the procs; use net/ for addresses and credentials, output/ to carry a
+// child's output, and calls/ to send an exit after the calls before it.
 //
 // The local host agent: starts workers on this machine and watches them. A
 // worker runs the bootstrap entry and serves a Proc; it is either a Node
@@ -15,12 +16,14 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { MessagePortTransport } from "../../wire/message-port-transport.ts";
-import { config, settingName, settingNow } from "../config.ts";
+import { config, settingName, settingNow } from "../base/config.ts";
 import { tokenEnv } from "../net/credentials.ts";
-import { deviceEnv, envWith, type ProcPlace } from "../device-env.ts";
-import { ConnectionError } from "../errors.ts";
-import { hold, release } from "../keep-alive.ts";
-import { Proc } from "../proc/proc.ts";
+import { deviceEnv, envWith, type ProcPlace } from "../base/device-env.ts";
+import { ConnectionError } from "../base/errors.ts";
+import { hold, release } from "../base/keep-alive.ts";
+import { CALLS } from "../calls/calls.ts";
+import type { ProcMessaging } from "../proc/messaging.ts";
+import type { Proc } from "../proc/proc.ts";
 import { streamWorkerOutput, type WorkerLog } from "../output/worker-output.ts";
 
 export interface ProcExit {
@@ -112,14 +115,14 @@ function threadEntry(entry: string): string {
   return `import(${JSON.stringify(tsx)}).then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`;
 }
 
-function startThread(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
+function startThread(proc: Proc, entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
   // Parent and thread talk over a MessagePort, not a socket.
   const { port1, port2 } = new MessageChannel();
   // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
   const worker = new Worker(threadEntry(entry), { eval: true, env: envWith(env), execArgv: [], workerData: { frayParentPort: port2 }, transferList: [port2], stdout: !!log, stderr: !!log });
   worker.unref();
   if (log) streamWorkerOutput(addr, log, worker);
-  Proc.current().acceptTransport(new MessagePortTransport(port1));
+  proc.acceptTransport(new MessagePortTransport(port1));
   return {
     pid: -1,
     label: `worker thread ${worker.threadId}`,
@@ -136,12 +139,11 @@ function startThread(entry: string, env: Record<string, string | undefined>, add
  * stream its output, tagged (worker-output.ts); absent, it writes to this
  * process's terminal as it is.
  */
-export function startProc(entry: string, options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog } = {}): ProcHandle {
-  const proc = Proc.current();
+export function startProc(proc: Proc, entry: string, options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog } = {}): ProcHandle {
   const addr = options.addr ?? proc.childAddr();
   const placed = options.place === undefined ? {} : deviceEnv(options.place, options.thread ?? false);
   const env = { ...tokenEnv(), ...placed, [settingName("procAddr")]: options.bind ? `${addr}@${options.bind}` : addr, [settingName("parentAddr")]: proc.addr, [settingName("logStream")]: options.log ? "1" : "0" };
-  const started = options.thread ? startThread(entry, env, addr, options.log) : startProcess(entry, env, addr, options.log);
+  const started = options.thread ? startThread(proc, entry, env, addr, options.log) : startProcess(entry, env, addr, options.log);
   const { label } = started;
   const connected = proc.expectPeer(addr);
   const ready = new Promise<void>((resolve, reject) => {
@@ -178,7 +180,7 @@ export function startProc(entry: string, options: { thread?: boolean; addr?: str
       hold();
       const timer = setTimeout(() => started.kill("SIGKILL"), config.procStopTimeoutMs);
       try {
-        proc.send(addr, { k: "exit" });
+        proc.get(CALLS).sendAfterCalls(addr, { k: "exit" });
         return await started.exited;
       } finally {
         clearTimeout(timer);
@@ -193,7 +195,7 @@ export function startProc(entry: string, options: { thread?: boolean; addr?: str
  * `onHung` when it has not answered for FRAY_HEARTBEAT_TIMEOUT_MS (a stopped
  * or wedged process keeps its socket open, so only silence shows it).
  */
-export function heartbeat(proc: Proc, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void, timeoutMs = () => config.heartbeatTimeoutMs): () => void {
+export function heartbeat(proc: ProcMessaging, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void, timeoutMs = () => config.heartbeatTimeoutMs): () => void {
   let lastHeard = Date.now();
   let timer: NodeJS.Timeout | null = null;
   const port = proc.openPort(() => (lastHeard = Date.now()));

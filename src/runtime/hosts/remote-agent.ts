@@ -3,13 +3,14 @@
 // On the client, a RemoteProcHandle stands for a proc a worker started.
 import { workerOf } from "../net/address.ts";
 import { heartbeat, type ProcExit, type ProcHandle } from "./host-agent.ts";
-import { config, settingNow } from "../config.ts";
-import type { ProcPlace } from "../device-env.ts";
+import { config, settingNow } from "../base/config.ts";
+import type { ProcPlace } from "../base/device-env.ts";
 import type { WorkerLog } from "../output/worker-output.ts";
-import { ConnectionError } from "../errors.ts";
-import { hold, release } from "../keep-alive.ts";
-import type { StartProcs } from "../messages.ts";
-import { Proc } from "../proc/proc.ts";
+import { ConnectionError } from "../base/errors.ts";
+import { hold, release } from "../base/keep-alive.ts";
+import type { StartProcs } from "../base/messages.ts";
+import { CALLS } from "../calls/calls.ts";
+import type { Proc } from "../proc/proc.ts";
 
 /**
  * Starts the proc named `addr` for a client: a Node process running the
@@ -22,7 +23,7 @@ export type ProcStarter = (addr: string, options: { readonly place?: ProcPlace |
 /** Makes this (serving) proc a host agent that starts procs with `start`. */
 export function serveHostAgent(proc: Proc, start: ProcStarter): void {
   const byClient = new Map<string, ProcHandle[]>();
-  proc.hostAgent = (request: StartProcs) => {
+  proc.route("procs", (request: StartProcs) => {
     const mine = byClient.get(request.client) ?? [];
     byClient.set(request.client, mine);
     request.addrs.forEach((addr, i) => {
@@ -45,7 +46,7 @@ export function serveHostAgent(proc: Proc, start: ProcStarter): void {
         (err: Error) => proc.sendToPort(request.reply, i, err, true),
       );
     });
-  };
+  });
   // A client that goes away takes its procs with it; the worker waits for the next.
   proc.onPeerLost((addr) => {
     const procs = byClient.get(addr);
@@ -60,8 +61,7 @@ export function serveHostAgent(proc: Proc, start: ProcStarter): void {
  * placed at `places`, streaming their output here tagged `logs` (if given);
  * returns their handles at once.
  */
-export function startRemoteProcs(agent: string, addrs: readonly string[], places?: readonly ProcPlace[], logs?: readonly string[]): ProcHandle[] {
-  const proc = Proc.current();
+export function startRemoteProcs(proc: Proc, agent: string, addrs: readonly string[], places?: readonly ProcPlace[], logs?: readonly string[]): ProcHandle[] {
   const waiting = addrs.map(() => {
     let settle!: (err?: Error) => void;
     const ready = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())));
@@ -142,14 +142,14 @@ function remoteHandle(proc: Proc, addr: string, ready: Promise<void>): ProcHandl
     label: `proc at ${addr}`,
     ready,
     exited,
-    kill: () => proc.send(addr, { k: "exit" }),
+    kill: () => proc.get(CALLS).sendAfterCalls(addr, { k: "exit" }),
     stop: async () => {
       // A proc that never started (say its host had no GPU for it) has nothing to stop.
       if (!(await ready.then(() => true, () => false))) return { code: null, signal: null };
       if (!stopping) {
         stopping = true;
         proc.expectExit(addr);
-        proc.send(addr, { k: "exit" });
+        proc.get(CALLS).sendAfterCalls(addr, { k: "exit" });
       }
       hold();
       const timer = setTimeout(() => proc.peerLost(addr, new ConnectionError(`${addr} did not exit within ${config.procStopTimeoutMs} ms`), false), config.procStopTimeoutMs);

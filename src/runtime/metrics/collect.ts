@@ -3,12 +3,23 @@
 // message and answers with its own metrics JSON and its children's; the asker
 // merges them with prom-client's AggregatorRegistry (counters and histogram
 // buckets add up; so do gauges: mailbox depths, pending tasks).
-import { config, settingName } from "../config.ts";
-import type { MetricsRequest } from "../messages.ts";
+import { config, settingName } from "../base/config.ts";
+import type { MetricsRequest } from "../base/messages.ts";
 import type { MetricsJson } from "./registry.ts";
-import type { Proc } from "../proc/proc.ts";
+import type { ProcMessaging } from "../proc/messaging.ts";
+import type { Router } from "../proc/routes.ts";
 
-/** The registry, loaded when metrics are first read (prom-client is slow to load; see metrics.ts). */
+/** What collecting needs of a process: its messaging, and which procs it started or hosts meshes on. */
+export interface MetricsHost extends ProcMessaging {
+  spawnedProcs(): string[];
+}
+
+/** Answers other processes' "metrics" requests with `host`'s metrics and its procs'. */
+export function serveMetrics(router: Router, host: MetricsHost): void {
+  router.route("metrics", (request) => void answerMetrics(host, request));
+}
+
+/** The registry, loaded when metrics are first read (prom-client is slow to load; see base/counters.ts). */
 const registry = () => import("./registry.ts");
 
 /** What a process answers: the metrics of each process it reached, and the procs that did not answer. */
@@ -31,7 +42,7 @@ export interface CollectedMetrics {
 }
 
 /** Collects, merges and returns the metrics of `proc`'s process and every proc it started (recursively). */
-export async function collectFrom(proc: Proc): Promise<CollectedMetrics> {
+export async function collectFrom(proc: MetricsHost): Promise<CollectedMetrics> {
   const gathered = await gather(proc, [], config.metricsTimeoutMs);
   const seen = new Set<string>();
   const unique = gathered.procs.filter((p) => !seen.has(p.addr) && seen.add(p.addr));
@@ -40,7 +51,7 @@ export async function collectFrom(proc: Proc): Promise<CollectedMetrics> {
 }
 
 /** Answers a "metrics" request from another process. */
-export async function answerMetrics(proc: Proc, request: MetricsRequest): Promise<void> {
+export async function answerMetrics(proc: MetricsHost, request: MetricsRequest): Promise<void> {
   try {
     proc.sendToPort(request.reply, 0, await gather(proc, request.via, request.ms / 2), false);
   } catch (err) {
@@ -49,7 +60,7 @@ export async function answerMetrics(proc: Proc, request: MetricsRequest): Promis
 }
 
 /** This process's metrics and its procs', not asking those in `via`; each proc gets `ms` (and half of it for its own). */
-async function gather(proc: Proc, via: readonly string[], ms: number): Promise<GatheredMetrics> {
+async function gather(proc: MetricsHost, via: readonly string[], ms: number): Promise<GatheredMetrics> {
   const own = { addr: proc.addr, json: await (await registry()).metricsJson() };
   const targets = proc.spawnedProcs().filter((a) => !via.includes(a));
   const asked = [...via, proc.addr, ...targets]; // nobody below asks these again
@@ -61,7 +72,7 @@ async function gather(proc: Proc, via: readonly string[], ms: number): Promise<G
 }
 
 /** Asks the proc at `addr`; a string says why it did not answer. */
-function ask(proc: Proc, addr: string, via: readonly string[], ms: number): Promise<GatheredMetrics | string> {
+function ask(proc: MetricsHost, addr: string, via: readonly string[], ms: number): Promise<GatheredMetrics | string> {
   return new Promise((resolve) => {
     const finish = (answer: GatheredMetrics | string) => {
       clearTimeout(timer);

@@ -1,5 +1,5 @@
 // This process's prom-client registry: every metric family, declared once,
-// reading the records metrics.ts keeps when scraped. Loaded on first read
+// reading the records base/counters.ts keeps when scraped. Loaded on first read
 // (metricsText, metricsJson, or another process asking), not at start.
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from "prom-client";
 import {
@@ -14,7 +14,7 @@ import {
   taskStats,
   transferStats,
   type FrameCounts,
-} from "./metrics.ts";
+} from "../base/counters.ts";
 
 /** This process's registry. */
 export const registry = new Registry();

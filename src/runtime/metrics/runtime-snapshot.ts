@@ -3,8 +3,9 @@
 // the actors it runs itself, and the failures its supervisor saw.
 import { hostname } from "node:os";
 import type { FailureRecord } from "../supervision/failure-history.ts";
-import { Proc } from "../proc/proc.ts";
-import type { MeshSnapshot } from "../supervision/supervisor.ts";
+import type { Proc } from "../proc/proc.ts";
+import { ACTORS } from "../actors/actor-table.ts";
+import { SUPERVISOR, type MeshSnapshot } from "../supervision/supervisor.ts";
 
 /** An actor running in this process. */
 export interface LocalActor {
@@ -23,8 +24,9 @@ export interface RuntimeSnapshot {
   readonly failures: readonly FailureRecord[];
 }
 
-/** This process's runtime now (its Proc is created if it has none yet). */
-export function runtimeSnapshot(proc: Proc = Proc.current()): RuntimeSnapshot {
-  const actors = [...proc.actors.values()].map(({ key, identity }) => ({ key, mesh: identity.meshName, className: identity.className, rank: identity.rank }));
-  return { addr: proc.addr, pid: process.pid, host: hostname(), meshes: proc.supervisor.snapshot(), actors, failures: proc.supervisor.failures.list() };
+/** What `proc`'s runtime holds now. */
+export function snapshotOf(proc: Proc): RuntimeSnapshot {
+  const actors = [...proc.get(ACTORS).values()].map(({ key, identity }) => ({ key, mesh: identity.meshName, className: identity.className, rank: identity.rank }));
+  const supervisor = proc.get(SUPERVISOR);
+  return { addr: proc.addr, pid: process.pid, host: hostname(), meshes: supervisor.snapshot(), actors, failures: supervisor.failures.list() };
 }

@@ -14,12 +14,12 @@ import { frameOf, type Frame } from "../../wire/frame.ts";
 import { HeaderDecoder } from "../../wire/header-table.ts";
 import { inProcessPair } from "../../wire/in-process-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
-import { config } from "../config.ts";
+import { config } from "../base/config.ts";
 import { dial } from "./dialer.ts";
-import { ConnectionError } from "../errors.ts";
+import { ConnectionError } from "../base/errors.ts";
 import { Link } from "./link.ts";
 import { listen } from "./listener.ts";
-import type { Header } from "../messages.ts";
+import type { Header } from "../base/messages.ts";
 
 /** What the Proc does with what its connections bring. */
 export interface ConnectionEvents {

@@ -6,7 +6,7 @@
 // FRAY_TLS_KEY: file paths).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { config, settingName } from "../config.ts";
+import { config, settingName } from "../base/config.ts";
 
 let token: string | null = null;
 

@@ -6,7 +6,7 @@ import { FrameError } from "../../wire/errors.ts";
 import { frameOf, frameSize, type Frame } from "../../wire/frame.ts";
 import { HeaderEncoder } from "../../wire/header-table.ts";
 import type { Transport } from "../../wire/transport.ts";
-import { config, settingName } from "../config.ts";
+import { config, settingName } from "../base/config.ts";
 
 export class Link {
   #transport: Transport | null = null;

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { authenticateClient } from "../../wire/auth.ts";
 import { SocketTransport } from "../../wire/socket-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
-import { config, settingName } from "../config.ts";
+import { config, settingName } from "../base/config.ts";
 import { sessionToken, tls } from "./credentials.ts";
-import { ConnectionError } from "../errors.ts";
+import { ConnectionError } from "../base/errors.ts";
 import { nodeTls } from "../code/lazy-builtins.ts";
 
 export interface ListenHandlers {

@@ -2,7 +2,7 @@
 // tagged with its origin, or (FRAY_LOG_AGGREGATE_MS > 0) folded across ranks.
 // Lines from workers of this process come from their pipes (worker-output.ts);
 // lines from procs on remote workers come as "log" messages.
-import { config, settingName } from "../config.ts";
+import { config, settingName } from "../base/config.ts";
 import { LogAggregator } from "./log-aggregator.ts";
 import { taggedLine, type OutputLine, type OutputStream } from "./log-origin.ts";
 

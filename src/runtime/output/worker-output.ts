@@ -14,8 +14,9 @@
 import type { Readable } from "node:stream";
 import { LineSplitter } from "./line-splitter.ts";
 import { unmarkLine, type OutputLine, type OutputStream } from "./log-origin.ts";
-import type { LogLines } from "../messages.ts";
+import type { LogLines } from "../base/messages.ts";
 import { emitLines } from "./output-sink.ts";
+import type { Router } from "../proc/routes.ts";
 
 /** Takes complete, tagged lines of one stream. */
 export type LineSink = (stream: OutputStream, lines: readonly OutputLine[]) => void;
@@ -37,6 +38,11 @@ export function streamWorkerOutput(addr: string, log: WorkerLog, pipes: { readon
 }
 
 /** A "log" message from `peer`: a worker of ours (its untagged lines get its tag), or a `fray worker` forwarding its procs' lines. */
+/** Takes the "log" messages `proc` receives from its workers. */
+export function serveLogs(proc: Router): void {
+  proc.route("log", (header, _frame, peer) => receiveLog(header, peer));
+}
+
 export function receiveLog(header: LogLines, peer: string): void {
   const worker = workers.get(peer);
   const lines = header.lines.map(([tag, text]): OutputLine => [tag ?? worker?.tag ?? "", text]);

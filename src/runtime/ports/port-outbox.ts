@@ -4,7 +4,7 @@
 // mutation cannot change it); the frame carries their bodies as one msgpack array.
 import { arrayOfEncoded, encode, type Encoded } from "../../wire/codec.ts";
 import { FrameError } from "../../wire/errors.ts";
-import type { Header, PortRef } from "../messages.ts";
+import type { Header, PortRef } from "../base/messages.ts";
 
 type Send = (addr: string, header: Header, payload: Encoded) => void;
 

@@ -9,8 +9,8 @@
 // Monarch's Port(port_ref, instance, rank) is: the runtime registers the
 // sender for ports revived from the wire when it loads (proc.ts).
 import { registerHandleType } from "../../wire/codec.ts";
-import type { PortRef } from "../messages.ts";
-import { hold, release } from "../keep-alive.ts";
+import type { PortRef } from "../base/messages.ts";
+import { hold, release } from "../base/keep-alive.ts";
 import type { PortHandler } from "./port-inbox.ts";
 
 /** What sends a port's values: this process's Proc. */

@@ -2,7 +2,7 @@
 // it survives `await`; stored on globalThis so two copies of this module (say,
 // compiled and source) still share one context.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { RawExtent } from "../messages.ts";
+import type { RawExtent } from "../base/messages.ts";
 import type { Proc } from "./proc.ts";
 
 export interface ActorIdentity {

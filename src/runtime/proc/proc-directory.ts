@@ -2,9 +2,9 @@
 // (never "the ports after the worker's", which may be someone else's); each
 // reports its port in the hello it sends its worker, and a peer that wants to
 // dial `tcp://host:workerPort/name` asks that worker first ("where").
-import { settingName } from "../config.ts";
-import { ConnectionError } from "../errors.ts";
-import type { Proc } from "./proc.ts";
+import { settingName } from "../base/config.ts";
+import { ConnectionError } from "../base/errors.ts";
+import type { ProcMessaging } from "./messaging.ts";
 
 type Waiter = (port: number | Error) => void;
 
@@ -53,7 +53,7 @@ export class ProcDirectory {
 }
 
 /** Asks the worker at `worker` which port the proc at `addr` listens on; rejects at `deadline` or when the worker is lost. */
-export function locate(proc: Proc, worker: string, addr: string, deadline: number): Promise<number> {
+export function locate(proc: ProcMessaging, worker: string, addr: string, deadline: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const finish = (found: number | Error) => {
       clearTimeout(timer);

@@ -1,88 +1,102 @@
 // runtime/proc: one process's place in the runtime (a simulator's process holds several:
-// simulator/virtual-proc.ts). A Proc listens on an address, hosts actors, owns ports, and keeps one
-// Link to every peer (net/). Messages go straight from proc to proc, except calls to many processes,
-// which are cast down a tree of relays (calls/). The Proc routes each frame to the mechanism that
-// serves it: calls/, ports/, bulk/, supervision/, metrics/, output/, hosts/; proc-directory.ts says
-// where a worker's procs listen.
+// simulator/virtual-proc.ts). A Proc has an address and an id space, keeps one Link to every peer
+// (net/), knows which peers are lost, answers on ports (ports/), and routes each frame to whatever
+// registered for its kind (routes.ts). It knows nothing of actors, calls, buffers or supervision:
+// those subsystems attach themselves (subsystems.ts) and register their kinds; runtime/runtime.ts
+// assembles them. proc-directory.ts says where a worker's procs listen.
 import { join } from "node:path";
-import { decode, encode, encodePlain, type Encoded } from "../../wire/codec.ts";
+import { encodePlain, type Encoded } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
-import { ActorCell } from "../actors/actor-cell.ts";
-import { BufferStore } from "../bulk/buffer-store.ts";
-import { BulkLinks, replyOn } from "../bulk/bulk-links.ts";
-import { CallInbox } from "../calls/call-inbox.ts";
-import { CallSender, type CallGroup } from "../calls/call-sender.ts";
+import { config } from "../base/config.ts";
+import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes } from "../base/counters.ts";
+import { SupervisionError } from "../base/errors.ts";
+import type { Header, PortRef } from "../base/messages.ts";
 import { parseAddress, workerOf } from "../net/address.ts";
-import { config } from "../config.ts";
-import { messageContext } from "./context.ts";
-import { CollectiveInbox } from "../bulk/collective-inbox.ts";
 import { Connections } from "../net/connections.ts";
-import { ConnectionError } from "../errors.ts";
 import { privateSocketDir } from "../net/listener.ts";
 import { PortInbox, type PortHandler } from "../ports/port-inbox.ts";
-import { locate, ProcDirectory } from "./proc-directory.ts";
 import { PortOutbox } from "../ports/port-outbox.ts";
-import { setWirePortSender, type PortOwner } from "../ports/port.ts";
-import type { CallFields, Header, PortRef } from "../messages.ts";
-import { answerMetrics } from "../metrics/collect.ts";
-import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes, watchMailboxes } from "../metrics/metrics.ts";
-import { SupervisionError } from "../supervision/supervision.ts";
-import { splitKey, Supervisor } from "../supervision/supervisor.ts";
-import { receiveLog } from "../output/worker-output.ts";
+import type { PortOwner } from "../ports/port.ts";
+import type { PeerLostHandler, ProcMessaging } from "./messaging.ts";
+import { locate, ProcDirectory } from "./proc-directory.ts";
+import { Routes, type Kind, type Route, type Router } from "./routes.ts";
+import { Subsystems, type SubsystemKey } from "./subsystems.ts";
 
-export type { CallGroup, PortHandler };
+export type { PortHandler };
+export type { Kind, Route };
 
-/** Called when a peer process can no longer be reached. */
-export type PeerLostHandler = (addr: string, error: Error) => void;
+export type { PeerLostHandler };
 
-const CURRENT = Symbol.for("fray.runtime.proc");
-const g = globalThis as unknown as Record<symbol, Proc | undefined>;
-
-export class Proc implements PortOwner {
-  readonly actors = new Map<string, ActorCell>();
-  /** Handles requests to start procs, in a worker that serves remote clients. */
-  hostAgent: ((request: Extract<Header, { k: "procs" }>) => void) | null = null;
-  readonly supervisor: Supervisor = new Supervisor(this);
-  /** Pieces of collectives, waiting for the local rank that takes them. */
-  readonly collectives = new CollectiveInbox();
-  /** The RemoteBuffers this process owns. */
-  readonly buffers = new BufferStore();
-  /** Second connections to TCP peers, for RemoteBuffer chunks. */
-  readonly bulkLinks: BulkLinks;
-  #inbox = new PortInbox();
-  #nextId = 0;
-  #peerLost = new Set<PeerLostHandler>();
-  #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
-  #socketDir: string | null = null;
+export class Proc implements PortOwner, ProcMessaging, Router {
+  readonly #routes: Routes;
+  readonly #subsystems: Subsystems;
   readonly #connections: Connections;
+  readonly #inbox = new PortInbox();
+  readonly #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
+  /** Peers known to be gone, with why: frames to them are dropped, and whoever asks learns why. */
+  readonly #lost = new Map<string, SupervisionError>();
+  readonly #peerLost = new Set<PeerLostHandler>();
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  readonly #calls: CallSender;
-  readonly #callInbox: CallInbox;
-  /** How this proc ends when told to exit: its OS process does, or (a virtual proc) only itself. */
-  #end: () => void = () => process.exit(0);
-  /** Virtual procs alive in this OS process; while there are none, `current()` never looks at the message context. */
-  static #virtual = 0;
+  #nextId = 0;
+  #socketDir: string | null;
+  /** How this proc ends: its OS process does, or (a virtual proc) only itself. */
+  #end: () => void;
+  readonly #virtual: boolean;
 
-  private constructor(readonly addr: string, private readonly serving: boolean) {
+  /**
+   * A proc at `addr` (not yet listening: `listen()`). `serving`: a worker's, whose connections keep
+   * the process alive, and which ends its OS process when told to exit unless `ended` is given (a
+   * virtual proc: only it ends, and `ended` is called).
+   */
+  constructor(readonly addr: string, readonly serving: boolean, options: { socketDir?: string; ended?: () => void } = {}) {
+    this.#socketDir = options.socketDir ?? null;
+    this.#routes = new Routes(addr);
+    this.#subsystems = new Subsystems(addr);
+    const ended = options.ended;
+    this.#virtual = ended !== undefined;
+    this.#end = ended
+      ? () => {
+          this.#end = () => {};
+          this.#connections.close();
+          ended();
+        }
+      : () => process.exit(0);
     this.#connections = new Connections(addr, serving, {
-      frame: (header, frame, peer, bulk) => this.#dispatch(header, frame, peer, bulk),
+      frame: (header, frame, peer, bulk) => this.receive(header, frame, peer, bulk),
       lost: (peer, error, isFailure) => this.peerLost(peer, error, isFailure),
       listensOn: (peer, port) => {
         if (workerOf(peer) === this.addr) this.#directory.report(peer, port); // one of ours
       },
-      locate: (worker, addr, deadline) => locate(this, worker, addr, deadline),
+      locate: (worker, at, deadline) => locate(this, worker, at, deadline),
     });
-    this.#calls = new CallSender({
-      addr,
-      connected: (peer) => this.#connections.connected(peer),
-      deadProc: (peer) => this.supervisor.deadProc(peer),
-      sendEncoded: (peer, kind, header, payload, repeatable) => this.#sendEncoded(peer, kind, header, payload, repeatable),
-    });
-    this.#callInbox = new CallInbox(this, this.#calls);
-    this.bulkLinks = new BulkLinks(addr, (worker, at, deadline) => locate(this, worker, at, deadline), (header, frame, peer) => this.#dispatch(header, frame, peer));
+    this.route("port", (h, frame, peer) => this.#inbox.deliver(h.id, peer, h.rank, !h.err, frame));
+    this.route("ports", (h, frame, peer) => this.#inbox.deliverMany(h.id, peer, h.ranks, h.errs, frame));
+    this.route("ping", (h) => this.sendToPort(h.reply, 0, null, false));
+    this.route("hello", () => {});
+    this.route("where", (h) =>
+      this.#directory.lookup(h.addr, config.connectTimeoutMs).then(
+        (port) => this.sendToPort(h.reply, 0, port, false),
+        (err: Error) => this.sendToPort(h.reply, 0, err, true),
+      ),
+    );
+  }
+
+  /** Listens at `addr` (`advertise@bind` binds elsewhere); resolves once listening, rejects naming the address. */
+  static create(addr: string, serving: boolean, options: { socketDir?: string; ended?: () => void } = {}): [Proc, Promise<void>] {
+    const { advertise, listen: at } = parseAddress(addr);
+    const proc = new Proc(advertise, serving, options);
+    const listening = proc.#connections.listen(addr, at);
+    listening.catch(() => proc.#connections.close());
+    return [proc, listening];
+  }
+
+  /** A client's Proc: listens on a Unix socket in a private directory, beside which its children's go. */
+  static createClient(): [Proc, Promise<void>] {
+    const dir = privateSocketDir();
+    return Proc.create(`unix:${join(dir, "client.sock")}`, false, { socketDir: dir });
   }
 
   /** Connections refused because the peer could not prove it knows the token. */
@@ -90,74 +104,26 @@ export class Proc implements PortOwner {
     return this.#connections.authFailures;
   }
 
-  /** This process's Proc, created on first use. In a client it holds no event-loop reference. */
-  static current(): Proc {
-    if (Proc.#virtual > 0) {
-      const inActor = messageContext.getStore()?.actor.proc; // code run by an actor of a virtual proc
-      if (inActor) return inActor;
-    }
-    if (!g[CURRENT]) {
-      const dir = privateSocketDir();
-      const [proc, listening] = Proc.#listen(`unix:${join(dir, "client.sock")}`, false);
-      listening.catch((err) => {
-        throw err; // a client that cannot listen cannot work (as before: the process ends)
-      });
-      proc.#socketDir = dir; // children's sockets go beside ours
-      g[CURRENT] = proc;
-    }
-    return g[CURRENT];
+  /** Makes `handler` the one that frames of `kind` go to (replacing an earlier one: a default); see routes.ts. */
+  route<K extends Kind>(kind: K, handler: Route<K>): void {
+    this.#routes.add(kind, handler);
   }
 
-  /**
-   * Starts this process's Proc at `addr` and resolves once it listens (a
-   * worker process serves until told to exit); rejects naming the address
-   * when it cannot be bound.
-   */
-  static async serve(addr: string): Promise<Proc> {
-    if (g[CURRENT]) throw new Error("this process already has a Proc");
-    const [proc, listening] = Proc.#listen(addr, true);
-    await listening;
-    return (g[CURRENT] = proc);
+  /** Attaches a subsystem under `key` (once), and returns it. */
+  attach<T>(key: SubsystemKey<T>, subsystem: T): T {
+    return this.#subsystems.attach(key, subsystem);
   }
 
-  /**
-   * Starts one more Proc in this OS process at `addr` (a virtual proc, see
-   * virtual-proc.ts): its own listener, connections, ports and actors. Told to
-   * exit, or `end()`ed, it closes all of them and calls `ended`; the OS
-   * process goes on.
-   */
-  static async serveVirtual(addr: string, ended: () => void): Promise<Proc> {
-    const [proc, listening] = Proc.#listen(addr, true);
-    await listening.catch((err) => {
-      proc.#connections.close();
-      throw err;
-    });
-    Proc.#virtual++;
-    proc.#end = () => {
-      proc.#end = () => {};
-      Proc.#virtual--;
-      proc.#connections.close();
-      ended();
-    };
-    return proc;
+  /** The subsystem attached under `key`; throws naming it when none is. */
+  get<T>(key: SubsystemKey<T>): T {
+    return this.#subsystems.get(key);
   }
 
-  /** Ends a virtual proc at once, as if its process were killed: no actor is stopped. */
-  end(): void {
-    if (this === g[CURRENT]) throw new Error("end() is for virtual procs; this is the process's own Proc");
-    this.#end();
-  }
-
-  static #listen(addr: string, serving: boolean): [Proc, Promise<void>] {
-    const { advertise, listen: at } = parseAddress(addr);
-    const proc = new Proc(advertise, serving);
-    return [proc, proc.#connections.listen(addr, at)];
-  }
-
-  /** The live procs this process started, or hosts meshes on: whose metrics it collects. */
-  spawnedProcs(): string[] {
-    const addrs = new Set([...this.#connections.children, ...this.supervisor.meshProcs()]);
-    return [...addrs].filter((a) => a !== this.addr && !this.supervisor.deadProc(a));
+  /** Handles a frame from the proc at `peer` (`bulk`: it came on a bulk connection, bulk/bulk-links.ts). */
+  receive(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
+    if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
+    if (metricsOn) countFrameIn(header.k, frame.header.length + payloadBytes(frame));
+    this.#routes.dispatch(header, frame, peer, bulk, (error, reply) => reply && this.sendToPort(reply, 0, error, true));
   }
 
   /** A fresh address for a child process of this one. */
@@ -173,65 +139,15 @@ export class Proc implements PortOwner {
 
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
-    if (header.k === "stop" || header.k === "exit") {
-      // After the calls sent before it, which may be on their way through relays.
-      const after = this.#calls.numberedCalls(addr);
-      if (after !== undefined) header = { ...header, after };
-    }
-    this.#sendEncoded(addr, header.k, encodePlain(header), payload, false);
-  }
-
-  /**
-   * Sends a call to the processes of `groups` (in rank order), straight or
-   * cast down a tree of relays when they are more than FRAY_CAST_FANOUT; calls
-   * from here to each run in the order they were sent (call-sender.ts).
-   */
-  sendCall(fields: CallFields, groups: readonly CallGroup[], payload: Encoded): void {
-    this.#calls.send(fields, groups, payload);
+    this.sendEncoded(addr, header.k, encodePlain(header), payload, false);
   }
 
   /** Sends an encoded header (`repeatable`: the same bytes each time, which cross each link once); false if `addr` is gone. */
-  #sendEncoded(addr: string, kind: Header["k"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean {
-    if (this.supervisor.deadProc(addr)) return false; // nobody to receive it
+  sendEncoded(addr: string, kind: Kind, header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean {
+    if (this.#lost.has(addr)) return false; // nobody to receive it
     if (metricsOn) countFrameOut(kind, header.length + encodedBytes(payload));
     this.#connections.link(addr).send(header, payload, repeatable);
     return true;
-  }
-
-  /** Tells the owner at `addr` that actor `${meshId}.${member}` failed. */
-  sendFault(addr: string, meshId: string, member: number, cause: Error): void {
-    let payload: Encoded;
-    try {
-      payload = encode(cause, "failure cause");
-    } catch {
-      payload = encode(new Error(cause.message));
-    }
-    this.send(addr, { k: "fault", mesh: meshId, member }, payload);
-  }
-
-  /** A local actor died or stopped: later messages to it are answered with `error`. */
-  actorGone(cell: ActorCell, error: Error): void {
-    this.actors.delete(cell.key);
-    const [meshId, member] = splitKey(cell.key);
-    this.supervisor.actorGone(meshId, member, error);
-  }
-
-  reportFault(cell: ActorCell, cause: Error): void {
-    this.supervisor.reportFault(cell, cause);
-  }
-
-  stopMeshesOwnedBy(key: string): Promise<void> {
-    return this.supervisor.stopMeshesOwnedBy(key);
-  }
-
-  /** `addr` is a child process: its loss is reported by `childExited`, with the exit status, not by its socket closing. */
-  adoptChild(addr: string): void {
-    this.#connections.adoptChild(addr);
-  }
-
-  childExited(addr: string, cause: Error, isFailure: boolean): void {
-    this.#connections.childExited(addr);
-    this.peerLost(addr, cause, isFailure);
   }
 
   /**
@@ -251,14 +167,57 @@ export class Proc implements PortOwner {
     this.#inbox.close(id);
   }
 
+  /** Whether a link to `addr` is up now. */
+  connected(addr: string): boolean {
+    return this.#connections.connected(addr);
+  }
+
+  /** Why `addr` is gone, if this process knows it is. */
+  lostPeer(addr: string): SupervisionError | undefined {
+    return this.#lost.get(addr);
+  }
+
   onPeerLost(handler: PeerLostHandler): () => void {
     this.#peerLost.add(handler);
     return () => this.#peerLost.delete(handler);
   }
 
+  /**
+   * Declares that `addr` is gone: queued frames are dropped and every
+   * subsystem that watches peers hears of it (`isFailure` false: a process
+   * stopped on purpose, reported as a SupervisionError).
+   */
+  peerLost(addr: string, error: Error, isFailure = true): void {
+    this.#directory.forget(addr, error);
+    if (!this.#connections.drop(addr)) return;
+    this.#lost.set(addr, error instanceof SupervisionError ? error : new SupervisionError(error.message, { cause: error }));
+    const reported = isFailure ? error : new SupervisionError(error.message, { cause: error });
+    for (const handler of [...this.#peerLost]) handler(addr, reported, isFailure);
+  }
+
+  /** The live child processes this proc started (not yet lost). */
+  children(): string[] {
+    return [...this.#connections.children].filter((a) => a !== this.addr && !this.#lost.has(a));
+  }
+
+  /** `addr` is a child process: its loss is reported by `childExited`, with the exit status, not by its socket closing. */
+  adoptChild(addr: string): void {
+    this.#connections.adoptChild(addr);
+  }
+
+  childExited(addr: string, cause: Error, isFailure: boolean): void {
+    this.#connections.childExited(addr);
+    this.peerLost(addr, cause, isFailure);
+  }
+
   /** Declares that `addr` (a child being started) will dial us; frames to it wait for that. */
   expectPeer(addr: string): Promise<void> {
     return this.#connections.expectPeer(addr);
+  }
+
+  /** The proc at `addr` was asked to exit: its connection closing is not a failure. */
+  expectExit(addr: string): void {
+    this.#connections.expectExit(addr);
   }
 
   /** Opens the link to `addr` now (a child dials its parent at start). */
@@ -276,119 +235,15 @@ export class Proc implements PortOwner {
     this.#connections.accept(transport);
   }
 
-  /**
-   * Declares that `addr` is gone: queued frames are dropped, calls waiting on
-   * it fail, and members of meshes owned here fail (unless `isFailure` is false:
-   * a process stopped on purpose).
-   */
-  peerLost(addr: string, error: Error, isFailure = true): void {
-    this.#directory.forget(addr, error);
-    if (!this.#connections.drop(addr)) return;
-    this.supervisor.procLost(addr, error, isFailure);
-    this.#callInbox.forget(addr);
-    this.#calls.lost(addr, error.message);
-    const reported = isFailure ? error : new SupervisionError(error.message, { cause: error });
-    for (const handler of [...this.#peerLost]) handler(addr, reported);
-  }
-
-  /** The proc at `addr` was asked to exit: its connection closing is not a failure. */
-  expectExit(addr: string): void {
-    this.#connections.expectExit(addr);
-  }
-
-  /** A worker told to exit stops its actors (running their cleanups), sends what it owes, and exits. */
-  async #exit(): Promise<void> {
-    await Promise.all([...this.actors.values()].map((cell) => cell.stop()));
+  /** Ends this proc once what its ports owe is sent: its OS process exits, or a virtual proc closes its connections. */
+  exit(): void {
     this.#outbox.flush();
     setImmediate(() => this.#end()); // after the transports' next-tick flush
   }
 
-  /** Handles a frame from the proc at `peer`. */
-  #dispatch(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
-    if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
-    if (metricsOn) countFrameIn(header.k, frame.header.length + payloadBytes(frame));
-    switch (header.k) {
-      case "msg":
-        this.#callInbox.call(header, frame, peer);
-        return;
-      case "cast":
-        this.#callInbox.cast(header, frame);
-        return;
-      case "cast-ack":
-        this.#calls.acknowledged(peer, header.q);
-        return;
-      case "cast-lost":
-        this.peerLost(header.addr, new ConnectionError(`${header.addr} cannot be reached from ${peer}, which relays calls to it: ${header.why}`));
-        return;
-      case "fault": {
-        let cause: Error;
-        try {
-          cause = decode(frame.payload, frame.attachments) as Error;
-        } catch (err) {
-          cause = err as Error;
-        }
-        this.supervisor.fault(header.mesh, header.member, cause);
-        return;
-      }
-      case "stop":
-        this.#callInbox.stop(header, peer);
-        return;
-      case "ping":
-        this.sendToPort(header.reply, 0, null, false);
-        return;
-      case "metrics":
-        void answerMetrics(this, header);
-        return;
-      case "where":
-        this.#directory.lookup(header.addr, config.connectTimeoutMs).then(
-          (port) => this.sendToPort(header.reply, 0, port, false),
-          (err: Error) => this.sendToPort(header.reply, 0, err, true),
-        );
-        return;
-      case "procs":
-        if (this.hostAgent) this.hostAgent(header);
-        else header.addrs.forEach((_, i) => this.sendToPort(header.reply, i, new Error(`${this.addr} is not a worker that starts procs (run 'fray worker')`), true));
-        return;
-      case "port":
-        this.#inbox.deliver(header.id, peer, header.rank, !header.err, frame);
-        return;
-      case "ports":
-        this.#inbox.deliverMany(header.id, peer, header.ranks, header.errs, frame);
-        return;
-      case "spawn": {
-        const cell = ActorCell.spawn(this, header, frame);
-        this.actors.set(header.actor, cell);
-        for (const [call, rank, f] of this.#callInbox.parked.take(header.actor)) cell.deliver(call, rank, f);
-        return;
-      }
-      case "coll":
-        this.collectives.deliver(header.tag, frame);
-        return;
-      case "coll-addrs": {
-        const addrs = this.supervisor.addrsOf(header.mesh);
-        this.sendToPort(header.reply, 0, addrs ?? new Error(`${this.addr} does not own mesh ${header.mesh} (stopped?)`), !addrs);
-        return;
-      }
-      case "buf.read":
-      case "buf.write":
-      case "buf.drop":
-        this.buffers.serve(header, frame, bulk ? replyOn(bulk) : (ref, value, isError) => this.sendToPort(ref, 0, value, isError));
-        return;
-      case "exit":
-        if (this.serving) this.#callInbox.whenRan(peer, header.after ?? 0, () => void this.#exit());
-        return;
-      case "log":
-        receiveLog(header, peer);
-        return;
-      case "hello":
-        return;
-    }
+  /** Ends a virtual proc at once, as if its process were killed. */
+  end(): void {
+    if (!this.#virtual) throw new Error("end() is for virtual procs; this is the process's own Proc");
+    this.#end();
   }
 }
-
-// Ports revived from the wire send through this process's Proc.
-setWirePortSender(() => Proc.current());
-// The mailbox-depth gauge reads this process's actors when scraped.
-watchMailboxes(function* () {
-  for (const cell of g[CURRENT]?.actors.values() ?? []) yield [cell.identity.className, cell.mailboxDepth];
-});

@@ -10,25 +10,29 @@
 // actors and closes its listener and every connection — to its peers, a
 // process's death — and the OS process goes on.
 import { inProcessPair } from "../../wire/in-process-transport.ts";
-import { config } from "../config.ts";
-import type { ProcPlace } from "../device-env.ts";
-import { ConnectionError } from "../errors.ts";
+import { config } from "../base/config.ts";
+import type { ProcPlace } from "../base/device-env.ts";
+import { ConnectionError } from "../base/errors.ts";
 import type { ProcExit, ProcHandle } from "../hosts/host-agent.ts";
 import { captureOutput } from "../output/output-capture.ts";
 import { emitLines } from "../output/output-sink.ts";
-import { Proc } from "../proc/proc.ts";
+import { CALLS } from "../calls/calls.ts";
+import type { Proc } from "../proc/proc.ts";
 import { listenOnFirstFree, randomSimulatorPort } from "./tcp-ports.ts";
 import type { WorkerLog } from "../output/worker-output.ts";
 
 /** Ports a virtual proc tries before it gives up: each is free unless something else listens there. */
 const PORT_TRIES = 32;
 
+/** Starts one more Proc, with its subsystems, in this OS process (runtime.ts's `serveVirtualProc`). */
+export type ServeVirtual = (addr: string, ended: () => void) => Promise<Proc>;
+
 /**
  * Starts a virtual proc named `addr` (`${agent.addr}/NAME`) on a free port of
  * `bindHost` (simulator/tcp-ports.ts), as the agent's child: its port goes to the
  * agent's proc directory, and its end is reported like a child's exit.
  */
-export function startVirtualProc(agent: Proc, addr: string, bindHost: string, options: { readonly place?: ProcPlace | null; readonly log?: WorkerLog } = {}): ProcHandle {
+export function startVirtualProc(agent: Proc, serve: ServeVirtual, addr: string, bindHost: string, options: { readonly place?: ProcPlace | null; readonly log?: WorkerLog } = {}): ProcHandle {
   if (options.place?.gpu != null) throw new TypeError(`a simulated host has no GPUs: cannot start ${addr} on GPU ${options.place.gpu}; leave the gpus label out of spawnProcs on simulated hosts`);
   if (options.log) routeOutput(options.log);
   const label = `virtual proc ${addr}`;
@@ -42,7 +46,7 @@ export function startVirtualProc(agent: Proc, addr: string, bindHost: string, op
   const onEnd = () => ended(killed ? { code: null, signal: "SIGKILL" } : { code: 0, signal: null });
   let tries = 0;
   const ports = () => (tries++ < PORT_TRIES ? randomSimulatorPort() : undefined);
-  const ready = listenOnFirstFree(ports, (port) => Proc.serveVirtual(`${addr}@tcp://${bindHost}:${port}`, onEnd)).then((started) => {
+  const ready = listenOnFirstFree(ports, (port) => serve(`${addr}@tcp://${bindHost}:${port}`, onEnd)).then((started) => {
     proc = started;
     // Its hello on this connection tells the agent its port, as a process's would.
     const [mine, theirs] = inProcessPair();
@@ -76,7 +80,7 @@ export function startVirtualProc(agent: Proc, addr: string, bindHost: string, op
       stopping = true;
       const timer = setTimeout(kill, config.procStopTimeoutMs);
       try {
-        agent.send(addr, { k: "exit" });
+        agent.get(CALLS).sendAfterCalls(addr, { k: "exit" });
         return await exited;
       } finally {
         clearTimeout(timer);

@@ -2,7 +2,6 @@
 // becomes one MeshFailure delivered to the owner's `supervise()`. Unhandled,
 // it goes to the owner's owner, and at the root (a client, which has no
 // `supervise`) to the unhandled-fault hook.
-import { registerErrorClass } from "../../wire/error-codec.ts";
 
 /** One failed rank of a mesh, as delivered to its owner's `supervise()`. */
 export interface MeshFailure {
@@ -17,10 +16,7 @@ export interface MeshFailure {
 }
 
 /** Errors of supervision: the actor or process a call needed failed or stopped. */
-export class SupervisionError extends Error {
-  override name = "SupervisionError";
-}
-registerErrorClass(SupervisionError);
+export { SupervisionError } from "../base/errors.ts";
 
 export type UnhandledFaultHook = (failure: MeshFailure) => void;
 

@@ -1,18 +1,33 @@
 // runtime/supervision: failures and where they go: the meshes a process owns and which
 // of their members died (this file), MeshFailure and SupervisionError (supervision.ts), and the
-// recent failures kept for the dashboard (failure-history.ts). Uses proc/ to send, actors/ to
-// deliver supervise() to an owner's mailbox.
+// recent failures kept for the dashboard (failure-history.ts). Serves "fault" and "coll-addrs"
+// messages; takes its Proc's messaging (proc/messaging.ts) and, from whoever assembles the
+// runtime, how to reach an owner actor's mailbox and how to send a stop after earlier calls.
 //
 // A process's supervision state: the meshes it owns (and which actor owns
 // each), what it knows to be dead, and where failures go. Failures arrive as
 // "fault" messages from actors that died, or as lost peer processes.
-import type { ActorCell } from "../actors/actor-cell.ts";
+import { decode, encode, type Encoded } from "../../wire/codec.ts";
 import { hostOf } from "../net/address.ts";
 import { causeChain, FailureHistory } from "./failure-history.ts";
-import { hold, release } from "../keep-alive.ts";
-import { countFailure } from "../metrics/metrics.ts";
-import type { Proc } from "../proc/proc.ts";
-import { meshFailure, SupervisionError, unhandledFault } from "./supervision.ts";
+import { hold, release } from "../base/keep-alive.ts";
+import { countFailure } from "../base/counters.ts";
+import { SupervisionError } from "../base/errors.ts";
+import type { Stop } from "../base/messages.ts";
+import type { ProcMessaging } from "../proc/messaging.ts";
+import type { Router } from "../proc/routes.ts";
+import { SubsystemKey } from "../proc/subsystems.ts";
+import { meshFailure, unhandledFault, type MeshFailure } from "./supervision.ts";
+
+/** What the supervisor needs besides its Proc's messaging. */
+export interface SupervisorHost extends ProcMessaging, Router {
+  /** Hands `failure` to the `supervise()` of local actor `ownerActor`, between its messages (if it still lives). */
+  supervise(ownerActor: string, failure: MeshFailure): void;
+  /** Sends a stop to `addr` after the calls this process sent there before it (calls/calls.ts). */
+  sendStop(addr: string, stop: Stop): void;
+}
+
+export const SUPERVISOR = new SubsystemKey<Supervisor>("supervisor");
 
 /** A mesh spawned by this process. */
 export interface OwnedMesh {
@@ -55,11 +70,25 @@ interface Owned extends OwnedMesh {
 export class Supervisor {
   #owned = new Map<string, Owned>();
   #deadActors = new Map<string, Map<number, Error>>();
-  #deadProcs = new Map<string, Error>();
   /** The last failures of owned meshes, newest last. */
   readonly failures = new FailureHistory();
 
-  constructor(private readonly proc: Proc) {}
+  constructor(private readonly host: SupervisorHost) {
+    host.onPeerLost((addr, error, isFailure) => this.#procLost(addr, error, isFailure));
+    host.route("fault", (header, frame) => {
+      let cause: Error;
+      try {
+        cause = decode(frame.payload, frame.attachments) as Error;
+      } catch (err) {
+        cause = err as Error;
+      }
+      this.fault(header.mesh, header.member, cause);
+    });
+    host.route("coll-addrs", (header) => {
+      const addrs = this.addrsOf(header.mesh);
+      host.sendToPort(header.reply, 0, addrs ?? new Error(`${host.addr} does not own mesh ${header.mesh} (stopped?)`), !addrs);
+    });
+  }
 
   adopt(mesh: OwnedMesh): void {
     this.#owned.set(mesh.id, { ...mesh, dead: new Set(), stopping: false });
@@ -98,16 +127,12 @@ export class Supervisor {
 
   /** Why a message to `${meshId}.${member}` on `addr` cannot be delivered, if it cannot. */
   unreachable(addr: string, meshId: string, member: number): Error | undefined {
-    return this.#deadProcs.get(addr) ?? this.#deadActors.get(meshId)?.get(member);
+    return this.host.lostPeer(addr) ?? this.#deadActors.get(meshId)?.get(member);
   }
 
   /** The dead members of a mesh, for callers that check many ranks. */
   deadMembers(meshId: string): ReadonlyMap<number, Error> | undefined {
     return this.#deadActors.get(meshId);
-  }
-
-  deadProc(addr: string): Error | undefined {
-    return this.#deadProcs.get(addr);
   }
 
   /** Remembers that an actor is gone, so later messages to it are answered at once. */
@@ -133,12 +158,11 @@ export class Supervisor {
       return;
     }
     // The owner handles it between its messages; an owner that is gone took the mesh with it.
-    this.proc.actors.get(owned.ownerActor)?.supervise(failure);
+    this.host.supervise(owned.ownerActor, failure);
   }
 
   /** A peer process is gone. Members of owned meshes there fail, unless it was stopped on purpose. */
-  procLost(addr: string, cause: Error, isFailure: boolean): void {
-    this.#deadProcs.set(addr, cause instanceof SupervisionError ? cause : new SupervisionError(cause.message, { cause }));
+  #procLost(addr: string, cause: Error, isFailure: boolean): void {
     for (const owned of [...this.#owned.values()]) {
       owned.addrs.forEach((a, member) => {
         if (a !== addr) return;
@@ -172,7 +196,7 @@ export class Supervisor {
       if (addr === undefined || this.unreachable(addr, meshId, member)) return;
       byAddr.get(addr)?.push(member) ?? byAddr.set(addr, [member]);
     });
-    const proc = this.proc;
+    const proc = this.host;
     hold(); // whoever awaits the stop keeps the process alive
     await new Promise<void>((resolve) => {
       let remaining = [...byAddr.values()].reduce((n, ms) => n + ms.length, 0);
@@ -190,7 +214,7 @@ export class Supervisor {
       const unwatch = proc.onPeerLost((addr) => {
         if (open.delete(addr)) done(byAddr.get(addr)!.length);
       });
-      for (const [addr, members] of byAddr) proc.send(addr, { k: "stop", mesh: meshId, members, reply: { addr: proc.addr, id: port } });
+      for (const [addr, members] of byAddr) proc.sendStop(addr, { k: "stop", mesh: meshId, members, reply: { addr: proc.addr, id: port } });
     }).finally(release);
     this.#owned.delete(meshId);
     const stopped = new SupervisionError(`mesh ${owned ? `'${owned.name}'` : meshId} was stopped`);
@@ -205,11 +229,17 @@ export class Supervisor {
     await Promise.all(mine.map((m) => this.stopMesh(m.id)));
   }
 
-  /** Reports the failure of local actor `cell` to its mesh's owner, here or in another process. */
-  reportFault(cell: ActorCell, cause: Error): void {
-    const [meshId, member] = splitKey(cell.key);
-    if (cell.owner === this.proc.addr) this.fault(meshId, member, cause);
-    else this.proc.sendFault(cell.owner, meshId, member, cause);
+  /** Reports the failure of local actor `key` to its mesh's owner at `owner`, here or in another process. */
+  reportFault(key: string, owner: string, cause: Error): void {
+    const [meshId, member] = splitKey(key);
+    if (owner === this.host.addr) return this.fault(meshId, member, cause);
+    let payload: Encoded;
+    try {
+      payload = encode(cause, "failure cause");
+    } catch {
+      payload = encode(new Error(cause.message));
+    }
+    this.host.send(owner, { k: "fault", mesh: meshId, member }, payload);
   }
 }
 

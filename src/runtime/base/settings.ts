@@ -4,7 +4,7 @@
 // here, and README's Settings tables are printed from here
 // (`npm run settings-table`; test/settings.test.ts checks README against it).
 // In the spirit of hyperactor's config.rs `declare_attrs!`.
-import { MAX_FRAME_BYTES } from "../wire/frame.ts";
+import { MAX_FRAME_BYTES } from "../../wire/frame.ts";
 
 /** A number of milliseconds, bytes or things with a default; an empty variable counts as unset. */
 export interface NumberSetting {

@@ -15,7 +15,7 @@
 // for the latency histogram is most of it); a round trip (P2) hardly notices.
 // Labels stay bounded: actor class and endpoint name, message kind, actor
 // class for failures and restarts; never per-call, per-actor or mesh ids.
-import { config, settingName } from "../config.ts";
+import { config, settingName } from "./config.ts";
 
 function readSwitch(): boolean {
   const value = config.metrics;

@@ -1,5 +1,5 @@
 // Errors raised by the runtime. Messages say what went wrong and how to fix it.
-import { registerErrorClass } from "../wire/error-codec.ts";
+import { registerErrorClass } from "../../wire/error-codec.ts";
 
 /** An actor class or function that worker processes cannot load. */
 export class NotExportedError extends TypeError {
@@ -13,3 +13,9 @@ export class ConnectionError extends Error {
 
 registerErrorClass(NotExportedError);
 registerErrorClass(ConnectionError);
+
+/** A call to an actor (or a mesh's rank) that failed, stopped, or whose process is gone. */
+export class SupervisionError extends Error {
+  override name = "SupervisionError";
+}
+registerErrorClass(SupervisionError);

@@ -1,0 +1,58 @@
+// The actors of one process: spawned when a "spawn" message comes (this
+// subsystem serves that kind), found by key (`${meshId}.${member}`) by whoever
+// delivers calls to them, and stopped together when the process exits.
+import type { Spawn } from "../base/messages.ts";
+import type { Router } from "../proc/routes.ts";
+import { SubsystemKey } from "../proc/subsystems.ts";
+import { ActorCell, type ActorHost } from "./actor-cell.ts";
+
+/** What the table needs besides what its actors need. */
+export interface ActorTableHost extends ActorHost, Router {
+  /** Actor `cell` was just spawned here (calls that overtook its spawn go to it now). */
+  spawned(cell: ActorCell): void;
+}
+
+export const ACTORS = new SubsystemKey<ActorTable>("actor table");
+
+export class ActorTable {
+  readonly #cells = new Map<string, ActorCell>();
+
+  constructor(host: ActorTableHost) {
+    const cellHost: ActorHost = {
+      proc: host.proc,
+      shards: host.shards,
+      sendToPort: (ref, rank, value, isError, strict) => host.sendToPort(ref, rank, value, isError, strict),
+      gone: (cell, error) => {
+        this.#cells.delete(cell.key);
+        host.gone(cell, error);
+      },
+      reportFault: (key, owner, cause) => host.reportFault(key, owner, cause),
+      stopMeshesOwnedBy: (key) => host.stopMeshesOwnedBy(key),
+      releaseOwnedBy: (key) => host.releaseOwnedBy(key),
+    };
+    host.route("spawn", (header: Spawn, frame) => {
+      const cell = ActorCell.spawn(cellHost, header, frame);
+      this.#cells.set(header.actor, cell);
+      host.spawned(cell);
+    });
+  }
+
+  /** The local actor `key`, if it lives here. */
+  get(key: string): ActorCell | undefined {
+    return this.#cells.get(key);
+  }
+
+  /** How many actors live here. */
+  get size(): number {
+    return this.#cells.size;
+  }
+
+  values(): IterableIterator<ActorCell> {
+    return this.#cells.values();
+  }
+
+  /** Stops every actor here (running their cleanups): the process is exiting. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.#cells.values()].map((cell) => cell.stop()));
+  }
+}

@@ -1,0 +1,176 @@
+// The runtime of a process: a Proc (proc/) with every subsystem attached and
+// wired to the others. This is the one file that knows them all; each takes
+// from it only the narrow host it declares, so none reaches into another:
+//   ports (in the Proc)  replies and channels
+//   supervision/         owned meshes, failures        ("fault", "coll-addrs")
+//   calls/               calls, casts, stops           ("msg", "cast", "cast-ack", "cast-lost", "stop")
+//   actors/              the actors living here        ("spawn")
+//   bulk/                RemoteBuffers, bulk links, shards, collective pieces ("buf.*", "coll")
+//   metrics/, output/    metrics requests, workers' log lines ("metrics", "log")
+//   hosts/               starting procs for clients    ("procs", once `fray worker` serves)
+// Code above the runtime gets a Proc here (`currentProc()`, `serveProc()`) and
+// its subsystems by their keys: `proc.get(SUPERVISOR)`.
+import { ActorTable, ACTORS } from "./actors/actor-table.ts";
+import { watchMailboxes } from "./base/counters.ts";
+import type { Exit, StartProcs } from "./base/messages.ts";
+import { BUFFERS, BufferStore, serveBuffers } from "./bulk/buffer-store.ts";
+import { BULK_LINKS, BulkLinks, replyOn } from "./bulk/bulk-links.ts";
+import { COLLECTIVES, CollectiveInbox } from "./bulk/collective-inbox.ts";
+import { SHARDS, ShardStore } from "./bulk/shard-store.ts";
+import { CALLS, Calls } from "./calls/calls.ts";
+import { collectFrom, serveMetrics, type CollectedMetrics } from "./metrics/collect.ts";
+import { snapshotOf, type RuntimeSnapshot } from "./metrics/runtime-snapshot.ts";
+import { serveLogs } from "./output/worker-output.ts";
+import { setWirePortSender } from "./ports/port.ts";
+import { messageContext } from "./proc/context.ts";
+import { locate } from "./proc/proc-directory.ts";
+import type { ProcMessaging } from "./proc/messaging.ts";
+import { Proc } from "./proc/proc.ts";
+import { splitKey, Supervisor, SUPERVISOR } from "./supervision/supervisor.ts";
+
+const CURRENT = Symbol.for("fray.runtime.proc");
+const g = globalThis as unknown as Record<symbol, Proc | undefined>;
+/** Virtual procs alive in this OS process; while there are none, `currentProc()` never looks at the message context. */
+let virtualProcs = 0;
+
+/** Attaches every subsystem to a new `proc` and wires them together, before it receives a frame. */
+function assemble(proc: Proc): Proc {
+  const shards = proc.attach(SHARDS, new ShardStore());
+  const buffers = proc.attach(BUFFERS, new BufferStore());
+  serveBuffers(proc, buffers, replyOn);
+  proc.attach(BULK_LINKS, new BulkLinks(proc.addr, (worker, at, deadline) => locate(proc, worker, at, deadline), (header, frame, peer) => proc.receive(header, frame, peer)));
+  proc.attach(COLLECTIVES, new CollectiveInbox(proc));
+  const messaging = messagingOf(proc);
+  // The subsystems below call each other only through these late-bound closures.
+  let actors!: ActorTable;
+  let calls!: Calls;
+  const supervisor = proc.attach(
+    SUPERVISOR,
+    new Supervisor({
+      ...messaging,
+      route: (kind, handler) => proc.route(kind, handler),
+      supervise: (ownerActor, failure) => actors.get(ownerActor)?.supervise(failure),
+      sendStop: (addr, stop) => calls.sendAfterCalls(addr, stop),
+    }),
+  );
+  calls = proc.attach(
+    CALLS,
+    new Calls(proc, {
+      target: (key) => actors.get(key),
+      deadMember: (meshId, member) => supervisor.deadMembers(meshId)?.get(member),
+    }),
+  );
+  actors = proc.attach(
+    ACTORS,
+    new ActorTable({
+      proc,
+      shards,
+      sendToPort: (ref, rank, value, isError, strict) => proc.sendToPort(ref, rank, value, isError, strict),
+      gone: (cell, error) => supervisor.actorGone(...splitKey(cell.key), error),
+      reportFault: (key, owner, cause) => supervisor.reportFault(key, owner, cause),
+      stopMeshesOwnedBy: (key) => supervisor.stopMeshesOwnedBy(key),
+      releaseOwnedBy: (key) => {
+        buffers.releaseOwnedBy(key);
+        shards.releaseOwnedBy(key);
+      },
+      route: (kind, handler) => proc.route(kind, handler),
+      spawned: (cell) => calls.spawned(cell.key, cell),
+    }),
+  );
+  serveMetrics(proc, { ...messaging, spawnedProcs: () => spawnedProcs(proc) });
+  serveLogs(proc);
+  // Until `fray worker` makes it a host agent (hosts/remote-agent.ts), a proc starts no procs.
+  proc.route("procs", (request: StartProcs) =>
+    request.addrs.forEach((_, i) => proc.sendToPort(request.reply, i, new Error(`${proc.addr} is not a worker that starts procs (run 'fray worker')`), true)),
+  );
+  // A worker told to exit stops its actors (running their cleanups) after the calls sent before the exit, then ends.
+  proc.route("exit", (header: Exit, _frame, peer) => {
+    if (proc.serving) calls.whenRan(peer, header.after ?? 0, () => void actors.stopAll().then(() => proc.exit()));
+  });
+  return proc;
+}
+
+/** The live procs `proc` started, or hosts meshes on: whose metrics it collects. */
+function spawnedProcs(proc: Proc): string[] {
+  const addrs = new Set([...proc.children(), ...proc.get(SUPERVISOR).meshProcs()]);
+  return [...addrs].filter((a) => a !== proc.addr && !proc.lostPeer(a));
+}
+
+/** This process's Proc, created on first use. In a client it holds no event-loop reference. */
+export function currentProc(): Proc {
+  if (virtualProcs > 0) {
+    const inActor = messageContext.getStore()?.actor.proc; // code run by an actor of a virtual proc
+    if (inActor) return inActor;
+  }
+  if (!g[CURRENT]) {
+    const [proc, listening] = Proc.createClient();
+    listening.catch((err) => {
+      throw err; // a client that cannot listen cannot work (the process ends)
+    });
+    g[CURRENT] = assemble(proc);
+  }
+  return g[CURRENT];
+}
+
+/**
+ * Starts this process's Proc at `addr` and resolves once it listens (a
+ * worker process serves until told to exit); rejects naming the address
+ * when it cannot be bound.
+ */
+export async function serveProc(addr: string): Promise<Proc> {
+  if (g[CURRENT]) throw new Error("this process already has a Proc");
+  const [proc, listening] = Proc.create(addr, true);
+  assemble(proc);
+  await listening;
+  return (g[CURRENT] = proc);
+}
+
+/**
+ * Starts one more Proc in this OS process at `addr` (a virtual proc, see
+ * simulator/virtual-proc.ts): its own listener, connections, ports and actors.
+ * Told to exit, or `end()`ed, it closes all of them and calls `ended`; the OS
+ * process goes on.
+ */
+export async function serveVirtualProc(addr: string, ended: () => void): Promise<Proc> {
+  const [proc, listening] = Proc.create(addr, true, {
+    ended: () => {
+      virtualProcs--;
+      ended();
+    },
+  });
+  assemble(proc);
+  await listening;
+  virtualProcs++;
+  return proc;
+}
+
+/** What this process's runtime holds now (its Proc is created if it has none yet): the dashboard's view. */
+export function runtimeSnapshot(): RuntimeSnapshot {
+  return snapshotOf(currentProc());
+}
+
+/** The metrics of this process and every proc it started (and those procs started), merged: `/metrics` and `/api/metrics`. */
+export function collectMetrics(): Promise<CollectedMetrics> {
+  const proc = currentProc();
+  return collectFrom({ ...messagingOf(proc), spawnedProcs: () => spawnedProcs(proc) });
+}
+
+/** The Proc's messaging (proc/messaging.ts) alone, as a plain object to extend into a subsystem's host. */
+function messagingOf(proc: Proc): ProcMessaging {
+  return {
+    addr: proc.addr,
+    send: proc.send.bind(proc),
+    sendToPort: proc.sendToPort.bind(proc),
+    openPort: proc.openPort.bind(proc),
+    closePort: proc.closePort.bind(proc),
+    onPeerLost: proc.onPeerLost.bind(proc),
+    lostPeer: proc.lostPeer.bind(proc),
+  };
+}
+
+// Ports revived from the wire send through this process's Proc.
+setWirePortSender(() => currentProc());
+// The mailbox-depth gauge reads this process's actors when scraped.
+watchMailboxes(function* () {
+  for (const cell of g[CURRENT]?.get(ACTORS).values() ?? []) yield [cell.identity.className, cell.mailboxDepth];
+});
