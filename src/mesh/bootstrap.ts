@@ -45,7 +45,7 @@ const parentPort = (workerData as { frayParentPort?: MessagePort } | null)?.fray
 if (parentPort) proc.connectVia(parent, new (await import("../wire/message-port-transport.ts")).MessagePortTransport(parentPort));
 else proc.connect(parent);
 // The parent set FRAY_LOG_STREAM: "1" when it reads our output and tags it.
-if (config.logStream === "1") captureOutput((s, lines) => proc.send(parent, { k: "log", s, lines }));
+if (config.logStream === "1") captureOutput((s, lines) => proc.send(parent, { kind: "log", stream: s, lines }));
 if (isMainThread) {
   process.stdin.on("end", () => process.exit(0));
   process.stdin.on("error", () => process.exit(0));

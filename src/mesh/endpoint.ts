@@ -247,7 +247,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     mesh.whenSendable(
       () => {
         if (metricsOn) this.#count(groups, encodedBytes(payload));
-        const fields: CallFields = { mesh: mesh.id, m: name, ext: mesh.rawExtent, ...(reply ? { reply } : {}), ...(mesh.sel ? { sel: mesh.sel } : {}), ...(mesh.version ? { v: mesh.version } : {}) };
+        const fields: CallFields = { mesh: mesh.id, endpoint: name, extent: mesh.rawExtent, ...(reply ? { reply } : {}), ...(mesh.sel ? { selection: mesh.sel } : {}), ...(mesh.version ? { version: mesh.version } : {}) };
         proc.get(CALLS).send(fields, groups, payload);
       },
       (error) => {

@@ -158,7 +158,7 @@ export class ProcMesh {
     located.then(
       ({ url, exportName }) => {
         addrs.forEach((addr, rank) => {
-          proc.send(addr, { k: "spawn", actor: `${id}.${rank}`, name, url, exp: exportName, rank, ext: rawExtent, owner: proc.addr, ownerActor, reply: { addr: proc.addr, id: port }, ...(mc === undefined ? {} : { mc }), ...(origins ? { origin: origins[members[rank]] } : {}) }, payload);
+          proc.send(addr, { kind: "spawn", actor: `${id}.${rank}`, name, url, exportName, rank, extent: rawExtent, owner: proc.addr, ownerActor, reply: { addr: proc.addr, id: port }, ...(mc === undefined ? {} : { maxConcurrency: mc }), ...(origins ? { origin: origins[members[rank]] } : {}) }, payload);
         });
         gate.release();
       },

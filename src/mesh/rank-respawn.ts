@@ -108,7 +108,7 @@ export class RankRespawner {
         if (addr === slot.addr) finish(new SupervisionError(`cannot respawn ${what}: its new process was lost: ${error.message}`, { cause: error }));
       });
       proc.send(slot.addr, {
-        k: "spawn", actor: `${ref.id}.${member}`, name: ref.name, url, exp: exportName, rank: member, ext: recipe.ext,
+        kind: "spawn", actor: `${ref.id}.${member}`, name: ref.name, url, exportName, rank: member, extent: recipe.ext,
         owner: proc.addr, ownerActor: recipe.ownerActor, reply: { addr: proc.addr, id: port },
         ...(recipe.maxConcurrency === undefined ? {} : { mc: recipe.maxConcurrency }),
         ...(recipe.origins ? { origin: recipe.origins[recipe.slotOf[member]] } : {}),

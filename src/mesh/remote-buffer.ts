@@ -81,7 +81,7 @@ export class RemoteBuffer {
     if (proc.lostPeer(owner)) return; // nothing left to release
     const [port, receiver] = openChannel<null>(proc);
     try {
-      proc.send(owner, { k: "buf.drop", id, reply: port.ref! });
+      proc.send(owner, { kind: "buf.drop", id, reply: port.ref! });
       await receiver.recv();
     } finally {
       receiver.close();

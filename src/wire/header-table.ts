@@ -34,14 +34,17 @@ function reference(id: number, extra: number): Buffer {
   return out;
 }
 
-export class HeaderDecoder {
-  #table = new Map<number, unknown>();
+export class HeaderDecoder<T = unknown> {
+  #table = new Map<number, T>();
 
-  decode(bytes: Uint8Array): unknown {
-    if (bytes[0] !== TAG) return decodePlain(bytes);
+  /** `fromWire` turns a decoded header into what the receiver reads (once per repeated header). */
+  constructor(private readonly fromWire: (decoded: unknown) => T = (decoded) => decoded as T) {}
+
+  decode(bytes: Uint8Array): T {
+    if (bytes[0] !== TAG) return this.fromWire(decodePlain(bytes));
     const id = bytes[1] | (bytes[2] << 8) | (bytes[3] << 16) | (bytes[4] << 24);
-    if (bytes.length === 5) return this.#table.get(id);
-    const header = decodePlain(bytes.subarray(5));
+    if (bytes.length === 5) return this.#table.get(id)!;
+    const header = this.fromWire(decodePlain(bytes.subarray(5)));
     this.#table.set(id, header);
     return header;
   }

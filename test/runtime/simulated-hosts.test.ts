@@ -83,7 +83,7 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
     const before = (await probes.where.call()).values();
     const victim = 5;
     // What the proc's handle sends to kill it: the exit message, unannounced (a crash, not a stop).
-    currentProc().send(before[victim].addr, { k: "exit" });
+    currentProc().send(before[victim].addr, { kind: "exit" });
     await failures.recv();
     failures.close();
     assert.deepEqual(failed, [victim]);

@@ -60,7 +60,7 @@ function meshAddrs(proc: Proc, meshId: string, version: number, owner: string): 
         unwatch();
         reject(new SupervisionError(`the owner of the mesh, ${owner}, is gone: ${error.message}`, { cause: error }));
       });
-      proc.send(owner, { k: "coll-addrs", mesh: meshId, reply: { addr: proc.addr, id: port } });
+      proc.send(owner, { kind: "coll-addrs", mesh: meshId, reply: { addr: proc.addr, id: port } });
     });
     addrCache.set(cacheKey, found);
     found.catch(() => addrCache.delete(cacheKey));
@@ -75,8 +75,8 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
   const [meshId] = splitKey(ctx.actor.actorId);
   const spawned = new Extent(ctx.actor.extent[0], ctx.actor.extent[1]);
   const sent = new Extent(ctx.extent[0], ctx.extent[1]);
-  // Rank r of the message is member sel[r] of the mesh; without sel, member r.
-  const memberOf = (r: number) => (ctx.sel ? ctx.sel[r] : r);
+  // Rank r of the message is member selection[r] of the mesh; without it, member r.
+  const memberOf = (r: number) => (ctx.selection ? ctx.selection[r] : r);
   const labels = sent.labels;
   for (const d of dims ?? []) {
     if (!labels.includes(d)) throw new RangeError(`${what}: dims names '${d}', which is not a dimension of the mesh ${sent}; give some of: ${labels.join(", ")}`);
@@ -152,7 +152,7 @@ export class Exchange {
     const tag = this.#tag(round, this.group.me, to);
     const addr = this.group.addrs[to];
     if (addr === this.#proc.addr) this.#proc.get(COLLECTIVES).deliver(tag, new LocalPiece(value));
-    else this.#proc.send(addr, { k: "coll", tag }, encode(value, this.what));
+    else this.#proc.send(addr, { kind: "coll", tag }, encode(value, this.what));
   }
 
   recv(from: number, round: string): Promise<unknown> {

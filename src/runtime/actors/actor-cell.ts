@@ -78,13 +78,13 @@ export class ActorCell {
 
   private constructor(private readonly host: ActorHost, spawn: Spawn) {
     this.owner = spawn.owner;
-    this.#maxConcurrency = spawn.mc ?? 1;
+    this.#maxConcurrency = spawn.maxConcurrency ?? 1;
     this.identity = {
       actorId: spawn.actor,
       meshName: spawn.name,
-      className: spawn.exp.split(".").pop()!,
+      className: spawn.exportName.split(".").pop()!,
       rank: spawn.rank,
-      extent: spawn.ext,
+      extent: spawn.extent,
       origin: spawn.origin,
       abort: (reason) => this.die(reason instanceof Error ? reason : new Error(`aborted: ${String(reason ?? "no reason given")}`)),
       proc: host.proc,
@@ -103,10 +103,10 @@ export class ActorCell {
 
   async #construct(spawn: Spawn, frame: Frame): Promise<void> {
     try {
-      const Class = (await load({ url: spawn.url, exportName: spawn.exp })) as new (...args: unknown[]) => Record<string, unknown>;
-      if (typeof Class !== "function") throw new TypeError(`${spawn.exp} exported from ${spawn.url} is not a class`);
+      const Class = (await load({ url: spawn.url, exportName: spawn.exportName })) as new (...args: unknown[]) => Record<string, unknown>;
+      if (typeof Class !== "function") throw new TypeError(`${spawn.exportName} exported from ${spawn.url} is not a class`);
       const args = decode(frame.payload, frame.attachments) as unknown[];
-      const context: MessageContext = { actor: this.identity, rank: spawn.rank, extent: spawn.ext };
+      const context: MessageContext = { actor: this.identity, rank: spawn.rank, extent: spawn.extent };
       this.#instance = messageContext.run(context, () => new Class(...args));
       this.#Class = Class;
       if (this.#state === "constructing") this.#state = "ready";
@@ -194,17 +194,17 @@ export class ActorCell {
       return undefined;
     }
     const Class = this.#Class!;
-    const builtin = call.m.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(call.m) : undefined;
-    const options = builtin ? BUILTIN : endpointOptions(Class, call.m);
-    const method = builtin ?? this.#instance![call.m];
+    const builtin = call.endpoint.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(call.endpoint) : undefined;
+    const options = builtin ? BUILTIN : endpointOptions(Class, call.endpoint);
+    const method = builtin ?? this.#instance![call.endpoint];
     if (!options || typeof method !== "function") {
-      this.#reject(call, rank, new TypeError(`${this.identity.className} has no endpoint '${call.m}'; endpoints are: ${endpointNames(Class).join(", ")}`));
+      this.#reject(call, rank, new TypeError(`${this.identity.className} has no endpoint '${call.endpoint}'; endpoints are: ${endpointNames(Class).join(", ")}`));
       return undefined;
     }
     let stats: EndpointStats | undefined;
     let start = 0;
     if (metricsOn) {
-      stats = this.#stats.get(call.m) ?? this.#statsFor(call.m);
+      stats = this.#stats.get(call.endpoint) ?? this.#statsFor(call.endpoint);
       stats.received++;
       stats.calls++;
       if (first) stats.receivedBytes += payloadBytes(frame);
@@ -219,7 +219,7 @@ export class ActorCell {
       return undefined;
     }
     if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.host));
-    const context: MessageContext = { actor: this.identity, rank, extent: call.ext, sel: call.sel, version: call.v };
+    const context: MessageContext = { actor: this.identity, rank, extent: call.extent, selection: call.selection, version: call.version };
     let result: unknown;
     try {
       // Distributed arrays given to an endpoint arrive as this rank's shards (builtins read shards themselves).
@@ -268,7 +268,7 @@ export class ActorCell {
       return;
     }
     // Nobody is waiting for this reply: the actor fails, and its owner hears of it.
-    this.die(error instanceof Error ? error : new Error(`${this.identity.className}.${call.m} threw ${String(error)}`));
+    this.die(error instanceof Error ? error : new Error(`${this.identity.className}.${call.endpoint} threw ${String(error)}`));
   }
 
   async #handleFailure(failure: MeshFailure): Promise<void> {

@@ -1,5 +1,6 @@
 // The runtime's message headers. Each frame carries one header; arguments and
 // values travel in the frame's payload, encoded once even when fanned out.
+// Code reads full field names; on the wire they are short (header-codec.ts).
 import type { ProcPlace } from "./device-env.ts";
 
 /** A port: where replies and channel values go. */
@@ -13,7 +14,7 @@ export type RawExtent = readonly [labels: readonly string[], sizes: readonly num
 
 /** First frame on every connection: who is speaking, and the TCP port it listens on (if any). */
 export interface Hello {
-  readonly k: "hello";
+  readonly kind: "hello";
   readonly addr: string;
   readonly pid: number;
   readonly port?: number;
@@ -23,19 +24,20 @@ export interface Hello {
 
 /** Create an actor. Payload: constructor arguments. Replies on `reply` once constructed. */
 export interface Spawn {
-  readonly k: "spawn";
+  readonly kind: "spawn";
   readonly actor: string;
   readonly name: string;
   readonly url: string;
-  readonly exp: string;
+  /** The class's export name in the module at `url`. */
+  readonly exportName: string;
   readonly rank: number;
-  readonly ext: RawExtent;
+  readonly extent: RawExtent;
   /** The owning proc, and the owning actor there (null: the process itself, a client). */
   readonly owner: string;
   readonly ownerActor: string | null;
   readonly reply: PortRef;
   /** How many of its messages may run at once (absent: 1). */
-  readonly mc?: number;
+  readonly maxConcurrency?: number;
   /** The tag of its output lines: its proc's place in the ProcMesh (log-origin.ts). */
   readonly origin?: string;
 }
@@ -43,21 +45,22 @@ export interface Spawn {
 /** What a call says the same to every process it goes to. */
 export interface CallFields {
   readonly mesh: string;
-  readonly m: string;
-  readonly ext: RawExtent;
+  /** The endpoint (method) to call. */
+  readonly endpoint: string;
+  readonly extent: RawExtent;
   readonly reply?: PortRef;
   /** The members the message's ranks are, when it went to a slice (not all members in order): for collectives. */
-  readonly sel?: readonly number[];
+  readonly selection?: readonly number[];
   /** How many times the mesh's members moved (respawns), as the sender knows it: collectives regroup when it changes. */
-  readonly v?: number;
+  readonly version?: number;
 }
 
 /**
  * Call an endpoint on the actors `${mesh}.${members[i]}` of one process, in
- * that order. Payload: arguments. `ranks[i]` is each receiver's rank within `ext`.
+ * that order. Payload: arguments. `ranks[i]` is each receiver's rank within `extent`.
  */
 export interface Call extends CallFields {
-  readonly k: "msg";
+  readonly kind: "msg";
   readonly members: readonly number[];
   readonly ranks: readonly number[];
   /**
@@ -65,7 +68,7 @@ export interface Call extends CallFields {
    * cast to it through relays (call-order.ts): the receiver runs calls in
    * that order whichever way they came. Absent: the link's order is the order.
    */
-  readonly q?: number;
+  readonly seq?: number;
 }
 
 /** One process's part of a cast: its members and their ranks. */
@@ -73,53 +76,53 @@ export type CastPart = readonly [addr: string, members: readonly number[], ranks
 
 /**
  * A call cast down a tree (call-sender.ts): the receiver runs the first part
- * of `t` (its own) and forwards the rest, split into at most FRAY_CAST_FANOUT
+ * of `tree` (its own) and forwards the rest, split into at most FRAY_CAST_FANOUT
  * runs, each to its first process. Payload: arguments, forwarded as they came.
  */
 export interface Cast extends CallFields {
-  readonly k: "cast";
+  readonly kind: "cast";
   /** The process that made the call. */
-  readonly o: string;
+  readonly caller: string;
   /** The run's parts (CastPart[]), encoded once per tree (cast-plan.ts). */
-  readonly t: Uint8Array;
+  readonly tree: Uint8Array;
   /** The call's number at each part, run-length encoded: [q, count, q, count, …]. */
-  readonly q: readonly number[];
-  /** The run's id in its origin's tree, under which relays remember `t` decoded and split; absent: a one-off. */
-  readonly tid?: string;
+  readonly seqs: readonly number[];
+  /** The run's id in its origin's tree, under which relays remember `tree` decoded and split; absent: a one-off. */
+  readonly treeId?: string;
 }
 
-/** To a cast's origin: every numbered call from it up to `q` has run here (it may forget them). */
+/** To a cast's origin: every numbered call from it up to `seq` has run here (it may forget them). */
 export interface CastAck {
-  readonly k: "cast-ack";
-  readonly q: number;
+  readonly kind: "cast-ack";
+  readonly seq: number;
 }
 
 /** To a cast's origin, from a relay: the process at `addr` that it forwarded to cannot be reached. */
 export interface CastLost {
-  readonly k: "cast-lost";
+  readonly kind: "cast-lost";
   readonly addr: string;
   readonly why: string;
 }
 
 /** A value (or, with `err`, an error) sent to a port. Payload: the value. */
 export interface PortMessage {
-  readonly k: "port";
+  readonly kind: "port";
   readonly id: number;
   readonly rank: number;
-  readonly err?: true;
+  readonly isError?: true;
 }
 
-/** Several values for one port, coalesced. Payload: an array of the values; `errs[i]` marks errors. */
+/** Several values for one port, coalesced. Payload: an array of the values; `errors[i]` marks errors. */
 export interface PortMessages {
-  readonly k: "ports";
+  readonly kind: "ports";
   readonly id: number;
   readonly ranks: readonly number[];
-  readonly errs: readonly number[];
+  readonly errors: readonly number[];
 }
 
 /** Actor `${mesh}.${member}` failed. Sent to the mesh's owner. Payload: the cause. */
 export interface Fault {
-  readonly k: "fault";
+  readonly kind: "fault";
   readonly mesh: string;
   readonly member: number;
 }
@@ -129,7 +132,7 @@ export interface Fault {
  * them; each answers on `reply` with its member index as rank.
  */
 export interface Stop {
-  readonly k: "stop";
+  readonly kind: "stop";
   readonly mesh: string;
   readonly members: readonly number[];
   readonly reply: PortRef;
@@ -139,7 +142,7 @@ export interface Stop {
 
 /** Heartbeat: answer on `reply` if alive. */
 export interface Ping {
-  readonly k: "ping";
+  readonly kind: "ping";
   readonly reply: PortRef;
 }
 
@@ -148,7 +151,7 @@ export interface Ping {
  * which TCP port it listens on; the answer on `reply` is the port or an Error.
  */
 export interface Where {
-  readonly k: "where";
+  readonly kind: "where";
   readonly addr: string;
   readonly reply: PortRef;
 }
@@ -160,7 +163,7 @@ export interface Where {
  * procs are stopped when the client goes away.
  */
 export interface StartProcs {
-  readonly k: "procs";
+  readonly kind: "procs";
   readonly addrs: readonly string[];
   /** Where each proc is in its mesh, for its rank environment. */
   readonly places?: readonly ProcPlace[];
@@ -172,13 +175,13 @@ export interface StartProcs {
 
 /** A piece of a mesh collective for the rank named in `tag` (collective-inbox.ts). Payload: the piece. */
 export interface CollectivePiece {
-  readonly k: "coll";
+  readonly kind: "coll";
   readonly tag: string;
 }
 
 /** Ask the owner of mesh `mesh` for its members' proc addresses; the answer on `reply` is the array or an Error. */
 export interface CollectiveAddrs {
-  readonly k: "coll-addrs";
+  readonly kind: "coll-addrs";
   readonly mesh: string;
   readonly reply: PortRef;
 }
@@ -189,14 +192,14 @@ export interface CollectiveAddrs {
  * client of its procs. Each is [tag, text]; a null tag: the sender's own.
  */
 export interface LogLines {
-  readonly k: "log";
-  readonly s: 1 | 2;
+  readonly kind: "log";
+  readonly stream: 1 | 2;
   readonly lines: readonly (readonly [tag: string | null, text: string])[];
 }
 
 /** Ask a process to exit. */
 export interface Exit {
-  readonly k: "exit";
+  readonly kind: "exit";
   /** As Stop's. */
   readonly after?: number;
 }
@@ -207,11 +210,11 @@ export interface Exit {
  * owner wrote them there at the same offset. Served by the Proc, not the actor.
  */
 export interface BufferRead {
-  readonly k: "buf.read";
+  readonly kind: "buf.read";
   readonly id: string;
-  readonly off: number;
-  readonly len: number;
-  readonly shm?: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly stagingFile?: string;
   /** Instead of bytes: the buffer's SharedArrayBuffer view and status word (shared-views.ts), or null if it is not on one. */
   readonly share?: true;
   readonly reply: PortRef;
@@ -219,17 +222,17 @@ export interface BufferRead {
 
 /** Write bytes at `off` of RemoteBuffer `id`: from the payload, or from `shm` at the same offset. Answers null. */
 export interface BufferWrite {
-  readonly k: "buf.write";
+  readonly kind: "buf.write";
   readonly id: string;
-  readonly off: number;
-  readonly len: number;
-  readonly shm?: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly stagingFile?: string;
   readonly reply: PortRef;
 }
 
 /** Release RemoteBuffer `id`. Answers null. */
 export interface BufferDrop {
-  readonly k: "buf.drop";
+  readonly kind: "buf.drop";
   readonly id: string;
   readonly reply: PortRef;
 }
@@ -240,9 +243,9 @@ export interface BufferDrop {
  * is a GatheredMetrics (metrics/collect.ts).
  */
 export interface MetricsRequest {
-  readonly k: "metrics";
+  readonly kind: "metrics";
   readonly via: readonly string[];
-  readonly ms: number;
+  readonly timeoutMs: number;
   readonly reply: PortRef;
 }
 

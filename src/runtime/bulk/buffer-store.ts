@@ -93,23 +93,23 @@ export class BufferStore {
   /** Answers a peer's request on its reply port. */
   serve(header: BufferRead | BufferWrite | BufferDrop, frame: Frame, reply: Reply): void {
     try {
-      if (header.k === "buf.drop") {
+      if (header.kind === "buf.drop") {
         this.release(header.id, "was dropped");
         return reply(header.reply, null, false);
       }
       const bytes = this.bytes(header.id);
-      if (header.k === "buf.read" && header.share) return reply(header.reply, this.#share(header.id, bytes), false);
-      const { off, len } = header;
+      if (header.kind === "buf.read" && header.share) return reply(header.reply, this.#share(header.id, bytes), false);
+      const { offset: off, length: len } = header;
       if (!(off >= 0 && len >= 0 && off + len <= bytes.byteLength)) throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${bytes.byteLength} bytes`);
       const chunk = bytes.subarray(off, off + len);
-      if (header.k === "buf.read") {
-        if (header.shm === undefined) return reply(header.reply, chunk, false);
-        withShm(header.shm, (fd) => writeAll(fd, chunk, off));
-      } else if (header.shm === undefined) {
+      if (header.kind === "buf.read") {
+        if (header.stagingFile === undefined) return reply(header.reply, chunk, false);
+        withShm(header.stagingFile, (fd) => writeAll(fd, chunk, off));
+      } else if (header.stagingFile === undefined) {
         const data = decode(frame.payload, frame.attachments) as Uint8Array;
         if (data.byteLength !== len) throw new RangeError(`a write of ${data.byteLength} bytes announced as ${len}`);
         chunk.set(data);
-      } else withShm(header.shm, (fd) => readAll(fd, chunk, off));
+      } else withShm(header.stagingFile, (fd) => readAll(fd, chunk, off));
       reply(header.reply, null, false);
     } catch (err) {
       reply(header.reply, err, true);

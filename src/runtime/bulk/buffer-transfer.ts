@@ -128,11 +128,11 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
           pending.push([off, len]);
           const reply = { addr: proc.addr, id: port };
           const part = bytes.subarray(off, off + len);
-          if (op === "read") send({ k: "buf.read", id: buf.id, off, len, shm, reply });
+          if (op === "read") send({ kind: "buf.read", id: buf.id, offset: off, length: len, stagingFile: shm, reply });
           else if (shm !== undefined) {
             writeAll(fd, part, off);
-            send({ k: "buf.write", id: buf.id, off, len, shm, reply });
-          } else send({ k: "buf.write", id: buf.id, off, len, reply }, encode(part));
+            send({ kind: "buf.write", id: buf.id, offset: off, length: len, stagingFile: shm, reply });
+          } else send({ kind: "buf.write", id: buf.id, offset: off, length: len, reply }, encode(part));
         }
       } catch (err) {
         finish(err as Error);
@@ -176,7 +176,7 @@ function askToShare(proc: Proc, buf: BufferAddress, timeoutMs: number, bound: st
       const shared = value as [Uint8Array, Int32Array] | null;
       finish(null, shared && { bytes: shared[0], state: shared[1] });
     });
-    proc.send(buf.owner, { k: "buf.read", id: buf.id, off: 0, len: 0, share: true, reply: { addr: proc.addr, id: port } });
+    proc.send(buf.owner, { kind: "buf.read", id: buf.id, offset: 0, length: 0, share: true, reply: { addr: proc.addr, id: port } });
   });
 }
 

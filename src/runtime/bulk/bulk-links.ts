@@ -4,9 +4,10 @@
 // main link, nor behind them. The reader dials; its first frame is a hello
 // with `bulk: true`; the owner answers each chunk request on the same
 // connection. Losing the peer is still decided by the main link.
-import { encode, encodePlain, type Encoded } from "../../wire/codec.ts";
+import { encode, type Encoded } from "../../wire/codec.ts";
 import { frameOf, type Frame } from "../../wire/frame.ts";
 import { HeaderDecoder } from "../../wire/header-table.ts";
+import { encodeHeader, headerFromWire } from "../base/header-codec.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
 import { dial } from "../net/dialer.ts";
@@ -49,11 +50,11 @@ export class BulkLinks {
         failed: reject,
         connected: (transport) => {
           transport.setKeepAlive(false); // a transfer in progress holds the process instead
-          transport.send(frameOf(encodePlain({ k: "hello", addr: this.addr, pid: process.pid, bulk: true } satisfies Header)));
-          const headers = new HeaderDecoder();
+          transport.send(frameOf(encodeHeader({ kind: "hello", addr: this.addr, pid: process.pid, bulk: true } satisfies Header)));
+          const headers = new HeaderDecoder(headerFromWire);
           const watchers = new Set<(error: Error) => void>();
           transport.listen({
-            frame: (frame) => this.onFrame(headers.decode(frame.header) as Header, frame, addr),
+            frame: (frame) => this.onFrame(headers.decode(frame.header), frame, addr),
             close: (error) => {
               this.#links.delete(addr);
               const why = new ConnectionError(`bulk connection to ${addr} closed${error ? `: ${error.message}` : ""}`);
@@ -61,7 +62,7 @@ export class BulkLinks {
             },
           });
           resolve({
-            send: (header, payload) => transport.send(frameOf(encodePlain(header), payload)),
+            send: (header, payload) => transport.send(frameOf(encodeHeader(header), payload)),
             onClose: (handler) => (watchers.add(handler), () => watchers.delete(handler)),
           });
         },
@@ -73,13 +74,13 @@ export class BulkLinks {
 /** Answers a chunk request on the bulk connection it came by, as a port message. */
 export function replyOn(transport: Transport): (ref: PortRef, value: unknown, isError: boolean) => void {
   return (ref, value, isError) => {
-    const header: Header = isError ? { k: "port", id: ref.id, rank: 0, err: true } : { k: "port", id: ref.id, rank: 0 };
+    const header: Header = isError ? { kind: "port", id: ref.id, rank: 0, isError: true } : { kind: "port", id: ref.id, rank: 0 };
     let payload: Encoded;
     try {
       payload = encode(value);
     } catch {
       payload = encode(new Error(String((value as Error)?.message ?? value)));
     }
-    transport.send(frameOf(encodePlain(header), payload));
+    transport.send(frameOf(encodeHeader(header), payload));
   };
 }

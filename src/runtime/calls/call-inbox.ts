@@ -37,23 +37,23 @@ export class CallInbox {
     this.parked = new ParkedCalls(host.addr, (call, rank, error) => {
       if (call.reply) host.sendToPort(call.reply, rank, error, true);
     });
-    this.#order = new CallOrder((origin, q) => host.send(origin, { k: "cast-ack", q }));
+    this.#order = new CallOrder((origin, q) => host.send(origin, { kind: "cast-ack", seq: q }));
   }
 
   /** A call that came straight from `peer`. */
   call(call: Call, frame: Frame, peer: string): void {
-    if (call.q === undefined) {
+    if (call.seq === undefined) {
       this.#run(call, frame);
       this.#order.ranUnnumbered(peer);
-    } else this.#order.numbered(peer, call.q, () => this.#run(call, frame));
+    } else this.#order.numbered(peer, call.seq, () => this.#run(call, frame));
   }
 
   /** A cast: the rest goes on to its subtrees, this process's part runs in its turn. */
   cast(cast: Cast, frame: Frame): void {
     const payload: Encoded = { body: frame.payload, attachments: frame.attachments };
     const [[, members, ranks], q] = this.calls.relay(cast, payload);
-    const call: Call = { k: "msg", mesh: cast.mesh, m: cast.m, ext: cast.ext, reply: cast.reply, sel: cast.sel, v: cast.v, members, ranks };
-    this.#order.numbered(cast.o, q, () => this.#run(call, frame));
+    const call: Call = { kind: "msg", mesh: cast.mesh, endpoint: cast.endpoint, extent: cast.extent, reply: cast.reply, selection: cast.selection, version: cast.version, members, ranks };
+    this.#order.numbered(cast.caller, q, () => this.#run(call, frame));
   }
 
   /** Stops actors of a mesh after the calls queued for them — and, with `after`, after the sender's calls still on their way. */

@@ -23,7 +23,8 @@
 //   process can answer and acknowledge over its own link, and this process
 //   sees any of them close. A relay that loses a process it forwarded to tells
 //   the origins of what it forwarded (`cast-lost`): for them it is lost too.
-import { encodePlain, type Encoded } from "../../wire/codec.ts";
+import type { Encoded } from "../../wire/codec.ts";
+import { encodeHeader } from "../base/header-codec.ts";
 import { config } from "../base/config.ts";
 import { expandRunLengths, RelayPlans, runLengths, runsOf, type Run } from "./cast-plan.ts";
 import type { Call, CallFields, Cast, CastPart, Header } from "../base/messages.ts";
@@ -45,7 +46,7 @@ export interface CallSenderHost {
   /** Why `addr` is known to be gone, if it is. */
   lostPeer(addr: string): Error | undefined;
   /** Sends an encoded header (a `repeatable` one: the same bytes each time); false when `addr` is known to be gone. */
-  sendEncoded(addr: string, kind: Header["k"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean;
+  sendEncoded(addr: string, kind: Header["kind"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean;
 }
 
 /** The tree of a mesh's processes, made once for a set of groups (the endpoint keeps its set while nothing moves). */
@@ -93,20 +94,20 @@ export class CallSender {
 
   /** Forwards the rest of a cast that came here; returns this process's own part and its number. */
   relay(cast: Cast, payload: Encoded): [own: CastPart, q: number] {
-    const { own, runs } = this.#relayPlans.plan(cast.o, cast.tid ?? undefined, cast.t, config.castFanout);
-    const qs = expandRunLengths(cast.q);
+    const { own, runs } = this.#relayPlans.plan(cast.caller, cast.treeId ?? undefined, cast.tree, config.castFanout);
+    const qs = expandRunLengths(cast.seqs);
     const fields = fieldsOf(cast);
     let at = 1;
     for (const run of runs) {
-      const sent = this.#sendRun(cast.o, fields, run, qs.slice(at, at + run.parts.length), payload);
+      const sent = this.#sendRun(cast.caller, fields, run, qs.slice(at, at + run.parts.length), payload);
       at += run.parts.length;
       if (!sent) {
-        this.#tellLost(cast.o, run.head, this.host.lostPeer(run.head)?.message ?? "gone");
+        this.#tellLost(cast.caller, run.head, this.host.lostPeer(run.head)?.message ?? "gone");
         continue;
       }
       let origins = this.#forwarded.get(run.head);
       if (!origins) this.#forwarded.set(run.head, (origins = new Set()));
-      origins.add(cast.o);
+      origins.add(cast.caller);
     }
     return [own, qs[0]];
   }
@@ -152,9 +153,9 @@ export class CallSender {
     const { addr } = g;
     const n = this.#sent.get(addr) ?? 0;
     let sent: boolean;
-    if (this.#numbered.has(addr)) sent = this.host.sendEncoded(addr, "msg", encodePlain({ k: "msg", ...fields, members: g.members, ranks: g.ranks, q: n + 1 } satisfies Call), payload, false);
-    else if (fields.reply) sent = this.host.sendEncoded(addr, "msg", encodePlain({ k: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
-    else sent = this.host.sendEncoded(addr, "msg", (g.oneWay ??= encodePlain({ k: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call)), payload, true);
+    if (this.#numbered.has(addr)) sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks, seq: n + 1 } satisfies Call), payload, false);
+    else if (fields.reply) sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
+    else sent = this.host.sendEncoded(addr, "msg", (g.oneWay ??= encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call)), payload, true);
     if (sent) this.#sent.set(addr, n + 1);
   }
 
@@ -189,8 +190,8 @@ export class CallSender {
 
   /** Sends a run of a cast to its head, which runs its own part and forwards the rest. */
   #sendRun(origin: string, fields: CallFields, run: Run, qs: readonly number[], payload: Encoded): boolean {
-    const cast: Cast = { k: "cast", o: origin, ...fields, t: run.t, q: runLengths(qs), ...(run.tid === undefined ? {} : { tid: run.tid }) };
-    return this.host.sendEncoded(run.head, "cast", encodePlain(cast), payload, false);
+    const cast: Cast = { kind: "cast", caller: origin, ...fields, tree: run.t, seqs: runLengths(qs), ...(run.tid === undefined ? {} : { treeId: run.tid }) };
+    return this.host.sendEncoded(run.head, "cast", encodeHeader(cast), payload, false);
   }
 
   /** Whether every part of a kept cast past a relay needs no sending again (resuming where the last look stopped). */
@@ -210,12 +211,12 @@ export class CallSender {
   }
 
   #tellLost(origin: string, addr: string, why: string): void {
-    if (origin !== this.host.addr) this.host.sendEncoded(origin, "cast-lost", encodePlain({ k: "cast-lost", addr, why } satisfies Header), undefined, false);
+    if (origin !== this.host.addr) this.host.sendEncoded(origin, "cast-lost", encodeHeader({ kind: "cast-lost", addr, why } satisfies Header), undefined, false);
   }
 }
 
 /** The fields of a call, from a cast that came. */
 function fieldsOf(cast: Cast): CallFields {
-  const { mesh, m, ext, reply, sel, v } = cast;
-  return { mesh, m, ext, ...(reply ? { reply } : {}), ...(sel ? { sel } : {}), ...(v ? { v } : {}) };
+  const { mesh, endpoint, extent, reply, selection, version } = cast;
+  return { mesh, endpoint, extent, ...(reply ? { reply } : {}), ...(selection ? { selection } : {}), ...(version ? { version } : {}) };
 }

@@ -47,7 +47,7 @@ export class Calls {
     );
     host.route("msg", (header, frame, peer) => this.#inbox.call(header, frame, peer));
     host.route("cast", (header, frame) => this.#inbox.cast(header, frame));
-    host.route("cast-ack", (header, _frame, peer) => this.#sender.acknowledged(peer, header.q));
+    host.route("cast-ack", (header, _frame, peer) => this.#sender.acknowledged(peer, header.seq));
     host.route("cast-lost", (header, _frame, peer) =>
       host.peerLost(header.addr, new ConnectionError(`${header.addr} cannot be reached from ${peer}, which relays calls to it: ${header.why}`)),
     );
@@ -68,7 +68,7 @@ export class Calls {
   }
 
   /** Sends a stop or exit to `addr` after the calls sent there before it, which may be on their way through relays. */
-  sendAfterCalls(addr: string, header: Extract<Header, { readonly k: "stop" | "exit" }>): void {
+  sendAfterCalls(addr: string, header: Extract<Header, { readonly kind: "stop" | "exit" }>): void {
     const after = this.#sender.numberedCalls(addr);
     this.host.send(addr, after === undefined ? header : { ...header, after });
   }

@@ -180,7 +180,7 @@ export function startProc(proc: Proc, entry: string, options: { thread?: boolean
       hold();
       const timer = setTimeout(() => started.kill("SIGKILL"), config.procStopTimeoutMs);
       try {
-        proc.get(CALLS).sendAfterCalls(addr, { k: "exit" });
+        proc.get(CALLS).sendAfterCalls(addr, { kind: "exit" });
         return await started.exited;
       } finally {
         clearTimeout(timer);
@@ -213,7 +213,7 @@ export function heartbeat(proc: ProcMessaging, addr: string, ready: Promise<void
         onHung(silent);
         return;
       }
-      proc.send(addr, { k: "ping", reply: { addr: proc.addr, id: port } });
+      proc.send(addr, { kind: "ping", reply: { addr: proc.addr, id: port } });
     }, Math.min(config.heartbeatIntervalMs, timeoutMs() / 2));
     timer.unref();
   }, stop);

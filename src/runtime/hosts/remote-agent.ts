@@ -34,7 +34,7 @@ export function serveHostAgent(proc: Proc, start: ProcStarter): void {
       let handle: ProcHandle;
       try {
         // Streamed output goes to the client over its connection to us, tagged here.
-        const log = request.logs && { tag: request.logs[i] ?? "", sink: (s: 1 | 2, lines: readonly (readonly [string, string])[]) => proc.send(request.client, { k: "log", s, lines }) };
+        const log = request.logs && { tag: request.logs[i] ?? "", sink: (s: 1 | 2, lines: readonly (readonly [string, string])[]) => proc.send(request.client, { kind: "log", stream: s, lines }) };
         handle = start(addr, { place: request.places?.[i], log });
       } catch (err) {
         proc.sendToPort(request.reply, i, err, true); // e.g. no GPU here for its rank
@@ -86,7 +86,7 @@ export function startRemoteProcs(proc: Proc, agent: string, addrs: readonly stri
     remaining = 1;
     done();
   });
-  proc.send(agent, { k: "procs", addrs, places, client: proc.addr, reply: { addr: proc.addr, id: port }, ...(logs ? { logs } : {}) });
+  proc.send(agent, { kind: "procs", addrs, places, client: proc.addr, reply: { addr: proc.addr, id: port }, ...(logs ? { logs } : {}) });
   watchHost(proc, agent, addrs);
   return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
 }
@@ -142,14 +142,14 @@ function remoteHandle(proc: Proc, addr: string, ready: Promise<void>): ProcHandl
     label: `proc at ${addr}`,
     ready,
     exited,
-    kill: () => proc.get(CALLS).sendAfterCalls(addr, { k: "exit" }),
+    kill: () => proc.get(CALLS).sendAfterCalls(addr, { kind: "exit" }),
     stop: async () => {
       // A proc that never started (say its host had no GPU for it) has nothing to stop.
       if (!(await ready.then(() => true, () => false))) return { code: null, signal: null };
       if (!stopping) {
         stopping = true;
         proc.expectExit(addr);
-        proc.get(CALLS).sendAfterCalls(addr, { k: "exit" });
+        proc.get(CALLS).sendAfterCalls(addr, { kind: "exit" });
       }
       hold();
       const timer = setTimeout(() => proc.peerLost(addr, new ConnectionError(`${addr} did not exit within ${config.procStopTimeoutMs} ms`), false), config.procStopTimeoutMs);

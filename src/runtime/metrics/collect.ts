@@ -53,7 +53,7 @@ export async function collectFrom(proc: MetricsHost): Promise<CollectedMetrics> 
 /** Answers a "metrics" request from another process. */
 export async function answerMetrics(proc: MetricsHost, request: MetricsRequest): Promise<void> {
   try {
-    proc.sendToPort(request.reply, 0, await gather(proc, request.via, request.ms / 2), false);
+    proc.sendToPort(request.reply, 0, await gather(proc, request.via, request.timeoutMs / 2), false);
   } catch (err) {
     proc.sendToPort(request.reply, 0, err, true);
   }
@@ -85,6 +85,6 @@ function ask(proc: MetricsHost, addr: string, via: readonly string[], ms: number
       if (lost === addr) finish(`${addr}: ${error.message}`);
     });
     const timer = setTimeout(() => finish(`${addr}: no answer within ${Math.round(ms)} ms (${settingName("metricsTimeoutMs")})`), ms);
-    proc.send(addr, { k: "metrics", via, ms, reply: { addr: proc.addr, id: port } });
+    proc.send(addr, { kind: "metrics", via, timeoutMs: ms, reply: { addr: proc.addr, id: port } });
   });
 }

@@ -9,9 +9,9 @@
 // hello frame: who we are, and the TCP port we listen on (which a worker's
 // procs tell their worker, see proc-directory.ts).
 import type { ListenOptions } from "node:net";
-import { encodePlain } from "../../wire/codec.ts";
 import { frameOf, type Frame } from "../../wire/frame.ts";
 import { HeaderDecoder } from "../../wire/header-table.ts";
+import { encodeHeader, headerFromWire } from "../base/header-codec.ts";
 import { inProcessPair } from "../../wire/in-process-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
@@ -101,12 +101,12 @@ export class Connections {
     transport.setKeepAlive(this.serving);
     let peer: string | null = null;
     let bulk: Transport | undefined;
-    const headers = new HeaderDecoder();
+    const headers = new HeaderDecoder(headerFromWire);
     transport.listen({
       frame: (frame) => {
         if (peer === null) {
-          const hello = headers.decode(frame.header) as Header;
-          if (hello.k !== "hello") {
+          const hello = headers.decode(frame.header);
+          if (hello.kind !== "hello") {
             transport.close();
             return;
           }
@@ -121,7 +121,7 @@ export class Connections {
           else if (!link.connected) link.attach(transport);
           return;
         }
-        this.events.frame(headers.decode(frame.header) as Header, frame, peer, bulk);
+        this.events.frame(headers.decode(frame.header), frame, peer, bulk);
       },
       close: (error) => {
         this.#open.delete(transport);
@@ -204,17 +204,17 @@ export class Connections {
 
   /** Our first frame on a connection: who we are, and where we listen (our parent tells peers). */
   #hello(): Frame {
-    const hello: Header = this.#port === undefined ? { k: "hello", addr: this.addr, pid: process.pid } : { k: "hello", addr: this.addr, pid: process.pid, port: this.#port };
-    return frameOf(encodePlain(hello));
+    const hello: Header = this.#port === undefined ? { kind: "hello", addr: this.addr, pid: process.pid } : { kind: "hello", addr: this.addr, pid: process.pid, port: this.#port };
+    return frameOf(encodeHeader(hello));
   }
 
   /** Serves a connection whose peer we know. */
   #serve(transport: Transport, peer: string): void {
     if (!this.#opened(transport)) return;
     transport.setKeepAlive(this.serving);
-    const headers = new HeaderDecoder();
+    const headers = new HeaderDecoder(headerFromWire);
     transport.listen({
-      frame: (frame) => this.events.frame(headers.decode(frame.header) as Header, frame, peer),
+      frame: (frame) => this.events.frame(headers.decode(frame.header), frame, peer),
       close: (error) => {
         this.#open.delete(transport);
         this.#lost(peer, transport, error);

@@ -46,7 +46,7 @@ export function serveLogs(proc: Router): void {
 export function receiveLog(header: LogLines, peer: string): void {
   const worker = workers.get(peer);
   const lines = header.lines.map(([tag, text]): OutputLine => [tag ?? worker?.tag ?? "", text]);
-  (worker?.sink ?? emitLines)(header.s, lines);
+  (worker?.sink ?? emitLines)(header.stream, lines);
 }
 
 function readPipe(pipe: Readable, stream: OutputStream, worker: Required<WorkerLog>): void {

@@ -49,7 +49,7 @@ export class PortOutbox {
     const key = `${ref.addr}#${ref.id}`;
     if (payload.attachments.length) {
       this.#flushOne(key);
-      this.sendFrame(ref.addr, isError ? { k: "port", id: ref.id, rank, err: true } : { k: "port", id: ref.id, rank }, payload);
+      this.sendFrame(ref.addr, isError ? { kind: "port", id: ref.id, rank, isError: true } : { kind: "port", id: ref.id, rank }, payload);
       return;
     }
     let batch = this.#batches.get(key);
@@ -76,15 +76,15 @@ export class PortOutbox {
     const { ref, ranks, errs, bodies } = batch;
     try {
       if (bodies.length === 1) {
-        const header: Header = errs[0] ? { k: "port", id: ref.id, rank: ranks[0], err: true } : { k: "port", id: ref.id, rank: ranks[0] };
+        const header: Header = errs[0] ? { kind: "port", id: ref.id, rank: ranks[0], isError: true } : { kind: "port", id: ref.id, rank: ranks[0] };
         this.sendFrame(ref.addr, header, { body: bodies[0], attachments: [] });
       } else {
-        this.sendFrame(ref.addr, { k: "ports", id: ref.id, ranks, errs }, { body: arrayOfEncoded(bodies), attachments: [] });
+        this.sendFrame(ref.addr, { kind: "ports", id: ref.id, ranks, errors: errs }, { body: arrayOfEncoded(bodies), attachments: [] });
       }
     } catch (err) {
       // Too big to send (FRAY_MAX_FRAME_BYTES): the receiver gets the reason instead of waiting forever.
       const reason = encode(err);
-      for (const rank of ranks) this.sendFrame(ref.addr, { k: "port", id: ref.id, rank, err: true }, reason);
+      for (const rank of ranks) this.sendFrame(ref.addr, { kind: "port", id: ref.id, rank, isError: true }, reason);
     }
   }
 }

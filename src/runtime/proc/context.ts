@@ -27,7 +27,7 @@ export interface MessageContext {
   readonly rank: number;
   readonly extent: RawExtent;
   /** The member each rank of `extent` is, when the message went to a slice (else rank r is member r). */
-  readonly sel?: readonly number[];
+  readonly selection?: readonly number[];
   /** The mesh's respawn count the message was sent with (Call.v). */
   readonly version?: number;
 }

@@ -68,6 +68,6 @@ export function locate(proc: ProcMessaging, worker: string, addr: string, deadli
     });
     const timer = setTimeout(() => finish(new ConnectionError(`its worker ${worker} did not say where it listens in time (${settingName("connectTimeoutMs")})`)), Math.max(0, deadline - Date.now()));
     timer.unref();
-    proc.send(worker, { k: "where", addr, reply: { addr: proc.addr, id: port } });
+    proc.send(worker, { kind: "where", addr, reply: { addr: proc.addr, id: port } });
   });
 }

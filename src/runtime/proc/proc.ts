@@ -5,7 +5,8 @@
 // those subsystems attach themselves (subsystems.ts) and register their kinds; runtime/runtime.ts
 // assembles them. proc-directory.ts says where a worker's procs listen.
 import { join } from "node:path";
-import { encodePlain, type Encoded } from "../../wire/codec.ts";
+import type { Encoded } from "../../wire/codec.ts";
+import { encodeHeader } from "../base/header-codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
@@ -72,8 +73,8 @@ export class Proc implements PortOwner, ProcMessaging, Router {
       },
       locate: (worker, at, deadline) => locate(this, worker, at, deadline),
     });
-    this.route("port", (h, frame, peer) => this.#inbox.deliver(h.id, peer, h.rank, !h.err, frame));
-    this.route("ports", (h, frame, peer) => this.#inbox.deliverMany(h.id, peer, h.ranks, h.errs, frame));
+    this.route("port", (h, frame, peer) => this.#inbox.deliver(h.id, peer, h.rank, !h.isError, frame));
+    this.route("ports", (h, frame, peer) => this.#inbox.deliverMany(h.id, peer, h.ranks, h.errors, frame));
     this.route("ping", (h) => this.sendToPort(h.reply, 0, null, false));
     this.route("hello", () => {});
     this.route("where", (h) =>
@@ -121,8 +122,8 @@ export class Proc implements PortOwner, ProcMessaging, Router {
 
   /** Handles a frame from the proc at `peer` (`bulk`: it came on a bulk connection, bulk/bulk-links.ts). */
   receive(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
-    if (bulk && !header.k.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
-    if (metricsOn) countFrameIn(header.k, frame.header.length + payloadBytes(frame));
+    if (bulk && !header.kind.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
+    if (metricsOn) countFrameIn(header.kind, frame.header.length + payloadBytes(frame));
     this.#routes.dispatch(header, frame, peer, bulk, (error, reply) => reply && this.sendToPort(reply, 0, error, true));
   }
 
@@ -139,7 +140,7 @@ export class Proc implements PortOwner, ProcMessaging, Router {
 
   /** Sends a header and optional payload to the proc at `addr`, in order with everything else sent there. */
   send(addr: string, header: Header, payload?: Encoded): void {
-    this.sendEncoded(addr, header.k, encodePlain(header), payload, false);
+    this.sendEncoded(addr, header.kind, encodeHeader(header), payload, false);
   }
 
   /** Sends an encoded header (`repeatable`: the same bytes each time, which cross each link once); false if `addr` is gone. */

@@ -7,8 +7,8 @@ import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
 import type { Header, PortRef } from "../base/messages.ts";
 
-export type Kind = Header["k"];
-export type HeaderOf<K extends Kind> = Extract<Header, { readonly k: K }>;
+export type Kind = Header["kind"];
+export type HeaderOf<K extends Kind> = Extract<Header, { readonly kind: K }>;
 /** Handles a frame of kind K from `peer` (`bulk`: it came on a bulk connection). */
 export type Route<K extends Kind> = (header: HeaderOf<K>, frame: Frame, peer: string, bulk?: Transport) => void;
 
@@ -30,13 +30,13 @@ export class Routes {
 
   /** Hands the frame to its kind's handler; `refuse` answers a sender that waits when there is none. */
   dispatch(header: Header, frame: Frame, peer: string, bulk: Transport | undefined, refuse: (error: Error, reply: PortRef | undefined) => void): void {
-    const handler = this.#handlers.get(header.k);
+    const handler = this.#handlers.get(header.kind);
     if (handler) return handler(header, frame, peer, bulk);
-    const error = new Error(`${this.addr} does not serve '${header.k}' messages (sent by ${peer}): the runtime there lacks the subsystem for them`);
+    const error = new Error(`${this.addr} does not serve '${header.kind}' messages (sent by ${peer}): the runtime there lacks the subsystem for them`);
     const reply = (header as { reply?: PortRef }).reply;
     if (reply) refuse(error, reply);
-    else if (!this.#unserved.has(header.k)) {
-      this.#unserved.add(header.k);
+    else if (!this.#unserved.has(header.kind)) {
+      this.#unserved.add(header.kind);
       process.stderr.write(`fray: ${error.message}\n`);
     }
   }

@@ -80,7 +80,7 @@ export function startVirtualProc(agent: Proc, serve: ServeVirtual, addr: string,
       stopping = true;
       const timer = setTimeout(kill, config.procStopTimeoutMs);
       try {
-        agent.get(CALLS).sendAfterCalls(addr, { k: "exit" });
+        agent.get(CALLS).sendAfterCalls(addr, { kind: "exit" });
         return await exited;
       } finally {
         clearTimeout(timer);

@@ -214,7 +214,7 @@ export class Supervisor {
       const unwatch = proc.onPeerLost((addr) => {
         if (open.delete(addr)) done(byAddr.get(addr)!.length);
       });
-      for (const [addr, members] of byAddr) proc.sendStop(addr, { k: "stop", mesh: meshId, members, reply: { addr: proc.addr, id: port } });
+      for (const [addr, members] of byAddr) proc.sendStop(addr, { kind: "stop", mesh: meshId, members, reply: { addr: proc.addr, id: port } });
     }).finally(release);
     this.#owned.delete(meshId);
     const stopped = new SupervisionError(`mesh ${owned ? `'${owned.name}'` : meshId} was stopped`);
@@ -239,7 +239,7 @@ export class Supervisor {
     } catch {
       payload = encode(new Error(cause.message));
     }
-    this.host.send(owner, { k: "fault", mesh: meshId, member }, payload);
+    this.host.send(owner, { kind: "fault", mesh: meshId, member }, payload);
   }
 }
 
