@@ -31,7 +31,7 @@ before(() => {
   run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `@types/node@${typesNode}`], project);
 });
 
-it("the packed package installs without the optional Kubernetes client and ships the sources its maps name", () => {
+it("the packed package installs without the optional Kubernetes client, ships the sources its maps name and no @internal member in its types", () => {
   const project = join(scratch, "project");
   const installed = readdirSync(join(project, "node_modules"));
   assert.ok(installed.includes("fray"));
@@ -44,8 +44,11 @@ it("the packed package installs without the optional Kubernetes client and ships
     for (const source of sources) assert.doesNotThrow(() => readFileSync(join(fray, "dist", dirname(map), source)), `${map} names ${source}, which is not shipped`);
   }
   const declarations = readdirSync(join(fray, "dist"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".d.ts"));
+  assert.ok(declarations.length > 50, `${declarations.length} declaration files`);
   for (const d of declarations) {
-    assert.doesNotMatch(readFileSync(join(fray, "dist", d), "utf8"), /["']@kubernetes\/client-node["']/, `${d} refers to the optional Kubernetes client`);
+    const text = readFileSync(join(fray, "dist", d), "utf8");
+    assert.doesNotMatch(text, /["']@kubernetes\/client-node["']/, `${d} refers to the optional Kubernetes client`);
+    assert.doesNotMatch(text, /@internal/, `${d} ships a member marked @internal (stripInternal in tsconfig.json removes them)`);
   }
 });
 
