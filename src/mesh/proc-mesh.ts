@@ -15,6 +15,7 @@ import { Shape, type SliceSpec } from "./shape.ts";
 
 export type { ProcSlot };
 
+/** @inline */
 type ActorClass = abstract new (...args: never[]) => unknown;
 
 /**
@@ -104,7 +105,7 @@ export class ProcMesh {
     return this[kSpawnWith]({}, name, Class, ...args);
   }
 
-  /** `spawn` with options; see kSpawnWith. */
+  /** @internal `spawn` with options; see kSpawnWith. */
   [kSpawnWith]<C extends ActorClass>(options: SpawnOptions, name: string, Class: C, ...args: ConstructorParameters<C>): ActorMesh<InstanceType<C>> {
     checkSpawnOptions(options);
     const mc = options.maxConcurrency;
