@@ -1,4 +1,21 @@
-// `fray/cluster`: launch, poll, follow, wait for and stop jobs on a local machine or a Slurm cluster.
+/**
+ * `fray/cluster`: launch, poll, follow, wait for and stop jobs on this machine
+ * or on a Slurm cluster. `createCluster(spec)` picks the backend (`local`,
+ * `slurm?partition=…`); a job is an entrypoint with resources, replicas and an
+ * environment, and the cluster's named actors live in its namespace. The
+ * dashboard (`startDashboard`, its sources and types) is still exported here
+ * for one release, deprecated: import it from `fray/dashboard`.
+ *
+ * @example
+ * ```ts
+ * import { createCluster, Entrypoint } from "fray/cluster";
+ * const cluster = createCluster(process.env.FRAY_CLUSTER_SPEC ?? "local");
+ * const id = await cluster.launch({ name: "train", entrypoint: Entrypoint.fromBinary("node", ["train.js"]), resources: { cpu: 2, ram: "4g" }, replicas: 2 });
+ * for await (const line of cluster.monitor(id)) console.log(line); // [replica-0] …
+ * const info = await cluster.wait(id, { raiseOnFailure: true });  // JobInfo, status "succeeded"
+ * ```
+ * @module fray/cluster
+ */
 export { Cluster } from "./cluster/cluster.ts";
 export type { ActorRow } from "./cluster/cluster-actors.ts";
 export type { NamespaceServiceInfo } from "./cluster/namespace/service.ts";
@@ -7,10 +24,48 @@ export { Entrypoint, type EntrypointFields } from "./cluster/entrypoint.ts";
 export { JobAlreadyExistsError, JobFailedError, JobNotFoundError } from "./cluster/errors.ts";
 export { ResourceConfig } from "./cluster/resource-config.ts";
 export type { DeviceConfig, EnvironmentConfig, JobId, JobInfo, JobRequest, JobStatus, LaunchOptions, TaskStatus, WaitOptions } from "./cluster/types.ts";
-export { startDashboard, type Dashboard, type DashboardOptions } from "./cluster/dashboard/server.ts";
-export { clusterSources, runtimeSources, type ActorLoad, type DashboardSources, type DashboardState, type JobRow, type LatencyRow, type TasksSnapshot } from "./cluster/dashboard/sources.ts";
-export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard/metrics.ts";
-export type { LocalActor, RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
-export { runtimeSnapshot } from "./runtime/runtime.ts";
-export type { MeshSnapshot, MemberSnapshot } from "./runtime/supervision/supervisor.ts";
-export type { FailureRecord } from "./runtime/supervision/failure-history.ts";
+// The dashboard moved to `fray/dashboard`; these aliases stay for one release.
+export {
+  /** @deprecated import from "fray/dashboard" instead */
+  startDashboard,
+  /** @deprecated import from "fray/dashboard" instead */
+  type Dashboard,
+  /** @deprecated import from "fray/dashboard" instead */
+  type DashboardOptions,
+  /** @deprecated import from "fray/dashboard" instead */
+  clusterSources,
+  /** @deprecated import from "fray/dashboard" instead */
+  runtimeSources,
+  /** @deprecated import from "fray/dashboard" instead */
+  type ActorLoad,
+  /** @deprecated import from "fray/dashboard" instead */
+  type DashboardSources,
+  /** @deprecated import from "fray/dashboard" instead */
+  type DashboardState,
+  /** @deprecated import from "fray/dashboard" instead */
+  type JobRow,
+  /** @deprecated import from "fray/dashboard" instead */
+  type LatencyRow,
+  /** @deprecated import from "fray/dashboard" instead */
+  type TasksSnapshot,
+  /** @deprecated import from "fray/dashboard" instead */
+  latencyRows,
+  /** @deprecated import from "fray/dashboard" instead */
+  metricsSources,
+  /** @deprecated import from "fray/dashboard" instead */
+  type MetricFamily,
+  /** @deprecated import from "fray/dashboard" instead */
+  type MetricsSnapshot,
+  /** @deprecated import from "fray/dashboard" instead */
+  runtimeSnapshot,
+  /** @deprecated import from "fray/dashboard" instead */
+  type LocalActor,
+  /** @deprecated import from "fray/dashboard" instead */
+  type RuntimeSnapshot,
+  /** @deprecated import from "fray/dashboard" instead */
+  type MeshSnapshot,
+  /** @deprecated import from "fray/dashboard" instead */
+  type MemberSnapshot,
+  /** @deprecated import from "fray/dashboard" instead */
+  type FailureRecord,
+} from "./dashboard.ts";

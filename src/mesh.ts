@@ -1,7 +1,26 @@
-// `fray/mesh`: Monarch-style actor meshes over hosts → processes → actors.
+/**
+ * `fray/mesh`: Monarch-style actor meshes over hosts → processes → actors, with
+ * named dimensions, slicing, broadcast and collect, ports, supervision,
+ * collectives and RemoteBuffers. Every public method of an exported `Actor`
+ * subclass is an endpoint, typed at the call site from the class. The launchers
+ * (`ProcessJob`, `SlurmJob`, …) are still exported here for one release,
+ * deprecated: import them from `fray/launchers`.
+ *
+ * @example
+ * ```ts
+ * import { thisHost } from "fray/mesh";
+ * import { Counter } from "./tasks.js"; // export class Counter extends Actor { constructor(public value: number) … incr(by = 1) … get() … }
+ * const procs = thisHost().spawnProcs({ gpus: 2 });   // two processes, extent {gpus: 2}
+ * const counters = procs.spawn("counters", Counter, 3); // ActorMesh<Counter>
+ * counters.incr.broadcast();
+ * const values = (await counters.get.call()).values(); // [4, 4]
+ * await procs.stop();
+ * ```
+ * @module fray/mesh
+ */
 export { Actor, endpoint, type ActorHooks, type EndpointOptions } from "./mesh/actor.ts";
 export { Accumulator } from "./mesh/accumulator.ts";
-export type { ActorMesh, Endpoints, EndpointOf } from "./mesh/actor-mesh.ts";
+export type { ActorMesh, ActorMeshImpl, Endpoints, EndpointOf, MeshMemberName } from "./mesh/actor-mesh.ts";
 export { Channel, Port, PortReceiver } from "./mesh/channel.ts";
 export { collective, type GroupOptions, type NumericArray, type ReduceOp, type ReduceOptions, type RootOptions } from "./mesh/collectives/collective.ts";
 export { context, currentRank, currentSize, type ActorInstance, type Context } from "./mesh/context.ts";
@@ -11,14 +30,36 @@ export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/superv
 export { Extent, Point } from "./mesh/extent.ts";
 export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/host-mesh.ts";
 export { attachToWorkers, runWorker, type AttachOptions, type WorkerOptions } from "./mesh/workers.ts";
+export type { TlsFiles } from "./runtime/net/credentials.ts";
+export type { NotEndpointName } from "./runtime/actors/endpoint-options.ts";
 export { ProcMesh } from "./mesh/proc-mesh.ts";
 export type { Range, SliceSpec } from "./mesh/shape.ts";
 export { RemoteBuffer, BufferBatch, type TransferOptions } from "./mesh/remote-buffer.ts";
 export { ValueMesh } from "./mesh/value-mesh.ts";
 export { DecodingError, SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/base/errors.ts";
-export { ProcessJob, type ProcessJobOptions } from "./launchers/process-job.ts";
-export { SimulatedJob, type SimulatedJobOptions } from "./launchers/simulated-job.ts";
-export { SlurmJob, type SlurmJobOptions } from "./launchers/slurm-job.ts";
-export { SkyPilotJob, type SkyPilotJobOptions } from "./launchers/skypilot-job.ts";
-export { KubernetesJob, type KubernetesJobOptions, type KubeConfigLike } from "./launchers/kubernetes-job.ts";
+// The launchers moved to `fray/launchers`; these aliases stay for one release.
+export {
+  /** @deprecated import from "fray/launchers" instead */
+  ProcessJob,
+  /** @deprecated import from "fray/launchers" instead */
+  type ProcessJobOptions,
+  /** @deprecated import from "fray/launchers" instead */
+  SimulatedJob,
+  /** @deprecated import from "fray/launchers" instead */
+  type SimulatedJobOptions,
+  /** @deprecated import from "fray/launchers" instead */
+  SlurmJob,
+  /** @deprecated import from "fray/launchers" instead */
+  type SlurmJobOptions,
+  /** @deprecated import from "fray/launchers" instead */
+  SkyPilotJob,
+  /** @deprecated import from "fray/launchers" instead */
+  type SkyPilotJobOptions,
+  /** @deprecated import from "fray/launchers" instead */
+  KubernetesJob,
+  /** @deprecated import from "fray/launchers" instead */
+  type KubernetesJobOptions,
+  /** @deprecated import from "fray/launchers" instead */
+  type KubeConfigLike,
+} from "./launchers.ts";

@@ -2,7 +2,8 @@
 // when the test file ends.
 import assert from "node:assert/strict";
 import { after } from "node:test";
-import type { ProcessJob, ProcMesh } from "../src/mesh.ts";
+import type { ProcessJob } from "../src/launchers.ts";
+import type { ProcMesh } from "../src/mesh.ts";
 
 const started = new Set<number>();
 

@@ -1,7 +1,7 @@
 // The package as a user gets it: `npm pack`, installed into a scratch project
 // (without the optional Kubernetes client), type-checked by the user's own
-// `tsc --strict` (no skipLibCheck) over code importing every entry point, then
-// run from there.
+// `tsc --strict` (no skipLibCheck) over code importing every entry point and
+// over each entry point's doc example, then run from there.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, it } from "node:test";
+import type * as TypeScript from "typescript";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
@@ -31,7 +32,7 @@ before(() => {
   run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `@types/node@${typesNode}`], project);
 });
 
-it("the packed package installs without the optional Kubernetes client and ships the sources its maps name", () => {
+it("the packed package installs without the optional Kubernetes client, ships the sources its maps name and no @internal member in its types", () => {
   const project = join(scratch, "project");
   const installed = readdirSync(join(project, "node_modules"));
   assert.ok(installed.includes("fray"));
@@ -44,13 +45,28 @@ it("the packed package installs without the optional Kubernetes client and ships
     for (const source of sources) assert.doesNotThrow(() => readFileSync(join(fray, "dist", dirname(map), source)), `${map} names ${source}, which is not shipped`);
   }
   const declarations = readdirSync(join(fray, "dist"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".d.ts"));
+  assert.ok(declarations.length > 50, `${declarations.length} declaration files`);
   for (const d of declarations) {
-    assert.doesNotMatch(readFileSync(join(fray, "dist", d), "utf8"), /["']@kubernetes\/client-node["']/, `${d} refers to the optional Kubernetes client`);
+    const text = readFileSync(join(fray, "dist", d), "utf8");
+    assert.doesNotMatch(text, /["']@kubernetes\/client-node["']/, `${d} refers to the optional Kubernetes client`);
+    assert.doesNotMatch(text, /@internal/, `${d} ships a member marked @internal (stripInternal in tsconfig.json removes them)`);
   }
 });
 
-it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry point, and the program runs", () => {
+/** The package's entry points as package.json's "exports" has them: "." (fray), "./mesh" (fray/mesh), … */
+const exportsMap = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { exports: Record<string, { types: string } | string> }).exports;
+const entryPoints = Object.entries(exportsMap).flatMap(([key, target]) => (typeof target === "object" ? [{ name: `fray${key.slice(1)}`, source: target.types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts") }] : []));
+
+it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry point and each entry point's @example, and the program runs", () => {
   const project = join(scratch, "project");
+  // Each entry file (shipped in src/) opens with a module comment carrying one example; it must compile against the package.
+  assert.equal(entryPoints.length, 7);
+  for (const { name, source } of entryPoints) {
+    const text = readFileSync(join(project, "node_modules/fray", source), "utf8");
+    const example = /^ \* @example\n \* ```ts\n([\s\S]*?)\n \* ```$/m.exec(text);
+    assert.ok(example, `${source} (${name}) has no @example in its module comment`);
+    writeFileSync(join(project, `example-${name.replace("/", "-")}.ts`), example[1].replace(/^ \* ?/gm, "") + "\n");
+  }
   run(process.execPath, [tsc, "-p", "tsconfig.json"], project);
   const out = JSON.parse(run(process.execPath, ["--enable-source-maps", "dist/main.js"], project)) as Record<string, unknown>;
   assert.deepEqual(out.squares, [1, 4, 9]);
@@ -60,9 +76,52 @@ it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry p
   assert.equal(out.shard, 7);
   assert.equal(out.cluster, "function");
   assert.match(String(out.kubernetes), /KubernetesJob needs the optional package @kubernetes\/client-node.*npm install @kubernetes\/client-node/);
+  assert.equal(out.launched, 9, "a ProcessJob's host ran the user's actor");
+  assert.deepEqual(out.dashboard, { refused: 401, ownPid: true });
+  assert.equal(out.aliases, true, "fray/mesh and fray/cluster re-export the same launchers and dashboard");
   const frames = out.frames as string[];
   assert.ok(frames.some((f) => f.includes("/node_modules/fray/src/job/create.ts")), `stack frames: ${frames.join(", ")}`);
   assert.deepEqual(out.missing, [], "stack frames name files that are not installed");
+});
+
+it("names that moved to fray/launchers and fray/dashboard are deprecated when a user's editor imports them from fray/mesh and fray/cluster", () => {
+  const project = join(scratch, "project");
+  const ts = require("typescript") as typeof TypeScript;
+  const options: TypeScript.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true };
+  const pairs = [["fray/mesh", "fray/launchers"], ["fray/cluster", "fray/dashboard"]] as const;
+  // The names each old path shares with its new one, as the checker lists the modules' exports.
+  const listing = join(project, "listing.ts");
+  writeFileSync(listing, pairs.flat().map((path, i) => `import * as m${i} from "${path}";\n`).join(""));
+  const program = ts.createProgram([listing], options);
+  const checker = program.getTypeChecker();
+  const exportsOf = program.getSourceFile(listing)!.statements.filter(ts.isImportDeclaration).map((d) => checker.getExportsOfModule(checker.getSymbolAtLocation(d.moduleSpecifier)!).map((s) => s.name));
+  const moved = pairs.map((_, i) => exportsOf[2 * i].filter((name) => exportsOf[2 * i + 1].includes(name)).sort());
+  for (const name of ["ProcessJob", "SlurmJob", "KubernetesJob", "SkyPilotJob", "SimulatedJob", "ProcessJobOptions"]) assert.ok(moved[0].includes(name), `fray/mesh still exports ${name}`);
+  for (const name of ["startDashboard", "DashboardOptions", "runtimeSnapshot"]) assert.ok(moved[1].includes(name), `fray/cluster still exports ${name}`);
+
+  const oldPaths = join(project, "old-paths.ts");
+  const newPaths = join(project, "new-paths.ts");
+  writeFileSync(oldPaths, pairs.map(([old], i) => `import { ${moved[i].join(", ")} } from "${old}";\n`).join(""));
+  writeFileSync(newPaths, pairs.map(([, now], i) => `import { ${moved[i].join(", ")} } from "${now}";\n`).join(""));
+  const service = ts.createLanguageService({
+    getScriptFileNames: () => [oldPaths, newPaths],
+    getScriptVersion: () => "1",
+    getScriptSnapshot: (file) => (ts.sys.fileExists(file) ? ts.ScriptSnapshot.fromString(ts.sys.readFile(file)!) : undefined),
+    getCurrentDirectory: () => project,
+    getCompilationSettings: () => options,
+    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+    fileExists: ts.sys.fileExists,
+    readFile: ts.sys.readFile,
+  });
+  // What an editor strikes through: suggestions that report a deprecated name.
+  const deprecated = (file: string) => service.getSuggestionDiagnostics(file).filter((d) => d.reportsDeprecated).map((d) => /'(.+)' is deprecated/.exec(ts.flattenDiagnosticMessageText(d.messageText, " "))![1]);
+  assert.deepEqual(deprecated(oldPaths).sort(), moved.flat().sort());
+  assert.deepEqual(deprecated(newPaths), []);
+  // The way out is beside each alias in the declarations (an editor's hover shows only "'X' is deprecated").
+  pairs.forEach(([old, now], i) => {
+    const declarations = readFileSync(join(project, "node_modules/fray/dist", `${old.slice("fray/".length)}.d.ts`), "utf8");
+    for (const name of moved[i]) assert.match(declarations, new RegExp(`/\\*\\* @deprecated import from "${now}" instead \\*/\\s*(type )?${name},`), `${old}: ${name}`);
+  });
 });
 
 it("package-lock.json lists every platform's optional native packages, so `npm ci` works on linux, macOS and Windows", () => {

@@ -1,7 +1,7 @@
 // O2: the dashboard's /api/state for a 1,024-actor mesh (8 packed worker processes), p50 over
 // sequential requests; baseline: a bare node:http server sending the same bytes.
 import { createServer } from "node:http";
-import { startDashboard } from "../../dist/cluster.js";
+import { startDashboard } from "../../dist/dashboard.js";
 import { thisHost } from "../../dist/mesh.js";
 import { Idle } from "../fixtures/actors.js";
 import { quick, report, want } from "../lib/group.js";

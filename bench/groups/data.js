@@ -2,7 +2,8 @@
 // and through the socket), between threads, and to a TCP loopback "host"; control-message latency
 // during a 1 GiB transfer; Monarch's parameter-server step with RemoteBuffers against passing arrays.
 import { once } from "node:events";
-import { ProcessJob, thisHost } from "../../dist/mesh.js";
+import { ProcessJob } from "../../dist/launchers.js";
+import { thisHost } from "../../dist/mesh.js";
 import { BufferHolder, PsServer, PsWorker } from "../fixtures/buffer-actors.js";
 import { floorPeer, frame, rawCopyMs } from "../lib/baselines.js";
 import { report, scale, want } from "../lib/group.js";

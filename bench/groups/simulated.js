@@ -2,7 +2,7 @@
 // hosts packed into 8 processes, each host's proc a Proc of its own on its own TCP port), cast down the tree
 // (FRAY_CAST_FANOUT 16) and sent straight to every host, alternating in the same run on the same mesh.
 // All hosts share this machine's cores, so the work every host does adds up here where on real hosts it would not.
-import { SimulatedJob } from "../../dist/mesh.js";
+import { SimulatedJob } from "../../dist/launchers.js";
 import { Echo } from "../fixtures/actors.js";
 import { report, scale, want } from "../lib/group.js";
 import { median, percentile } from "../lib/stats.js";

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCluster } from "../../dist/cluster.js";
-import { SlurmJob } from "../../dist/mesh.js";
+import { SlurmJob } from "../../dist/launchers.js";
 import { Echo } from "../fixtures/actors.js";
 import { report, quick, scratch, skip, want } from "../lib/group.js";
 import { launchToRunningMs, pause } from "../lib/launch.js";

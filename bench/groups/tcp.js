@@ -1,6 +1,6 @@
 // T1/T2: actor round trip and one-way messages over authenticated TCP on loopback, to a host of a
 // ProcessJob (a local `fray worker`), against raw framed TCP.
-import { ProcessJob } from "../../dist/mesh.js";
+import { ProcessJob } from "../../dist/launchers.js";
 import { Echo, Sink } from "../fixtures/actors.js";
 import { rawEchoPeer, rawThroughput } from "../lib/baselines.js";
 import { report, scale, want } from "../lib/group.js";

@@ -2,7 +2,8 @@
 // logs, the actors of its namespace service) from this process until it is
 // interrupted, guarded by the cluster's token.
 import { Command, Option } from "commander";
-import { clusterSources, createCluster, startDashboard } from "../cluster.ts";
+import { createCluster } from "../cluster.ts";
+import { clusterSources, startDashboard } from "../dashboard.ts";
 import { settingName } from "../runtime/base/config.ts";
 
 export function dashboardCommand(): Command {

@@ -6,6 +6,7 @@ import type { HostedActorRow } from "../job/namespace/hosted-actor.ts";
 import { NamespaceClient } from "../job/namespace/namespace-client.ts";
 import type { NamespaceServiceInfo } from "./namespace/service.ts";
 
+/** A namespace actor, as a line of `fray actor list` shows it. */
 export type ActorRow = HostedActorRow;
 
 async function clientOf(service: NamespaceServiceInfo): Promise<NamespaceClient> {

@@ -1,5 +1,6 @@
 // The data of `fray/cluster`: what a job asks for and what the cluster reports.
 import type { Entrypoint } from "./entrypoint.ts";
+import type { ResourceConfig } from "./resource-config.ts";
 
 export type JobId = string;
 
@@ -36,27 +37,6 @@ export type DeviceConfig =
   | { readonly kind: "cpu" }
   | { readonly kind: "gpu"; readonly variant?: string; readonly count?: number }
   | { readonly kind: "tpu"; readonly variant: string; readonly count?: number; readonly topology?: string };
-
-/** What each replica needs. Sizes are strings such as "512m", "4g", "1.5t" (or a number of bytes). */
-export interface ResourceConfig {
-  /** CPU cores per replica (default 1). */
-  readonly cpu?: number;
-  /** Memory per replica (default "128m"). */
-  readonly ram?: string | number;
-  /** Scratch disk per replica (default "1g"); Slurm places by it (--tmp), neither backend limits it (JobInfo.notEnforced says so). */
-  readonly disk?: string | number;
-  readonly device?: DeviceConfig;
-  /** Copies of the entrypoint, each with its own FRAY_REPLICA_ID (default 1); `JobRequest.replicas` wins. */
-  readonly replicas?: number;
-  /** May the scheduler preempt it (Slurm: --requeue)? Default false. */
-  readonly preemptible?: boolean;
-  /** Cloud regions to run in: refused by `local` and `slurm`, which have none. */
-  readonly regions?: readonly string[];
-  /** A cloud zone: refused by `local` and `slurm`, which have none. */
-  readonly zone?: string;
-  /** A container image: refused by `local` and `slurm`, which run on the host as it is. */
-  readonly image?: string;
-}
 
 export interface EnvironmentConfig {
   /** Extra environment variables for every replica. */

@@ -16,6 +16,7 @@ import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
 export type { ProcSlot };
 
+/** @inline */
 type ActorClass = abstract new (...args: never[]) => unknown;
 
 /**
@@ -105,7 +106,7 @@ export class ProcMesh {
     return this[kSpawnWith]({}, name, Class, ...args);
   }
 
-  /** `spawn` with options; see kSpawnWith. */
+  /** @internal `spawn` with options; see kSpawnWith. */
   [kSpawnWith]<C extends ActorClass>(options: SpawnOptions, name: string, Class: C, ...args: ConstructorParameters<C>): ActorMesh<InstanceType<C>> {
     checkSpawnOptions(options);
     const mc = options.maxConcurrency;

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { Entrypoint } from "../../src/cluster.ts";
-import { SlurmJob } from "../../src/mesh.ts";
+import { SlurmJob } from "../../src/launchers.ts";
 import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { clusterFixture, clusterParitySuite, logLineMatching, nodeScript } from "./cluster-suite.ts";
 import { namespaceSuite } from "../job/namespace-suite.ts";

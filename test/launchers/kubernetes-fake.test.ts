@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { after, it } from "node:test";
-import { KubernetesJob } from "../../src/mesh.ts";
+import { KubernetesJob } from "../../src/launchers.ts";
 import { Counter } from "../fixtures/actors.ts";
 import { FakeKubeApi, kubeConfigFor } from "../fixtures/fake-kube-api.ts";
 

@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, it } from "node:test";
-import { KubernetesJob, SlurmJob } from "../../src/mesh.ts";
+import { KubernetesJob, SlurmJob } from "../../src/launchers.ts";
 import { FakeKubeApi, kubeConfigFor } from "../fixtures/fake-kube-api.ts";
 
 const api = new FakeKubeApi();

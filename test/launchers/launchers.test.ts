@@ -2,7 +2,7 @@
 // `fray worker` processes, reached over authenticated TCP.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { ProcessJob } from "../../src/mesh.ts";
+import { ProcessJob } from "../../src/launchers.ts";
 import { Counter } from "../fixtures/actors.ts";
 import { killJob } from "../helpers.ts";
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, it } from "node:test";
-import { SkyPilotJob } from "../../src/mesh.ts";
+import { SkyPilotJob } from "../../src/launchers.ts";
 import { Counter } from "../fixtures/actors.ts";
 import { isAlive } from "../helpers.ts";
 

@@ -3,7 +3,8 @@
 // every relay on the way is a distinct process to the runtime.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { ActorMesh, ProcMesh, SimulatedJob as SimulatedJobClass } from "../../src/mesh.ts";
+import type { SimulatedJob as SimulatedJobClass } from "../../src/launchers.ts";
+import type { ActorMesh, ProcMesh } from "../../src/mesh.ts";
 import type { Recorder as RecorderClass } from "../fixtures/actors.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
 
@@ -12,7 +13,7 @@ process.env.FRAY_CAST_FANOUT = "4"; // the hosts inherit it
 // 64 hosts share each OS process and 2 cores: behind 10,000 broadcasts a host's heartbeat answer can wait seconds.
 process.env.FRAY_HOST_TIMEOUT_MS = "120000";
 process.env.FRAY_HEARTBEAT_TIMEOUT_MS = "120000";
-const { SimulatedJob } = await import("../../src/mesh.ts");
+const { SimulatedJob } = await import("../../src/launchers.ts");
 const { castDepth } = await import("../../src/runtime/calls/cast-tree.ts");
 const { framesOut } = await import("../../src/runtime/base/counters.ts");
 const { Recorder } = await import("../fixtures/actors.ts");

@@ -3,7 +3,8 @@
 // `gpus` dimension, CUDA_VISIBLE_DEVICES — on this host and on remote workers.
 import assert from "node:assert/strict";
 import { describe, it, type TestContext } from "node:test";
-import { ProcessJob, thisHost, type ProcMesh } from "../../src/mesh.ts";
+import { ProcessJob } from "../../src/launchers.ts";
+import { thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { EnvReader } from "../fixtures/actors.ts";
 import { killJob, track } from "../helpers.ts";
 

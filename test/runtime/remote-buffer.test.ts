@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { describe, it } from "node:test";
-import { ProcessJob, RemoteBuffer, SupervisionError, setUnhandledFaultHook, thisHost, type ProcMesh } from "../../src/mesh.ts";
+import { ProcessJob } from "../../src/launchers.ts";
+import { RemoteBuffer, SupervisionError, setUnhandledFaultHook, thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { BufferOwner, ParameterServer, ParamWorker } from "../fixtures/buffer-actors.ts";
 import { killJob, track } from "../helpers.ts";
 

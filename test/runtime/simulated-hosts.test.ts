@@ -6,7 +6,8 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { it } from "node:test";
-import { Channel, SimulatedJob, SupervisionError, setUnhandledFaultHook, type HostMesh } from "../../src/mesh.ts";
+import { SimulatedJob } from "../../src/launchers.ts";
+import { Channel, SupervisionError, setUnhandledFaultHook, type HostMesh } from "../../src/mesh.ts";
 import { Counter, Driver } from "../fixtures/actors.ts";
 import { HostProbe } from "../fixtures/simulated-actors.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
@@ -145,7 +146,7 @@ it("SimulatedJob rejects options it cannot honour, naming the fix", () => {
 
 it("SimulatedJob refuses more hosts than this process's open-file limit allows, naming the limit", async () => {
   // In a client whose limit is 1,024 open files: 1,024 hosts need about 2,112 of them.
-  const code = `import("./src/mesh.ts").then(({ SimulatedJob }) => { try { new SimulatedJob({ meshes: { hosts: 1024 }, processes: 8 }); } catch (e) { console.log(e.message); } })`;
+  const code = `import("./src/launchers.ts").then(({ SimulatedJob }) => { try { new SimulatedJob({ meshes: { hosts: 1024 }, processes: 8 }); } catch (e) { console.log(e.message); } })`;
   const child = spawn("sh", ["-c", `ulimit -n 1024 && exec "${process.execPath}" --import tsx -e '${code}'`], { cwd: fileURLToPath(new URL("../..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] });
   let stdout = "";
   child.stdout.on("data", (d) => (stdout += d));

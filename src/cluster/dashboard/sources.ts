@@ -38,7 +38,8 @@ export interface ActorLoad {
   readonly messagesPerSec?: number;
 }
 
-type Source<T> = () => T | Promise<T>;
+/** One part of the picture: a function the dashboard calls on each refresh (a throw shows in its section). */
+export type Source<T> = () => T | Promise<T>;
 
 export interface DashboardSources {
   /** This process's meshes, actors and failures (`runtimeSnapshot`). */

@@ -7,6 +7,7 @@ import type { NotEndpointName } from "../../runtime/actors/endpoint-options.ts";
 import { ambient, type Refs } from "../job-context.ts";
 import type { ObjectRef } from "../object-ref.ts";
 
+/** @inline */
 type Method = (...args: never[]) => unknown;
 
 export interface RemoteMethod<F extends Method> {

@@ -23,9 +23,10 @@ export interface HostedActorInfo {
   readonly maxTaskRetries: number;
 }
 
+/** @inline */
 export type HostedState = "starting" | "alive" | "restarting" | "dead";
 
-/** A line of `fray actor list`. */
+/** A line of `fray actor list`. @inline */
 export interface HostedActorRow {
   readonly name: string | null;
   readonly className: string;

@@ -17,7 +17,7 @@ export interface ActorIdentity {
   readonly origin?: string;
   /** Kills the actor; its owner gets a MeshFailure with this reason. */
   readonly abort: (reason?: unknown) => void;
-  /** The Proc the actor lives in: `Proc.current()` inside it when one OS process holds several (virtual-proc.ts). */
+  /** The Proc the actor lives in: `currentProc()` inside it when one OS process holds several (virtual-proc.ts). */
   readonly proc: Proc;
 }
 

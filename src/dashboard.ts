@@ -1,0 +1,25 @@
+/**
+ * `fray/dashboard`: a live web page of a cluster's jobs and actors and of this
+ * process's meshes — topology, actors, tasks, failures with their cause chains,
+ * per-endpoint latency — served on loopback by default, every page and API
+ * behind the token. `sources` replaces what it shows; the functions here build
+ * them from a cluster, this process's runtime, or a metrics collection.
+ *
+ * @example
+ * ```ts
+ * import { createCluster } from "fray/cluster";
+ * import { startDashboard } from "fray/dashboard";
+ * const cluster = createCluster("local");
+ * const dashboard = await startDashboard({ token: cluster.token(), cluster });
+ * console.log(dashboard.url); // http://127.0.0.1:PORT/
+ * await dashboard.close();
+ * ```
+ * @module fray/dashboard
+ */
+export { startDashboard, type Dashboard, type DashboardOptions } from "./cluster/dashboard/server.ts";
+export { clusterSources, runtimeSources, type ActorLoad, type DashboardSources, type DashboardState, type JobRow, type LatencyRow, type Source, type TasksSnapshot } from "./cluster/dashboard/sources.ts";
+export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard/metrics.ts";
+export type { LocalActor, RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
+export { runtimeSnapshot } from "./runtime/runtime.ts";
+export type { MeshSnapshot, MemberSnapshot } from "./runtime/supervision/supervisor.ts";
+export type { FailureRecord } from "./runtime/supervision/failure-history.ts";
