@@ -85,7 +85,7 @@ describe("casting tree", () => {
   });
 
   it("a relay killed mid-stream fails only its own rank; the ranks below it get every broadcast once, in order", async () => {
-    const mesh = track(thisHost().spawnProcs({ hosts: HOSTS }));
+    await using mesh = track(thisHost().spawnProcs({ hosts: HOSTS }));
     const failures: MeshFailure[] = [];
     const previous = setUnhandledFaultHook((f) => failures.push(f));
     try {
@@ -106,7 +106,6 @@ describe("casting tree", () => {
       assert.ok(!isAlive(pid));
     } finally {
       setUnhandledFaultHook(previous);
-      await mesh.stop();
     }
   });
 });
