@@ -12,7 +12,7 @@ process.env.FRAY_METRICS = "1"; // the client counts the bytes it receives
 const { Channel, SupervisionError, setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
 const { DistributedArray } = await import("../../src/array.ts");
 const { framesIn } = await import("../../src/runtime/metrics/metrics.ts");
-const A = await import("../fixtures/array-actors.ts");
+const A = await import("./distributed-array-actors.ts");
 const { track } = await import("../helpers.ts");
 
 type Procs = ReturnType<ReturnType<typeof thisHost>["spawnProcs"]>;

@@ -14,7 +14,7 @@ process.env.FRAY_CAST_FANOUT = "3";
 const { Channel, SupervisionError, setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
 const { framesOut } = await import("../../src/runtime/metrics/metrics.ts");
 const { Recorder } = await import("../fixtures/actors.ts");
-const { Tally } = await import("../fixtures/cast-actors.ts");
+const { Tally } = await import("./cast-tree-actors.ts");
 
 const HOSTS = 13;
 const N = 10_000;

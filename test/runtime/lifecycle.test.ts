@@ -75,7 +75,7 @@ describe("ProcMesh.stop()", () => {
 
 describe("the default unhandled-fault hook", () => {
   it("logs the failure and exits the client with status 1, taking its workers along", async (t) => {
-    const client = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("../fixtures/unhandled-client.ts", import.meta.url))], { stdio: ["ignore", "pipe", "pipe"] });
+    const client = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./lifecycle-unhandled-client.ts", import.meta.url))], { stdio: ["ignore", "pipe", "pipe"] });
     t.after(() => void client.kill("SIGKILL"));
     let stdout = "";
     let stderr = "";

@@ -26,7 +26,7 @@ function valueOf(json: Json, name: string, labels: Record<string, string | numbe
   return sample?.value;
 }
 
-const client = fileURLToPath(new URL("../fixtures/metrics-client.ts", import.meta.url));
+const client = fileURLToPath(new URL("./metrics-client.ts", import.meta.url));
 
 function runClient(env: Record<string, string>, n: number): ReturnType<typeof spawnSync> {
   return spawnSync(process.execPath, ["--import", "tsx", client, String(n)], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });

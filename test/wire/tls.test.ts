@@ -43,7 +43,7 @@ after(async () => {
 });
 
 it("a certificate from another CA is refused, even with the right token", () => {
-  const client = fileURLToPath(new URL("../fixtures/tls-client.ts", import.meta.url));
+  const client = fileURLToPath(new URL("./tls-client.ts", import.meta.url));
   const { stdout, stderr, status } = spawnSync(process.execPath, ["--import", "tsx", client, addr], {
     encoding: "utf8",
     timeout: 60_000,
