@@ -27,7 +27,7 @@ before(() => {
   const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", scratch], repo)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(scratch, packed[0].filename);
   const project = join(scratch, "project");
-  cpSync(join(repo, "test/fixtures/installed-project"), project, { recursive: true });
+  cpSync(join(repo, "test/package-install-project"), project, { recursive: true });
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
   run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `@types/node@${typesNode}`], project);
 });

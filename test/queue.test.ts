@@ -40,7 +40,7 @@ function raw(server: QueueServer, method: string, path: string, headers: Record<
 }
 
 const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
-const worker = fileURLToPath(new URL("./fixtures/queue-worker.ts", import.meta.url));
+const worker = fileURLToPath(new URL("./queue-worker.ts", import.meta.url));
 let dirs = 0;
 
 const kinds: Record<string, () => Promise<Queue<unknown>>> = {

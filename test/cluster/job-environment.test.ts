@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { Entrypoint } from "../../src/cluster.ts";
 import { clusterFixture, nodeScript } from "./cluster-suite.ts";
-import { reportPackage } from "../fixtures/npm-jobs.ts";
+import { reportPackage } from "./job-environment-jobs.ts";
 
 /** A temp directory holding `files` (path → text), removed when the file's tests end. */
 function workspace(files: Record<string, string>): string {

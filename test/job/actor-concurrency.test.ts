@@ -77,14 +77,10 @@ for (const [kind, options] of [["processes", {}], ["threads", { threads: true }]
 
 describe("maxConcurrency option", () => {
   it("a value that is not a whole number ≥ 1, or an unknown option, is refused naming the fix", async () => {
-    const procs = thisHost().spawnProcs({ workers: 1 }, { threads: true });
-    try {
-      for (const bad of [0, 1.5, -1, Number.NaN, Infinity, "2" as unknown as number]) {
-        assert.throws(() => procs[kSpawnWith]({ maxConcurrency: bad }, "bad", Turnstile, null as never), (e: Error) => e instanceof RangeError && /maxConcurrency must be a whole number ≥ 1/.test(e.message) && /pass e\.g\. 4/.test(e.message));
-      }
-      assert.throws(() => procs[kSpawnWith]({ maxConcurency: 2 } as never, "bad", Turnstile, null as never), (e: Error) => e instanceof TypeError && /unknown spawn option maxConcurency; the options are: maxConcurrency/.test(e.message));
-    } finally {
-      await procs.stop();
+    await using procs = thisHost().spawnProcs({ workers: 1 }, { threads: true });
+    for (const bad of [0, 1.5, -1, Number.NaN, Infinity, "2" as unknown as number]) {
+      assert.throws(() => procs[kSpawnWith]({ maxConcurrency: bad }, "bad", Turnstile, null as never), (e: Error) => e instanceof RangeError && /maxConcurrency must be a whole number ≥ 1/.test(e.message) && /pass e\.g\. 4/.test(e.message));
     }
+    assert.throws(() => procs[kSpawnWith]({ maxConcurency: 2 } as never, "bad", Turnstile, null as never), (e: Error) => e instanceof TypeError && /unknown spawn option maxConcurency; the options are: maxConcurrency/.test(e.message));
   });
 });

@@ -11,7 +11,7 @@ import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type ActorHandle, type JobContext } from "../../src/job.ts";
 import { createActorGroup } from "../../src/job/actors/actor-group.ts";
 import { thisHost, type ProcMesh } from "../../src/mesh.ts";
-import { incrementGroupFromTask, Member } from "../fixtures/group-actors.ts";
+import { incrementGroupFromTask, Member } from "./actor-group-actors.ts";
 import { Counter } from "../fixtures/tasks.ts";
 import { track } from "../helpers.ts";
 

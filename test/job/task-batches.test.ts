@@ -50,7 +50,7 @@ for (const kind of ["threads", "processes"] as const) {
 }
 
 it("a batched task whose worker's process is stopped (no failure, so no supervision event) fails with SupervisionError instead of staying pending", async () => {
-  const procs = track(thisHost().spawnProcs({ workers: 1 }));
+  await using procs = track(thisHost().spawnProcs({ workers: 1 }));
   const ctx = createJobContext("mesh", { procs });
   try {
     assert.equal(await ctx.get(ctx.run(after, 1, 0)), 0); // its function is located now: the next task goes in a batch
@@ -61,6 +61,5 @@ it("a batched task whose worker's process is stopped (no failure, so no supervis
     await assert.rejects(ctx.get(slow), (e: Error) => e instanceof SupervisionError && /task after on worker 0 cannot complete/.test(e.message));
   } finally {
     await ctx.shutdown();
-    await procs.stop();
   }
 });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../../src/job.ts";
-import { envViews, Latch, nestedReads, readAroundLatch, readAroundTask, readVariable } from "../fixtures/env-tasks.ts";
+import { envViews, Latch, nestedReads, readAroundLatch, readAroundTask, readVariable } from "./task-env-tasks.ts";
 
 const NAME = "FRAY_TEST_TASK_ENV";
 

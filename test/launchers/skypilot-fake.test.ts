@@ -13,7 +13,7 @@ import { isAlive } from "../helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fray-fake-sky-"));
 process.env.FAKE_SKY_DIR = dir;
-const sky = fileURLToPath(new URL("../fixtures/fake-sky.mjs", import.meta.url));
+const sky = fileURLToPath(new URL("./skypilot-fake-sky.mjs", import.meta.url));
 // The nodes run in directories of their own, so tsx is named by its full URL.
 const fray = `${process.execPath} --import ${import.meta.resolve("tsx")} ${fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url))}`;
 

@@ -1,4 +1,4 @@
-// Mesh collectives (issue 14): a data-parallel step where each rank holds
+// Mesh collectives (README.md, "Collectives"): a data-parallel step where each rank holds
 // different gradients, on 4 processes, on 4 threads, and on a {hosts: 2, gpus: 2} mesh packed
 // into 2 processes (ranks of one process exchange in memory); mismatched calls;
 // kill -9 of a rank mid-allReduce.

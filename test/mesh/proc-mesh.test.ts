@@ -90,16 +90,12 @@ describe("lifecycle", () => {
 
 describe("procs packed into fewer OS processes", () => {
   it("a 64-rank mesh in 2 processes answers from every rank", async () => {
-    const procs = track(thisHost().spawnProcs({ ranks: 64 }, { processes: 2 }));
-    try {
-      assert.equal(procs.size, 64);
-      assert.equal(procs.pids.length, 2);
-      const drivers = procs.spawn("packed", Driver);
-      const ranks = (await drivers.whoAmI.call()).values().map((w) => w.rank);
-      assert.deepEqual(ranks, Array.from({ length: 64 }, (_, i) => i));
-      assert.throws(() => thisHost().spawnProcs({ ranks: 2 }, { processes: 3 }), /processes must be an integer from 1 to the mesh size 2, got 3/);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = track(thisHost().spawnProcs({ ranks: 64 }, { processes: 2 }));
+    assert.equal(procs.size, 64);
+    assert.equal(procs.pids.length, 2);
+    const drivers = procs.spawn("packed", Driver);
+    const ranks = (await drivers.whoAmI.call()).values().map((w) => w.rank);
+    assert.deepEqual(ranks, Array.from({ length: 64 }, (_, i) => i));
+    assert.throws(() => thisHost().spawnProcs({ ranks: 2 }, { processes: 3 }), /processes must be an integer from 1 to the mesh size 2, got 3/);
   });
 });

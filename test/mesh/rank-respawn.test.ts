@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { ActorError, Channel, SupervisionError, setUnhandledFaultHook, thisHost, thisProc, type MeshFailure, type ProcMesh } from "../../src/mesh.ts";
+import { ActorError, Channel, SupervisionError, setUnhandledFaultHook, thisHost, thisProc, type MeshFailure } from "../../src/mesh.ts";
 import { kSpawnWith } from "../../src/mesh/proc-mesh.ts";
 import { Trainer } from "../fixtures/collective-actors.ts";
 import { Turnstile } from "../fixtures/concurrency-actors.ts";
@@ -24,18 +24,13 @@ function collectFailures(t: { after(fn: () => void): void }) {
   return failures;
 }
 
-async function stopAll(procs: ProcMesh, pids: Iterable<number>): Promise<void> {
-  await procs.stop();
-  await waitForExit(pids);
-}
-
 describe("ActorMesh.respawn", () => {
   it("kill -9 of rank 2 of 4: respawn(2) restarts it at its place with its constructor; call() answers all four; twice", async (t) => {
     const failures = collectFailures(t);
-    const procs = track(thisHost().spawnProcs({ gpus: 4 }));
-    const tallies = procs.spawn("tallies", Tally, 10);
     const seen = new Set<number>();
-    try {
+    {
+      await using procs = track(thisHost().spawnProcs({ gpus: 4 }));
+      const tallies = procs.spawn("tallies", Tally, 10);
       tallies.incr.broadcast();
       assert.deepEqual((await tallies.get.call()).values(), [11, 11, 11, 11]);
       const env = await tallies.slice({ gpus: 2 }).env.callOne();
@@ -64,19 +59,18 @@ describe("ActorMesh.respawn", () => {
         // Put rank 2 back in step with the others for the next round's check.
         for (let k = 0; k < round - 1; k++) await tallies.slice({ gpus: 2 }).incr.callOne();
       }
-    } finally {
       for (const pid of procs.pids) seen.add(pid);
-      await stopAll(procs, seen);
     }
+    await waitForExit(seen);
     assert.deepEqual([...seen].filter(isAlive), []);
   });
 
   it("collectives work again after a respawn: every rank regroups, the new one included", async (t) => {
     const failures = collectFailures(t);
-    const procs = track(thisHost().spawnProcs({ gpus: 4 }));
-    const trainers = procs.spawn("trainers", Trainer);
     const seen = new Set<number>();
-    try {
+    {
+      await using procs = track(thisHost().spawnProcs({ gpus: 4 }));
+      const trainers = procs.spawn("trainers", Trainer);
       for (let i = 0; i < 2; i++) assert.deepEqual((await trainers.allReduceIs.call(1000, 10)).values(), [true, true, true, true]);
       for (const pid of procs.pids) seen.add(pid);
       process.kill(procs.pids[2], "SIGKILL");
@@ -85,9 +79,8 @@ describe("ActorMesh.respawn", () => {
       for (const pid of track(procs).pids) seen.add(pid);
       for (let i = 0; i < 2; i++) assert.deepEqual((await trainers.allReduceIs.call(1000, 10)).values(), [true, true, true, true]);
       assert.deepEqual((await trainers.slice({ gpus: { start: 1, stop: 3 } }).allReduceIs.call(10, 3)).values(), [true, true]);
-    } finally {
-      await stopAll(procs, seen);
     }
+    await waitForExit(seen);
   });
 
   it("a constructor that throws on respawn rejects it; the rank stays failed and can be respawned again", async (t) => {
@@ -99,10 +92,10 @@ describe("ActorMesh.respawn", () => {
       delete process.env.TALLY_REFUSE_FILE;
       rmSync(dir, { recursive: true, force: true });
     });
-    const procs = track(thisHost().spawnProcs({ gpus: 2 }));
-    const tallies = procs.spawn("fragile", Tally, 3);
     const seen = new Set<number>();
-    try {
+    {
+      await using procs = track(thisHost().spawnProcs({ gpus: 2 }));
+      const tallies = procs.spawn("fragile", Tally, 3);
       await tallies.initialized;
       for (const pid of procs.pids) seen.add(pid);
       process.kill(procs.pids[1], "SIGKILL");
@@ -120,54 +113,50 @@ describe("ActorMesh.respawn", () => {
       await tallies.respawn(1);
       assert.deepEqual((await tallies.get.call()).values(), [3, 3]);
       assert.equal(await tallies.slice({ gpus: 1 }).pid.callOne(), pid);
-    } finally {
-      await stopAll(procs, seen);
     }
+    await waitForExit(seen);
   });
 
   it("threads: a rank whose thread ended is started again as a thread", async (t) => {
     const failures = collectFailures(t);
-    const procs = thisHost().spawnProcs({ workers: 3 }, { threads: true });
+    await using procs = thisHost().spawnProcs({ workers: 3 }, { threads: true });
     const tallies = procs.spawn("threaded", Tally, 5);
-    try {
-      tallies.incr.broadcast();
-      assert.deepEqual((await tallies.get.call()).values(), [6, 6, 6]);
-      tallies.slice({ workers: 1 }).quit.broadcast();
-      const failure = await failures.recv();
-      assert.equal(failure.rank, 1);
-      assert.match(failure.cause.message, /worker thread \d+ exited with code 3/);
-      await tallies.respawn(1);
-      assert.deepEqual((await tallies.get.call()).values(), [6, 5, 6]);
-      assert.equal((await tallies.slice({ workers: 1 }).env.callOne()).RANK, "1");
-      assert.equal(await tallies.slice({ workers: 1 }).pid.callOne(), process.pid, "a thread of this process");
-    } finally {
-      await procs.stop();
-    }
+    tallies.incr.broadcast();
+    assert.deepEqual((await tallies.get.call()).values(), [6, 6, 6]);
+    tallies.slice({ workers: 1 }).quit.broadcast();
+    const failure = await failures.recv();
+    assert.equal(failure.rank, 1);
+    assert.match(failure.cause.message, /worker thread \d+ exited with code 3/);
+    await tallies.respawn(1);
+    assert.deepEqual((await tallies.get.call()).values(), [6, 5, 6]);
+    assert.equal((await tallies.slice({ workers: 1 }).env.callOne()).RANK, "1");
+    assert.equal(await tallies.slice({ workers: 1 }).pid.callOne(), process.pid, "a thread of this process");
   });
 
   it("an actor that died in a live process is constructed again in that same process", async (t) => {
     const failures = collectFailures(t);
-    const procs = track(thisHost().spawnProcs({ gpus: 2 }));
-    const tallies = procs.spawn("in-place", Tally, 1);
-    const pids = procs.pids;
-    try {
+    let pids: number[];
+    {
+      await using procs = track(thisHost().spawnProcs({ gpus: 2 }));
+      const tallies = procs.spawn("in-place", Tally, 1);
+      pids = procs.pids;
       tallies.incr.broadcast();
       tallies.slice({ gpus: 0 }).boom.broadcast();
       assert.match((await failures.recv()).cause.message, /boom under broadcast/);
       await tallies.respawn(0);
       assert.deepEqual((await tallies.get.call()).values(), [1, 2]);
       assert.deepEqual((await tallies.pid.call()).values(), pids);
-    } finally {
-      await stopAll(procs, pids);
     }
+    await waitForExit(pids);
   });
 
   it("a packed mesh: both ranks of a killed process come back in one new process", async (t) => {
     const failures = collectFailures(t);
-    const procs = track(thisHost().spawnProcs({ workers: 4 }, { processes: 2 }));
-    const tallies = procs.spawn("packed", Tally, 0);
-    const seen = new Set(procs.pids);
-    try {
+    const seen = new Set<number>();
+    {
+      await using procs = track(thisHost().spawnProcs({ workers: 4 }, { processes: 2 }));
+      const tallies = procs.spawn("packed", Tally, 0);
+      for (const pid of procs.pids) seen.add(pid);
       tallies.incr.broadcast();
       const [, pidOfOdd] = (await tallies.pid.call()).values();
       process.kill(pidOfOdd, "SIGKILL");
@@ -179,14 +168,13 @@ describe("ActorMesh.respawn", () => {
       const pids = (await tallies.pid.call()).values();
       assert.equal(pids[1], pids[3]);
       assert.notEqual(pids[1], pidOfOdd);
-    } finally {
-      await stopAll(procs, seen);
     }
+    await waitForExit(seen);
   });
 
   it("the respawned actor keeps the mesh's maxConcurrency", async (t) => {
     const failures = collectFailures(t);
-    const procs = thisHost().spawnProcs({ workers: 1 }, { threads: true });
+    await using procs = thisHost().spawnProcs({ workers: 1 }, { threads: true });
     const [port, events] = Channel.open<string>();
     const turnstiles = procs[kSpawnWith]({ maxConcurrency: 2 }, "turnstiles", Turnstile, port);
     try {
@@ -197,7 +185,6 @@ describe("ActorMesh.respawn", () => {
       assert.deepEqual(await Promise.all([turnstiles.meet.callOne(1, 2), turnstiles.meet.callOne(2, 2)]), [1, 2]);
     } finally {
       events.close();
-      await procs.stop();
     }
   });
 
@@ -223,33 +210,28 @@ describe("ActorMesh.respawn", () => {
   describe("refusals", () => {
     it("a running rank, a rank out of range, a caller that is not the owner, a stopped mesh or ProcMesh", async (t) => {
       const failures = collectFailures(t);
-      const procs = thisHost().spawnProcs({ workers: 2 }, { threads: true });
+      await using procs = thisHost().spawnProcs({ workers: 2 }, { threads: true });
       const tallies = procs.spawn("refused", Tally, 0);
-      const bystander = thisProc().spawn("bystander", Bystander);
-      try {
-        await tallies.initialized;
-        await assert.rejects(tallies.respawn(1), (e: Error) => /^rank 1 of mesh 'refused' is running; respawn replaces failed ranks only/.test(e.message));
-        for (const bad of [-1, 2, 1.5]) {
-          await assert.rejects(tallies.respawn(bad), (e: Error) => e instanceof RangeError && /mesh 'refused' \{workers: 2\} has ranks 0 to 1; pass one of those/.test(e.message));
-        }
-        // On a slice, the rank is the slice's.
-        await assert.rejects(tallies.slice({ workers: 1 }).respawn(1), RangeError);
-        tallies.slice({ workers: 1 }).boom.broadcast();
-        assert.equal((await failures.recv()).rank, 1);
-        // A handle passed to another actor is not the owner's.
-        assert.match(await bystander.tryRespawn.callOne(tallies, 1), /this handle was passed from another actor; only the mesh's owner \(which spawned it\) may replace its ranks/);
-        await tallies.slice({ workers: 1 }).respawn(0); // the owner may, through a slice too
-        assert.deepEqual((await tallies.get.call()).values(), [0, 0]);
-        await tallies.stop();
-        await assert.rejects(tallies.respawn(0), (e: Error) => e instanceof SupervisionError && /the mesh was stopped; spawn a new mesh instead/.test(e.message));
-        const again = procs.spawn("again", Tally, 0);
-        await again.initialized;
-        await procs.stop();
-        await assert.rejects(again.respawn(0), (e: Error) => e instanceof SupervisionError && /its ProcMesh was stopped/.test(e.message));
-      } finally {
-        await bystander.stop();
-        await procs.stop();
+      await using bystander = thisProc().spawn("bystander", Bystander);
+      await tallies.initialized;
+      await assert.rejects(tallies.respawn(1), (e: Error) => /^rank 1 of mesh 'refused' is running; respawn replaces failed ranks only/.test(e.message));
+      for (const bad of [-1, 2, 1.5]) {
+        await assert.rejects(tallies.respawn(bad), (e: Error) => e instanceof RangeError && /mesh 'refused' \{workers: 2\} has ranks 0 to 1; pass one of those/.test(e.message));
       }
+      // On a slice, the rank is the slice's.
+      await assert.rejects(tallies.slice({ workers: 1 }).respawn(1), RangeError);
+      tallies.slice({ workers: 1 }).boom.broadcast();
+      assert.equal((await failures.recv()).rank, 1);
+      // A handle passed to another actor is not the owner's.
+      assert.match(await bystander.tryRespawn.callOne(tallies, 1), /this handle was passed from another actor; only the mesh's owner \(which spawned it\) may replace its ranks/);
+      await tallies.slice({ workers: 1 }).respawn(0); // the owner may, through a slice too
+      assert.deepEqual((await tallies.get.call()).values(), [0, 0]);
+      await tallies.stop();
+      await assert.rejects(tallies.respawn(0), (e: Error) => e instanceof SupervisionError && /the mesh was stopped; spawn a new mesh instead/.test(e.message));
+      const again = procs.spawn("again", Tally, 0);
+      await again.initialized;
+      await procs.stop();
+      await assert.rejects(again.respawn(0), (e: Error) => e instanceof SupervisionError && /its ProcMesh was stopped/.test(e.message));
     });
 
     it("the owner is the spawning actor: the client that holds its mesh may not respawn it", async () => {

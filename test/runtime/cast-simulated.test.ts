@@ -1,6 +1,7 @@
 // Casting at depth 4: 256 simulated hosts (SimulatedJob) with FRAY_CAST_FANOUT=4,
-// the acceptance case of issue 17. Every host's proc is a Proc of its own, so
-// every relay on the way is a distinct process to the runtime.
+// deep enough that relays forward to relays (README.md, "Casting to many
+// processes"). Every host's proc is a Proc of its own, so every relay on the
+// way is a distinct process to the runtime.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { SimulatedJob as SimulatedJobClass } from "../../src/launchers.ts";

@@ -14,7 +14,7 @@ process.env.FRAY_CAST_FANOUT = "3";
 const { Channel, SupervisionError, setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
 const { framesOut } = await import("../../src/runtime/base/counters.ts");
 const { Recorder } = await import("../fixtures/actors.ts");
-const { Tally } = await import("../fixtures/cast-actors.ts");
+const { Tally } = await import("./cast-tree-actors.ts");
 
 const HOSTS = 13;
 const N = 10_000;
@@ -85,7 +85,7 @@ describe("casting tree", () => {
   });
 
   it("a relay killed mid-stream fails only its own rank; the ranks below it get every broadcast once, in order", async () => {
-    const mesh = track(thisHost().spawnProcs({ hosts: HOSTS }));
+    await using mesh = track(thisHost().spawnProcs({ hosts: HOSTS }));
     const failures: MeshFailure[] = [];
     const previous = setUnhandledFaultHook((f) => failures.push(f));
     try {
@@ -106,7 +106,6 @@ describe("casting tree", () => {
       assert.ok(!isAlive(pid));
     } finally {
       setUnhandledFaultHook(previous);
-      await mesh.stop();
     }
   });
 });

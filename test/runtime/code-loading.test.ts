@@ -19,7 +19,7 @@ export class DefinedInTestFile extends Actor {
   }
 }
 
-const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const beside = (name: string) => fileURLToPath(new URL(`./code-loading-${name}`, import.meta.url));
 
 /** Runs a client to its end; killed when the test ends, should it hang. */
 async function runClient(t: TestContext, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -64,7 +64,7 @@ describe("classes that cannot be loaded elsewhere", () => {
 
 describe("clients as users run them", () => {
   it("compiled JavaScript: a client calls a JS actor and exits by itself, and its workers with it", async (t) => {
-    const { code, stdout, stderr } = await runClient(t, [fixture("js-client.mjs")]);
+    const { code, stdout, stderr } = await runClient(t, [beside("js-client.mjs")]);
     assert.equal(code, 0, stderr);
     const { replies, pids } = JSON.parse(stdout) as { replies: string[]; pids: number[] };
     assert.equal(replies.length, 2);
@@ -75,7 +75,7 @@ describe("clients as users run them", () => {
   });
 
   it("compiled JavaScript: endpoints named like mesh internals reach the actor; one named like a member is refused", async (t) => {
-    const { code, stdout, stderr } = await runClient(t, [fixture("js-endpoint-names.mjs")]);
+    const { code, stdout, stderr } = await runClient(t, [beside("js-endpoint-names.mjs")]);
     assert.equal(code, 0, stderr);
     const { replies, refused } = JSON.parse(stdout) as { replies: Record<string, string[]>; refused: string | null };
     assert.deepEqual(replies, Object.fromEntries(["id", "shape", "ref", "stopped"].map((n) => [n, [`${n} endpoint`, `${n} endpoint`]])));
@@ -86,7 +86,7 @@ describe("clients as users run them", () => {
     // A killed client cannot remove its socket directory; give it a temp dir of ours.
     const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));
     t.after(() => rmSync(tmp, { recursive: true, force: true }));
-    const child = spawn(process.execPath, ["--import", "tsx", fixture("ts-client.ts")], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TMPDIR: tmp } });
+    const child = spawn(process.execPath, ["--import", "tsx", beside("ts-client.ts")], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TMPDIR: tmp } });
     t.after(() => void child.kill("SIGKILL"));
     let out = "";
     for await (const chunk of child.stdout) {

@@ -25,11 +25,8 @@ function withEnv(t: TestContext, vars: Record<string, string | undefined>): void
 
 /** The rank variables each proc of `procs` sees (read by an actor on each); stops `procs` after. */
 async function envsOf(procs: ProcMesh): Promise<Array<Record<string, string | null>>> {
-  try {
-    return (await procs.spawn("env", EnvReader).read.call()).values();
-  } finally {
-    await procs.stop();
-  }
+  await using owned = procs;
+  return (await owned.spawn("env", EnvReader).read.call()).values();
 }
 
 const row = (rank: number, world: number, local: number, localWorld: number, cuda: string | null) =>
@@ -81,14 +78,10 @@ it("a remote host without a GPU for a rank: initialized rejects naming its CUDA_
   const job = new ProcessJob({ meshes: { one: 1 } });
   try {
     const { one } = await job.state();
-    const procs = one.spawnProcs({ gpus: 2 });
-    try {
-      await assert.rejects(procs.initialized, /could not start a proc at .*: the proc at gpus 1 needs a GPU, but this host's CUDA_VISIBLE_DEVICES=4 lists 1/);
-      const first = procs.slice({ gpus: { start: 0, stop: 1 } }).spawn("env", EnvReader);
-      assert.deepEqual((await first.read.call()).values().map((e) => e.CUDA_VISIBLE_DEVICES), ["4"]);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = one.spawnProcs({ gpus: 2 });
+    await assert.rejects(procs.initialized, /could not start a proc at .*: the proc at gpus 1 needs a GPU, but this host's CUDA_VISIBLE_DEVICES=4 lists 1/);
+    const first = procs.slice({ gpus: { start: 0, stop: 1 } }).spawn("env", EnvReader);
+    assert.deepEqual((await first.read.call()).values().map((e) => e.CUDA_VISIBLE_DEVICES), ["4"]);
   } finally {
     await killJob(job);
   }

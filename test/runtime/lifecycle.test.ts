@@ -16,7 +16,7 @@ import { isAlive, track, waitForExit } from "../helpers.ts";
 
 describe("ActorMesh.stop()", () => {
   it("drains queued messages, runs cleanup once per actor, then calls reject", async () => {
-    const procs = track(thisHost().spawnProcs({ gpus: 2 }));
+    await using procs = track(thisHost().spawnProcs({ gpus: 2 }));
     const [log, lines] = Channel.open<string>();
     try {
       const cleaners = procs.spawn("cleaners", Cleaner, log, "top");
@@ -35,12 +35,11 @@ describe("ActorMesh.stop()", () => {
       assert.deepEqual([await lines.recv(), await lines.recv()], ["cleanup again", "cleanup again"]);
     } finally {
       lines.close();
-      await procs.stop();
     }
   });
 
   it("stops the meshes an actor owns before the actor itself", async () => {
-    const procs = track(thisHost().spawnProcs({ gpus: 1 }));
+    await using procs = track(thisHost().spawnProcs({ gpus: 1 }));
     const [log, lines] = Channel.open<string>();
     try {
       const parents = procs.spawn("parents", Cleaner, log, "parent");
@@ -49,7 +48,6 @@ describe("ActorMesh.stop()", () => {
       assert.deepEqual([await lines.recv(), await lines.recv()], ["cleanup child of parent", "cleanup parent"]);
     } finally {
       lines.close();
-      await procs.stop();
     }
   });
 });
@@ -77,7 +75,7 @@ describe("ProcMesh.stop()", () => {
 
 describe("the default unhandled-fault hook", () => {
   it("logs the failure and exits the client with status 1, taking its workers along", async (t) => {
-    const client = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("../fixtures/unhandled-client.ts", import.meta.url))], { stdio: ["ignore", "pipe", "pipe"] });
+    const client = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./lifecycle-unhandled-client.ts", import.meta.url))], { stdio: ["ignore", "pipe", "pipe"] });
     t.after(() => void client.kill("SIGKILL"));
     let stdout = "";
     let stderr = "";

@@ -27,7 +27,7 @@ function valueOf(json: Json, name: string, labels: Record<string, string | numbe
   return sample?.value;
 }
 
-const client = fileURLToPath(new URL("../fixtures/metrics-client.ts", import.meta.url));
+const client = fileURLToPath(new URL("./metrics-client.ts", import.meta.url));
 
 function runClient(env: Record<string, string>, n: number): ReturnType<typeof spawnSync> {
   return spawnSync(process.execPath, ["--import", "tsx", client, String(n)], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
@@ -35,72 +35,64 @@ function runClient(env: Record<string, string>, n: number): ReturnType<typeof sp
 
 describe("metrics", () => {
   it("1,000 calls to an actor in a worker process read 1,000 calls, messages and latency observations in the merged metrics", async () => {
-    const procs = thisHost().spawnProcs({ procs: 1 });
-    try {
-      const counter = procs.spawn("counted", Counter, 0);
-      for (let i = 0; i < 1000; i++) await counter.incr.callOne(1);
-      assert.equal(await counter.get.callOne(), 1000);
-      const { json, processes, missing } = await collectMetrics();
-      assert.deepEqual(missing, []);
-      assert.equal(processes.length, 2, `processes: ${processes.join(", ")}`);
-      const incr = { class: "Counter", endpoint: "incr" };
-      assert.equal(valueOf(json, "fray_endpoint_calls_total", incr), 1000); // counted in the worker
-      assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", incr), 1000);
-      assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), 1000);
-      assert.equal(valueOf(json, "fray_messages_received_total", incr), 1000);
-      assert.equal(valueOf(json, "fray_messages_sent_total", incr), 1000); // counted in this process
-      assert.ok(valueOf(json, "fray_message_bytes_sent_total", incr)! > 0);
-      assert.equal(valueOf(json, "fray_endpoint_errors_total", incr), undefined);
-      // This process's own metrics saw the sends, not the calls.
-      const own = await metricsJson();
-      assert.equal(valueOf(own, "fray_messages_sent_total", incr), 1000);
-      assert.equal(valueOf(own, "fray_endpoint_calls_total", incr), undefined);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = thisHost().spawnProcs({ procs: 1 });
+    const counter = procs.spawn("counted", Counter, 0);
+    for (let i = 0; i < 1000; i++) await counter.incr.callOne(1);
+    assert.equal(await counter.get.callOne(), 1000);
+    const { json, processes, missing } = await collectMetrics();
+    assert.deepEqual(missing, []);
+    assert.equal(processes.length, 2, `processes: ${processes.join(", ")}`);
+    const incr = { class: "Counter", endpoint: "incr" };
+    assert.equal(valueOf(json, "fray_endpoint_calls_total", incr), 1000); // counted in the worker
+    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", incr), 1000);
+    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), 1000);
+    assert.equal(valueOf(json, "fray_messages_received_total", incr), 1000);
+    assert.equal(valueOf(json, "fray_messages_sent_total", incr), 1000); // counted in this process
+    assert.ok(valueOf(json, "fray_message_bytes_sent_total", incr)! > 0);
+    assert.equal(valueOf(json, "fray_endpoint_errors_total", incr), undefined);
+    // This process's own metrics saw the sends, not the calls.
+    const own = await metricsJson();
+    assert.equal(valueOf(own, "fray_messages_sent_total", incr), 1000);
+    assert.equal(valueOf(own, "fray_endpoint_calls_total", incr), undefined);
   });
 
   it("the merged metrics parse as Prometheus text exposition, each sample of a declared family", async () => {
-    const procs = thisHost().spawnProcs({ procs: 2 });
-    try {
-      const counters = procs.spawn("texted", Counter, 0);
-      for (let i = 0; i < 10; i++) await counters.incr.call();
-      const { text } = await collectMetrics();
-      const types = new Map<string, string>();
-      const helped = new Set<string>();
-      const samples: Array<[string, string, number]> = [];
-      for (const line of text.split("\n")) {
-        if (line === "") continue;
-        let m = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$/.exec(line);
-        if (m) {
-          helped.add(m[1]);
-          continue;
-        }
-        m = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/.exec(line);
-        if (m) {
-          types.set(m[1], m[2]);
-          continue;
-        }
-        m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (\S+)$/.exec(line);
-        assert.ok(m, `not a Prometheus text line: ${JSON.stringify(line)}`);
-        const value = Number(m[3].replace(/^\+Inf$/, "Infinity"));
-        assert.ok(!Number.isNaN(value), `not a number: ${line}`);
-        samples.push([m[1], m[2] ?? "", value]);
+    await using procs = thisHost().spawnProcs({ procs: 2 });
+    const counters = procs.spawn("texted", Counter, 0);
+    for (let i = 0; i < 10; i++) await counters.incr.call();
+    const { text } = await collectMetrics();
+    const types = new Map<string, string>();
+    const helped = new Set<string>();
+    const samples: Array<[string, string, number]> = [];
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      let m = /^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$/.exec(line);
+      if (m) {
+        helped.add(m[1]);
+        continue;
       }
-      for (const [name] of samples) {
-        const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, "");
-        assert.ok(types.has(family) && helped.has(family), `${name} has no # TYPE and # HELP`);
+      m = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/.exec(line);
+      if (m) {
+        types.set(m[1], m[2]);
+        continue;
       }
-      const calls = samples.find(([name, labels]) => name === "fray_endpoint_calls_total" && labels.includes('class="Counter"') && labels.includes('endpoint="incr"'));
-      assert.equal(calls?.[2], 20); // 10 calls to each of 2 actors
-      assert.equal(types.get("fray_endpoint_duration_seconds"), "histogram");
-    } finally {
-      await procs.stop();
+      m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? (\S+)$/.exec(line);
+      assert.ok(m, `not a Prometheus text line: ${JSON.stringify(line)}`);
+      const value = Number(m[3].replace(/^\+Inf$/, "Infinity"));
+      assert.ok(!Number.isNaN(value), `not a number: ${line}`);
+      samples.push([m[1], m[2] ?? "", value]);
     }
+    for (const [name] of samples) {
+      const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, "");
+      assert.ok(types.has(family) && helped.has(family), `${name} has no # TYPE and # HELP`);
+    }
+    const calls = samples.find(([name, labels]) => name === "fray_endpoint_calls_total" && labels.includes('class="Counter"') && labels.includes('endpoint="incr"'));
+    assert.equal(calls?.[2], 20); // 10 calls to each of 2 actors
+    assert.equal(types.get("fray_endpoint_duration_seconds"), "histogram");
   });
 
   it("an actor that dies counts as a failure of its class, its endpoint's error, and its respawn as a restart", async () => {
-    const procs = thisHost().spawnProcs({ procs: 1 });
+    await using procs = thisHost().spawnProcs({ procs: 1 });
     let failed!: () => void;
     const failure = new Promise<void>((resolve) => (failed = resolve));
     const previous = setUnhandledFaultHook(() => failed());
@@ -120,7 +112,6 @@ describe("metrics", () => {
       assert.equal(valueOf(json, "fray_endpoint_calls_total", { class: "Worker", endpoint: "ping" }), 1);
     } finally {
       setUnhandledFaultHook(previous);
-      await procs.stop();
     }
   });
 

@@ -64,7 +64,7 @@ describe("attachToWorkers", () => {
     const [reported, failures] = Channel.open<number>();
     const previous = setUnhandledFaultHook((f) => reported.send(f.rank));
     t.after(() => setUnhandledFaultHook(previous));
-    const procs = attachToWorkers(addrs, { token }).spawnProcs({ gpus: 2 });
+    await using procs = attachToWorkers(addrs, { token }).spawnProcs({ gpus: 2 });
     const tallies = procs.spawn("remote-tallies", Tally, 7);
     try {
       tallies.incr.broadcast();
@@ -84,7 +84,6 @@ describe("attachToWorkers", () => {
       assert.deepEqual((await drivers.slice({ gpus: 1 }).sumOf.call(tallies as never)).values(), [35, 35]);
     } finally {
       failures.close();
-      await procs.stop();
     }
   });
 

@@ -37,14 +37,10 @@ describe("ordering", () => {
   });
 
   it("10,000 broadcasts from an actor in another process arrive in order, sent directly", async () => {
-    const others = track(thisHost().spawnProcs({ gpus: 2 }));
-    try {
-      const recorders = others.spawn("from-actor", Recorder);
-      const driver = procs.spawn("fan", Driver).slice({ gpus: 0 });
-      assert.deepEqual(await driver.fanOut.callOne(recorders, 10_000), [true, true]);
-    } finally {
-      await others.stop();
-    }
+    await using others = track(thisHost().spawnProcs({ gpus: 2 }));
+    const recorders = others.spawn("from-actor", Recorder);
+    const driver = procs.spawn("fan", Driver).slice({ gpus: 0 });
+    assert.deepEqual(await driver.fanOut.callOne(recorders, 10_000), [true, true]);
   });
 
   it("runs one message at a time, async endpoints included", async () => {

@@ -52,23 +52,18 @@ async function parameterServerStep(serverProcs: ProcMesh, workerProcs: ProcMesh)
 
 describe("parameter server", () => {
   it("RemoteBuffer parameter server on threads: 4 workers readInto 1M weights and writeFrom gradients", async () => {
-    const serverProcs = thisHost().spawnProcs({ hosts: 1 }, { threads: true });
-    const workerProcs = thisHost().spawnProcs({ gpus: WORKERS }, { threads: true });
-    try {
-      await parameterServerStep(serverProcs, workerProcs);
-    } finally {
-      await Promise.all([serverProcs.stop(), workerProcs.stop()]);
-    }
+    await using serverProcs = thisHost().spawnProcs({ hosts: 1 }, { threads: true });
+    await using workerProcs = thisHost().spawnProcs({ gpus: WORKERS }, { threads: true });
+    await parameterServerStep(serverProcs, workerProcs);
   });
 
   it("RemoteBuffer parameter server on processes: 4 workers readInto 1M weights and writeFrom gradients", async () => {
-    const serverProcs = track(thisHost().spawnProcs({ hosts: 1 }));
-    const workerProcs = track(thisHost().spawnProcs({ gpus: WORKERS }));
-    const pids = [process.pid, ...serverProcs.pids, ...workerProcs.pids];
-    try {
+    let pids: number[];
+    {
+      await using serverProcs = track(thisHost().spawnProcs({ hosts: 1 }));
+      await using workerProcs = track(thisHost().spawnProcs({ gpus: WORKERS }));
+      pids = [process.pid, ...serverProcs.pids, ...workerProcs.pids];
       await parameterServerStep(serverProcs, workerProcs);
-    } finally {
-      await Promise.all([serverProcs.stop(), workerProcs.stop()]);
     }
     assert.deepEqual(stagingFilesOf(pids), [], "no shared-memory file is left behind");
   });
@@ -79,14 +74,10 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
     const job = new ProcessJob({ meshes: { hosts: 1 } });
     try {
       const { hosts } = await job.state();
-      const serverProcs = hosts.spawnProcs({ procs: 1 });
-      const workerProcs = track(thisHost().spawnProcs({ gpus: WORKERS }));
-      try {
-        assert.match((await serverProcs.spawn("probe", BufferOwner).make.callOne()).owner, /^tcp:/);
-        await parameterServerStep(serverProcs, workerProcs);
-      } finally {
-        await Promise.all([serverProcs.stop(), workerProcs.stop()]);
-      }
+      await using serverProcs = hosts.spawnProcs({ procs: 1 });
+      await using workerProcs = track(thisHost().spawnProcs({ gpus: WORKERS }));
+      assert.match((await serverProcs.spawn("probe", BufferOwner).make.callOne()).owner, /^tcp:/);
+      await parameterServerStep(serverProcs, workerProcs);
     } finally {
       await killJob(job);
     }
@@ -96,20 +87,16 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
     const job = new ProcessJob({ meshes: { hosts: 1 } });
     try {
       const { hosts } = await job.state();
-      const procs = hosts.spawnProcs({ procs: 1 });
-      try {
-        const owner = procs.spawn("owner", BufferOwner);
-        const buf = await owner.big.callOne(128 * 2 ** 20, 3);
-        const order: string[] = [];
-        const dst = new Uint8Array(buf.size);
-        const transfer = buf.readInto(dst).then(() => order.push("transfer"));
-        const ping = owner.ping.callOne().then(() => order.push("ping"));
-        await Promise.all([transfer, ping]);
-        assert.deepEqual(order, ["ping", "transfer"]);
-        assert.ok(dst.every((v) => v === 3));
-      } finally {
-        await procs.stop();
-      }
+      await using procs = hosts.spawnProcs({ procs: 1 });
+      const owner = procs.spawn("owner", BufferOwner);
+      const buf = await owner.big.callOne(128 * 2 ** 20, 3);
+      const order: string[] = [];
+      const dst = new Uint8Array(buf.size);
+      const transfer = buf.readInto(dst).then(() => order.push("transfer"));
+      const ping = owner.ping.callOne().then(() => order.push("ping"));
+      await Promise.all([transfer, ping]);
+      assert.deepEqual(order, ["ping", "transfer"]);
+      assert.ok(dst.every((v) => v === 3));
     } finally {
       await killJob(job);
     }
@@ -121,18 +108,14 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
     const job = new ProcessJob({ meshes: { hosts: 1 } });
     try {
       const { hosts } = await job.state();
-      const procs = hosts.spawnProcs({ procs: 1 });
-      try {
-        const owner = procs.spawn("owner", BufferOwner);
-        const buf = await owner.big.callOne(256 * 2 ** 20, 5);
-        const pid = await owner.pid.callOne();
-        const inflight = buf.readInto(new Uint8Array(buf.size));
-        process.kill(pid, "SIGKILL");
-        // (Lost while dialing its bulk connection, or after: either way a SupervisionError naming the owner.)
-        await assert.rejects(inflight, (e: Error) => e instanceof SupervisionError && /(is gone|cannot reach the process owning RemoteBuffer)/.test(e.message) && e.message.includes(buf.owner));
-      } finally {
-        await procs.stop();
-      }
+      await using procs = hosts.spawnProcs({ procs: 1 });
+      const owner = procs.spawn("owner", BufferOwner);
+      const buf = await owner.big.callOne(256 * 2 ** 20, 5);
+      const pid = await owner.pid.callOne();
+      const inflight = buf.readInto(new Uint8Array(buf.size));
+      process.kill(pid, "SIGKILL");
+      // (Lost while dialing its bulk connection, or after: either way a SupervisionError naming the owner.)
+      await assert.rejects(inflight, (e: Error) => e instanceof SupervisionError && /(is gone|cannot reach the process owning RemoteBuffer)/.test(e.message) && e.message.includes(buf.owner));
     } finally {
       await killJob(job);
     }
@@ -144,20 +127,16 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
     const job = new ProcessJob({ meshes: { hosts: 1 } });
     try {
       const { hosts } = await job.state();
-      const procs = hosts.spawnProcs({ procs: 1 });
-      try {
-        const owner = procs.spawn("owner", BufferOwner);
-        const buf = await owner.big.callOne(8 * 2 ** 20 + 5, 4);
-        const dst = new Uint8Array(buf.size);
-        await buf.readInto(dst);
-        assert.ok(dst.every((v) => v === 4));
-        const src = Uint8Array.from({ length: buf.size }, (_, i) => i % 256);
-        await buf.writeFrom(src);
-        await buf.readInto(dst);
-        assert.deepEqual(dst, src);
-      } finally {
-        await procs.stop();
-      }
+      await using procs = hosts.spawnProcs({ procs: 1 });
+      const owner = procs.spawn("owner", BufferOwner);
+      const buf = await owner.big.callOne(8 * 2 ** 20 + 5, 4);
+      const dst = new Uint8Array(buf.size);
+      await buf.readInto(dst);
+      assert.ok(dst.every((v) => v === 4));
+      const src = Uint8Array.from({ length: buf.size }, (_, i) => i % 256);
+      await buf.writeFrom(src);
+      await buf.readInto(dst);
+      assert.deepEqual(dst, src);
     } finally {
       await killJob(job);
     }
@@ -166,34 +145,26 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
 
 describe("transfers", () => {
   it("a transfer completes while the owning actor's mailbox is busy", async () => {
-    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
-    try {
-      const server = procs.spawn("server", ParameterServer, 1000, 1);
-      const { weights } = await server.handles.callOne();
-      const parked = server.park.callOne();
-      const dst = new Float32Array(1000);
-      await weights.readInto(dst);
-      assert.equal(dst[999], weightsAt(999));
-      await procs.spawn("unparker", BufferOwner).unparkServers.callOne();
-      assert.equal(await parked, "unparked");
-    } finally {
-      await procs.stop();
-    }
+    await using procs = track(thisHost().spawnProcs({ hosts: 1 }));
+    const server = procs.spawn("server", ParameterServer, 1000, 1);
+    const { weights } = await server.handles.callOne();
+    const parked = server.park.callOne();
+    const dst = new Float32Array(1000);
+    await weights.readInto(dst);
+    assert.equal(dst[999], weightsAt(999));
+    await procs.spawn("unparker", BufferOwner).unparkServers.callOne();
+    assert.equal(await parked, "unparked");
   });
 
   it("a ping to an actor completes while a large transfer from its process is in flight", async () => {
-    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
-    try {
-      const owner = procs.spawn("owner", BufferOwner);
-      const buf = await owner.big.callOne(128 * 2 ** 20, 3);
-      const order: string[] = [];
-      const transfer = buf.readInto(new Uint8Array(buf.size)).then(() => order.push("transfer"));
-      const ping = owner.ping.callOne().then(() => order.push("ping"));
-      await Promise.all([transfer, ping]);
-      assert.deepEqual(order, ["ping", "transfer"]);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = track(thisHost().spawnProcs({ hosts: 1 }));
+    const owner = procs.spawn("owner", BufferOwner);
+    const buf = await owner.big.callOne(128 * 2 ** 20, 3);
+    const order: string[] = [];
+    const transfer = buf.readInto(new Uint8Array(buf.size)).then(() => order.push("transfer"));
+    const ping = owner.ping.callOne().then(() => order.push("ping"));
+    await Promise.all([transfer, ping]);
+    assert.deepEqual(order, ["ping", "transfer"]);
   });
 
   it("a buffer the client owns is read and written by an actor in another process, in many chunks", async (t) => {
@@ -201,58 +172,49 @@ describe("transfers", () => {
     t.after(() => delete process.env.FRAY_BUFFER_CHUNK_BYTES);
     const bytes = Uint8Array.from({ length: 1_000_003 }, (_, i) => i % 251);
     const buf = new RemoteBuffer(bytes);
-    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
     try {
+      await using procs = track(thisHost().spawnProcs({ hosts: 1 }));
       const actor = procs.spawn("reader", BufferOwner);
       assert.deepEqual(await actor.copyOf.callOne(buf), bytes);
       await actor.scribble.callOne(buf);
       assert.ok(bytes.every((v, i) => v === (i * 7) % 256));
     } finally {
-      await procs.stop();
       await buf.drop();
     }
   });
 
   it("between threads a SharedArrayBuffer-backed buffer is shared: transfers complete while the owner's thread is blocked", async () => {
-    const procs = thisHost().spawnProcs({ hosts: 1 }, { threads: true });
-    try {
-      const owner = procs.spawn("owner", BufferOwner);
-      const buf = await owner.shared.callOne(3 * 2 ** 20, 2);
-      const dst = new Uint8Array(buf.size);
-      await buf.readInto(dst); // the first transfer asks the owner for its memory
-      assert.ok(dst.every((v) => v === 2));
-      const flag = new Int32Array(new SharedArrayBuffer(8));
-      const blocked = owner.block.callOne(flag);
-      await Atomics.waitAsync(flag, 1, 0).value; // the owner's thread is now blocked: it can answer no message
-      await buf.writeFrom(new Uint8Array(buf.size).fill(9));
-      await buf.readInto(dst);
-      assert.ok(dst.every((v) => v === 9));
-      Atomics.store(flag, 0, 1);
-      Atomics.notify(flag, 0);
-      await blocked;
-      assert.equal(await owner.firstSharedByte.callOne(), 9); // the owner sees the write: the same memory
-      await owner.stop(); // releases the buffer: the shared status word says so at once
-      await assert.rejects(buf.readInto(dst), /RemoteBuffer \S+ was released when the actor that made it stopped/);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = thisHost().spawnProcs({ hosts: 1 }, { threads: true });
+    const owner = procs.spawn("owner", BufferOwner);
+    const buf = await owner.shared.callOne(3 * 2 ** 20, 2);
+    const dst = new Uint8Array(buf.size);
+    await buf.readInto(dst); // the first transfer asks the owner for its memory
+    assert.ok(dst.every((v) => v === 2));
+    const flag = new Int32Array(new SharedArrayBuffer(8));
+    const blocked = owner.block.callOne(flag);
+    await Atomics.waitAsync(flag, 1, 0).value; // the owner's thread is now blocked: it can answer no message
+    await buf.writeFrom(new Uint8Array(buf.size).fill(9));
+    await buf.readInto(dst);
+    assert.ok(dst.every((v) => v === 9));
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+    await blocked;
+    assert.equal(await owner.firstSharedByte.callOne(), 9); // the owner sees the write: the same memory
+    await owner.stop(); // releases the buffer: the shared status word says so at once
+    await assert.rejects(buf.readInto(dst), /RemoteBuffer \S+ was released when the actor that made it stopped/);
   });
 
   it("RemoteBuffer.batch submits several reads and writes with one completion", async () => {
-    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
-    try {
-      const owner = procs.spawn("owner", BufferOwner);
-      const [a, b] = await Promise.all([owner.big.callOne(10_000, 1), owner.big.callOne(20_000, 2)]);
-      const da = new Uint8Array(10_000);
-      await RemoteBuffer.batch().write(b, new Uint8Array(20_000).fill(9)).read(a, da).submit({ timeout: 30 });
-      assert.ok(da.every((v) => v === 1));
-      await b.writeFrom(new Uint8Array(0)); // an empty src moves nothing, and does not wait
-      const db = new Uint8Array(20_000);
-      await b.readInto(db);
-      assert.ok(db.every((v) => v === 9));
-    } finally {
-      await procs.stop();
-    }
+    await using procs = track(thisHost().spawnProcs({ hosts: 1 }));
+    const owner = procs.spawn("owner", BufferOwner);
+    const [a, b] = await Promise.all([owner.big.callOne(10_000, 1), owner.big.callOne(20_000, 2)]);
+    const da = new Uint8Array(10_000);
+    await RemoteBuffer.batch().write(b, new Uint8Array(20_000).fill(9)).read(a, da).submit({ timeout: 30 });
+    assert.ok(da.every((v) => v === 1));
+    await b.writeFrom(new Uint8Array(0)); // an empty src moves nothing, and does not wait
+    const db = new Uint8Array(20_000);
+    await b.readInto(db);
+    assert.ok(db.every((v) => v === 9));
   });
 });
 
@@ -275,81 +237,65 @@ describe("faults", () => {
   });
 
   it("a dropped buffer's transfers fail; other buffers of its owner still work", async () => {
-    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
-    try {
-      const owner = procs.spawn("owner", BufferOwner);
-      const buf = await owner.make.callOne();
-      const again = await owner.make.callOne();
-      await buf.drop();
-      await assert.rejects(buf.readInto(new Uint8Array(4096)), /this handle was dropped/);
-      const dst = new Uint8Array(4096);
-      await again.readInto(dst);
-      assert.equal(dst[4095], 7);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = track(thisHost().spawnProcs({ hosts: 1 }));
+    const owner = procs.spawn("owner", BufferOwner);
+    const buf = await owner.make.callOne();
+    const again = await owner.make.callOne();
+    await buf.drop();
+    await assert.rejects(buf.readInto(new Uint8Array(4096)), /this handle was dropped/);
+    const dst = new Uint8Array(4096);
+    await again.readInto(dst);
+    assert.equal(dst[4095], 7);
   });
 
   it("a buffer dropped by one holder fails for another holder, naming the drop", async () => {
-    const procs = track(thisHost().spawnProcs({ gpus: 2 }));
-    try {
-      const owner = procs.slice({ gpus: 0 }).spawn("owner", BufferOwner);
-      const workers = procs.slice({ gpus: 1 }).spawn("w", ParamWorker);
-      const buf = await owner.make.callOne();
-      await buf.drop();
-      await assert.rejects(workers.step.callOne(buf, [buf]), /RemoteBuffer \S+ was dropped; its bytes are gone/);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = track(thisHost().spawnProcs({ gpus: 2 }));
+    const owner = procs.slice({ gpus: 0 }).spawn("owner", BufferOwner);
+    const workers = procs.slice({ gpus: 1 }).spawn("w", ParamWorker);
+    const buf = await owner.make.callOne();
+    await buf.drop();
+    await assert.rejects(workers.step.callOne(buf, [buf]), /RemoteBuffer \S+ was dropped; its bytes are gone/);
   });
 
   it("a buffer created in an actor is released when that actor stops", async () => {
-    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
-    try {
-      const owner = procs.spawn("owner", BufferOwner);
-      const buf = await owner.make.callOne();
-      await owner.stop();
-      await assert.rejects(buf.readInto(new Uint8Array(4096)), /was released when its owner actor \S+ stopped/);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = track(thisHost().spawnProcs({ hosts: 1 }));
+    const owner = procs.spawn("owner", BufferOwner);
+    const buf = await owner.make.callOne();
+    await owner.stop();
+    await assert.rejects(buf.readInto(new Uint8Array(4096)), /was released when its owner actor \S+ stopped/);
   });
 
   it("a transfer that does not finish within its timeout (seconds) rejects naming it", async (t) => {
-    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
-    try {
-      const owner = procs.spawn("owner", BufferOwner);
-      const buf = await owner.make.callOne();
-      process.kill(procs.pids[0], "SIGSTOP"); // the owner cannot answer
-      t.after(() => {
-        try {
-          process.kill(procs.pids[0], "SIGCONT"); // if the test failed before it did
-        } catch {} // stopped and gone
-      });
-      await assert.rejects(buf.readInto(new Uint8Array(4096), { timeout: 0.5 }), /readInto of RemoteBuffer \S+ \(4096 bytes\) did not finish within the timeout option \(0\.5 s\): 0 of 4096 bytes moved/);
-      process.kill(procs.pids[0], "SIGCONT");
-      const dst = new Uint8Array(4096);
-      await buf.readInto(dst); // the same buffer answers again once its owner runs
-      assert.equal(dst[0], 7);
-    } finally {
-      await procs.stop();
-    }
+    await using procs = track(thisHost().spawnProcs({ hosts: 1 }));
+    const owner = procs.spawn("owner", BufferOwner);
+    const buf = await owner.make.callOne();
+    process.kill(procs.pids[0], "SIGSTOP"); // the owner cannot answer
+    t.after(() => {
+      try {
+        process.kill(procs.pids[0], "SIGCONT"); // if the test failed before it did
+      } catch {} // stopped and gone
+    });
+    await assert.rejects(buf.readInto(new Uint8Array(4096), { timeout: 0.5 }), /readInto of RemoteBuffer \S+ \(4096 bytes\) did not finish within the timeout option \(0\.5 s\): 0 of 4096 bytes moved/);
+    process.kill(procs.pids[0], "SIGCONT");
+    const dst = new Uint8Array(4096);
+    await buf.readInto(dst); // the same buffer answers again once its owner runs
+    assert.equal(dst[0], 7);
   });
 
   it("a dead owner (kill -9) rejects an in-flight transfer and later ones with SupervisionError", async (t) => {
     const previous = setUnhandledFaultHook(() => {}); // the killed rank's failure is expected
     t.after(() => setUnhandledFaultHook(previous));
-    const procs = track(thisHost().spawnProcs({ hosts: 1 }));
-    try {
+    let pids: number[];
+    {
+      await using procs = track(thisHost().spawnProcs({ hosts: 1 }));
+      pids = procs.pids;
       const owner = procs.spawn("owner", BufferOwner);
       const buf = await owner.big.callOne(256 * 2 ** 20, 5);
       const inflight = buf.readInto(new Uint8Array(buf.size));
       process.kill(procs.pids[0], "SIGKILL");
       await assert.rejects(inflight, (e: Error) => e instanceof SupervisionError && /process owning RemoteBuffer .* is gone: .*SIGKILL/.test(e.message));
       await assert.rejects(buf.writeFrom(new Uint8Array(10)), SupervisionError);
-    } finally {
-      await procs.stop();
     }
-    assert.deepEqual(stagingFilesOf([process.pid, ...procs.pids]), [], "no shared-memory file is left behind");
+    assert.deepEqual(stagingFilesOf([process.pid, ...pids]), [], "no shared-memory file is left behind");
   });
 });

@@ -9,7 +9,7 @@ import { it } from "node:test";
 import { SimulatedJob } from "../../src/launchers.ts";
 import { Channel, SupervisionError, setUnhandledFaultHook, type HostMesh } from "../../src/mesh.ts";
 import { Counter, Driver } from "../fixtures/actors.ts";
-import { HostProbe } from "../fixtures/simulated-actors.ts";
+import { HostProbe } from "./simulated-hosts-actors.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
 import { currentProc } from "../../src/runtime/runtime.ts";
 
@@ -117,7 +117,7 @@ it("a simulated host's proc stopped through its handle ends alone: no failure is
 });
 
 it("what a simulated host's actors write reaches the client's stdout tagged with their ranks", async () => {
-  const client = fileURLToPath(new URL("../fixtures/simulated-log-client.ts", import.meta.url));
+  const client = fileURLToPath(new URL("./simulated-hosts-client.ts", import.meta.url));
   const child = spawn(process.execPath, ["--import", "tsx", client], { env: { ...process.env, FRAY_LOG_STREAM: "", FRAY_LOG_AGGREGATE_MS: "" }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

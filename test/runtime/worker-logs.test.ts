@@ -1,5 +1,5 @@
 // Worker output reaches the client tagged with where it came from: a driver
-// (test/fixtures/log-client.ts) runs as a child process and the test reads its
+// (test/runtime/worker-logs-client.ts) runs as a child process and the test reads its
 // stdout and stderr. Lines are compared as sorted multisets: ranks write
 // concurrently, so only what arrives is asserted, not in which order.
 import assert from "node:assert/strict";
@@ -16,7 +16,7 @@ import { freePort } from "../../src/runtime/net/address.ts";
 import { workerExecArgv } from "../../src/runtime/hosts/host-agent.ts";
 import { describeRanks, folded } from "../../src/runtime/output/log-aggregator.ts";
 
-const client = fileURLToPath(new URL("../fixtures/log-client.ts", import.meta.url));
+const client = fileURLToPath(new URL("./worker-logs-client.ts", import.meta.url));
 const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 interface Output {

@@ -1,7 +1,9 @@
-// The value codec: every kind of value DESIGN.md lists survives a round trip,
-// large typed arrays travel out of band, and unsendable values are refused with
-// the path to the culprit. Every entry point is imported, so every extension
-// type the layers register is in place (they once took one of msgpackr's).
+// The value codec: every kind of value the wire layer carries (primitives,
+// objects, arrays, Map, Set, Date, BigInt, typed arrays, errors with their cause
+// chains, fray's own handles) survives a round trip, large typed arrays travel
+// out of band, and unsendable values are refused with the path to the culprit.
+// Every entry point is imported, so every extension type the layers register is
+// in place (they once took one of msgpackr's).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";

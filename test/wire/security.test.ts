@@ -38,7 +38,7 @@ async function connect(): Promise<Socket> {
 
 before(async () => {
   port = await freePort();
-  worker = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("../fixtures/tcp-worker.ts", import.meta.url))], {
+  worker = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./security-tcp-worker.ts", import.meta.url))], {
     env: { ...process.env, ADDR: `tcp://127.0.0.1:${port}` },
     stdio: "inherit",
   });
@@ -80,6 +80,6 @@ it("the right token works, and the worker ran no code for the refused peers", as
 
 it("the token appears in no process's command line", () => {
   const commandLines = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
-  assert.ok(commandLines.includes("tcp-worker.ts"), "the worker is running");
+  assert.ok(commandLines.includes("security-tcp-worker.ts"), "the worker is running");
   assert.ok(!commandLines.includes(token), "a command line shows the token");
 });

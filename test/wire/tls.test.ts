@@ -43,7 +43,7 @@ after(async () => {
 });
 
 it("a certificate from another CA is refused, even with the right token", () => {
-  const client = fileURLToPath(new URL("../fixtures/tls-client.ts", import.meta.url));
+  const client = fileURLToPath(new URL("./tls-client.ts", import.meta.url));
   const { stdout, stderr, status } = spawnSync(process.execPath, ["--import", "tsx", client, addr], {
     encoding: "utf8",
     timeout: 60_000,
@@ -72,16 +72,12 @@ it("a certificate from the worker's CA works, and the refused client ran no code
 it("RemoteBuffer transfers to a proc behind a TLS worker go by a bulk connection with the same certificates", async () => {
   const { BufferOwner } = await import("../fixtures/buffer-actors.ts");
   const hosts = attachToWorkers([addr], { token, tls: { ca: ours.ca, cert: ours.cert, key: ours.key } });
-  const procs = hosts.spawnProcs({ gpus: 1 });
-  try {
-    const owner = procs.spawn("owner", BufferOwner);
-    const buf = await owner.big.callOne(3 * 2 ** 20 + 1, 6);
-    const dst = new Uint8Array(buf.size);
-    await buf.readInto(dst);
-    assert.ok(dst.every((v) => v === 6));
-    await buf.writeFrom(dst.fill(8));
-    assert.ok((await owner.copyOf.callOne(buf)).every((v) => v === 8));
-  } finally {
-    await procs.stop();
-  }
+  await using procs = hosts.spawnProcs({ gpus: 1 });
+  const owner = procs.spawn("owner", BufferOwner);
+  const buf = await owner.big.callOne(3 * 2 ** 20 + 1, 6);
+  const dst = new Uint8Array(buf.size);
+  await buf.readInto(dst);
+  assert.ok(dst.every((v) => v === 6));
+  await buf.writeFrom(dst.fill(8));
+  assert.ok((await owner.copyOf.callOne(buf)).every((v) => v === 8));
 });

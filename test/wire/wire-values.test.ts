@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../../src/job.ts";
 import { ActorError, Channel, DecodingError, SerializationError, SupervisionError, thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { Counter, Echo } from "../fixtures/actors.ts";
-import { identity, OddReplier, overQuota, Quota, QuotaError, SharedHolder } from "../fixtures/codec-actors.ts";
+import { identity, OddReplier, overQuota, Quota, QuotaError, SharedHolder } from "./wire-values-actors.ts";
 import { track } from "../helpers.ts";
 
 describe("values across processes", () => {
@@ -48,7 +48,7 @@ describe("values across processes", () => {
           assert.ok(e instanceof QuotaError, `${kind}: ${e.constructor.name}`);
           assert.equal(e.limit, 3);
           assert.equal(e.message, "over the quota of 3");
-          assert.match(e.stack ?? "", /at overQuota .*codec-actors\.ts/);
+          assert.match(e.stack ?? "", /at overQuota .*wire-values-actors\.ts/);
           assert.ok(e.cause instanceof RangeError);
           return true;
         });
