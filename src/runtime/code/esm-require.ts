@@ -1,11 +1,12 @@
 // Loading ES modules through require(), which Node 20.19 and later does
 // synchronously: for a graph of many small modules it costs ~15% less CPU than
 // import(), and every worker loads the runtime at start (benchmark P6, cold
-// start, in BENCHMARKS.md). Only where require() is Node's own — fray compiled (not under tsx), no --import,
-// --require or --loader hooks, the main thread (a thread gets the hooks its
-// parent registers) — so that it returns the very module instances import()
-// returns. For fray's own modules, before any user code has run: a module
-// could register hooks (module.register) that only import() would follow.
+// start, in BENCHMARKS.md). Only where require() is Node's own — fray compiled
+// (not under tsx), no --import, --require or --loader hooks, the main thread (a
+// thread gets the hooks its parent registers) — so that it returns the very
+// module instances import() returns. For fray's own modules, before any user
+// code has run: a module could register hooks (module.register) that only
+// import() would follow.
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { isMainThread } from "node:worker_threads";
