@@ -43,6 +43,8 @@ export interface JobContext {
   createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>>;
   /** Releases workers; later calls fail. A script that never calls it still exits. */
   shutdown(): Promise<void>;
+  /** `shutdown()`, for `await using ctx = createJobContext(…)`: the context is shut down when its block ends. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const slot = Symbol.for("fray.job.context");

@@ -95,6 +95,10 @@ export class MeshJobContext implements JobContext {
     }, new ActorRef(target));
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
   async shutdown(): Promise<void> {
     if (this.#shutdown) return;
     this.#shutdown = true;

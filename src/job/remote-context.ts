@@ -112,6 +112,10 @@ export class RemoteJobContext implements JobContext {
     }, new ActorRef(target));
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
   async shutdown(): Promise<void> {
     throw new Error("shutdown() belongs to the driver that created the job context, not to a task or actor in it");
   }

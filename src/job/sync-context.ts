@@ -131,6 +131,10 @@ export class SyncJobContext implements JobContext {
     }
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+
   async shutdown(): Promise<void> {}
 
   #newRef(): ObjectRef {

@@ -30,4 +30,9 @@ export abstract class Launcher {
   protected abstract provision(): Promise<LauncherState>;
 
   abstract kill(): Promise<void>;
+
+  /** `kill()`, for `await using job = new ProcessJob(…)`: the hosts are given back when the block ends. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.kill();
+  }
 }

@@ -70,12 +70,8 @@ it("SlurmJob whose worker port is taken: state() rejects naming the port, once t
   await new Promise<void>((resolve) => taken.listen(0, "0.0.0.0", resolve));
   t.after(() => taken.close());
   const port = (taken.address() as AddressInfo).port;
-  const job = new SlurmJob({ meshes: { trainers: 1 }, port });
-  try {
-    await assert.rejects(job.state(), new RegExp(`Slurm job \\d+ ended before its 1 workers started \\(0 did\\): .*cannot listen on tcp://\\S*:${port}: .*EADDRINUSE`));
-  } finally {
-    await job.kill();
-  }
+  await using job = new SlurmJob({ meshes: { trainers: 1 }, port });
+  await assert.rejects(job.state(), new RegExp(`Slurm job \\d+ ended before its 1 workers started \\(0 did\\): .*cannot listen on tcp://\\S*:${port}: .*EADDRINUSE`));
 });
 
 clusterParitySuite("slurm");

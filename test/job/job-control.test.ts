@@ -11,26 +11,18 @@ const JOB_CONTEXT_API = ["asCompleted", "createActor", "createActorGroup", "crea
 for (const kind of ["threads", "processes"] as const) {
   describe(`the job head's control surface on ${kind}`, () => {
     it("a task finds only the JobContext API on its context, and nothing there leads to the head's mesh", async () => {
-      const ctx = createJobContext(kind, { maxWorkers: 1 });
-      try {
-        const seen = await ctx.get(ctx.run(contextSurface));
-        assert.deepEqual(seen.headPaths, []);
-        assert.deepEqual(seen.members, JOB_CONTEXT_API);
-      } finally {
-        await ctx.shutdown();
-      }
+      await using ctx = createJobContext(kind, { maxWorkers: 1 });
+      const seen = await ctx.get(ctx.run(contextSurface));
+      assert.deepEqual(seen.headPaths, []);
+      assert.deepEqual(seen.members, JOB_CONTEXT_API);
     });
 
     it("an actor finds only the JobContext API on its context, and nothing there leads to the head's mesh", async () => {
-      const ctx = createJobContext(kind, { maxWorkers: 1 });
-      try {
-        const probe = await ctx.createActor(ContextProbe);
-        const seen = await ctx.get(probe.surface.remote());
-        assert.deepEqual(seen.headPaths, []);
-        assert.deepEqual(seen.members, JOB_CONTEXT_API);
-      } finally {
-        await ctx.shutdown();
-      }
+      await using ctx = createJobContext(kind, { maxWorkers: 1 });
+      const probe = await ctx.createActor(ContextProbe);
+      const seen = await ctx.get(probe.surface.remote());
+      assert.deepEqual(seen.headPaths, []);
+      assert.deepEqual(seen.members, JOB_CONTEXT_API);
     });
   });
 }
@@ -38,16 +30,27 @@ for (const kind of ["threads", "processes"] as const) {
 describe("names of the job's own meshes", () => {
   for (const kind of ["sync", "threads"] as const) {
     it(`createActor refuses names starting with 'fray-', from the driver and from a task (${kind})`, async () => {
-      const ctx = createJobContext(kind, { maxWorkers: 1 });
-      try {
-        const reserved = /actor name 'fray-(executors|job-head)' is reserved.*choose another name/;
-        await assert.rejects(ctx.createActor(ContextProbe, [], { name: "fray-executors" }), reserved);
-        await assert.rejects(ctx.createActor(ContextProbe, [], { name: "fray-job-head", getIfExists: true }), reserved);
-        await assert.rejects(ctx.get(ctx.run(createNamed, "fray-job-head", true)), reserved);
-        assert.equal(await ctx.get(ctx.run(createNamed, "my-fray-actor", false)), "created");
-      } finally {
-        await ctx.shutdown();
+      await using ctx = createJobContext(kind, { maxWorkers: 1 });
+      const reserved = /actor name 'fray-(executors|job-head)' is reserved.*choose another name/;
+      await assert.rejects(ctx.createActor(ContextProbe, [], { name: "fray-executors" }), reserved);
+      await assert.rejects(ctx.createActor(ContextProbe, [], { name: "fray-job-head", getIfExists: true }), reserved);
+      await assert.rejects(ctx.get(ctx.run(createNamed, "fray-job-head", true)), reserved);
+      assert.equal(await ctx.get(ctx.run(createNamed, "my-fray-actor", false)), "created");
+    });
+  }
+});
+
+describe("a job context declared with await using", () => {
+  for (const kind of ["sync", "processes"] as const) {
+    it(`is shut down when its block ends (${kind})`, async () => {
+      let outside: ReturnType<typeof createJobContext>;
+      {
+        await using ctx = createJobContext(kind, { maxWorkers: 1 });
+        outside = ctx;
+        assert.deepEqual((await ctx.get(ctx.run(contextSurface))).headPaths, []);
       }
+      if (kind === "sync") return; // sync holds nothing: shutting it down releases nothing and refuses nothing
+      await assert.rejects(async () => outside.get(outside.run(contextSurface)), /job context was shut down; create another with createJobContext\(\)/);
     });
   }
 });

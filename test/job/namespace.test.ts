@@ -51,12 +51,8 @@ describe("a driver that opts into a local cluster's namespace", () => {
   });
 
   it("a namespace address that nothing listens at fails at once, naming it", async () => {
-    const ctx = createJobContext("processes", { maxWorkers: 1, namespace: "tcp://127.0.0.1:1" });
-    try {
-      await assert.rejects(ctx.createActor(Restartable, [], { name: "x" }), /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/);
-    } finally {
-      await ctx.shutdown();
-    }
+    await using ctx = createJobContext("processes", { maxWorkers: 1, namespace: "tcp://127.0.0.1:1" });
+    await assert.rejects(ctx.createActor(Restartable, [], { name: "x" }), /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/);
   });
 
   it("refuses a malformed namespace address, and sync with a namespace", () => {

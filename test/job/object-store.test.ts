@@ -42,26 +42,18 @@ it("sync: values of dropped refs are released", async () => {
 });
 
 it("processes: the head releases values of dropped refs", async () => {
-  const ctx = createJobContext("processes", { maxWorkers: 2 }) as MeshJobContext;
-  try {
-    assert.equal(await batches(ctx), 20 * 328350);
-    assert.ok((await collectUntil(() => ctx.objectCount(), 100)) <= 100);
-  } finally {
-    await ctx.shutdown();
-  }
+  await using ctx = createJobContext("processes", { maxWorkers: 2 }) as MeshJobContext;
+  assert.equal(await batches(ctx), 20 * 328350);
+  assert.ok((await collectUntil(() => ctx.objectCount(), 100)) <= 100);
 });
 
 it("a value whose ref was dropped while its task ran still reaches the waiter", async () => {
-  const ctx = createJobContext("processes", { maxWorkers: 1 }) as MeshJobContext;
-  try {
-    // Only the promises are kept: the refs are garbage while the tasks are queued.
-    const waiting = Array.from({ length: 50 }, (_, i) => ctx.get(ctx.run(square, i)));
-    for (let round = 0; round < 5; round++) {
-      gc();
-      await new Promise((r) => setImmediate(r));
-    }
-    assert.deepEqual(await Promise.all(waiting), Array.from({ length: 50 }, (_, i) => i * i));
-  } finally {
-    await ctx.shutdown();
+  await using ctx = createJobContext("processes", { maxWorkers: 1 }) as MeshJobContext;
+  // Only the promises are kept: the refs are garbage while the tasks are queued.
+  const waiting = Array.from({ length: 50 }, (_, i) => ctx.get(ctx.run(square, i)));
+  for (let round = 0; round < 5; round++) {
+    gc();
+    await new Promise((r) => setImmediate(r));
   }
+  assert.deepEqual(await Promise.all(waiting), Array.from({ length: 50 }, (_, i) => i * i));
 });

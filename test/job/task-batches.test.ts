@@ -51,15 +51,11 @@ for (const kind of ["threads", "processes"] as const) {
 
 it("a batched task whose worker's process is stopped (no failure, so no supervision event) fails with SupervisionError instead of staying pending", async () => {
   await using procs = track(thisHost().spawnProcs({ workers: 1 }));
-  const ctx = createJobContext("mesh", { procs });
-  try {
-    assert.equal(await ctx.get(ctx.run(after, 1, 0)), 0); // its function is located now: the next task goes in a batch
-    const slow = ctx.run(after, 60_000, 1);
-    const [, pending] = await ctx.wait([slow], { timeout: 0.05 });
-    assert.equal(pending.length, 1);
-    await procs.stop();
-    await assert.rejects(ctx.get(slow), (e: Error) => e instanceof SupervisionError && /task after on worker 0 cannot complete/.test(e.message));
-  } finally {
-    await ctx.shutdown();
-  }
+  await using ctx = createJobContext("mesh", { procs });
+  assert.equal(await ctx.get(ctx.run(after, 1, 0)), 0); // its function is located now: the next task goes in a batch
+  const slow = ctx.run(after, 60_000, 1);
+  const [, pending] = await ctx.wait([slow], { timeout: 0.05 });
+  assert.equal(pending.length, 1);
+  await procs.stop();
+  await assert.rejects(ctx.get(slow), (e: Error) => e instanceof SupervisionError && /task after on worker 0 cannot complete/.test(e.message));
 });

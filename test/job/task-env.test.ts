@@ -10,12 +10,8 @@ const NAME = "FRAY_TEST_TASK_ENV";
 for (const kind of ["threads", "processes"] as const) {
   describe(`task env on ${kind} (one worker)`, () => {
     const withContext = async (body: (ctx: JobContext) => Promise<void>) => {
-      const ctx = createJobContext(kind, { maxWorkers: 1 });
-      try {
-        await body(ctx);
-      } finally {
-        await ctx.shutdown();
-      }
+      await using ctx = createJobContext(kind, { maxWorkers: 1 });
+      await body(ctx);
     };
 
     it("two overlapping tasks with different env each read their own value after an await", () =>

@@ -35,15 +35,11 @@ it("KubernetesJob: pods that never run fail state() naming the pods awaited and 
   const server = await api.start();
   const kubeConfig = kubeConfigFor(server);
   // The "fray" in these pods never says it listens: the pods stay Pending.
-  const job = new KubernetesJob({ meshes: { trainers: 2 }, image: "example/fray:latest", name: "fray-stuck", frayCommand: ["sh", "-c", "exec sleep 600"], kubeConfig, startTimeoutMs: 300 });
-  try {
-    await assert.rejects(job.state(), {
-      name: "TimeoutError",
-      message: /^gave up waiting for 2 pods of mesh 'trainers' to run \(0 did\) after 300 ms \(the startTimeoutMs option \(300\)\); see kubectl get pods -n default -l fray\.job=fray-stuck,fray\.mesh=trainers$/,
-    });
-  } finally {
-    await job.kill();
-  }
+  await using job = new KubernetesJob({ meshes: { trainers: 2 }, image: "example/fray:latest", name: "fray-stuck", frayCommand: ["sh", "-c", "exec sleep 600"], kubeConfig, startTimeoutMs: 300 });
+  await assert.rejects(job.state(), {
+    name: "TimeoutError",
+    message: /^gave up waiting for 2 pods of mesh 'trainers' to run \(0 did\) after 300 ms \(the startTimeoutMs option \(300\)\); see kubectl get pods -n default -l fray\.job=fray-stuck,fray\.mesh=trainers$/,
+  });
 });
 
 it("SlurmJob.kill(): jobs Slurm keeps listing after scancel fail kill() naming FRAY_SCANCEL_TIMEOUT_MS, instead of waiting forever", async () => {

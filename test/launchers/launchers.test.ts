@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { ProcessJob } from "../../src/launchers.ts";
 import { Counter } from "../fixtures/actors.ts";
-import { killJob } from "../helpers.ts";
+import { isAlive, killJob, waitForExit } from "../helpers.ts";
 
 it("ProcessJob: state() gives a HostMesh per mesh; kill() ends every worker", async () => {
   const job = new ProcessJob({ meshes: { trainers: 2, evaluators: 1 } });
@@ -21,4 +21,16 @@ it("ProcessJob: state() gives a HostMesh per mesh; kill() ends every worker", as
     await killJob(job);
   }
   assert.throws(() => new ProcessJob({ meshes: { trainers: 0 } }), /mesh 'trainers' asks for 0 hosts/);
+});
+
+it("ProcessJob declared with await using gives its workers back when its block ends", async () => {
+  let pids: number[];
+  {
+    await using job = new ProcessJob({ meshes: { hosts: 1 } });
+    await job.state();
+    pids = job.pids;
+    assert.deepEqual(pids.map(isAlive), [true]);
+  }
+  await waitForExit(pids);
+  assert.deepEqual(pids.filter(isAlive), []);
 });

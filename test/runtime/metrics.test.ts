@@ -116,19 +116,15 @@ describe("metrics", () => {
   });
 
   it("a processes job running 50 tasks counts 50 tasks done, none pending or running", async () => {
-    const ctx = createJobContext("processes", { maxWorkers: 2 });
-    try {
-      const refs = Array.from({ length: 50 }, (_, i) => ctx.createTask(add, [i, 1]));
-      assert.deepEqual(await ctx.get(refs), Array.from({ length: 50 }, (_, i) => i + 1));
-      const { json } = await collectMetrics();
-      assert.equal(valueOf(json, "fray_tasks_done_total"), 50);
-      assert.equal(valueOf(json, "fray_tasks_pending"), 0);
-      assert.equal(valueOf(json, "fray_tasks_running"), 0);
-      assert.equal(valueOf(json, "fray_tasks_failed_total") ?? 0, 0);
-      assert.ok(valueOf(json, "fray_object_store_entries")! >= 0);
-    } finally {
-      await ctx.shutdown();
-    }
+    await using ctx = createJobContext("processes", { maxWorkers: 2 });
+    const refs = Array.from({ length: 50 }, (_, i) => ctx.createTask(add, [i, 1]));
+    assert.deepEqual(await ctx.get(refs), Array.from({ length: 50 }, (_, i) => i + 1));
+    const { json } = await collectMetrics();
+    assert.equal(valueOf(json, "fray_tasks_done_total"), 50);
+    assert.equal(valueOf(json, "fray_tasks_pending"), 0);
+    assert.equal(valueOf(json, "fray_tasks_running"), 0);
+    assert.equal(valueOf(json, "fray_tasks_failed_total") ?? 0, 0);
+    assert.ok(valueOf(json, "fray_object_store_entries")! >= 0);
   });
 
   it("with FRAY_METRICS=0 a client and its worker count nothing, though the metrics are still served", () => {
