@@ -8,8 +8,8 @@
  *
  * @example
  * ```ts
- * import { createCluster, Entrypoint } from "fray/cluster";
- * const cluster = createCluster(process.env.FRAY_CLUSTER_SPEC ?? "local");
+ * import { currentCluster, Entrypoint } from "fray/cluster";
+ * const cluster = currentCluster(); // FRAY_CLUSTER_SPEC, else "local"; createCluster("slurm?partition=debug") picks one
  * const id = await cluster.launch({ name: "train", entrypoint: Entrypoint.fromBinary("node", ["train.js"]), resources: { cpu: 2, ram: "4g" }, replicas: 2 });
  * for await (const line of cluster.monitor(id)) console.log(line); // [replica-0] …
  * const info = await cluster.wait(id, { raiseOnFailure: true });  // JobInfo, status "succeeded"
