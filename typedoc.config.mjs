@@ -29,8 +29,7 @@ export default {
   validation: { notExported: true, invalidLink: true, invalidPath: true, rewrittenLink: true, unusedMergeModuleWith: true, notDocumented: false },
   // Internal handles that public signatures name but users never make or pass; each with why.
   intentionallyNotExported: [
-    "src/runtime/proc/proc.ts:Proc", // runtimeSnapshot(proc = this process's): the runtime's process object
-    "src/runtime/messages.ts:PortRef", // Port.ref: where a port's values go, on the wire
+    "src/runtime/base/messages.ts:PortRef", // Port.ref: where a port's values go, on the wire
     "src/mesh/errors.ts:RankLocation", // ActorError's constructor, which only the runtime calls
     "src/runtime/actors/endpoint-options.ts:NOT_ENDPOINT_NAMES", // NotEndpointName's list: constructor, supervise, cleanup
   ],
