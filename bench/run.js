@@ -33,7 +33,10 @@ const groups = [
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
-const only = args.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const only = args
+  .find((a) => a.startsWith("--only="))
+  ?.slice(7)
+  .split(",");
 const known = new Set(groups.flatMap(([, ids]) => ids));
 const unknown = only?.filter((id) => !known.has(id)) ?? [];
 if (unknown.length) {
@@ -53,7 +56,13 @@ try {
     const execArgv = [...new Set([...process.execArgv, "--expose-gc"])];
     const { status, signal } = spawnSync(process.execPath, [...execArgv, file, ...args, `--results=${results}`], { stdio: "inherit" });
     if (status !== 0) failed.push(`${name} (${signal ?? `exit code ${status}`})`);
-    if (existsSync(results)) rows.push(...readFileSync(results, "utf8").trim().split("\n").map((line) => JSON.parse(line)));
+    if (existsSync(results))
+      rows.push(
+        ...readFileSync(results, "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line)),
+      );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

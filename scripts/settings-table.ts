@@ -28,7 +28,10 @@ export function settingsSection(): string {
     "",
     "More variables name things rather than bound them; those set by fray are set in the processes it starts.",
     "",
-    ...table("what it is", all.filter((s) => !isNumberSetting(s))),
+    ...table(
+      "what it is",
+      all.filter((s) => !isNumberSetting(s)),
+    ),
     "",
   ].join("\n");
 }

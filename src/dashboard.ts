@@ -17,7 +17,17 @@
  * @module fray/dashboard
  */
 export { startDashboard, type Dashboard, type DashboardOptions } from "./cluster/dashboard/server.ts";
-export { clusterSources, runtimeSources, type ActorLoad, type DashboardSources, type DashboardState, type JobRow, type LatencyRow, type Source, type TasksSnapshot } from "./cluster/dashboard/sources.ts";
+export {
+  clusterSources,
+  runtimeSources,
+  type ActorLoad,
+  type DashboardSources,
+  type DashboardState,
+  type JobRow,
+  type LatencyRow,
+  type Source,
+  type TasksSnapshot,
+} from "./cluster/dashboard/sources.ts";
 export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard/metrics.ts";
 export type { LocalActor, RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
 export { runtimeSnapshot } from "./runtime/runtime.ts";

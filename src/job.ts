@@ -15,7 +15,16 @@
  * @module fray
  */
 export { createJobContext, getJobContext, type JobContextOptions } from "./job/create.ts";
-export { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type Resolved, type TaskFunction, type WaitOptions } from "./job/job-context.ts";
+export {
+  withJobContext,
+  type ActorClass,
+  type JobContext,
+  type JobKind,
+  type Refs,
+  type Resolved,
+  type TaskFunction,
+  type WaitOptions,
+} from "./job/job-context.ts";
 export type { ActorGroup, GroupCall, WaitReadyOptions } from "./job/actors/actor-group.ts";
 export type { ActorHandle, RemoteMethod } from "./job/actors/actor-handle.ts";
 export { ObjectRef } from "./job/object-ref.ts";

@@ -18,7 +18,11 @@ function running(pid: number): boolean {
 }
 
 it("fray demo trains on worker processes, survives a SIGKILL of one by respawning it, and leaves no process behind", async () => {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [bin, "demo", "--procs", "3", "--rows", "60000", "--steps", "30", "--batch", "4096"], { encoding: "utf8", timeout: 150_000, killSignal: "SIGKILL" });
+  const { status, stdout, stderr } = spawnSync(process.execPath, [bin, "demo", "--procs", "3", "--rows", "60000", "--steps", "30", "--batch", "4096"], {
+    encoding: "utf8",
+    timeout: 150_000,
+    killSignal: "SIGKILL",
+  });
   const pids = [...stdout.matchAll(/pids ([\d, ]+)\)/g)].flatMap((m) => m[1].split(", ").map(Number));
   try {
     assert.equal(status, 0, `${stdout}\n${stderr}`);
@@ -27,7 +31,10 @@ it("fray demo trains on worker processes, survives a SIGKILL of one by respawnin
     const killed = Number(/step 15: killed worker process (\d+) \(rank 2\) with SIGKILL/.exec(stdout)?.[1]);
     assert.equal(killed, Number(started?.[3]), "the process killed is rank 2's");
     // Whichever rank's rejection comes first: rank 2's own, or a peer's allReduce losing it.
-    assert.match(stdout, /step 15 failed: Trainer\.step on rank \d \{workers: \d\} of mesh trainers[^\n]*(worker process \d+ was killed by SIGKILL|rank 2 \{workers: 2\} of mesh trainers is gone)/);
+    assert.match(
+      stdout,
+      /step 15 failed: Trainer\.step on rank \d \{workers: \d\} of mesh trainers[^\n]*(worker process \d+ was killed by SIGKILL|rank 2 \{workers: 2\} of mesh trainers is gone)/,
+    );
     assert.match(stdout, new RegExp(`the supervisor was told: [^\\n]*worker process ${killed} was killed by SIGKILL`));
     const respawned = Number(/respawned rank 2 as process (\d+) in \d+ ms; resuming at step 15 from the weights allreduced at step 14/.exec(stdout)?.[1]);
     assert.ok(respawned > 0 && respawned !== killed, `a new process for rank 2: ${stdout}`);

@@ -21,7 +21,9 @@ it("npm run docs builds a page for every entry point, with its module comment an
   assert.doesNotMatch(output, /\[warning\]|\[error\]/, output);
 
   const { exports } = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { exports: Record<string, unknown> };
-  const modules = Object.keys(exports).filter((key) => key !== "./package.json").map((key) => `fray${key.slice(1)}`);
+  const modules = Object.keys(exports)
+    .filter((key) => key !== "./package.json")
+    .map((key) => `fray${key.slice(1)}`);
   assert.deepEqual(modules, ["fray", "fray/mesh", "fray/array", "fray/cluster", "fray/queue", "fray/launchers", "fray/dashboard"]);
   for (const name of modules) {
     const page = join(out, "modules", `${name.replace("/", "_")}.html`);
@@ -34,7 +36,10 @@ it("npm run docs builds a page for every entry point, with its module comment an
     assert.ok(example[1].includes(`&quot;${name}&quot;`), `${name}'s example imports it`);
   }
   // What moved is documented where it is imported from now; the old entry points list references to it.
-  for (const [page, owner] of [["classes/fray_launchers.ProcessJob.html", "fray/launchers"], ["functions/fray_dashboard.startDashboard.html", "fray/dashboard"]]) {
+  for (const [page, owner] of [
+    ["classes/fray_launchers.ProcessJob.html", "fray/launchers"],
+    ["functions/fray_dashboard.startDashboard.html", "fray/dashboard"],
+  ]) {
     assert.ok(existsSync(join(out, page)), `${page}: documented under ${owner}`);
   }
   assert.ok(!existsSync(join(out, "classes/fray_mesh.ProcessJob.html")));

@@ -8,7 +8,11 @@ const main = fileURLToPath(new URL("../examples/word-count/main.ts", import.meta
 
 it("word count (map/reduce) gives the same counts on sync, threads and processes", () => {
   const outputs = ["sync", "threads", "processes"].map((kind) => {
-    const { status, stdout, stderr } = spawnSync(process.execPath, ["--import", "tsx", main, kind, "8"], { encoding: "utf8", timeout: 150_000, killSignal: "SIGKILL" });
+    const { status, stdout, stderr } = spawnSync(process.execPath, ["--import", "tsx", main, kind, "8"], {
+      encoding: "utf8",
+      timeout: 150_000,
+      killSignal: "SIGKILL",
+    });
     assert.equal(status, 0, stderr);
     return JSON.parse(stdout) as { kind: string; words: number; top: [string, number][] };
   });

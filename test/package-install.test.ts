@@ -42,7 +42,8 @@ it("the packed package installs without the optional Kubernetes client, ships th
   assert.ok(maps.length > 50, `${maps.length} source maps`);
   for (const map of maps) {
     const { sources } = JSON.parse(readFileSync(join(fray, "dist", map), "utf8")) as { sources: string[] };
-    for (const source of sources) assert.doesNotThrow(() => readFileSync(join(fray, "dist", dirname(map), source)), `${map} names ${source}, which is not shipped`);
+    for (const source of sources)
+      assert.doesNotThrow(() => readFileSync(join(fray, "dist", dirname(map), source)), `${map} names ${source}, which is not shipped`);
   }
   const declarations = readdirSync(join(fray, "dist"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".d.ts"));
   assert.ok(declarations.length > 50, `${declarations.length} declaration files`);
@@ -55,7 +56,9 @@ it("the packed package installs without the optional Kubernetes client, ships th
 
 /** The package's entry points as package.json's "exports" has them: "." (fray), "./mesh" (fray/mesh), … */
 const exportsMap = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { exports: Record<string, { types: string } | string> }).exports;
-const entryPoints = Object.entries(exportsMap).flatMap(([key, target]) => (typeof target === "object" ? [{ name: `fray${key.slice(1)}`, source: target.types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts") }] : []));
+const entryPoints = Object.entries(exportsMap).flatMap(([key, target]) =>
+  typeof target === "object" ? [{ name: `fray${key.slice(1)}`, source: target.types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts") }] : [],
+);
 
 it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry point and each entry point's @example, and the program runs", () => {
   const project = join(scratch, "project");
@@ -71,7 +74,10 @@ it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry p
   const out = JSON.parse(run(process.execPath, ["--enable-source-maps", "dist/main.js"], project)) as Record<string, unknown>;
   assert.deepEqual(out.squares, [1, 4, 9]);
   assert.deepEqual(out.counts, [4, 4]);
-  assert.deepEqual(out.gathered, [[12, 12], [12, 12]]);
+  assert.deepEqual(out.gathered, [
+    [12, 12],
+    [12, 12],
+  ]);
   assert.equal(out.added, 5);
   assert.equal(out.shard, 7);
   assert.equal(out.cluster, "function");
@@ -80,23 +86,45 @@ it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry p
   assert.deepEqual(out.dashboard, { refused: 401, ownPid: true });
   assert.equal(out.aliases, true, "fray/mesh and fray/cluster re-export the same launchers and dashboard");
   const frames = out.frames as string[];
-  assert.ok(frames.some((f) => f.includes("/node_modules/fray/src/job/create.ts")), `stack frames: ${frames.join(", ")}`);
+  assert.ok(
+    frames.some((f) => f.includes("/node_modules/fray/src/job/create.ts")),
+    `stack frames: ${frames.join(", ")}`,
+  );
   assert.deepEqual(out.missing, [], "stack frames name files that are not installed");
 });
 
 it("names that moved to fray/launchers and fray/dashboard are deprecated when a user's editor imports them from fray/mesh and fray/cluster", () => {
   const project = join(scratch, "project");
   const ts = require("typescript") as typeof TypeScript;
-  const options: TypeScript.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true };
-  const pairs = [["fray/mesh", "fray/launchers"], ["fray/cluster", "fray/dashboard"]] as const;
+  const options: TypeScript.CompilerOptions = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    noEmit: true,
+  };
+  const pairs = [
+    ["fray/mesh", "fray/launchers"],
+    ["fray/cluster", "fray/dashboard"],
+  ] as const;
   // The names each old path shares with its new one, as the checker lists the modules' exports.
   const listing = join(project, "listing.ts");
-  writeFileSync(listing, pairs.flat().map((path, i) => `import * as m${i} from "${path}";\n`).join(""));
+  writeFileSync(
+    listing,
+    pairs
+      .flat()
+      .map((path, i) => `import * as m${i} from "${path}";\n`)
+      .join(""),
+  );
   const program = ts.createProgram([listing], options);
   const checker = program.getTypeChecker();
-  const exportsOf = program.getSourceFile(listing)!.statements.filter(ts.isImportDeclaration).map((d) => checker.getExportsOfModule(checker.getSymbolAtLocation(d.moduleSpecifier)!).map((s) => s.name));
+  const exportsOf = program
+    .getSourceFile(listing)!
+    .statements.filter(ts.isImportDeclaration)
+    .map((d) => checker.getExportsOfModule(checker.getSymbolAtLocation(d.moduleSpecifier)!).map((s) => s.name));
   const moved = pairs.map((_, i) => exportsOf[2 * i].filter((name) => exportsOf[2 * i + 1].includes(name)).sort());
-  for (const name of ["ProcessJob", "SlurmJob", "KubernetesJob", "SkyPilotJob", "SimulatedJob", "ProcessJobOptions"]) assert.ok(moved[0].includes(name), `fray/mesh still exports ${name}`);
+  for (const name of ["ProcessJob", "SlurmJob", "KubernetesJob", "SkyPilotJob", "SimulatedJob", "ProcessJobOptions"])
+    assert.ok(moved[0].includes(name), `fray/mesh still exports ${name}`);
   for (const name of ["startDashboard", "DashboardOptions", "runtimeSnapshot"]) assert.ok(moved[1].includes(name), `fray/cluster still exports ${name}`);
 
   const oldPaths = join(project, "old-paths.ts");
@@ -114,18 +142,25 @@ it("names that moved to fray/launchers and fray/dashboard are deprecated when a 
     readFile: ts.sys.readFile,
   });
   // What an editor strikes through: suggestions that report a deprecated name.
-  const deprecated = (file: string) => service.getSuggestionDiagnostics(file).filter((d) => d.reportsDeprecated).map((d) => /'(.+)' is deprecated/.exec(ts.flattenDiagnosticMessageText(d.messageText, " "))![1]);
+  const deprecated = (file: string) =>
+    service
+      .getSuggestionDiagnostics(file)
+      .filter((d) => d.reportsDeprecated)
+      .map((d) => /'(.+)' is deprecated/.exec(ts.flattenDiagnosticMessageText(d.messageText, " "))![1]);
   assert.deepEqual(deprecated(oldPaths).sort(), moved.flat().sort());
   assert.deepEqual(deprecated(newPaths), []);
   // The way out is beside each alias in the declarations (an editor's hover shows only "'X' is deprecated").
   pairs.forEach(([old, now], i) => {
     const declarations = readFileSync(join(project, "node_modules/fray/dist", `${old.slice("fray/".length)}.d.ts`), "utf8");
-    for (const name of moved[i]) assert.match(declarations, new RegExp(`/\\*\\* @deprecated import from "${now}" instead \\*/\\s*(type )?${name},`), `${old}: ${name}`);
+    for (const name of moved[i])
+      assert.match(declarations, new RegExp(`/\\*\\* @deprecated import from "${now}" instead \\*/\\s*(type )?${name},`), `${old}: ${name}`);
   });
 });
 
 it("package-lock.json lists every platform's optional native packages, so `npm ci` works on linux, macOS and Windows", () => {
-  const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as { packages: Record<string, { optionalDependencies?: Record<string, string> }> };
+  const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { optionalDependencies?: Record<string, string> }>;
+  };
   const missing: string[] = [];
   for (const [path, entry] of Object.entries(lock.packages)) {
     for (const dep of Object.keys(entry.optionalDependencies ?? {})) {

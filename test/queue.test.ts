@@ -27,7 +27,12 @@ after(async () => {
 });
 
 /** One request with the test token (or `headers`); resolves to the status and body. */
-function raw(server: QueueServer, method: string, path: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }): Promise<{ status: number; body: string }> {
+function raw(
+  server: QueueServer,
+  method: string,
+  path: string,
+  headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, server.url), { method, headers }, (res) => {
       let body = "";
@@ -139,7 +144,10 @@ for (const [kind, make] of Object.entries(kinds)) {
 
 /** Starts a queue-worker process; resolves to its one line of JSON output. */
 function startWorker(args: string[]): { child: ChildProcess; output: Promise<unknown> } {
-  const child = spawn(process.execPath, ["--import", "tsx", worker, ...args], { env: { ...process.env, FRAY_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", worker, ...args], {
+    env: { ...process.env, FRAY_TOKEN: TOKEN },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   children.add(child);
   child.once("exit", () => children.delete(child));
   const lines = createInterface({ input: child.stdout! });
@@ -178,7 +186,10 @@ describe("many processes on one queue", () => {
       const outputs = await Promise.all(Array.from({ length: 8 }, () => startWorker(["drain", ...args]).output));
       const ids = (outputs as number[][]).flat().sort((a, b) => a - b);
       assert.equal(ids.length, N);
-      assert.deepEqual(ids, Array.from({ length: N }, (_, i) => i));
+      assert.deepEqual(
+        ids,
+        Array.from({ length: N }, (_, i) => i),
+      );
       assert.ok((outputs as number[][]).filter((o) => o.length > 0).length >= 2, "the work was shared");
       assert.equal(await queue.size(), 0);
     });
@@ -222,7 +233,11 @@ it("an HTTP request without the right token gets 401 and leaves the queue unchan
 it("new FileQueue(path of a file) says the path is a file and what to pass instead", () => {
   const file = join(dir, "not-a-directory");
   writeFileSync(file, "x");
-  assert.throws(() => new FileQueue(file), { message: `FileQueue keeps its items in a directory, but ${file} is a file; pass the path of a directory for the queue alone (one that does not exist yet is created)` });
+  assert.throws(() => new FileQueue(file), {
+    message:
+      `FileQueue keeps its items in a directory, but ${file} is a file; pass the path of a directory for the queue alone (one that ` +
+      `does not exist yet is created)`,
+  });
   assert.throws(() => new FileQueue(join(file, "queue")), new RegExp(`but ${file} is a file, not a directory; pass the path of a directory`));
 });
 
@@ -249,7 +264,15 @@ it("the queue server: a malformed lease id is an Invalid lease (409); no answer 
 
   // A failure the server did not expect is a plain 500; the details go to the server's log only.
   const logged = t.mock.method(console, "error", () => {});
-  const broken = await serveQueue({ ...new MemoryQueue(), size: async () => { throw new Error(`EACCES: permission denied, open '${where}/leased'`); } } as unknown as Queue<string>, { token: TOKEN });
+  const broken = await serveQueue(
+    {
+      ...new MemoryQueue(),
+      size: async () => {
+        throw new Error(`EACCES: permission denied, open '${where}/leased'`);
+      },
+    } as unknown as Queue<string>,
+    { token: TOKEN },
+  );
   servers.push(broken);
   const reply = await raw(broken, "GET", "/size");
   assert.equal(reply.status, 500);

@@ -46,7 +46,9 @@ function differences(readme: string): string[] {
 }
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Runs `fn` with the environment variable set (or unset), then restores it. */
@@ -98,11 +100,26 @@ describe("settings table", () => {
 describe("config", () => {
   it("each setting reads its default when its variable is unset or empty, and the variable when set", () => {
     for (const [key, setting] of Object.entries(SETTINGS) as [keyof typeof SETTINGS, Setting][]) {
-      const fallback = setting.default !== undefined && typeof setting.default === "string" && setting.default.startsWith("~/") ? join(homedir(), setting.default.slice(2)) : setting.default;
-      assert.equal(withEnv(setting.env, undefined, () => config[key]), fallback, key);
-      assert.equal(withEnv(setting.env, "", () => config[key]), fallback, key);
+      const fallback =
+        setting.default !== undefined && typeof setting.default === "string" && setting.default.startsWith("~/")
+          ? join(homedir(), setting.default.slice(2))
+          : setting.default;
+      assert.equal(
+        withEnv(setting.env, undefined, () => config[key]),
+        fallback,
+        key,
+      );
+      assert.equal(
+        withEnv(setting.env, "", () => config[key]),
+        fallback,
+        key,
+      );
       const given = typeof setting.default === "number" ? "7" : "given";
-      assert.equal(withEnv(setting.env, given, () => config[key]), typeof setting.default === "number" ? 7 : "given", key);
+      assert.equal(
+        withEnv(setting.env, given, () => config[key]),
+        typeof setting.default === "number" ? 7 : "given",
+        key,
+      );
     }
   });
 
@@ -115,11 +132,17 @@ describe("config", () => {
       name: "RangeError",
       message: 'FRAY_SPAWN_WAIT_MS="-5" is not a non-negative number of milliseconds; unset it or give e.g. FRAY_SPAWN_WAIT_MS=30000',
     });
-    assert.throws(() => withEnv("FRAY_MAX_FRAME_BYTES", String(2 ** 33), () => config.maxFrameBytes), /FRAY_MAX_FRAME_BYTES=8589934592 is more than the most allowed, 4294967295 bytes; give at most that, e.g. FRAY_MAX_FRAME_BYTES=1073741824/);
+    assert.throws(
+      () => withEnv("FRAY_MAX_FRAME_BYTES", String(2 ** 33), () => config.maxFrameBytes),
+      /FRAY_MAX_FRAME_BYTES=8589934592 is more than the most allowed, 4294967295 bytes; give at most that, e.g. FRAY_MAX_FRAME_BYTES=1073741824/,
+    );
   });
 
   it("messages name settings from the table: settingName and settingNow", () => {
     assert.equal(settingName("spawnWaitMs"), "FRAY_SPAWN_WAIT_MS");
-    assert.equal(withEnv("FRAY_HEARTBEAT_TIMEOUT_MS", "1234", () => settingNow("heartbeatTimeoutMs")), "FRAY_HEARTBEAT_TIMEOUT_MS=1234");
+    assert.equal(
+      withEnv("FRAY_HEARTBEAT_TIMEOUT_MS", "1234", () => settingNow("heartbeatTimeoutMs")),
+      "FRAY_HEARTBEAT_TIMEOUT_MS=1234",
+    );
   });
 });

@@ -19,7 +19,9 @@ const MAX_FILES_PER_FOLDER = 20;
 const RANK: Record<string, number> = { wire: 1, runtime: 2, mesh: 3, job: 4, cluster: 5, queue: 5, launchers: 6, cli: 7 };
 
 const files = (dir: string, ending: string) =>
-  readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(ending) && !f.endsWith(".d.ts")).map((f) => join(dir, f));
+  readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(ending) && !f.endsWith(".d.ts"))
+    .map((f) => join(dir, f));
 
 /** Relative module specifiers a file imports or re-exports, statically. */
 function importsOf(file: string, { valuesOnly }: { valuesOnly: boolean }): string[] {
@@ -105,7 +107,11 @@ it("no loop of imports, types included, inside the runtime", () => {
   // take narrow host interfaces instead (e.g. proc/messaging.ts), so the runtime has none.
   const runtime = join(src, "runtime");
   const graph = new Map(files(runtime, ".ts").map((f) => [f, importsOf(f, { valuesOnly: false }).filter((t) => t.startsWith(runtime + "/"))]));
-  assert.deepEqual(cyclesOf(graph, (f) => relative(runtime, f)), [], "these runtime files import each other around a loop; pass a narrow interface instead");
+  assert.deepEqual(
+    cyclesOf(graph, (f) => relative(runtime, f)),
+    [],
+    "these runtime files import each other around a loop; pass a narrow interface instead",
+  );
 });
 
 it("layers import only lower layers, and only the CLI goes through the public entry files", () => {
@@ -118,7 +124,8 @@ it("layers import only lower layers, and only the CLI goes through the public en
     for (const target of importsOf(file, { valuesOnly: false })) {
       const to = relative(src, target).split("/")[0];
       const entry = !to.includes("/") && to.endsWith(".ts");
-      if (entry ? from !== "cli" : to !== from && !(to in RANK && RANK[to] < RANK[from])) wrong.push(`${relative(root, file)} imports ${relative(root, target)}`);
+      if (entry ? from !== "cli" : to !== from && !(to in RANK && RANK[to] < RANK[from]))
+        wrong.push(`${relative(root, file)} imports ${relative(root, target)}`);
     }
   }
   assert.deepEqual(wrong, []);

@@ -21,5 +21,14 @@ if (want("P8")) {
     child.kill("SIGKILL");
   }
   const raw = median(times);
-  report("P8", "local cluster: launch() → poll() says running (p50)", ms.toFixed(1), "ms", `detached spawn of the same command ${raw.toFixed(1)} ms`, `${(ms / raw).toFixed(1)}×`, "≤ 100 ms", ms <= 100);
+  report(
+    "P8",
+    "local cluster: launch() → poll() says running (p50)",
+    ms.toFixed(1),
+    "ms",
+    `detached spawn of the same command ${raw.toFixed(1)} ms`,
+    `${(ms / raw).toFixed(1)}×`,
+    "≤ 100 ms",
+    ms <= 100,
+  );
 }

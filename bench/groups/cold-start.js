@@ -19,7 +19,14 @@ async function frayRound() {
   try {
     const stamps = await procs.spawn("cold", ColdProbe).stamps.call();
     const ms = performance.timeOrigin + performance.now() - t;
-    return { ms, workers: Array.from({ length: stamps.size }, (_, i) => stamps.get(i)).map((s) => ({ started: s.startedAt - t, evaluated: s.evaluatedAt - t, cpu: s.cpuMs })) };
+    return {
+      ms,
+      workers: Array.from({ length: stamps.size }, (_, i) => stamps.get(i)).map((s) => ({
+        started: s.startedAt - t,
+        evaluated: s.evaluatedAt - t,
+        cpu: s.cpuMs,
+      })),
+    };
   } finally {
     await procs.stop();
   }
@@ -28,7 +35,9 @@ async function frayRound() {
 /** Starts 4 bare node processes that each say they are up (with the CPU they used). */
 async function bareRound() {
   const t = performance.now();
-  const children = Array.from({ length: PROCS }, () => fork("-e", ["const c = process.cpuUsage(); process.send((c.user + c.system) / 1000)"], { execArgv: ["--input-type=module"] }));
+  const children = Array.from({ length: PROCS }, () =>
+    fork("-e", ["const c = process.cpuUsage(); process.send((c.user + c.system) / 1000)"], { execArgv: ["--input-type=module"] }),
+  );
   try {
     const cpu = (await Promise.all(children.map((c) => once(c, "message")))).map(([m]) => m);
     return { ms: performance.now() - t, cpu };
@@ -40,7 +49,8 @@ async function bareRound() {
 /** Milliseconds to import the worker's runtime, then `fray/mesh`, in one fresh process of its own. */
 function importCost() {
   const dist = (path) => new URL(`../../dist/${path}`, import.meta.url).href;
-  const script = `const t0 = performance.now(); await import(${JSON.stringify(dist("runtime/runtime.js"))}); await import(${JSON.stringify(dist("mesh/actor-mesh.js"))});
+  const script = `const t0 = performance.now(); await import(${JSON.stringify(dist("runtime/runtime.js"))});
+await import(${JSON.stringify(dist("mesh/actor-mesh.js"))});
 const t1 = performance.now(); await import(${JSON.stringify(dist("mesh.js"))}); console.log(JSON.stringify([t1 - t0, performance.now() - t1]));`;
   return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }));
 }
@@ -55,7 +65,16 @@ if (want("P6")) {
   const p50 = median(fray.map((r) => r.ms));
   const floor = median(bare.map((r) => r.ms));
   const ratio = p50 / floor;
-  report("P6", `cold start: ${PROCS} processes + spawn + first call (median of ${ROUNDS}, alternating with bare)`, p50.toFixed(0), "ms", `${PROCS} bare node processes ${floor.toFixed(0)} ms`, `${ratio.toFixed(2)}× bare`, "≤ 1.3× bare", ratio <= 1.3);
+  report(
+    "P6",
+    `cold start: ${PROCS} processes + spawn + first call (median of ${ROUNDS}, alternating with bare)`,
+    p50.toFixed(0),
+    "ms",
+    `${PROCS} bare node processes ${floor.toFixed(0)} ms`,
+    `${ratio.toFixed(2)}× bare`,
+    "≤ 1.3× bare",
+    ratio <= 1.3,
+  );
 
   const workers = fray.flatMap((r) => r.workers);
   const imports = Array.from({ length: 5 }, importCost);
@@ -65,7 +84,8 @@ if (want("P6")) {
     "cold start per worker (medians): process started → actor module evaluated (runtime loaded, connected, spawn received, fray/mesh imported)",
     `+${at((w) => w.started)} → +${at((w) => w.evaluated)}`,
     "ms",
-    `worker CPU ${at((w) => w.cpu)} ms vs bare node ${median(bare.flatMap((r) => r.cpu)).toFixed(0)} ms; imports alone, in an idle process: runtime ${median(imports.map((c) => c[0])).toFixed(0)} ms, then fray/mesh ${median(imports.map((c) => c[1])).toFixed(0)} ms`,
+    `worker CPU ${at((w) => w.cpu)} ms vs bare node ${median(bare.flatMap((r) => r.cpu)).toFixed(0)} ms; imports alone, in an idle process: ` +
+      `runtime ${median(imports.map((c) => c[0])).toFixed(0)} ms, then fray/mesh ${median(imports.map((c) => c[1])).toFixed(0)} ms`,
     "",
     "(no goal: the breakdown)",
     true,

@@ -24,8 +24,26 @@ if (want("D3")) {
     for (let i = 0; i < 3; i++) copies.push(await rawCopyMs(bytes));
     const raw = median(copies);
     const gbps = (ms) => (bytes / 2 ** 30 / (ms / 1000)).toFixed(2);
-    report("D3", `allReduce of 64 MiB float32 over 4 processes (median of ${iters}, alternating with the naive one: reduce to rank 0 + broadcast)`, ours.toFixed(0), "ms", `naive ${naive.toFixed(0)} ms`, `${(naive / ours).toFixed(2)}× faster`, "≥ 2× naive", naive / ours >= 2);
-    report("D3", "allReduce algorithm bandwidth (64 MiB / time)", gbps(ours), "GiB/s", `raw Unix-socket copy of 64 MiB ${gbps(raw)} GiB/s (${raw.toFixed(0)} ms)`, `${(raw / ours).toFixed(2)}× the copy`, "(no goal)", true);
+    report(
+      "D3",
+      `allReduce of 64 MiB float32 over 4 processes (median of ${iters}, alternating with the naive one: reduce to rank 0 + broadcast)`,
+      ours.toFixed(0),
+      "ms",
+      `naive ${naive.toFixed(0)} ms`,
+      `${(naive / ours).toFixed(2)}× faster`,
+      "≥ 2× naive",
+      naive / ours >= 2,
+    );
+    report(
+      "D3",
+      "allReduce algorithm bandwidth (64 MiB / time)",
+      gbps(ours),
+      "GiB/s",
+      `raw Unix-socket copy of 64 MiB ${gbps(raw)} GiB/s (${raw.toFixed(0)} ms)`,
+      `${(raw / ours).toFixed(2)}× the copy`,
+      "(no goal)",
+      true,
+    );
   } finally {
     await procs.stop();
   }
@@ -55,5 +73,14 @@ if (want("D3")) {
   }
   setUnhandledFaultHook(previous);
   const ms = median(runs);
-  report("D3", "kill -9 of a rank mid-allReduce → every other rank's call rejects with SupervisionError (median of 3, slowest rank)", ms.toFixed(1), "ms", "", "", "≤ 1,000 ms", ms <= 1000);
+  report(
+    "D3",
+    "kill -9 of a rank mid-allReduce → every other rank's call rejects with SupervisionError (median of 3, slowest rank)",
+    ms.toFixed(1),
+    "ms",
+    "",
+    "",
+    "≤ 1,000 ms",
+    ms <= 1000,
+  );
 }

@@ -22,12 +22,22 @@ if (want("O2")) {
   await new Promise((resolve) => bare.listen({ host: "127.0.0.1", port: 0 }, resolve));
   const bareUrl = `http://127.0.0.1:${bare.address().port}/`;
   const n = quick ? 50 : 500;
-  const [dashUs, bareUs] = await interleavedMedians(n, [
-    async () => (await fetch(`${dashboard.url}api/state`, { headers })).text(),
-    async () => (await fetch(bareUrl)).text(),
-  ], { warmup: 20 });
+  const [dashUs, bareUs] = await interleavedMedians(
+    n,
+    [async () => (await fetch(`${dashboard.url}api/state`, { headers })).text(), async () => (await fetch(bareUrl)).text()],
+    { warmup: 20 },
+  );
   const p50 = dashUs / 1000;
-  report("O2", `dashboard /api/state for a 1,024-actor mesh (${(body.length / 1024).toFixed(0)} KiB JSON), p50`, p50.toFixed(2), "ms", `bare node:http, same body: ${(bareUs / 1000).toFixed(2)} ms`, (dashUs / bareUs).toFixed(1), "≤ 50 ms", p50 <= 50);
+  report(
+    "O2",
+    `dashboard /api/state for a 1,024-actor mesh (${(body.length / 1024).toFixed(0)} KiB JSON), p50`,
+    p50.toFixed(2),
+    "ms",
+    `bare node:http, same body: ${(bareUs / 1000).toFixed(2)} ms`,
+    (dashUs / bareUs).toFixed(1),
+    "≤ 50 ms",
+    p50 <= 50,
+  );
   bare.close();
   await dashboard.close();
   await procs.stop();

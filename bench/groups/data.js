@@ -59,7 +59,16 @@ if (want("D1")) {
   delete process.env.FRAY_BUFFER_SAME_HOST;
   await procs.stop();
   const mbps = (ms) => Math.round(size / MiB / (ms / 1000));
-  report("D1", "256 MiB readInto across processes on one host (via /dev/shm)", shm.toFixed(0), "ms", `raw Unix-socket copy ${raw.toFixed(0)} ms; readInto over the socket ${socket.toFixed(0)} ms`, `${(raw / shm).toFixed(2)}× the socket (${mbps(shm)} MiB/s)`, "≥ 2× the socket", raw / shm >= 2);
+  report(
+    "D1",
+    "256 MiB readInto across processes on one host (via /dev/shm)",
+    shm.toFixed(0),
+    "ms",
+    `raw Unix-socket copy ${raw.toFixed(0)} ms; readInto over the socket ${socket.toFixed(0)} ms`,
+    `${(raw / shm).toFixed(2)}× the socket (${mbps(shm)} MiB/s)`,
+    "≥ 2× the socket",
+    raw / shm >= 2,
+  );
   const threads = thisHost().spawnProcs({ procs: 1 }, { threads: true });
   const tholder = threads.spawn("holder", BufferHolder);
   const small = await tholder.make.callOne(MiB, true);
@@ -67,7 +76,16 @@ if (want("D1")) {
   const smallMs = await readMs(small, new Uint8Array(MiB));
   const bigMs = await readMs(big, dst);
   await threads.stop();
-  report("D1", "256 MiB readInto from a thread (SharedArrayBuffer owner: shared memory, no message, one memcpy into dst)", bigMs.toFixed(0), "ms", `1 MiB from the same thread ${smallMs.toFixed(2)} ms`, `${(bigMs / smallMs).toFixed(0)}× the 1 MiB time for 256× the bytes`, "zero-copy (time independent of size)", false);
+  report(
+    "D1",
+    "256 MiB readInto from a thread (SharedArrayBuffer owner: shared memory, no message, one memcpy into dst)",
+    bigMs.toFixed(0),
+    "ms",
+    `1 MiB from the same thread ${smallMs.toFixed(2)} ms`,
+    `${(bigMs / smallMs).toFixed(0)}× the 1 MiB time for 256× the bytes`,
+    "zero-copy (time independent of size)",
+    false,
+  );
 }
 
 if (want("D2")) {
@@ -80,7 +98,16 @@ if (want("D2")) {
     const buf = await holder.make.callOne(size);
     const ms = await readMs(buf, new Uint8Array(size));
     await procs.stop();
-    report("D2", "256 MiB readInto across a TCP loopback host (chunked on a bulk connection)", ms.toFixed(0), "ms", `raw TCP copy ${raw.toFixed(0)} ms`, `${(raw / ms).toFixed(2)}× raw TCP`, "≥ 0.8× raw TCP", raw / ms >= 0.8);
+    report(
+      "D2",
+      "256 MiB readInto across a TCP loopback host (chunked on a bulk connection)",
+      ms.toFixed(0),
+      "ms",
+      `raw TCP copy ${raw.toFixed(0)} ms`,
+      `${(raw / ms).toFixed(2)}× raw TCP`,
+      "≥ 0.8× raw TCP",
+      raw / ms >= 0.8,
+    );
   } finally {
     await job.kill();
   }
@@ -117,14 +144,32 @@ if (want("D4")) {
   const procs = thisHost().spawnProcs({ procs: 1 });
   const local = await pingDuringTransfer(procs);
   await procs.stop();
-  report("D4", `actor ping p99 during a ${local.mib} MiB readInto from the same process, one host (warm; ${local.pings} pings)`, local.p99.toFixed(2), "ms", `idle p99 ${local.idle.toFixed(2)} ms`, `${(local.p99 / local.idle).toFixed(1)}× idle`, "(no goal: pings keep going)", true);
+  report(
+    "D4",
+    `actor ping p99 during a ${local.mib} MiB readInto from the same process, one host (warm; ${local.pings} pings)`,
+    local.p99.toFixed(2),
+    "ms",
+    `idle p99 ${local.idle.toFixed(2)} ms`,
+    `${(local.p99 / local.idle).toFixed(1)}× idle`,
+    "(no goal: pings keep going)",
+    true,
+  );
   const job = new ProcessJob({ meshes: { hosts: 1 } });
   try {
     const { hosts } = await job.state();
     const remote = hosts.spawnProcs({ procs: 1 });
     const tcp = await pingDuringTransfer(remote);
     await remote.stop();
-    report("D4", `the same to a TCP loopback host (bulk connection; ${tcp.pings} pings)`, tcp.p99.toFixed(2), "ms", `idle p99 ${tcp.idle.toFixed(2)} ms`, `${(tcp.p99 / tcp.idle).toFixed(1)}× idle`, "(no goal: pings keep going)", true);
+    report(
+      "D4",
+      `the same to a TCP loopback host (bulk connection; ${tcp.pings} pings)`,
+      tcp.p99.toFixed(2),
+      "ms",
+      `idle p99 ${tcp.idle.toFixed(2)} ms`,
+      `${(tcp.p99 / tcp.idle).toFixed(1)}× idle`,
+      "(no goal: pings keep going)",
+      true,
+    );
   } finally {
     await job.kill();
   }
@@ -152,5 +197,14 @@ if (want("D5")) {
   const arrays = await time(() => pool.stepArrays.call(server));
   const buffers = await time(() => pool.stepBuffers.call(weights, grads));
   await Promise.all([serverProcs.stop(), workerProcs.stop()]);
-  report("D5", "parameter-server step (1M float32, 4 worker processes) with RemoteBuffers", buffers.toFixed(1), "ms", `passing arrays ${arrays.toFixed(1)} ms`, `${(arrays / buffers).toFixed(2)}× faster`, "≥ 3× faster than arrays", arrays / buffers >= 3);
+  report(
+    "D5",
+    "parameter-server step (1M float32, 4 worker processes) with RemoteBuffers",
+    buffers.toFixed(1),
+    "ms",
+    `passing arrays ${arrays.toFixed(1)} ms`,
+    `${(arrays / buffers).toFixed(2)}× faster`,
+    "≥ 3× faster than arrays",
+    arrays / buffers >= 3,
+  );
 }

@@ -35,6 +35,15 @@ if (want("R1")) {
     const { at } = await reports.recv();
     reports.close();
     await owner.stopProcs.callOne();
-    report("R1", "SIGSTOP → hung process reported at the default heartbeat (30 s timeout, 1 s interval)", ((at - stoppedAt) / 1000).toFixed(1), "s", "", "", "timeout + 1 interval", at - stoppedAt <= 31_500);
+    report(
+      "R1",
+      "SIGSTOP → hung process reported at the default heartbeat (30 s timeout, 1 s interval)",
+      ((at - stoppedAt) / 1000).toFixed(1),
+      "s",
+      "",
+      "",
+      "timeout + 1 interval",
+      at - stoppedAt <= 31_500,
+    );
   }
 }

@@ -14,7 +14,16 @@ if (want("P2")) {
   const echo = procs.spawn("echo", Echo);
   const [floor, p50] = await interleavedMedians(n, [raw.roundTrip, () => echo.ping.callOne()]);
   raw.close();
-  report("P2", "actor round trip across processes (p50)", p50.toFixed(1), "µs", `raw socket ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "≤ 1.3× floor", p50 / floor <= 1.3);
+  report(
+    "P2",
+    "actor round trip across processes (p50)",
+    p50.toFixed(1),
+    "µs",
+    `raw socket ping-pong ${floor.toFixed(1)} µs`,
+    `${(p50 / floor).toFixed(2)}× floor`,
+    "≤ 1.3× floor",
+    p50 / floor <= 1.3,
+  );
   await procs.stop();
 }
 
@@ -30,7 +39,16 @@ if (want("P3")) {
   const count = await sink.count.callOne();
   const rate = perSecondSince(n, t);
   if (count !== n) throw new Error(`sink saw ${count} of ${n} messages`);
-  report("P3", "one-way messages to an actor in another process", thousands(rate), "msg/s", `raw framed ${thousands(floor)} msg/s`, `${(rate / floor).toFixed(2)}× floor`, "≥ 1.0× floor", rate / floor >= 1.0);
+  report(
+    "P3",
+    "one-way messages to an actor in another process",
+    thousands(rate),
+    "msg/s",
+    `raw framed ${thousands(floor)} msg/s`,
+    `${(rate / floor).toFixed(2)}× floor`,
+    "≥ 1.0× floor",
+    rate / floor >= 1.0,
+  );
   await procs.stop();
 }
 
@@ -50,6 +68,15 @@ if (want("P4")) {
     if (values.size !== 1024) throw new Error("lost replies");
   }
   const p50 = median(times);
-  report("P4", "call() on 1,024 actors in 8 processes (p50; p99 " + percentile(times, 0.99).toFixed(2) + " ms)", p50.toFixed(2), "ms", `raw one-frame fan-out to 8 processes and back ${floor.toFixed(2)} ms`, `${(p50 / floor).toFixed(2)}× floor`, "p50 ≤ 3 ms", p50 <= 3);
+  report(
+    "P4",
+    "call() on 1,024 actors in 8 processes (p50; p99 " + percentile(times, 0.99).toFixed(2) + " ms)",
+    p50.toFixed(2),
+    "ms",
+    `raw one-frame fan-out to 8 processes and back ${floor.toFixed(2)} ms`,
+    `${(p50 / floor).toFixed(2)}× floor`,
+    "p50 ≤ 3 ms",
+    p50 <= 3,
+  );
   await procs.stop();
 }

@@ -27,8 +27,26 @@ if (want("A1")) {
     const other = fork(lookupFile, [address, "shared", String(Math.round(500 * scale) + 20), String(Math.round(5000 * scale))], { stdio: "inherit" });
     const [[result]] = await Promise.all([once(other, "message"), once(other, "exit")]);
     const { lookupUs, foundUs, inJobUs } = result;
-    report("A1", "named actor found from another job: createActor(getIfExists) (p50)", (lookupUs / 1000).toFixed(2), "ms", `call within one job ${inJobUs.toFixed(0)} µs`, `${(lookupUs / inJobUs).toFixed(1)}× in-job call`, "(no goal)", true);
-    report("A1", "call through the found handle, from another job (p50)", foundUs.toFixed(0), "µs", `call within one job ${inJobUs.toFixed(0)} µs`, `${(foundUs / inJobUs).toFixed(2)}× in-job call`, "(no goal)", true);
+    report(
+      "A1",
+      "named actor found from another job: createActor(getIfExists) (p50)",
+      (lookupUs / 1000).toFixed(2),
+      "ms",
+      `call within one job ${inJobUs.toFixed(0)} µs`,
+      `${(lookupUs / inJobUs).toFixed(1)}× in-job call`,
+      "(no goal)",
+      true,
+    );
+    report(
+      "A1",
+      "call through the found handle, from another job (p50)",
+      foundUs.toFixed(0),
+      "µs",
+      `call within one job ${inJobUs.toFixed(0)} µs`,
+      `${(foundUs / inJobUs).toFixed(2)}× in-job call`,
+      "(no goal)",
+      true,
+    );
   } finally {
     await cluster.killActor("shared").catch(() => {});
     await cluster.stopNamespace();
@@ -65,7 +83,16 @@ if (want("A2")) {
     }
     const ms = median(restarts);
     const base = median(cold);
-    report("A2", `kill -9 → actor restarted and answering (processes, median of ${n})`, ms.toFixed(0), "ms", `fresh actor's cold start ${base.toFixed(0)} ms`, `${(ms / base).toFixed(2)}× cold start`, "≤ 1,000 ms", ms <= 1000);
+    report(
+      "A2",
+      `kill -9 → actor restarted and answering (processes, median of ${n})`,
+      ms.toFixed(0),
+      "ms",
+      `fresh actor's cold start ${base.toFixed(0)} ms`,
+      `${(ms / base).toFixed(2)}× cold start`,
+      "≤ 1,000 ms",
+      ms <= 1000,
+    );
   } finally {
     await ctx.shutdown();
   }

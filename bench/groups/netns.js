@@ -30,22 +30,57 @@ else if (want("N1", "N2")) {
     const token = Math.random().toString(16).slice(2) + Date.now();
     const env = { ...process.env, FRAY_TOKEN: token };
     const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
-    const worker = spawn("ip", ["netns", "exec", host, process.execPath, bin, "worker", "--listen", "tcp://10.213.8.2:22222"], { env, stdio: ["ignore", "pipe", "inherit"] });
+    const worker = spawn("ip", ["netns", "exec", host, process.execPath, bin, "worker", "--listen", "tcp://10.213.8.2:22222"], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     children.push(worker);
     for await (const line of worker.stdout) if (String(line).includes("listening")) break;
-    const echoPeer = spawn("ip", ["netns", "exec", host, process.execPath, "-e", "require('net').createServer((s) => { s.setNoDelay(true); s.pipe(s); }).listen(22300, '10.213.8.2', () => console.log('ready'))"], { stdio: ["ignore", "pipe", "inherit"] });
+    const echoPeer = spawn(
+      "ip",
+      [
+        "netns",
+        "exec",
+        host,
+        process.execPath,
+        "-e",
+        "require('net').createServer((s) => { s.setNoDelay(true); s.pipe(s); }).listen(22300, '10.213.8.2', () => console.log('ready'))",
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     children.push(echoPeer);
     await once(echoPeer.stdout, "data");
     const clientFile = fileURLToPath(new URL("../fixtures/netns-client.js", import.meta.url));
-    const c = spawn("ip", ["netns", "exec", client, process.execPath, clientFile, "tcp://10.213.8.2:22222", "10.213.8.2", "22300"], { env, stdio: ["pipe", "pipe", "inherit"] });
+    const c = spawn("ip", ["netns", "exec", client, process.execPath, clientFile, "tcp://10.213.8.2:22222", "10.213.8.2", "22300"], {
+      env,
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     children.push(c);
     const lines = createInterface({ input: c.stdout })[Symbol.asyncIterator]();
     const { actorUs, rawUs } = JSON.parse((await lines.next()).value);
-    report("N1", "actor round trip across a network-namespace link (p50)", actorUs.toFixed(1), "µs", `raw TCP ping-pong ${rawUs.toFixed(1)} µs`, `${(actorUs / rawUs).toFixed(2)}× floor`, "(no goal)", true);
+    report(
+      "N1",
+      "actor round trip across a network-namespace link (p50)",
+      actorUs.toFixed(1),
+      "µs",
+      `raw TCP ping-pong ${rawUs.toFixed(1)} µs`,
+      `${(actorUs / rawUs).toFixed(2)}× floor`,
+      "(no goal)",
+      true,
+    );
     nsExec(client, "ip", "link", "set", `bp${id}`, "down");
     c.stdin.write("cut\n");
     const { detectMs } = JSON.parse((await lines.next()).value);
-    report("N2", "cut host → MeshFailure (default FRAY_HOST_TIMEOUT_MS 4 s, 1 s heartbeat)", (detectMs / 1000).toFixed(1), "s", "", "", "≤ 5 s", detectMs <= 5000);
+    report(
+      "N2",
+      "cut host → MeshFailure (default FRAY_HOST_TIMEOUT_MS 4 s, 1 s heartbeat)",
+      (detectMs / 1000).toFixed(1),
+      "s",
+      "",
+      "",
+      "≤ 5 s",
+      detectMs <= 5000,
+    );
   } finally {
     for (const ch of children) ch.kill("SIGKILL");
     ip("netns", "delete", client);

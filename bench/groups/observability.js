@@ -12,7 +12,9 @@ const client = fileURLToPath(new URL("../fixtures/metrics-client.js", import.met
 async function start(on) {
   const child = fork(client, [], { env: { ...process.env, FRAY_METRICS: on }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   let waiting = null;
-  const failed = new Promise((_, reject) => child.once("exit", (code, signal) => reject(new Error(`the FRAY_METRICS=${on} client exited (${signal ?? code})`))));
+  const failed = new Promise((_, reject) =>
+    child.once("exit", (code, signal) => reject(new Error(`the FRAY_METRICS=${on} client exited (${signal ?? code})`))),
+  );
   failed.catch(() => {});
   child.on("message", (m) => waiting?.(m));
   const next = () => Promise.race([new Promise((resolve) => (waiting = resolve)), failed]);
@@ -41,18 +43,34 @@ if (want("O1")) {
   for (let r = 0; r < rounds; r++) {
     const [on, off] = await Promise.all([start("1"), start("0")]);
     try {
-      for (const c of [on, off]) (await c.run("p2", 200), await c.run("p3", 2000)); // warm-up
+      // warm-up
+      for (const c of [on, off]) {
+        await c.run("p2", 200);
+        await c.run("p3", 2000);
+      }
       const round = { on: [], off: [] };
       const roundRates = { on: [], off: [] };
       for (let b = 0; b < blocks; b++) {
         // Alternate which side goes first, so neither always follows the other.
-        const order = (b + r) % 2 ? [["off", off], ["on", on]] : [["on", on], ["off", off]];
+        const order =
+          (b + r) % 2
+            ? [
+                ["off", off],
+                ["on", on],
+              ]
+            : [
+                ["on", on],
+                ["off", off],
+              ];
         for (const [side, c] of order) round[side].push(...(await c.run("p2", p2)).times);
         for (const [side, c] of order) roundRates[side].push((await c.run("p3", p3)).rate);
       }
       p2Costs.push(median(round.on) / median(round.off) - 1);
       p3Costs.push(median(roundRates.off) / median(roundRates.on) - 1); // time per message, on over off
-      for (const side of ["on", "off"]) (times[side].push(...round[side]), rates[side].push(...roundRates[side]));
+      for (const side of ["on", "off"]) {
+        times[side].push(...round[side]);
+        rates[side].push(...roundRates[side]);
+      }
     } finally {
       await Promise.all([on.stop(), off.stop()]);
     }
@@ -60,6 +78,24 @@ if (want("O1")) {
   const [p2Cost, p3Cost] = [median(p2Costs), median(p3Costs)];
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   const spread = (xs) => `rounds ${pct(Math.min(...xs))} to ${pct(Math.max(...xs))}`;
-  report("O1", `P2 round trip with metrics on (p50; cost: median of ${rounds} rounds, ${spread(p2Costs)})`, median(times.on).toFixed(1), "µs", `metrics off ${median(times.off).toFixed(1)} µs`, `${pct(p2Cost)} cost`, "≤ 5% cost", p2Cost <= 0.05);
-  report("O1", `P3 one-way messages with metrics on (cost: median of ${rounds} rounds, ${spread(p3Costs)})`, thousands(median(rates.on)), "msg/s", `metrics off ${thousands(median(rates.off))} msg/s`, `${pct(p3Cost)} cost`, "≤ 5% cost", p3Cost <= 0.05);
+  report(
+    "O1",
+    `P2 round trip with metrics on (p50; cost: median of ${rounds} rounds, ${spread(p2Costs)})`,
+    median(times.on).toFixed(1),
+    "µs",
+    `metrics off ${median(times.off).toFixed(1)} µs`,
+    `${pct(p2Cost)} cost`,
+    "≤ 5% cost",
+    p2Cost <= 0.05,
+  );
+  report(
+    "O1",
+    `P3 one-way messages with metrics on (cost: median of ${rounds} rounds, ${spread(p3Costs)})`,
+    thousands(median(rates.on)),
+    "msg/s",
+    `metrics off ${thousands(median(rates.off))} msg/s`,
+    `${pct(p3Cost)} cost`,
+    "≤ 5% cost",
+    p3Cost <= 0.05,
+  );
 }

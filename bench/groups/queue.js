@@ -29,7 +29,9 @@ async function cycles(queue, count) {
 async function eightProcesses(args) {
   const each = Math.round(n / 8);
   const file = fileURLToPath(new URL("../fixtures/queue-worker.js", import.meta.url));
-  const workers = Array.from({ length: 8 }, () => spawn(process.execPath, [file, ...args, String(each)], { env: { ...process.env, FRAY_TOKEN: token }, stdio: ["pipe", "pipe", "inherit"] }));
+  const workers = Array.from({ length: 8 }, () =>
+    spawn(process.execPath, [file, ...args, String(each)], { env: { ...process.env, FRAY_TOKEN: token }, stdio: ["pipe", "pipe", "inherit"] }),
+  );
   const exited = workers.map((w) => once(w, "exit")); // now: some exit before the last "done" is read
   const lines = workers.map((w) => createInterface({ input: w.stdout })[Symbol.asyncIterator]());
   await Promise.all(lines.map((l) => l.next()));
@@ -50,7 +52,16 @@ if (want("Q1", "Q2")) {
     array.shift();
   }
   const arrayRate = perSecondSince(n * 5, t);
-  report("Q1", "MemoryQueue push → pop → done, 1 process", perSecond(memory), "", `array push + shift ${perSecond(arrayRate)}`, ratio(memory, arrayRate), "(no goal)", true);
+  report(
+    "Q1",
+    "MemoryQueue push → pop → done, 1 process",
+    perSecond(memory),
+    "",
+    `array push + shift ${perSecond(arrayRate)}`,
+    ratio(memory, arrayRate),
+    "(no goal)",
+    true,
+  );
 
   const fileDir = join(scratch, "file-queue");
   const file1 = await cycles(new FileQueue(fileDir), n);
@@ -61,9 +72,27 @@ if (want("Q1", "Q2")) {
     unlinkSync(join(scratch, "raw-item"));
   }
   const rawFile = perSecondSince(n, t);
-  report("Q1", "FileQueue push → pop → done, 1 process", perSecond(file1), "", `write + rename + unlink ${perSecond(rawFile)}`, ratio(file1, rawFile), "(no goal)", true);
+  report(
+    "Q1",
+    "FileQueue push → pop → done, 1 process",
+    perSecond(file1),
+    "",
+    `write + rename + unlink ${perSecond(rawFile)}`,
+    ratio(file1, rawFile),
+    "(no goal)",
+    true,
+  );
   const file8 = await eightProcesses(["file", fileDir]);
-  report("Q2", "FileQueue push → pop → done, 8 processes on one directory", perSecond(file8), "", `1 process ${perSecond(file1)}`, ratio(file8, file1), "(no goal)", true);
+  report(
+    "Q2",
+    "FileQueue push → pop → done, 8 processes on one directory",
+    perSecond(file8),
+    "",
+    `1 process ${perSecond(file1)}`,
+    ratio(file8, file1),
+    "(no goal)",
+    true,
+  );
 
   const server = await serveQueue(new MemoryQueue(), { token });
   const client = new HttpQueue(server.url, { token });
@@ -73,17 +102,38 @@ if (want("Q1", "Q2")) {
   const echo = createHttpServer((req, res) => req.resume().on("end", () => res.writeHead(204).end()));
   await new Promise((resolve) => echo.listen(0, "127.0.0.1", resolve));
   const agent = new HttpAgent({ keepAlive: true });
-  const roundTrip = () => new Promise((resolve) => httpRequest({ host: "127.0.0.1", port: echo.address().port, method: "POST", path: "/", agent }, (res) => res.resume().on("end", resolve)).end());
+  const roundTrip = () =>
+    new Promise((resolve) =>
+      httpRequest({ host: "127.0.0.1", port: echo.address().port, method: "POST", path: "/", agent }, (res) => res.resume().on("end", resolve)).end(),
+    );
   t = performance.now();
   for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) await roundTrip();
   const rawHttp = perSecondSince(n, t);
   agent.destroy();
   echo.close();
-  report("Q1", "HttpQueue push → pop → done, 1 process", perSecond(http1), "", `3 bare HTTP round trips ${perSecond(rawHttp)}`, ratio(http1, rawHttp), "(no goal)", true);
+  report(
+    "Q1",
+    "HttpQueue push → pop → done, 1 process",
+    perSecond(http1),
+    "",
+    `3 bare HTTP round trips ${perSecond(rawHttp)}`,
+    ratio(http1, rawHttp),
+    "(no goal)",
+    true,
+  );
   const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
   const httpServer = spawn(process.execPath, [cli, "queue", "serve"], { env: { ...process.env, FRAY_TOKEN: token }, stdio: ["ignore", "pipe", "inherit"] });
   const [served] = await once(createInterface({ input: httpServer.stdout }), "line");
   const http8 = await eightProcesses(["http", /at (http:\/\/\S+)/.exec(served)[1]]);
   httpServer.kill("SIGKILL");
-  report("Q2", "HttpQueue push → pop → done, 8 processes on one `fray queue serve`", perSecond(http8), "", `1 process ${perSecond(http1)}`, ratio(http8, http1), "(no goal)", true);
+  report(
+    "Q2",
+    "HttpQueue push → pop → done, 8 processes on one `fray queue serve`",
+    perSecond(http8),
+    "",
+    `1 process ${perSecond(http1)}`,
+    ratio(http8, http1),
+    "(no goal)",
+    true,
+  );
 }

@@ -16,6 +16,15 @@ if (want("P7")) {
   const spawnMs = performance.now() - t;
   const after = await probe.heap.callOne();
   const perActor = (after - before) / n;
-  report("P7", `${n.toLocaleString("en")} idle actors in one process (spawned in ${(spawnMs / 1000).toFixed(1)} s), heap per actor`, Math.round(perActor), "bytes", "", "", "100,000 actors, ≤ 2,048 bytes each", n >= 100_000 && perActor <= 2048);
+  report(
+    "P7",
+    `${n.toLocaleString("en")} idle actors in one process (spawned in ${(spawnMs / 1000).toFixed(1)} s), heap per actor`,
+    Math.round(perActor),
+    "bytes",
+    "",
+    "",
+    "100,000 actors, ≤ 2,048 bytes each",
+    n >= 100_000 && perActor <= 2048,
+  );
   await procs.stop();
 }

@@ -29,7 +29,16 @@ else if (want("S1", "P8")) {
     await echo.stop();
     await procs.stop();
     await job.kill();
-    report("S1", "SlurmJob on 3 nodes: state() → first reply from every node", ms.toFixed(0), "ms", probe.status === 0 ? `sbatch --wait of 'true' ${sbatchMs.toFixed(0)} ms` : "", "", "(no goal)", true);
+    report(
+      "S1",
+      "SlurmJob on 3 nodes: state() → first reply from every node",
+      ms.toFixed(0),
+      "ms",
+      probe.status === 0 ? `sbatch --wait of 'true' ${sbatchMs.toFixed(0)} ms` : "",
+      "",
+      "(no goal)",
+      true,
+    );
     // P8 (slurm): launch → running, against sbatch alone (same resource options) with squeue polled at the same 10 ms.
     // The two alternate, and each waits for its job to be gone, so both meet the scheduler in the same state.
     const slurm = createCluster(`slurm?dir=${join(scratch, "cluster")}`);
@@ -39,13 +48,24 @@ else if (want("S1", "P8")) {
     for (let i = 0; i < (quick ? 3 : 10); i++) {
       ours.push(await launchToRunningMs(slurm, 1));
       const t = performance.now();
-      const id = spawnSync("sbatch", ["--parsable", "--output=/dev/null", "--cpus-per-task=1", "--mem=128M", "--no-requeue", "--wrap", "sleep 60"], { encoding: "utf8" }).stdout.trim();
+      const id = spawnSync("sbatch", ["--parsable", "--output=/dev/null", "--cpus-per-task=1", "--mem=128M", "--no-requeue", "--wrap", "sleep 60"], {
+        encoding: "utf8",
+      }).stdout.trim();
       while (state(id) !== "RUNNING") await pause(10);
       raw.push(performance.now() - t);
       spawnSync("scancel", [id]);
       while (state(id) !== "") await pause(10);
     }
-    report("P8", "slurm cluster: launch() → poll() says running (p50)", median(ours).toFixed(0), "ms", `sbatch + squeue polling ${median(raw).toFixed(0)} ms`, `${(median(ours) / median(raw)).toFixed(2)}×`, "(no goal)", true);
+    report(
+      "P8",
+      "slurm cluster: launch() → poll() says running (p50)",
+      median(ours).toFixed(0),
+      "ms",
+      `sbatch + squeue polling ${median(raw).toFixed(0)} ms`,
+      `${(median(ours) / median(raw)).toFixed(2)}×`,
+      "(no goal)",
+      true,
+    );
   } finally {
     spawnSync("bash", [script, "down"], { stdio: "ignore" });
   }

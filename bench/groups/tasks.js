@@ -16,18 +16,39 @@ if (want("P1")) {
   const threadPools = ["piscina", "poolifier", "tinypool", "workerpool"];
   const processPools = ["tinypool-child_process", "workerpool-process"];
   const runs = p1Rounds(["fray-threads", ...threadPools, "fray-processes", ...processPools], rounds, tasks, sequential);
-  for (const [kind, pools] of [["threads", threadPools], ["processes", processPools]]) {
+  for (const [kind, pools] of [
+    ["threads", threadPools],
+    ["processes", processPools],
+  ]) {
     const fray = runs.get(`fray-${kind}`);
     const rates = pools.map((p) => [p, median(runs.get(p).map((r) => r.rate))]);
     const [fastest, fastestRate] = rates.reduce((a, b) => (b[1] > a[1] ? b : a));
     const frayRate = median(fray.map((r) => r.rate));
     const others = pools.map((p) => `${p} ${spread(runs.get(p), "rate", thousands)}`).join(", ");
-    report("P1", `tiny tasks on ${kind} (2 workers, ${thousands(tasks)} in flight; median, min–max of ${rounds} fresh processes)`, spread(fray, "rate", thousands), "tasks/s", others, `${(frayRate / fastestRate).toFixed(2)}× ${fastest}`, "≥ 1.0× fastest pool", frayRate >= fastestRate);
+    report(
+      "P1",
+      `tiny tasks on ${kind} (2 workers, ${thousands(tasks)} in flight; median, min–max of ${rounds} fresh processes)`,
+      spread(fray, "rate", thousands),
+      "tasks/s",
+      others,
+      `${(frayRate / fastestRate).toFixed(2)}× ${fastest}`,
+      "≥ 1.0× fastest pool",
+      frayRate >= fastestRate,
+    );
     const lats = pools.map((p) => [p, median(runs.get(p).map((r) => r.p50))]);
     const [quickest, quickestUs] = lats.reduce((a, b) => (b[1] < a[1] ? b : a));
     const frayUs = median(fray.map((r) => r.p50));
     const us = (x) => x.toFixed(0);
-    report("P1-latency", `one task at a time on ${kind}, p50 (median, min–max of ${rounds})`, spread(fray, "p50", us), "µs", pools.map((p) => `${p} ${spread(runs.get(p), "p50", us)} µs`).join(", "), `${(frayUs / quickestUs).toFixed(2)}× ${quickest}`, "≤ 1.2× fastest pool", frayUs <= 1.2 * quickestUs);
+    report(
+      "P1-latency",
+      `one task at a time on ${kind}, p50 (median, min–max of ${rounds})`,
+      spread(fray, "p50", us),
+      "µs",
+      pools.map((p) => `${p} ${spread(runs.get(p), "p50", us)} µs`).join(", "),
+      `${(frayUs / quickestUs).toFixed(2)}× ${quickest}`,
+      "≤ 1.2× fastest pool",
+      frayUs <= 1.2 * quickestUs,
+    );
   }
 }
 
@@ -72,6 +93,24 @@ if (want("P5")) {
   const threadMs = performance.now() - t;
   await threads.shutdown();
   if (sharedLength !== sharedArray.length) throw new Error("shared array arrived wrong");
-  report("P5", `${mib} MiB SharedArrayBuffer Float64Array put → task in a worker thread (no copy)`, threadMs.toFixed(1), "ms", `raw socket copy ${rawMs.toFixed(0)} ms`, `${(rawMs / threadMs).toFixed(0)}× raw`, "zero-copy", true);
-  report("P5", `${mib} MiB Float64Array put → task in another process`, (mib / (frayMs / 1000)).toFixed(0), "MiB/s", `raw socket copy ${(mib / (rawMs / 1000)).toFixed(0)} MiB/s`, `${(rawMs / frayMs).toFixed(2)}× raw`, "≥ 0.5× raw", rawMs / frayMs >= 0.5);
+  report(
+    "P5",
+    `${mib} MiB SharedArrayBuffer Float64Array put → task in a worker thread (no copy)`,
+    threadMs.toFixed(1),
+    "ms",
+    `raw socket copy ${rawMs.toFixed(0)} ms`,
+    `${(rawMs / threadMs).toFixed(0)}× raw`,
+    "zero-copy",
+    true,
+  );
+  report(
+    "P5",
+    `${mib} MiB Float64Array put → task in another process`,
+    (mib / (frayMs / 1000)).toFixed(0),
+    "MiB/s",
+    `raw socket copy ${(mib / (rawMs / 1000)).toFixed(0)} MiB/s`,
+    `${(rawMs / frayMs).toFixed(2)}× raw`,
+    "≥ 0.5× raw",
+    rawMs / frayMs >= 0.5,
+  );
 }

@@ -15,7 +15,16 @@ if (want("T1", "T2")) {
   const raw = await rawEchoPeer(true);
   const [floor, p50] = await interleavedMedians(n, [raw.roundTrip, () => echo.ping.callOne()], { warmup: 300 });
   raw.close();
-  report("T1", "actor round trip over TCP loopback to a worker host (p50)", p50.toFixed(1), "µs", `raw TCP ping-pong ${floor.toFixed(1)} µs`, `${(p50 / floor).toFixed(2)}× floor`, "(no goal)", true);
+  report(
+    "T1",
+    "actor round trip over TCP loopback to a worker host (p50)",
+    p50.toFixed(1),
+    "µs",
+    `raw TCP ping-pong ${floor.toFixed(1)} µs`,
+    `${(p50 / floor).toFixed(2)}× floor`,
+    "(no goal)",
+    true,
+  );
   const m = Math.round(100_000 * scale);
   const rawRate = await rawThroughput(m, true);
   const sink = procs.spawn("sink", Sink);
@@ -24,7 +33,16 @@ if (want("T1", "T2")) {
   for (let i = 0; i < m; i++) sink.recv.broadcast(i);
   await sink.count.callOne();
   const rate = perSecondSince(m, t);
-  report("T2", "one-way messages over TCP loopback to a worker host", thousands(rate), "msg/s", `raw TCP framed ${thousands(rawRate)} msg/s`, `${(rate / rawRate).toFixed(2)}× floor`, "(no goal)", true);
+  report(
+    "T2",
+    "one-way messages over TCP loopback to a worker host",
+    thousands(rate),
+    "msg/s",
+    `raw TCP framed ${thousands(rawRate)} msg/s`,
+    `${(rate / rawRate).toFixed(2)}× floor`,
+    "(no goal)",
+    true,
+  );
   await echo.stop();
   await sink.stop();
   await procs.stop();

@@ -10,69 +10,94 @@ import { allShards, descend, stepOverShards, weightCount } from "../../dist/cli/
 import { quick, report, want } from "../lib/group.js";
 import { median } from "../lib/stats.js";
 
-if (want("A3")) for (const batch of [65_536, 16_384]) {
-  const n = 4;
-  const rows = 1_000_000;
-  const seed = 7;
-  const lr = 4;
-  const blocks = quick ? 3 : 7;
-  const stepsPerBlock = Math.round(((quick ? 5 : 20) * 16_384) / batch) || 1;
-  const samples = stepsPerBlock * n * batch;
-  const rate = (ms) => samples / (ms / 1000);
+if (want("A3"))
+  for (const batch of [65_536, 16_384]) {
+    const n = 4;
+    const rows = 1_000_000;
+    const seed = 7;
+    const lr = 4;
+    const blocks = quick ? 3 : 7;
+    const stepsPerBlock = Math.round(((quick ? 5 : 20) * 16_384) / batch) || 1;
+    const samples = stepsPerBlock * n * batch;
+    const rate = (ms) => samples / (ms / 1000);
 
-  // One process: the n shards here, each step's n mini-batch gradients averaged.
-  const shards = allShards(seed, rows, n);
-  const localWeights = new Float64Array(weightCount);
-  let localStep = 0;
-  const oneProcessBlock = () => {
-    const t0 = performance.now();
-    for (let s = 0; s < stepsPerBlock; s++) stepOverShards(shards, localWeights, localStep++, batch, lr);
-    return performance.now() - t0;
-  };
-
-  const procs = thisHost().spawnProcs({ workers: n });
-  try {
-    const trainers = procs.spawn("trainers", Trainer, seed, rows, n);
-    await trainers.initialized;
-    let step = 0;
-    const allReduceBlock = async () => {
+    // One process: the n shards here, each step's n mini-batch gradients averaged.
+    const shards = allShards(seed, rows, n);
+    const localWeights = new Float64Array(weightCount);
+    let localStep = 0;
+    const oneProcessBlock = () => {
       const t0 = performance.now();
-      for (let s = 0; s < stepsPerBlock; s++) await trainers.step.call(step++, batch, lr);
+      for (let s = 0; s < stepsPerBlock; s++) stepOverShards(shards, localWeights, localStep++, batch, lr);
       return performance.now() - t0;
     };
-    // The Accumulator path: each rank returns its gradient, the client sums them, steps and broadcasts the weights.
-    const sum = new Accumulator(trainers.localGradient, () => new Float64Array(weightCount + 1), (acc, g) => {
-      for (let j = 0; j <= weightCount; j++) acc[j] += g[j];
-      return acc;
-    });
-    const weights = new Float64Array(weightCount);
-    const accumulatorBlock = async () => {
-      const t0 = performance.now();
-      for (let s = 0; s < stepsPerBlock; s++) {
-        const total = await sum.accumulate(step++, batch);
-        for (let j = 0; j <= weightCount; j++) total[j] /= n;
-        descend(weights, total, lr);
-        trainers.setWeights.broadcast(weights); // runs before the next step's call: calls from here run in order
+
+    const procs = thisHost().spawnProcs({ workers: n });
+    try {
+      const trainers = procs.spawn("trainers", Trainer, seed, rows, n);
+      await trainers.initialized;
+      let step = 0;
+      const allReduceBlock = async () => {
+        const t0 = performance.now();
+        for (let s = 0; s < stepsPerBlock; s++) await trainers.step.call(step++, batch, lr);
+        return performance.now() - t0;
+      };
+      // The Accumulator path: each rank returns its gradient, the client sums them, steps and broadcasts the weights.
+      const sum = new Accumulator(
+        trainers.localGradient,
+        () => new Float64Array(weightCount + 1),
+        (acc, g) => {
+          for (let j = 0; j <= weightCount; j++) acc[j] += g[j];
+          return acc;
+        },
+      );
+      const weights = new Float64Array(weightCount);
+      const accumulatorBlock = async () => {
+        const t0 = performance.now();
+        for (let s = 0; s < stepsPerBlock; s++) {
+          const total = await sum.accumulate(step++, batch);
+          for (let j = 0; j <= weightCount; j++) total[j] /= n;
+          descend(weights, total, lr);
+          trainers.setWeights.broadcast(weights); // runs before the next step's call: calls from here run in order
+        }
+        return performance.now() - t0;
+      };
+      await allReduceBlock(); // warm up: connections, JIT
+      await accumulatorBlock();
+      oneProcessBlock();
+      const times = { one: [], allReduce: [], accumulator: [] };
+      for (let b = 0; b < blocks; b++) {
+        times.one.push(oneProcessBlock());
+        times.allReduce.push(await allReduceBlock());
+        times.accumulator.push(await accumulatorBlock());
       }
-      return performance.now() - t0;
-    };
-    await allReduceBlock(); // warm up: connections, JIT
-    await accumulatorBlock();
-    oneProcessBlock();
-    const times = { one: [], allReduce: [], accumulator: [] };
-    for (let b = 0; b < blocks; b++) {
-      times.one.push(oneProcessBlock());
-      times.allReduce.push(await allReduceBlock());
-      times.accumulator.push(await accumulatorBlock());
+      const one = rate(median(times.one));
+      const ours = rate(median(times.allReduce));
+      const acc = rate(median(times.accumulator));
+      const fmt = (r) => Math.round(r).toLocaleString("en");
+      const speedup = ours / one;
+      report(
+        "A3",
+        `demo training step, ${n} processes, gradients by collective.allReduce (${n} × ${batch.toLocaleString("en")} rows a step, median of ` +
+          `${blocks} blocks of ${stepsPerBlock} steps)`,
+        fmt(ours),
+        "samples/s",
+        `1 process ${fmt(one)} samples/s`,
+        `${speedup.toFixed(2)}× (parallel efficiency ${((speedup / n) * 100).toFixed(0)}% of ${n}, ` +
+          `${((speedup / Math.min(n, availableParallelism())) * 100).toFixed(0)}% of ${Math.min(n, availableParallelism())} cores)`,
+        "(no goal)",
+        true,
+      );
+      report(
+        "A3",
+        `the same step with an Accumulator: gradients summed in the client, weights broadcast back`,
+        fmt(acc),
+        "samples/s",
+        `allReduce ${fmt(ours)} samples/s`,
+        `${(ours / acc).toFixed(2)}× for allReduce`,
+        "(no goal)",
+        true,
+      );
+    } finally {
+      await procs.stop();
     }
-    const one = rate(median(times.one));
-    const ours = rate(median(times.allReduce));
-    const acc = rate(median(times.accumulator));
-    const fmt = (r) => Math.round(r).toLocaleString("en");
-    const speedup = ours / one;
-    report("A3", `demo training step, ${n} processes, gradients by collective.allReduce (${n} × ${batch.toLocaleString("en")} rows a step, median of ${blocks} blocks of ${stepsPerBlock} steps)`, fmt(ours), "samples/s", `1 process ${fmt(one)} samples/s`, `${speedup.toFixed(2)}× (parallel efficiency ${((speedup / n) * 100).toFixed(0)}% of ${n}, ${((speedup / Math.min(n, availableParallelism())) * 100).toFixed(0)}% of ${Math.min(n, availableParallelism())} cores)`, "(no goal)", true);
-    report("A3", `the same step with an Accumulator: gradients summed in the client, weights broadcast back`, fmt(acc), "samples/s", `allReduce ${fmt(ours)} samples/s`, `${(ours / acc).toFixed(2)}× for allReduce`, "(no goal)", true);
-  } finally {
-    await procs.stop();
   }
-}

@@ -72,11 +72,13 @@ export async function rawFanOut(k, rounds) {
   const times = [];
   for (let i = 0; i < rounds; i++) {
     const t = performance.now();
-    await Promise.all(peers.map(async ({ socket }) => {
-      const got = once(socket, "data");
-      socket.write(msg);
-      await got;
-    }));
+    await Promise.all(
+      peers.map(async ({ socket }) => {
+        const got = once(socket, "data");
+        socket.write(msg);
+        await got;
+      }),
+    );
     times.push(performance.now() - t);
   }
   peers.forEach((p) => p.close());

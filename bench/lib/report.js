@@ -7,7 +7,10 @@ export function row(id, what, value, unit, baseline, ratio, goal, met) {
 }
 
 export function consoleLine(r) {
-  return `${r.id.padEnd(4)} ${r.what}: ${r.value} ${r.unit}${r.baseline ? ` | baseline ${r.baseline}` : ""}${r.ratio ? ` | ratio ${r.ratio}` : ""} | goal ${r.goal} ${r.met ? "met" : "MISSED"}`;
+  return (
+    `${r.id.padEnd(4)} ${r.what}: ${r.value} ` +
+    `${r.unit}${r.baseline ? ` | baseline ${r.baseline}` : ""}${r.ratio ? ` | ratio ${r.ratio}` : ""} | goal ${r.goal} ${r.met ? "met" : "MISSED"}`
+  );
 }
 
 /** The text of BENCHMARKS.md for `rows`, in the order given. */
@@ -15,7 +18,8 @@ export function benchmarksMarkdown(rows, { quick }) {
   return [
     "# Benchmarks",
     "",
-    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${availableParallelism()} cores, Node ${process.version}${quick ? " (quick mode: 10% of the iterations)" : ""}.`,
+    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${availableParallelism()} cores, Node ` +
+      `${process.version}${quick ? " (quick mode: 10% of the iterations)" : ""}.`,
     "Each baseline is measured in the same run on the same machine; each group of benchmarks runs in a",
     "process of its own, and round trips alternate with their raw baseline in ten blocks. On this VM a",
     "round trip's median moves between runs (~20 µs to ~70 µs for P2, for bare node sockets too), so",

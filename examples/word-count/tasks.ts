@@ -6,8 +6,8 @@ const WORDS = ["actor", "mesh", "task", "object", "host", "proc", "rank", "port"
 
 /** Shard `i` of a generated corpus: `lines` lines of words from a seeded generator. */
 export function makeShard(i: number, lines: number): string {
-  let state = (i + 1) * 2654435761 >>> 0;
-  const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  let state = ((i + 1) * 2654435761) >>> 0;
+  const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const out: string[] = [];
   for (let l = 0; l < lines; l++) {
     const n = 3 + Math.floor(next() * 8);

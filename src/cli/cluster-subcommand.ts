@@ -17,7 +17,14 @@ export function print(json: boolean | undefined, value: unknown, human: string):
 /** Columns padded to their widest cell; the first row is the header. */
 export function renderTable(rows: readonly (readonly string[])[]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c])))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 /** `sub(name, description)` makes a subcommand of `fray GROUP`; `action(body)` runs its body with the cluster. */

@@ -16,12 +16,16 @@ export function dashboardCommand(): Command {
       let dashboard;
       const cluster = createCluster(options.cluster ?? "local");
       try {
-        dashboard = await startDashboard({ listen: options.listen, token: cluster.token(), sources: clusterSources(cluster) }); // this process has no meshes of its own to show
+        // This process has no meshes of its own to show.
+        dashboard = await startDashboard({ listen: options.listen, token: cluster.token(), sources: clusterSources(cluster) });
       } catch (err) {
         command.error(`fray dashboard: ${(err as Error).message}`);
       }
       if (options.printUrl) console.log(`fray dashboard of cluster ${cluster.spec}: ${dashboard.url}?token=${cluster.token()}`);
-      else console.log(`fray dashboard of cluster ${cluster.spec}: ${dashboard.url}\nsign in with the cluster's token, in ${cluster.tokenFile} (or run with --print-url)`);
+      else
+        console.log(
+          `fray dashboard of cluster ${cluster.spec}: ${dashboard.url}\nsign in with the cluster's token, in ${cluster.tokenFile} (or run with --print-url)`,
+        );
       const stop = () => void dashboard.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);

@@ -61,7 +61,7 @@ export function makeRows(seed: number, start: number, count: number): Rows {
     }
     s = xorshift(s);
     const flip = s / 0x100000000 < LABEL_NOISE;
-    y[i] = (z >= 0) !== flip ? 1 : 0;
+    y[i] = z >= 0 !== flip ? 1 : 0;
   }
   return { x, y, count };
 }

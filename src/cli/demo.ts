@@ -32,7 +32,8 @@ export interface DemoOptions {
 export function demoOptionsProblem({ procs, rows, steps, batch }: DemoOptions): string | null {
   if (steps < 2) return `--steps ${steps} leaves no second half to resume after the kill: pass --steps 2 or more`;
   const smallest = shardOf(rows, procs - 1, procs).count;
-  if (batch > smallest) return `--batch ${batch} is more than the ${smallest} rows a process holds (--rows ${rows} over --procs ${procs}): lower --batch or raise --rows`;
+  if (batch > smallest)
+    return `--batch ${batch} is more than the ${smallest} rows a process holds (--rows ${rows} over --procs ${procs}): lower --batch or raise --rows`;
   return null;
 }
 
@@ -49,7 +50,10 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
   const loadBefore = loadavg()[0];
   const killAt = Math.floor(steps / 2);
   const victim = n - 1;
-  log(`training logistic regression (${FEATURES} features) data-parallel on ${rows.toLocaleString("en")} synthetic rows over ${processes(n, "worker ")}, ${batch.toLocaleString("en")} rows per process and step; rank ${victim} is killed at step ${killAt}`);
+  log(
+    `training logistic regression (${FEATURES} features) data-parallel on ${rows.toLocaleString("en")} synthetic rows over ` +
+      `${processes(n, "worker ")}, ${batch.toLocaleString("en")} rows per process and step; rank ${victim} is killed at step ${killAt}`,
+  );
 
   const [failurePort, failures] = Channel.open<MeshFailure>();
   const previousHook = setUnhandledFaultHook((failure) => failurePort.send(failure));
@@ -66,7 +70,7 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
 
     let progress = new Progress("training", steps, "steps");
     let killed = false;
-    for (let step = 0; step < steps; ) {
+    for (let step = 0; step < steps;) {
       if (step === killAt && !killed) {
         killed = true;
         progress.stop();
@@ -87,7 +91,10 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
         await trainers.setWeights.call(weights);
         for (const pid of procs.pids) pids.add(pid);
         log(`the supervisor was told: ${failure.cause.message}`);
-        log(`respawned rank ${failure.rank} as process ${procs.pids[failure.rank]} in ${(performance.now() - t1).toFixed(0)} ms; resuming at step ${step} from the weights allreduced at step ${step - 1}`);
+        log(
+          `respawned rank ${failure.rank} as process ${procs.pids[failure.rank]} in ${(performance.now() - t1).toFixed(0)} ms; resuming at ` +
+            `step ${step} from the weights allreduced at step ${step - 1}`,
+        );
         progress = new Progress("training", steps, "steps", step);
         continue;
       }
@@ -110,13 +117,23 @@ export async function runDemo(options: DemoOptions, log: (line: string) => void 
   const test = makeRows(SEED, rows, HELD_OUT);
   const acc = accuracy(test, weights);
   log(`loss per step (mean log-loss of the step's mini-batches):\n${textPlot(losses)}`);
-  log(`held-out accuracy ${(acc * 100).toFixed(2)}% on ${HELD_OUT.toLocaleString("en")} rows (threshold ${ACCURACY_THRESHOLD * 100}%, at best ${(100 - LABEL_NOISE * 100).toFixed(0)}%: ${LABEL_NOISE * 100}% of labels are noise)`);
+  log(
+    `held-out accuracy ${(acc * 100).toFixed(2)}% on ${HELD_OUT.toLocaleString("en")} rows (threshold ${ACCURACY_THRESHOLD * 100}%, at best ` +
+      `${(100 - LABEL_NOISE * 100).toFixed(0)}%: ${LABEL_NOISE * 100}% of labels are noise)`,
+  );
 
   const baselineSteps = Math.max(1, Math.round(steps * BASELINE_FRACTION));
   const baseline = trainInOneProcess(rows, n, batch, baselineSteps);
   const speedup = parallelRate / baseline.rate;
-  log(`one process, the same ${baselineSteps} first steps (${n} × ${batch.toLocaleString("en")} rows each): loss at step ${baselineSteps} ${baseline.loss.toFixed(6)} (${processes(n)}: ${losses[baselineSteps - 1].toFixed(6)})`);
-  log(`${processes(n)}: ${Math.round(parallelRate).toLocaleString("en")} samples/s; 1 process: ${Math.round(baseline.rate).toLocaleString("en")} samples/s; speed-up ${speedup.toFixed(2)}× on ${processes(n)} (${availableParallelism()} cores; load average ${loadBefore.toFixed(1)} when the demo started)`);
+  log(
+    `one process, the same ${baselineSteps} first steps (${n} × ${batch.toLocaleString("en")} rows each): loss at step ${baselineSteps} ` +
+      `${baseline.loss.toFixed(6)} (${processes(n)}: ${losses[baselineSteps - 1].toFixed(6)})`,
+  );
+  log(
+    `${processes(n)}: ${Math.round(parallelRate).toLocaleString("en")} samples/s; 1 process: ` +
+      `${Math.round(baseline.rate).toLocaleString("en")} samples/s; speed-up ${speedup.toFixed(2)}× on ${processes(n)} ` +
+      `(${availableParallelism()} cores; load average ${loadBefore.toFixed(1)} when the demo started)`,
+  );
   if (acc < ACCURACY_THRESHOLD) throw new Error(`held-out accuracy ${(acc * 100).toFixed(2)}% is below the threshold of ${ACCURACY_THRESHOLD * 100}%`);
   return { accuracy: acc, losses, speedup };
 }

@@ -42,7 +42,10 @@ function gpus(value: string): ResourceConfig["device"] {
 }
 
 function table(jobs: readonly JobInfo[]): string {
-  return renderTable([["JOB ID", "NAME", "STATUS", "REPLICAS", "ERROR"], ...jobs.map((j) => [j.jobId, j.name, j.status, replicaSummary(j), j.errorMessage ?? ""])]);
+  return renderTable([
+    ["JOB ID", "NAME", "STATUS", "REPLICAS", "ERROR"],
+    ...jobs.map((j) => [j.jobId, j.name, j.status, replicaSummary(j), j.errorMessage ?? ""]),
+  ]);
 }
 
 /** "3 running", "2 succeeded, 1 failed". */
@@ -160,7 +163,9 @@ export function jobCommand(): Command {
           const progress = new Progress("waiting", ids.length, "jobs ended");
           try {
             // Each job reports as it ends, so the bar moves in finish order.
-            const infos = await Promise.all(ids.map((id) => cluster.wait(id, { timeout: o.timeout }).then((info) => (progress.step(`${id} ${info.status}`), info))));
+            const infos = await Promise.all(
+              ids.map((id) => cluster.wait(id, { timeout: o.timeout }).then((info) => (progress.step(`${id} ${info.status}`), info))),
+            );
             progress.stop();
             print(o.json, infos, table(infos));
             if (infos.some((i) => i.status !== "succeeded")) process.exitCode = 1;

@@ -41,7 +41,9 @@ program
   .option("--tls-dir <dir>", "mutual TLS with ca.pem, node.pem and node.key from this directory (see 'fray certs')")
   .action(async (options: { listen: string; tokenFile?: string; tlsDir?: string }) => {
     const token = requireToken(program, options.tokenFile, "fray worker");
-    const tls = options.tlsDir ? { ca: join(options.tlsDir, "ca.pem"), cert: join(options.tlsDir, "node.pem"), key: join(options.tlsDir, "node.key") } : undefined;
+    const tls = options.tlsDir
+      ? { ca: join(options.tlsDir, "ca.pem"), cert: join(options.tlsDir, "node.pem"), key: join(options.tlsDir, "node.key") }
+      : undefined;
     const addr = await runWorker({ listen: options.listen, token, tls }).catch((err: Error) => program.error(`fray worker: ${err.message}`));
     console.log(`fray worker listening on ${addr}`);
   });

@@ -7,10 +7,20 @@ export class Progress {
   #done: number;
 
   /** `done` of `total` are done already (a bar started again after an interruption). */
-  constructor(private readonly label: string, private readonly total: number, private readonly unit: string, done = 0) {
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+    private readonly unit: string,
+    done = 0,
+  ) {
     this.#done = done;
     this.#bar = process.stderr.isTTY
-      ? new SingleBar({ format: `${label} [{bar}] {value}/{total} ${unit} | {duration_formatted} {detail}`, stream: process.stderr, hideCursor: true, clearOnComplete: true })
+      ? new SingleBar({
+          format: `${label} [{bar}] {value}/{total} ${unit} | {duration_formatted} {detail}`,
+          stream: process.stderr,
+          hideCursor: true,
+          clearOnComplete: true,
+        })
       : null;
     this.#bar?.start(total, done, { detail: "" });
   }
@@ -20,7 +30,8 @@ export class Progress {
     const before = Math.floor((this.#done * 10) / this.total);
     this.#done++;
     if (this.#bar) this.#bar.update(this.#done, { detail });
-    else if (Math.floor((this.#done * 10) / this.total) > before) process.stderr.write(`${this.label}: ${this.#done}/${this.total} ${this.unit}${detail ? ` (${detail})` : ""}\n`);
+    else if (Math.floor((this.#done * 10) / this.total) > before)
+      process.stderr.write(`${this.label}: ${this.#done}/${this.total} ${this.unit}${detail ? ` (${detail})` : ""}\n`);
   }
 
   stop(): void {

@@ -23,6 +23,9 @@ export function textPlot(values: readonly number[], { width = 60, height = 10 } 
   const label = (v: number) => v.toFixed(3).padStart(7);
   return rows
     .map((row, r) => `${r === 0 ? label(top) : r === height - 1 ? label(bottom) : " ".repeat(7)} │${row.join("")}`)
-    .concat(`${" ".repeat(7)} └${"─".repeat(columns)}`, `${" ".repeat(9)}step 1${" ".repeat(Math.max(1, columns - 6 - String(values.length).length - 5))}step ${values.length}`)
+    .concat(
+      `${" ".repeat(7)} └${"─".repeat(columns)}`,
+      `${" ".repeat(9)}step 1${" ".repeat(Math.max(1, columns - 6 - String(values.length).length - 5))}step ${values.length}`,
+    )
     .join("\n");
 }

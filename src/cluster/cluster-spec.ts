@@ -18,7 +18,8 @@ export interface ClusterSpec {
 const OPTIONS: Record<ClusterSpec["kind"], readonly string[]> = { local: ["dir", "cpu", "ram", "gpu"], slurm: ["partition", "account", "dir"] };
 
 export function parseClusterSpec(spec: string): ClusterSpec {
-  if (typeof spec !== "string" || spec.trim() === "") throw new TypeError(`a cluster spec is a string such as "local" or "slurm?partition=debug", got ${JSON.stringify(spec)}`);
+  if (typeof spec !== "string" || spec.trim() === "")
+    throw new TypeError(`a cluster spec is a string such as "local" or "slurm?partition=debug", got ${JSON.stringify(spec)}`);
   const [kind, query = ""] = spec.trim().split(/\?(.*)/s, 2);
   if (kind !== "local" && kind !== "slurm") {
     throw new TypeError(`unknown cluster ${JSON.stringify(kind)} in spec ${JSON.stringify(spec)}: use "local" or "slurm?partition=NAME&account=NAME"`);
@@ -26,7 +27,8 @@ export function parseClusterSpec(spec: string): ClusterSpec {
   const params = new URLSearchParams(query);
   const values: Record<string, string> = {};
   for (const [key, value] of params) {
-    if (!OPTIONS[kind].includes(key)) throw new TypeError(`cluster spec ${JSON.stringify(spec)}: ${kind} has no option ${JSON.stringify(key)}; it takes ${OPTIONS[kind].join(", ")}`);
+    if (!OPTIONS[kind].includes(key))
+      throw new TypeError(`cluster spec ${JSON.stringify(spec)}: ${kind} has no option ${JSON.stringify(key)}; it takes ${OPTIONS[kind].join(", ")}`);
     if (value === "") throw new TypeError(`cluster spec ${JSON.stringify(spec)}: option ${key} needs a value (${key}=…)`);
     values[key] = value;
   }
@@ -34,7 +36,8 @@ export function parseClusterSpec(spec: string): ClusterSpec {
   const whole = (key: string, min: number) => {
     if (values[key] === undefined) return undefined;
     const n = Number(values[key]);
-    if (!Number.isInteger(n) || n < min) throw new TypeError(`cluster spec ${JSON.stringify(spec)}: option ${key} must be a whole number ≥ ${min}, got ${JSON.stringify(values[key])}`);
+    if (!Number.isInteger(n) || n < min)
+      throw new TypeError(`cluster spec ${JSON.stringify(spec)}: option ${key} must be a whole number ≥ ${min}, got ${JSON.stringify(values[key])}`);
     return n;
   };
   const capacity = {

@@ -5,7 +5,10 @@ import type { JobId, JobInfo } from "./types.ts";
 /** poll/wait/terminate/monitor of an id this cluster never launched (or whose state was deleted). */
 export class JobNotFoundError extends Error {
   override name = "JobNotFoundError";
-  constructor(readonly jobId: JobId, where: string) {
+  constructor(
+    readonly jobId: JobId,
+    where: string,
+  ) {
     super(`Job ID not found: ${JSON.stringify(jobId)} is not a job of ${where}; 'fray job list' shows the known ones`);
   }
 }
@@ -25,8 +28,15 @@ export class JobFailedError extends Error {
 /** `launch(request, { adoptExisting: false })` of a name a pending or running job already has. */
 export class JobAlreadyExistsError extends Error {
   override name = "JobAlreadyExistsError";
-  constructor(readonly jobName: string, readonly jobId: JobId, status: string) {
-    super(`a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it, pick another name, or launch with { adoptExisting: true } to get its id`);
+  constructor(
+    readonly jobName: string,
+    readonly jobId: JobId,
+    status: string,
+  ) {
+    super(
+      `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it, pick another name, or launch with { ` +
+        `adoptExisting: true } to get its id`,
+    );
   }
 }
 

@@ -53,30 +53,43 @@ export function checkRequest(request: JobRequest, backend: BackendKind): Checked
   const cluster = `the ${backend} cluster`;
   if (r.regions !== undefined) throw new TypeError(`job ${name}: ${cluster} has no regions; remove resources.regions (regions apply to cloud clusters)`);
   if (r.zone !== undefined) throw new TypeError(`job ${name}: ${cluster} has no zones; remove resources.zone (zones apply to cloud clusters)`);
-  for (const [field, image] of [["resources.image", r.image], ["environment.image", env.image]] as const) {
-    if (image !== undefined) throw new TypeError(`job ${name}: ${cluster} cannot run container image ${JSON.stringify(image)}: it runs jobs on the host as it is; remove ${field} and use environment.npmPackages / setupScripts instead`);
+  for (const [field, image] of [
+    ["resources.image", r.image],
+    ["environment.image", env.image],
+  ] as const) {
+    if (image !== undefined)
+      throw new TypeError(
+        `job ${name}: ${cluster} cannot run container image ${JSON.stringify(image)}: it runs jobs on the host as it is; remove ${field} and ` +
+          `use environment.npmPackages / setupScripts instead`,
+      );
   }
   const cpu = r.cpu ?? 1;
   if (typeof cpu !== "number" || !Number.isFinite(cpu) || cpu < 0) throw new TypeError(`resources.cpu must be a number of cores ≥ 0, got ${cpu}`);
   const replicas = request.replicas ?? r.replicas ?? 1;
-  if (!Number.isInteger(replicas) || replicas < 1) throw new TypeError(`${request.replicas !== undefined ? "replicas" : "resources.replicas"} must be a whole number ≥ 1, got ${replicas}`);
+  if (!Number.isInteger(replicas) || replicas < 1)
+    throw new TypeError(`${request.replicas !== undefined ? "replicas" : "resources.replicas"} must be a whole number ≥ 1, got ${replicas}`);
   const processesPerTask = request.processesPerTask ?? 1;
   if (!Number.isInteger(processesPerTask) || processesPerTask < 1) throw new TypeError(`processesPerTask must be a whole number ≥ 1, got ${processesPerTask}`);
   const device = r.device ?? { kind: "cpu" };
-  if (!["cpu", "gpu", "tpu"].includes(device.kind)) throw new TypeError(`resources.device.kind must be "cpu", "gpu" or "tpu", got ${JSON.stringify(device.kind)}`);
+  if (!["cpu", "gpu", "tpu"].includes(device.kind))
+    throw new TypeError(`resources.device.kind must be "cpu", "gpu" or "tpu", got ${JSON.stringify(device.kind)}`);
   const deviceCount = device.kind === "cpu" ? 0 : (device.count ?? 1);
   if (!Number.isInteger(deviceCount) || deviceCount < 0) throw new TypeError(`resources.device.count must be a whole number ≥ 0, got ${deviceCount}`);
   if (processesPerTask > 1 && deviceCount > 0 && deviceCount % processesPerTask !== 0) {
-    throw new TypeError(`processesPerTask ${processesPerTask} does not divide the replica's ${deviceCount} ${device.kind}s: each process gets an equal share; ask for a multiple`);
+    throw new TypeError(
+      `processesPerTask ${processesPerTask} does not divide the replica's ${deviceCount} ${device.kind}s: each process gets an equal share; ask for a multiple`,
+    );
   }
   const envVars = env.envVars ?? {};
   for (const [key, value] of Object.entries(envVars)) {
-    if (!ENV_NAME.test(key)) throw new TypeError(`environment variable name ${JSON.stringify(key)} is not allowed: use letters, digits and '_', not starting with a digit`);
+    if (!ENV_NAME.test(key))
+      throw new TypeError(`environment variable name ${JSON.stringify(key)} is not allowed: use letters, digits and '_', not starting with a digit`);
     if (typeof value !== "string") throw new TypeError(`environment variable ${key} must be a string, got ${typeof value} (convert it with String())`);
   }
   const npmPackages = stringList(env.npmPackages, "environment.npmPackages");
   for (const spec of npmPackages) {
-    if (!NPM_SPEC.test(spec)) throw new TypeError(`environment.npmPackages: ${JSON.stringify(spec)} is not an npm package spec; write "name", "name@1.2.3" or "@scope/name@^2"`);
+    if (!NPM_SPEC.test(spec))
+      throw new TypeError(`environment.npmPackages: ${JSON.stringify(spec)} is not an npm package spec; write "name", "name@1.2.3" or "@scope/name@^2"`);
   }
   const priority = request.priority ?? 0;
   if (!Number.isInteger(priority)) throw new TypeError(`priority must be a whole number (higher starts first), got ${priority}`);
@@ -111,7 +124,8 @@ function count(n: number, what: string): number {
 
 function stringList(list: readonly string[] | undefined, what: string): readonly string[] {
   if (list === undefined) return [];
-  if (!Array.isArray(list) || list.some((s) => typeof s !== "string" || s.trim() === "")) throw new TypeError(`${what} must be an array of non-empty strings, got ${JSON.stringify(list)}`);
+  if (!Array.isArray(list) || list.some((s) => typeof s !== "string" || s.trim() === ""))
+    throw new TypeError(`${what} must be an array of non-empty strings, got ${JSON.stringify(list)}`);
   return [...list];
 }
 

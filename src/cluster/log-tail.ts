@@ -30,7 +30,7 @@ export class LogTail {
       }
       try {
         let text = f.partial;
-        for (let n; (n = readSync(fd, this.#buffer, 0, CHUNK, f.offset)) > 0; ) {
+        for (let n; (n = readSync(fd, this.#buffer, 0, CHUNK, f.offset)) > 0;) {
           f.offset += n;
           text += f.decoder.write(this.#buffer.subarray(0, n)); // keeps a character split across reads
         }

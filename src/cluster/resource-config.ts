@@ -34,7 +34,8 @@ export const ResourceConfig = {
   },
   /** `count` GPUs of `variant` ("H100"; "auto": any) per replica. */
   withGpu(variant: string, count = 1, rest: Rest = {}): ResourceConfig {
-    if (typeof variant !== "string" || variant === "") throw new TypeError(`withGpu needs a GPU variant such as "H100" (or "auto"), got ${JSON.stringify(variant)}`);
+    if (typeof variant !== "string" || variant === "")
+      throw new TypeError(`withGpu needs a GPU variant such as "H100" (or "auto"), got ${JSON.stringify(variant)}`);
     return { ...rest, device: variant === "auto" ? { kind: "gpu", count } : { kind: "gpu", variant, count } };
   },
   /** A TPU slice of `variant` ("v5p-8"), `count` chips per replica. */

@@ -35,7 +35,10 @@ export function createJobContext(kind: JobKind | "auto" = "auto", options: JobCo
   if (namespace !== null) tcpHostPort(namespace); // a malformed address fails here, naming the forms
   switch (kind) {
     case "sync":
-      if (options.namespace !== undefined) throw new TypeError(`the sync backend runs actors in this process and cannot share them through a namespace; use "processes" or "threads" with { namespace }`);
+      if (options.namespace !== undefined)
+        throw new TypeError(
+          `the sync backend runs actors in this process and cannot share them through a namespace; use "processes" or "threads" with { namespace }`,
+        );
       return new SyncJobContext();
     case "auto":
     case "threads":

@@ -55,7 +55,9 @@ export class JobHead {
     this.#procs = setup.procs;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace);
-    const executors = this.#asOwner(() => setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort));
+    const executors = this.#asOwner(() =>
+      setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort),
+    );
     this.#scheduler.useExecutors(executors);
     await executors.initialized;
   }

@@ -21,10 +21,18 @@ export class MeshJobContext implements JobContext {
   #head: JobHead | null = null;
   #shutdown = false;
 
-  constructor(readonly kind: JobKind, procs: () => ProcMesh, capacity: Resources, namespace: string | null) {
+  constructor(
+    readonly kind: JobKind,
+    procs: () => ProcMesh,
+    capacity: Resources,
+    namespace: string | null,
+  ) {
     this.#ready = startHead(kind, procs, capacity, namespace);
     // The first reaction to #ready: calls made before it still go through #ready, in their order, ahead of any made after.
-    this.#ready.then((head) => (this.#head = head), () => {}); // a failure is reported by the first call that needs the head
+    this.#ready.then(
+      (head) => (this.#head = head),
+      () => {},
+    ); // a failure is reported by the first call that needs the head
   }
 
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
@@ -50,7 +58,12 @@ export class MeshJobContext implements JobContext {
   async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
     const head = await this.#ready;
     const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await waitFor(head.store, [...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
+    const [ready, pending] = await waitFor(
+      head.store,
+      [...byId.keys()],
+      options.numReturns ?? 1,
+      options.timeout === undefined ? undefined : options.timeout * 1000,
+    );
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 
@@ -67,7 +80,11 @@ export class MeshJobContext implements JobContext {
     return ref;
   }
 
-  async createActor<C extends ActorClass>(Class: C, args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>, options: ActorOptions = {}): Promise<ActorHandle<InstanceType<C>>> {
+  async createActor<C extends ActorClass>(
+    Class: C,
+    args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>,
+    options: ActorOptions = {},
+  ): Promise<ActorHandle<InstanceType<C>>> {
     this.#check();
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const head = await this.#ready;

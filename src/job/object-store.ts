@@ -27,7 +27,10 @@ class StoreEntry implements Entry {
   #resolve!: (v: unknown) => void;
   #reject!: (e: unknown) => void;
 
-  constructor(private readonly store: ObjectStore, readonly id: string) {
+  constructor(
+    private readonly store: ObjectStore,
+    readonly id: string,
+  ) {
     this.promise = new Promise<unknown>((res, rej) => ((this.#resolve = res), (this.#reject = rej)));
   }
 

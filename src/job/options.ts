@@ -71,13 +71,17 @@ export function checkActorOptions(options: ActorOptions): void {
   if (lifetime === "detached" && options.name === undefined) {
     throw new TypeError(`lifetime: "detached" needs a name: a detached actor is found again (and killed) by its name; add { name: "…" }`);
   }
-  for (const [key, value] of [["maxRestarts", maxRestarts], ["maxTaskRetries", maxTaskRetries]] as const) {
+  for (const [key, value] of [
+    ["maxRestarts", maxRestarts],
+    ["maxTaskRetries", maxTaskRetries],
+  ] as const) {
     if (value !== undefined && (!Number.isInteger(value) || value < -1)) throw new RangeError(`${key} must be an integer ≥ -1 (-1: no limit), got ${value}`);
   }
   if (maxTaskRetries !== undefined && maxTaskRetries !== 0 && !maxRestarts) {
     throw new TypeError(`maxTaskRetries: ${maxTaskRetries} re-sends calls to a restarted actor, but maxRestarts is 0: set maxRestarts too`);
   }
-  if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) throw new RangeError(`maxConcurrency must be an integer ≥ 1, got ${maxConcurrency}`);
+  if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1))
+    throw new RangeError(`maxConcurrency must be an integer ≥ 1, got ${maxConcurrency}`);
 }
 
 /** Whether the actor must live in a namespace's process of its own (restarts, a placement, a lifetime past the job). */
@@ -93,11 +97,15 @@ export function checkSameOptions(name: string, existing: ActorOptions, asked: Ac
   const differs = IDENTITY_OPTIONS.filter((k) => JSON.stringify(existing[k]) !== JSON.stringify(asked[k]));
   if (differs.length === 0) return;
   const show = (o: ActorOptions) => JSON.stringify(Object.fromEntries(differs.map((k) => [k, o[k] ?? null])));
-  throw new TypeError(`actor '${name}' exists with ${show(existing)}, but getIfExists asked for ${show(asked)}; ask with the same options, or choose another name`);
+  throw new TypeError(
+    `actor '${name}' exists with ${show(existing)}, but getIfExists asked for ${show(asked)}; ask with the same options, or choose another name`,
+  );
 }
 
 /** Throws unless `asked` names the same export as `existing` (an actor's class, as `url` and export name). */
 export function checkSameClass(name: string, existing: { url: string; exportName: string }, asked: { url: string; exportName: string }): void {
   if (existing.url === asked.url && existing.exportName === asked.exportName) return;
-  throw new TypeError(`actor '${name}' exists as ${existing.exportName} of ${existing.url}, not ${asked.exportName} of ${asked.url}; choose another name for it`);
+  throw new TypeError(
+    `actor '${name}' exists as ${existing.exportName} of ${existing.url}, not ${asked.exportName} of ${asked.url}; choose another name for it`,
+  );
 }

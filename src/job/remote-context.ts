@@ -30,7 +30,12 @@ export class RemoteJobContext implements JobContext {
   readonly #slot: TaskSlot | null;
 
   /** `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits. */
-  constructor(head: ActorMesh<HeadActor>, readonly kind: JobKind, taskId: string | null = null, slot: TaskSlot | null = null) {
+  constructor(
+    head: ActorMesh<HeadActor>,
+    readonly kind: JobKind,
+    taskId: string | null = null,
+    slot: TaskSlot | null = null,
+  ) {
     this.#head = head;
     this.#taskId = taskId;
     this.#slot = slot;
@@ -73,7 +78,9 @@ export class RemoteJobContext implements JobContext {
 
   async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await this.#blocked(() => this.#head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.#taskId));
+    const [ready, pending] = await this.#blocked(() =>
+      this.#head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.#taskId),
+    );
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 
@@ -87,7 +94,11 @@ export class RemoteJobContext implements JobContext {
     return ref as ObjectRef<T>;
   }
 
-  async createActor<C extends ActorClass>(Class: C, args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>, options: ActorOptions = {}): Promise<ActorHandle<InstanceType<C>>> {
+  async createActor<C extends ActorClass>(
+    Class: C,
+    args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>,
+    options: ActorOptions = {},
+  ): Promise<ActorHandle<InstanceType<C>>> {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { url, exportName } = await locate(Class);
     const target = await unwrap(this.#head.remoteCreateActor.callOne(url, exportName, args as unknown[], options));

@@ -38,7 +38,12 @@ export class SyncJobContext implements JobContext {
         entry.reject(err);
       }
     } else {
-      resolveAll(this.#store, args as unknown[]).then(call).then((v) => entry.resolve(v), (e: unknown) => entry.reject(e));
+      resolveAll(this.#store, args as unknown[])
+        .then(call)
+        .then(
+          (v) => entry.resolve(v),
+          (e: unknown) => entry.reject(e),
+        );
     }
     return ref as ObjectRef<Awaited<ReturnType<F>>>;
   }
@@ -49,7 +54,12 @@ export class SyncJobContext implements JobContext {
 
   async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await waitFor(this.#store, [...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
+    const [ready, pending] = await waitFor(
+      this.#store,
+      [...byId.keys()],
+      options.numReturns ?? 1,
+      options.timeout === undefined ? undefined : options.timeout * 1000,
+    );
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 
@@ -63,7 +73,11 @@ export class SyncJobContext implements JobContext {
     return ref as ObjectRef<T>;
   }
 
-  createActor<C extends ActorClass>(Class: C, args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>, options: ActorOptions = {}): Promise<ActorHandle<InstanceType<C>>> {
+  createActor<C extends ActorClass>(
+    Class: C,
+    args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>,
+    options: ActorOptions = {},
+  ): Promise<ActorHandle<InstanceType<C>>> {
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const { name } = options;
     try {
@@ -98,7 +112,10 @@ export class SyncJobContext implements JobContext {
           const resolved = await values;
           return withJobContext(this, () => (fn as Function).apply(instance, resolved));
         });
-        run.then((v) => this.#store.entry(ref.id).resolve(v), (e: unknown) => this.#store.entry(ref.id).reject(e));
+        run.then(
+          (v) => this.#store.entry(ref.id).resolve(v),
+          (e: unknown) => this.#store.entry(ref.id).reject(e),
+        );
         return ref;
       });
     })();
@@ -124,10 +141,16 @@ export class SyncJobContext implements JobContext {
    */
   #checkPlacement(options: ActorOptions): void {
     if (options.lifetime === "detached") {
-      throw new Error(`lifetime: "detached" needs a namespace service to outlive this process; the sync backend has none: use "processes" or "threads" with a namespace (a cluster job, or createJobContext(kind, { namespace }))`);
+      throw new Error(
+        `lifetime: "detached" needs a namespace service to outlive this process; the sync backend has none: use "processes" or "threads" with ` +
+          `a namespace (a cluster job, or createJobContext(kind, { namespace }))`,
+      );
     }
     if (options.name !== undefined && config.namespace !== undefined) {
-      throw new Error(`this process's jobs share named actors through the namespace at ${config.namespace} (${settingName("namespace")}), which the sync backend cannot reach: a named actor here would be a private one. Use "processes" or "threads"`);
+      throw new Error(
+        `this process's jobs share named actors through the namespace at ${config.namespace} (${settingName("namespace")}), which the sync ` +
+          `backend cannot reach: a named actor here would be a private one. Use "processes" or "threads"`,
+      );
     }
   }
 

@@ -96,7 +96,10 @@ export class KubernetesJob extends Launcher {
       await batch.createNamespacedJob({ namespace: this.#namespace, body: job });
       this.#created.push(job.metadata!.name!);
       const ips = await this.#podIps(core, mesh, pods);
-      result[mesh] = attachToWorkers(ips.map((ip) => `tcp://${ip}:${this.#options.port ?? 22222}`), { token });
+      result[mesh] = attachToWorkers(
+        ips.map((ip) => `tcp://${ip}:${this.#options.port ?? 22222}`),
+        { token },
+      );
     }
     return result;
   }
@@ -112,12 +115,19 @@ export class KubernetesJob extends Launcher {
       async () => {
         const list = await core.listNamespacedPod({ namespace: this.#namespace, labelSelector });
         const failed = list.items.find((p) => p.status?.phase === "Failed");
-        if (failed) throw new Error(`pod ${failed.metadata?.name} of mesh '${mesh}' failed: ${failed.status?.message ?? failed.status?.reason ?? "see kubectl logs"}`);
+        if (failed)
+          throw new Error(`pod ${failed.metadata?.name} of mesh '${mesh}' failed: ${failed.status?.message ?? failed.status?.reason ?? "see kubectl logs"}`);
         const up = list.items.filter((p) => p.status?.phase === "Running" && p.status.podIP);
         running = up.length;
         return up.length >= n && up.sort((a, b) => index(a) - index(b)).map((p) => p.status!.podIP!);
       },
-      { intervalMs: 500, deadlineMs: ms, bound, what: () => `${n} pods of mesh '${mesh}' to run (${running} did)`, hint: `see kubectl get pods -n ${this.#namespace} -l ${labelSelector}` },
+      {
+        intervalMs: 500,
+        deadlineMs: ms,
+        bound,
+        what: () => `${n} pods of mesh '${mesh}' to run (${running} did)`,
+        hint: `see kubectl get pods -n ${this.#namespace} -l ${labelSelector}`,
+      },
     );
   }
 
@@ -145,7 +155,10 @@ async function loadClient(): Promise<typeof import("@kubernetes/client-node")> {
     return await import(CLIENT_PACKAGE);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" || !String((err as Error).message).includes(CLIENT_PACKAGE)) throw err;
-    throw new Error(`KubernetesJob needs the optional package ${CLIENT_PACKAGE}, which is not installed: run \`npm install ${CLIENT_PACKAGE}@~1.4\` in your project`, { cause: err });
+    throw new Error(
+      `KubernetesJob needs the optional package ${CLIENT_PACKAGE}, which is not installed: run \`npm install ${CLIENT_PACKAGE}@~1.4\` in your project`,
+      { cause: err },
+    );
   }
 }
 

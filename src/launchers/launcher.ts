@@ -10,7 +10,11 @@ export abstract class Launcher {
   #state: Promise<LauncherState> | null = null;
 
   /** `what` names a host in messages ("nodes", "pods"); `namePattern` the mesh names the backend accepts. */
-  constructor(readonly meshes: Readonly<Record<string, number>>, what: string, namePattern = /^[A-Za-z0-9_-]+$/) {
+  constructor(
+    readonly meshes: Readonly<Record<string, number>>,
+    what: string,
+    namePattern = /^[A-Za-z0-9_-]+$/,
+  ) {
     for (const [name, n] of Object.entries(meshes)) {
       if (!Number.isInteger(n) || n < 1) throw new RangeError(`mesh '${name}' asks for ${n} ${what}; give a positive integer`);
       if (!namePattern.test(name)) throw new TypeError(`mesh name ${JSON.stringify(name)} is not allowed here; it must match ${namePattern}`);

@@ -31,7 +31,6 @@ export class ProcessJob extends Launcher {
     super(options.meshes, "hosts");
     this.#options = options;
     this.#token = options.token ?? sessionToken(); // this process's token: its meshes and the workers' agree
-
   }
 
   protected async provision(): Promise<LauncherState> {
@@ -47,7 +46,10 @@ export class ProcessJob extends Launcher {
     const port = await freePort();
     const addr = `tcp://127.0.0.1:${port}`;
     // The token goes through the environment, never the command line.
-    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, addr], { env: { ...process.env, [settingName("token")]: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, addr], {
+      env: { ...process.env, [settingName("token")]: this.#token },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     this.#workers.push(child);
     child.unref();
     (child.stdin as unknown as { unref(): void }).unref();
@@ -69,4 +71,3 @@ export class ProcessJob extends Launcher {
     return pidsOf(this.#workers);
   }
 }
-

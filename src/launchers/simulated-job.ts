@@ -43,7 +43,10 @@ const SPARE_PORTS = 64;
 function freshPorts(n: number): number[] {
   const [first, last] = SIMULATOR_PORTS;
   if (portsUsed.size + n > (last - first + 1) / 2) {
-    throw new RangeError(`this process has simulated ${portsUsed.size} hosts, each on a port of its own for good (a client never reuses a lost peer's address); ${n} more do not fit in ports ${first}-${last}: simulate the next ones in a new process`);
+    throw new RangeError(
+      `this process has simulated ${portsUsed.size} hosts, each on a port of its own for good (a client never reuses a lost peer's address); ` +
+        `${n} more do not fit in ports ${first}-${last}: simulate the next ones in a new process`,
+    );
   }
   const ports = new Set<number>();
   while (ports.size < n) {
@@ -97,7 +100,10 @@ export class SimulatedJob extends Launcher {
   /** Starts one OS process of `hosts` virtual workers, on ports taken from `ports` in turn; resolves with their addresses. */
   async #startProcess(hosts: number, ports: readonly number[]): Promise<string[]> {
     // The token goes through the environment, never the command line.
-    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, String(hosts), ports.join(",")], { env: { ...process.env, [settingName("token")]: this.#token }, stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, String(hosts), ports.join(",")], {
+      env: { ...process.env, [settingName("token")]: this.#token },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     this.#workers.push(child);
     child.unref();
     (child.stdin as unknown as { unref(): void }).unref();
@@ -132,14 +138,19 @@ function checkDescriptors(hosts: number, processes: number): void {
   const limit = openFileLimit();
   const need = Math.max(2 * hosts, 4 * Math.ceil(hosts / processes)) + 64;
   if (limit !== null && need > limit) {
-    throw new RangeError(`SimulatedJob: ${hosts} hosts in ${processes} processes need about ${need} open files in one process, over this process's limit of ${limit}; raise it (ulimit -Hn), or simulate fewer hosts or in more processes`);
+    throw new RangeError(
+      `SimulatedJob: ${hosts} hosts in ${processes} processes need about ${need} open files in one process, over this process's limit of ` +
+        `${limit}; raise it (ulimit -Hn), or simulate fewer hosts or in more processes`,
+    );
   }
 }
 
 /** This process's limit of open files; null where /proc does not say (not Linux). */
 function openFileLimit(): number | null {
   try {
-    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
     const soft = Number(line?.split(/\s+/)[3]);
     return Number.isFinite(soft) ? soft : null;
   } catch {

@@ -103,7 +103,10 @@ export class SkyPilotJob extends Launcher {
     const result: LauncherState = {};
     let next = 0;
     for (const [name, n] of Object.entries(this.#options.meshes)) {
-      result[name] = attachToWorkers(ips.slice(next, next + n).map((ip) => `tcp://${ip}:${port}`), { token });
+      result[name] = attachToWorkers(
+        ips.slice(next, next + n).map((ip) => `tcp://${ip}:${port}`),
+        { token },
+      );
       next += n;
     }
     return result;
@@ -118,7 +121,12 @@ export class SkyPilotJob extends Launcher {
       async () => {
         const { stdout } = await this.#sky(["logs", this.#cluster, "--no-follow"]).catch(() => ({ stdout: "" }));
         const line = stdout.split("\n").find((l) => l.includes("fray-nodes "));
-        return line ? line.slice(line.indexOf("fray-nodes ") + "fray-nodes ".length).trim().split(/\s+/) : undefined;
+        return line
+          ? line
+              .slice(line.indexOf("fray-nodes ") + "fray-nodes ".length)
+              .trim()
+              .split(/\s+/)
+          : undefined;
       },
       { intervalMs: 1000, deadlineMs: ms, bound, what: `the nodes of SkyPilot cluster ${this.#cluster} to report`, hint: `see 'sky logs ${this.#cluster}'` },
     );
@@ -127,7 +135,8 @@ export class SkyPilotJob extends Launcher {
   async #sky(args: string[]): Promise<{ stdout: string }> {
     const sky = this.#options.sky ?? "sky";
     return run(sky, args, { maxBuffer: 64 * 1024 * 1024 }).catch((err: Error & { stderr?: string; code?: string }) => {
-      if (err.code === "ENOENT") throw new Error(`the SkyPilot CLI '${sky}' was not found; install SkyPilot (pip install skypilot) or pass { sky: PATH }`, { cause: err });
+      if (err.code === "ENOENT")
+        throw new Error(`the SkyPilot CLI '${sky}' was not found; install SkyPilot (pip install skypilot) or pass { sky: PATH }`, { cause: err });
       throw new Error(`sky ${args[0]} failed: ${err.stderr?.trim() || err.message}`, { cause: err });
     });
   }

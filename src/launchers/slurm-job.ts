@@ -69,8 +69,12 @@ export class SlurmJob extends Launcher {
       const meshDir = join(this.#dir, name);
       mkdirSync(meshDir, { recursive: true });
       const script = join(meshDir, "job.sh");
-      const worker = [process.execPath, ...workerExecArgv(), WORKER_MAIN, meshDir, join(this.#dir, "token"), String(this.#options.port ?? 22222)].map(shellQuote).join(" ");
-      writeFileSync(script, `#!/bin/bash\n# Fray workers for mesh '${name}': one per node.\nexec srun --ntasks-per-node=1 --kill-on-bad-exit=1 ${worker}\n`, { mode: 0o700 });
+      const worker = [process.execPath, ...workerExecArgv(), WORKER_MAIN, meshDir, join(this.#dir, "token"), String(this.#options.port ?? 22222)]
+        .map(shellQuote)
+        .join(" ");
+      writeFileSync(script, `#!/bin/bash\n# Fray workers for mesh '${name}': one per node.\nexec srun --ntasks-per-node=1 --kill-on-bad-exit=1 ${worker}\n`, {
+        mode: 0o700,
+      });
       const args = ["--parsable", `--job-name=fray-${name}`, `--nodes=${nodes}`, "--ntasks-per-node=1", `--output=${join(meshDir, "slurm-%j.out")}`];
       if (this.#options.partition) args.push(`--partition=${this.#options.partition}`);
       if (this.#options.account) args.push(`--account=${this.#options.account}`);
@@ -97,13 +101,20 @@ export class SlurmJob extends Launcher {
     const read = () => readdirSync(meshDir).filter((f) => /^worker-\d+\.json$/.test(f));
     await new Promise<void>((resolve, reject) => {
       const watcher = watch(meshDir, () => check());
-      const timer = setTimeout(() => finish(new Error(`only ${read().length} of ${n} Slurm workers started within ${timeoutMs} ms (${bound}); see ${meshDir}/slurm-*.out`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`only ${read().length} of ${n} Slurm workers started within ${timeoutMs} ms (${bound}); see ${meshDir}/slurm-*.out`)),
+        timeoutMs,
+      );
       // Slurm says nothing when a job ends; ask it now and then.
       const poll = setInterval(() => {
         jobState(jobId).then((state) => {
           if (state === null || ACTIVE.test(state) || read().length >= n) return;
           const said = lastLines(join(meshDir, `slurm-${jobId}.out`)).join(" | ");
-          finish(new Error(`Slurm job ${jobId} ended before its ${n} workers started (${read().length} did)${said ? `: ${said}` : ""}; see ${meshDir}/slurm-${jobId}.out`));
+          finish(
+            new Error(
+              `Slurm job ${jobId} ended before its ${n} workers started (${read().length} did)${said ? `: ${said}` : ""}; see ${meshDir}/slurm-${jobId}.out`,
+            ),
+          );
         });
       }, 1000);
       const finish = (err?: Error) => {
@@ -146,4 +157,3 @@ export class SlurmJob extends Launcher {
     }
   }
 }
-

@@ -32,11 +32,18 @@ function copier<U>(identity: U): () => U {
   try {
     copy = structuredClone(identity);
   } catch (err) {
-    throw new TypeError(`Accumulator cannot copy its identity for each accumulate() (${(err as Error).message}); pass a factory instead: new Accumulator(endpoint, () => identity, combine)`, { cause: err });
+    throw new TypeError(
+      `Accumulator cannot copy its identity for each accumulate() (${(err as Error).message}); pass a factory instead: new ` +
+        `Accumulator(endpoint, () => identity, combine)`,
+      { cause: err },
+    );
   }
   if (Object.getPrototypeOf(copy) !== Object.getPrototypeOf(identity)) {
     const name = (identity as object).constructor?.name ?? "object";
-    throw new TypeError(`Accumulator cannot copy its identity, a ${name}, for each accumulate() (a copy would lose its class); pass a factory instead: new Accumulator(endpoint, () => new ${name}(…), combine)`);
+    throw new TypeError(
+      `Accumulator cannot copy its identity, a ${name}, for each accumulate() (a copy would lose its class); pass a factory instead: new ` +
+        `Accumulator(endpoint, () => new ${name}(…), combine)`,
+    );
   }
   return () => structuredClone(identity);
 }

@@ -107,20 +107,37 @@ export class MeshState implements MeshTarget {
   readonly sel: readonly number[] | undefined;
   readonly #endpoints = new Map<string, EndpointImpl<unknown[], unknown>>();
 
-  constructor(readonly ref: MeshRef, readonly shape: Shape) {
+  constructor(
+    readonly ref: MeshRef,
+    readonly shape: Shape,
+  ) {
     this.rawExtent = [shape.extent.labels, shape.extent.sizes];
     const { members } = shape;
     const whole = members.length === ref.extent.size && members.every((m, r) => m === r);
     this.sel = whole ? undefined : members;
   }
 
-  get id(): string { return this.ref.id; }
-  get className(): string { return this.ref.className; }
-  get addrs(): readonly string[] { return this.ref.addrs; }
-  get version(): number { return this.ref.version; }
-  get inflight(): Map<number, number> { return this.ref.inflight; }
-  get Class(): Function | null { return this.ref.Class; }
-  get stopped(): Error | undefined { return this.ref.stopped; }
+  get id(): string {
+    return this.ref.id;
+  }
+  get className(): string {
+    return this.ref.className;
+  }
+  get addrs(): readonly string[] {
+    return this.ref.addrs;
+  }
+  get version(): number {
+    return this.ref.version;
+  }
+  get inflight(): Map<number, number> {
+    return this.ref.inflight;
+  }
+  get Class(): Function | null {
+    return this.ref.Class;
+  }
+  get stopped(): Error | undefined {
+    return this.ref.stopped;
+  }
 
   whenSendable(send: () => void, fail: (e: Error) => void): void {
     this.ref.gate.run(send, fail);
@@ -218,10 +235,15 @@ export class ActorMeshImpl<T> {
     const { ref, shape } = this[kMesh];
     const size = shape.extent.size;
     if (!Number.isInteger(rank) || rank < 0 || rank >= size) {
-      throw new RangeError(`respawn(${rank}): mesh '${ref.name}' ${shape.extent} has ranks 0 to ${size - 1}; pass one of those (a MeshFailure's rank, on the mesh spawn returned)`);
+      throw new RangeError(
+        `respawn(${rank}): mesh '${ref.name}' ${shape.extent} has ranks 0 to ${size - 1}; pass one of those (a MeshFailure's rank, on the mesh spawn returned)`,
+      );
     }
     if (!ref.respawner) {
-      throw new Error(`cannot respawn rank ${shape.members[rank]} of mesh '${ref.name}': this handle was passed from another actor; only the mesh's owner (which spawned it) may replace its ranks`);
+      throw new Error(
+        `cannot respawn rank ${shape.members[rank]} of mesh '${ref.name}': this handle was passed from another actor; only the mesh's owner ` +
+          `(which spawned it) may replace its ranks`,
+      );
     }
     await ref.respawner.respawn(shape.members[rank]);
   }
@@ -251,8 +273,10 @@ const MESH_MEMBERS = new Set(MESH_MEMBER_NAMES);
 export function checkEndpointNames(Class: Function): void {
   const clash = endpointNames(Class).find((n) => MESH_MEMBERS.has(n));
   if (clash === undefined) return;
-  throw new TypeError(`${Class.name}.${clash} cannot be an endpoint: '${clash}' is a member of every actor mesh ` +
-    `(${MESH_MEMBER_NAMES.join(", ")}), so calls would never reach the method; rename ${Class.name}.${clash}`);
+  throw new TypeError(
+    `${Class.name}.${clash} cannot be an endpoint: '${clash}' is a member of every actor mesh ` +
+      `(${MESH_MEMBER_NAMES.join(", ")}), so calls would never reach the method; rename ${Class.name}.${clash}`,
+  );
 }
 
 // Mesh members win; any other string property is an endpoint (spawn refused
@@ -272,14 +296,47 @@ registerHandleType<ActorMeshImpl<unknown>>({
   toWire: (m) => {
     const { ref, shape } = m[kMesh];
     const { members } = shape;
-    return [ref.id, ref.name, ref.className, shape.extent.labels, shape.extent.sizes, members, members.map((i) => ref.addrs[i]), ref.extent.labels, ref.extent.sizes, ref.version];
+    return [
+      ref.id,
+      ref.name,
+      ref.className,
+      shape.extent.labels,
+      shape.extent.sizes,
+      members,
+      members.map((i) => ref.addrs[i]),
+      ref.extent.labels,
+      ref.extent.sizes,
+      ref.version,
+    ];
   },
   fromWire: (data) => {
-    const [id, name, className, labels, sizes, members, memberAddrs, spawnedLabels, spawnedSizes, version = 0] = data as [string, string, string, string[], number[], number[], string[], string[], number[], number?];
+    const [id, name, className, labels, sizes, members, memberAddrs, spawnedLabels, spawnedSizes, version = 0] = data as [
+      string,
+      string,
+      string,
+      string[],
+      number[],
+      number[],
+      string[],
+      string[],
+      number[],
+      number?,
+    ];
     const addrs: string[] = [];
     members.forEach((member, i) => (addrs[member] = memberAddrs[i]));
     const extent = new Extent(spawnedLabels, spawnedSizes);
-    const ref: MeshRef = { id, name, className, extent, addrs, version, Class: null, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
+    const ref: MeshRef = {
+      id,
+      name,
+      className,
+      extent,
+      addrs,
+      version,
+      Class: null,
+      inflight: new Map(),
+      gate: SendGate.open(),
+      initialized: Promise.resolve(),
+    };
     // Revived as the proxy so endpoints are properties, as on the spawning side.
     return ActorMeshImpl.create(ref, new Shape(new Extent(labels, sizes), members)) as ActorMeshImpl<unknown>;
   },

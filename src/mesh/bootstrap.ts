@@ -15,10 +15,19 @@ async function loadRuntime() {
   if (required("./actor-mesh.js")) {
     const [config, output, proc] = [required("../runtime/base/config.js"), required("../runtime/output/output-capture.js"), required("../runtime/runtime.js")];
     if (config && output && proc) {
-      return { config: config as typeof import("../runtime/base/config.ts"), output: output as typeof import("../runtime/output/output-capture.ts"), proc: proc as typeof import("../runtime/runtime.ts") };
+      return {
+        config: config as typeof import("../runtime/base/config.ts"),
+        output: output as typeof import("../runtime/output/output-capture.ts"),
+        proc: proc as typeof import("../runtime/runtime.ts"),
+      };
     }
   }
-  const [config, output, proc] = await Promise.all([import("../runtime/base/config.ts"), import("../runtime/output/output-capture.ts"), import("../runtime/runtime.ts"), import("./actor-mesh.ts")]);
+  const [config, output, proc] = await Promise.all([
+    import("../runtime/base/config.ts"),
+    import("../runtime/output/output-capture.ts"),
+    import("../runtime/runtime.ts"),
+    import("./actor-mesh.ts"),
+  ]);
   return { config, output, proc };
 }
 

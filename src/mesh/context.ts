@@ -41,7 +41,13 @@ export function context(): Context {
   }
   const { actor } = ctx;
   return {
-    actorInstance: { actorId: actor.actorId, rank: extentOf(actor.extent).point(actor.rank), name: actor.meshName, className: actor.className, abort: actor.abort },
+    actorInstance: {
+      actorId: actor.actorId,
+      rank: extentOf(actor.extent).point(actor.rank),
+      name: actor.meshName,
+      className: actor.className,
+      abort: actor.abort,
+    },
     messageRank: extentOf(ctx.extent).point(ctx.rank),
   };
 }

@@ -86,7 +86,10 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #next = 0;
   #stats: EndpointStats | undefined;
 
-  constructor(private readonly mesh: MeshTarget, readonly name: string) {
+  constructor(
+    private readonly mesh: MeshTarget,
+    readonly name: string,
+  ) {
     const Class = mesh.Class;
     if (Class && !name.startsWith(BUILTIN_PREFIX) && !endpointOptions(Class, name)) {
       throw new TypeError(`${mesh.className} has no endpoint '${name}'; its endpoints are: ${endpointNames(Class).join(", ") || "(none)"}`);
@@ -102,20 +105,25 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const result = deferred<ValueMesh<R>>();
     if (n === 0) result.resolve(ValueMesh.of(shape.extent, values));
     else {
-      this.#send(args, this.#everyRank(), (rank, ok, value) => {
-        if (!ok && value instanceof SupervisionError) {
-          // A dead rank can never answer: fail now rather than wait on the others.
-          result.reject(value);
+      this.#send(
+        args,
+        this.#everyRank(),
+        (rank, ok, value) => {
+          if (!ok && value instanceof SupervisionError) {
+            // A dead rank can never answer: fail now rather than wait on the others.
+            result.reject(value);
+            return false;
+          }
+          if (ok) values[rank] = value as R;
+          else errors[rank] = value as Error;
+          if (--remaining > 0) return true;
+          const first = errors.find((e) => e !== undefined);
+          if (first) result.reject(first);
+          else result.resolve(ValueMesh.of(shape.extent, values));
           return false;
-        }
-        if (ok) values[rank] = value as R;
-        else errors[rank] = value as Error;
-        if (--remaining > 0) return true;
-        const first = errors.find((e) => e !== undefined);
-        if (first) result.reject(first);
-        else result.resolve(ValueMesh.of(shape.extent, values));
-        return false;
-      }, result.reject);
+        },
+        result.reject,
+      );
     }
     return result.promise;
   }
@@ -123,7 +131,10 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   callOne(...args: A): Promise<R> {
     const size = this.mesh.shape.extent.size;
     if (size !== 1) {
-      throw new RangeError(`callOne needs a mesh of exactly 1 rank, but ${this.mesh.className}.${this.name} is on a mesh of size ${size} ${this.mesh.shape.extent}; slice it to one rank or use call()`);
+      throw new RangeError(
+        `callOne needs a mesh of exactly 1 rank, but ${this.mesh.className}.${this.name} is on a mesh of size ${size} ` +
+          `${this.mesh.shape.extent}; slice it to one rank or use call()`,
+      );
     }
     return this.#one(args, 0);
   }
@@ -156,7 +167,13 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       arrived.push({ ok, value });
       wake?.();
     };
-    if (n > 0) this.#send(args, this.#everyRank(), (_rank, ok, value) => (push(ok, value), arrived.length < n), (e) => push(false, e));
+    if (n > 0)
+      this.#send(
+        args,
+        this.#everyRank(),
+        (_rank, ok, value) => (push(ok, value), arrived.length < n),
+        (e) => push(false, e),
+      );
     return {
       async *[Symbol.asyncIterator]() {
         for (let i = 0; i < n; i++) {
@@ -173,10 +190,16 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const { mesh, name } = this;
     const Class = mesh.Class;
     if (Class && endpointOptions(Class, name)!.explicitResponsePort) {
-      throw new TypeError(`${mesh.className}.${name}.rref: the endpoint answers through a Port; rref keeps a returned typed array, so make the endpoint return it`);
+      throw new TypeError(
+        `${mesh.className}.${name}.rref: the endpoint answers through a Port; rref keeps a returned typed array, so make the endpoint return it`,
+      );
     }
     this.#checkArity(args);
-    return new DistributedArray(mesh, `${mesh.className}.${name}.rref`, (id) => mesh.endpoint(ARRAY_OPS.rref).call(id, name, ...args) as Promise<ValueMesh<ShardMeta>>);
+    return new DistributedArray(
+      mesh,
+      `${mesh.className}.${name}.rref`,
+      (id) => mesh.endpoint(ARRAY_OPS.rref).call(id, name, ...args) as Promise<ValueMesh<ShardMeta>>,
+    );
   }) as Endpoint<A, R>["rref"];
 
   /** @internal Calls rank `rank` of the mesh. */
@@ -193,7 +216,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 
   #one(args: A, rank: number): Promise<R> {
     const result = deferred<R>();
-    this.#send(args, this.#oneRank(rank), (_rank, ok, value) => ((ok ? result.resolve(value as R) : result.reject(value)), false), result.reject);
+    this.#send(args, this.#oneRank(rank), (_rank, ok, value) => (ok ? result.resolve(value as R) : result.reject(value), false), result.reject);
     return result.promise;
   }
 
@@ -228,7 +251,12 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         for (const g of groups) {
           if (g.addr !== addr) continue;
           for (const r of g.ranks) {
-            if (open.has(r)) settle(r, false, new SupervisionError(`${mesh.className}.${name} on ${describeRank(mesh.locate(r))} cannot complete: ${error.message}`, { cause: error }));
+            if (open.has(r))
+              settle(
+                r,
+                false,
+                new SupervisionError(`${mesh.className}.${name} on ${describeRank(mesh.locate(r))} cannot complete: ${error.message}`, { cause: error }),
+              );
           }
         }
       });
@@ -247,7 +275,14 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     mesh.whenSendable(
       () => {
         if (metricsOn) this.#count(groups, encodedBytes(payload));
-        const fields: CallFields = { mesh: mesh.id, endpoint: name, extent: mesh.rawExtent, ...(reply ? { reply } : {}), ...(mesh.sel ? { selection: mesh.sel } : {}), ...(mesh.version ? { version: mesh.version } : {}) };
+        const fields: CallFields = {
+          mesh: mesh.id,
+          endpoint: name,
+          extent: mesh.rawExtent,
+          ...(reply ? { reply } : {}),
+          ...(mesh.sel ? { selection: mesh.sel } : {}),
+          ...(mesh.version ? { version: mesh.version } : {}),
+        };
         proc.get(CALLS).send(fields, groups, payload);
       },
       (error) => {
@@ -280,7 +315,10 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       g.members.forEach((member, i) => {
         const gone = procGone ?? dead?.get(member);
         if (gone) errors.push([g.ranks[i], gone]);
-        else (kept.members.push(member), kept.ranks.push(g.ranks[i]));
+        else {
+          kept.members.push(member);
+          kept.ranks.push(g.ranks[i]);
+        }
       });
       if (kept.members.length) live.push(kept);
     }
@@ -338,7 +376,8 @@ function callError(mesh: MeshTarget, endpoint: string, rank: number, remote: unk
   if (remote instanceof SupervisionError) {
     return new SupervisionError(`${mesh.className}.${endpoint} on ${describeRank(where)}: ${remote.message}`, { cause: remote.cause });
   }
-  if (remote instanceof DecodingError) return new DecodingError(`the reply of ${mesh.className}.${endpoint} from ${describeRank(where)}`, remote.from, remote.cause);
+  if (remote instanceof DecodingError)
+    return new DecodingError(`the reply of ${mesh.className}.${endpoint} from ${describeRank(where)}`, remote.from, remote.cause);
   return new ActorError(mesh.className, endpoint, where, remote);
 }
 

@@ -24,7 +24,12 @@ export class ActorError extends Error {
   readonly rank: number;
   readonly coords: Readonly<Record<string, number>>;
 
-  constructor(readonly actor: string, readonly endpoint: string, at: RankLocation, remote: unknown) {
+  constructor(
+    readonly actor: string,
+    readonly endpoint: string,
+    at: RankLocation,
+    remote: unknown,
+  ) {
     const message = remote instanceof Error ? `${remote.name}: ${remote.message}` : String(remote);
     super(`${actor}.${endpoint} failed on ${describeRank(at)}: ${message}`, { cause: remote });
     this.rank = at.rank;

@@ -4,7 +4,10 @@
 export class Extent {
   readonly size: number;
 
-  constructor(readonly labels: readonly string[], readonly sizes: readonly number[]) {
+  constructor(
+    readonly labels: readonly string[],
+    readonly sizes: readonly number[],
+  ) {
     if (labels.length !== sizes.length) throw new TypeError(`extent needs one size per label, got labels [${labels}] and sizes [${sizes}]`);
     for (let i = 0; i < sizes.length; i++) {
       if (!Number.isInteger(sizes[i]) || sizes[i] < 0) throw new RangeError(`size of '${labels[i]}' must be a non-negative integer, got ${sizes[i]}`);
@@ -66,7 +69,11 @@ export class Extent {
 }
 
 export class Point {
-  constructor(readonly rank: number, readonly coords: Readonly<Record<string, number>>, readonly extent: Extent) {}
+  constructor(
+    readonly rank: number,
+    readonly coords: Readonly<Record<string, number>>,
+    readonly extent: Extent,
+  ) {}
 
   toString(): string {
     return `Point(rank ${this.rank}, ${JSON.stringify(this.coords)})`;

@@ -17,7 +17,10 @@ export const BOOTSTRAP = fileURLToPath(new URL(`./bootstrap${import.meta.url.end
 
 export class HostMesh {
   /** @internal `agents`: the workers' addresses, one per host; null for this machine. */
-  constructor(readonly extent: Extent, private readonly agents: readonly string[] | null = null) {}
+  constructor(
+    readonly extent: Extent,
+    private readonly agents: readonly string[] | null = null,
+  ) {}
 
   get size(): number {
     return this.extent.size;
@@ -45,12 +48,22 @@ export class HostMesh {
     const places = placesOf(extent, per);
     const name = checkName(options.name);
     // Each rank's output tag; null when output is not streamed (FRAY_LOG_STREAM=0).
-    const origins = logStreaming() ? Array.from({ length: extent.size }, (_, rank) => originTag(name, extent.labels, extent.labels.map((label) => extent.coords(rank)[label]))) : null;
+    const origins = logStreaming()
+      ? Array.from({ length: extent.size }, (_, rank) =>
+          originTag(
+            name,
+            extent.labels,
+            extent.labels.map((label) => extent.coords(rank)[label]),
+          ),
+        )
+      : null;
     if (this.agents) {
       // Remote workers start one OS process per proc; packing and threads are this host's only.
       const unsupported = [options.processes !== undefined && "processes", options.threads !== undefined && "threads"].filter(Boolean);
       if (unsupported.length) {
-        throw new TypeError(`spawnProcs on remote hosts starts one process per proc; the option ${unsupported.join(" and ")} works only on thisHost(). Leave it out here`);
+        throw new TypeError(
+          `spawnProcs on remote hosts starts one process per proc; the option ${unsupported.join(" and ")} works only on thisHost(). Leave it out here`,
+        );
       }
       return this.#spawnRemote(extent, per.size, places, origins);
     }
@@ -117,8 +130,10 @@ function placesOf(extent: Extent, perHost: Extent): ProcPlace[] {
 /** A mesh name for output tags: one word, so a tag reads `[trainers host=1 gpus=3]`. */
 function checkName(name: unknown): string | undefined {
   if (name === undefined) return undefined;
-  if (typeof name !== "string" || !/^[^\s\[\]=]+$/.test(name)) {
-    throw new TypeError(`spawnProcs option name must be one word without spaces, brackets or '=' (it tags the procs' output: [trainers host=1]), got ${JSON.stringify(name)}`);
+  if (typeof name !== "string" || !/^[^\s[\]=]+$/.test(name)) {
+    throw new TypeError(
+      `spawnProcs option name must be one word without spaces, brackets or '=' (it tags the procs' output: [trainers host=1]), got ${JSON.stringify(name)}`,
+    );
   }
   return name;
 }

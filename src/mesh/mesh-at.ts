@@ -7,6 +7,17 @@ import { Shape } from "./shape.ts";
 
 export function actorMeshAt<T>(addr: string, id: string, name: string, Class: Function): ActorMesh<T> {
   const extent = new Extent([], []);
-  const ref: MeshRef = { id, name, className: Class.name, extent, addrs: [addr], version: 0, Class, inflight: new Map(), gate: SendGate.open(), initialized: Promise.resolve() };
+  const ref: MeshRef = {
+    id,
+    name,
+    className: Class.name,
+    extent,
+    addrs: [addr],
+    version: 0,
+    Class,
+    inflight: new Map(),
+    gate: SendGate.open(),
+    initialized: Promise.resolve(),
+  };
   return ActorMeshImpl.create<T>(ref, Shape.full(extent));
 }

@@ -41,7 +41,10 @@ function checkSpawnOptions(options: SpawnOptions): void {
   if (unknown.length) throw new TypeError(`unknown spawn option ${unknown.join(", ")}; the options are: ${[...SPAWN_OPTIONS].join(", ")}`);
   const n = options.maxConcurrency;
   if (n !== undefined && (typeof n !== "number" || !Number.isInteger(n) || n < 1)) {
-    throw new RangeError(`maxConcurrency must be a whole number ≥ 1 (how many calls of one actor may run at once), got ${String(n)}; pass e.g. 4, or leave it out for one at a time`);
+    throw new RangeError(
+      `maxConcurrency must be a whole number ≥ 1 (how many calls of one actor may run at once), got ${String(n)}; pass e.g. 4, or leave it ` +
+        `out for one at a time`,
+    );
   }
 }
 
@@ -146,7 +149,9 @@ export class ProcMesh {
         resolveInit();
       }
     };
-    const port = proc.openPort((rank, ok, value) => settle(ok ? undefined : new ActorError(`${Class.name} constructor`, name, { rank, coords: extent.coords(rank), mesh: name }, value)));
+    const port = proc.openPort((rank, ok, value) =>
+      settle(ok ? undefined : new ActorError(`${Class.name} constructor`, name, { rank, coords: extent.coords(rank), mesh: name }, value)),
+    );
     const unwatch = proc.onPeerLost((addr, error) => {
       if (addrs.includes(addr)) settle(new SupervisionError(`cannot spawn '${name}': ${error.message}`, { cause: error }));
     });
@@ -159,7 +164,24 @@ export class ProcMesh {
     located.then(
       ({ url, exportName }) => {
         addrs.forEach((addr, rank) => {
-          proc.send(addr, { kind: "spawn", actor: `${id}.${rank}`, name, url, exportName, rank, extent: rawExtent, owner: proc.addr, ownerActor, reply: { addr: proc.addr, id: port }, ...(mc === undefined ? {} : { maxConcurrency: mc }), ...(origins ? { origin: origins[members[rank]] } : {}) }, payload);
+          proc.send(
+            addr,
+            {
+              kind: "spawn",
+              actor: `${id}.${rank}`,
+              name,
+              url,
+              exportName,
+              rank,
+              extent: rawExtent,
+              owner: proc.addr,
+              ownerActor,
+              reply: { addr: proc.addr, id: port },
+              ...(mc === undefined ? {} : { maxConcurrency: mc }),
+              ...(origins ? { origin: origins[members[rank]] } : {}),
+            },
+            payload,
+          );
         });
         gate.release();
       },
@@ -169,7 +191,17 @@ export class ProcMesh {
       },
     );
     const state = this.#state;
-    const recipe = { ownerActor, ext: rawExtent, maxConcurrency: mc, payload, located, slots: this.#slots, slotOf: this.#shape.members, procsStopped: () => state.stopped, origins };
+    const recipe = {
+      ownerActor,
+      ext: rawExtent,
+      maxConcurrency: mc,
+      payload,
+      located,
+      slots: this.#slots,
+      slotOf: this.#shape.members,
+      procsStopped: () => state.stopped,
+      origins,
+    };
     const ref: MeshRef = { id, name, className: Class.name, extent, addrs, version: 0, Class, inflight: new Map(), gate, initialized };
     ref.respawner = new RankRespawner(ref, recipe);
     return ActorMeshImpl.create<InstanceType<C>>(ref, Shape.full(extent));

@@ -47,7 +47,10 @@ export class RankRespawner {
   /** Respawns under way, by member: a second call for the same rank joins the first. */
   readonly #running = new Map<number, Promise<void>>();
 
-  constructor(private readonly ref: MeshRef, private readonly recipe: SpawnRecipe) {}
+  constructor(
+    private readonly ref: MeshRef,
+    private readonly recipe: SpawnRecipe,
+  ) {}
 
   respawn(member: number): Promise<void> {
     const { ref, recipe } = this;
@@ -67,7 +70,11 @@ export class RankRespawner {
     const running = this.#running.get(member);
     if (running) return running;
     if (!proc.get(SUPERVISOR).hasFailed(ref.id, member)) {
-      return Promise.reject(new Error(`${what} is running; respawn replaces failed ranks only (wait for its MeshFailure in supervise(), or a call rejecting with SupervisionError)`));
+      return Promise.reject(
+        new Error(
+          `${what} is running; respawn replaces failed ranks only (wait for its MeshFailure in supervise(), or a call rejecting with SupervisionError)`,
+        ),
+      );
     }
     hold(); // whoever awaits the respawn keeps the process alive
     countRestart(ref.className);
@@ -107,12 +114,24 @@ export class RankRespawner {
       const unwatch = proc.onPeerLost((addr, error) => {
         if (addr === slot.addr) finish(new SupervisionError(`cannot respawn ${what}: its new process was lost: ${error.message}`, { cause: error }));
       });
-      proc.send(slot.addr, {
-        kind: "spawn", actor: `${ref.id}.${member}`, name: ref.name, url, exportName, rank: member, extent: recipe.ext,
-        owner: proc.addr, ownerActor: recipe.ownerActor, reply: { addr: proc.addr, id: port },
-        ...(recipe.maxConcurrency === undefined ? {} : { mc: recipe.maxConcurrency }),
-        ...(recipe.origins ? { origin: recipe.origins[recipe.slotOf[member]] } : {}),
-      }, recipe.payload);
+      proc.send(
+        slot.addr,
+        {
+          kind: "spawn",
+          actor: `${ref.id}.${member}`,
+          name: ref.name,
+          url,
+          exportName,
+          rank: member,
+          extent: recipe.ext,
+          owner: proc.addr,
+          ownerActor: recipe.ownerActor,
+          reply: { addr: proc.addr, id: port },
+          ...(recipe.maxConcurrency === undefined ? {} : { mc: recipe.maxConcurrency }),
+          ...(recipe.origins ? { origin: recipe.origins[recipe.slotOf[member]] } : {}),
+        },
+        recipe.payload,
+      );
     });
   }
 
@@ -123,7 +142,8 @@ export class RankRespawner {
     const old = slots[index];
     let slot = old;
     if (proc.lostPeer(old.addr)) {
-      if (!old.restart) throw new SupervisionError(`cannot respawn ${what}: its process ${old.addr} is gone and was not started by a HostMesh, so it cannot be restarted`);
+      if (!old.restart)
+        throw new SupervisionError(`cannot respawn ${what}: its process ${old.addr} is gone and was not started by a HostMesh, so it cannot be restarted`);
       slot = old.restart();
       for (let i = 0; i < slots.length; i++) if (slots[i].addr === old.addr) slots[i] = slot;
     }

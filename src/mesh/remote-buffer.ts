@@ -109,12 +109,15 @@ export class RemoteBuffer {
     const what = `${op === "read" ? "readInto" : "writeFrom"} of RemoteBuffer ${this.#address.id} (${this.size} bytes)`;
     try {
       const bytes = bytesOf(view, `${what}: ${op === "read" ? "dst" : "src"}`);
-      if (op === "read" && bytes.byteLength < this.size) throw new RangeError(`${what}: dst has ${bytes.byteLength} bytes, too small; give a destination of at least ${this.size} bytes`);
-      if (op === "write" && bytes.byteLength > this.size) throw new RangeError(`${what}: src has ${bytes.byteLength} bytes, more than the buffer holds; write at most ${this.size} bytes`);
+      if (op === "read" && bytes.byteLength < this.size)
+        throw new RangeError(`${what}: dst has ${bytes.byteLength} bytes, too small; give a destination of at least ${this.size} bytes`);
+      if (op === "write" && bytes.byteLength > this.size)
+        throw new RangeError(`${what}: src has ${bytes.byteLength} bytes, more than the buffer holds; write at most ${this.size} bytes`);
       if (this.#dropped) throw new Error(`${what}: this handle was dropped; its bytes are gone`);
       const seconds = options.timeout;
       if (seconds !== undefined && !(seconds > 0)) throw new RangeError(`${what}: timeout must be a positive number of seconds, not ${seconds}`);
-      const { ms, bound } = seconds === undefined ? optionOrSetting("timeout", undefined, "bufferTimeoutMs") : { ms: seconds * 1000, bound: `the timeout option (${seconds} s)` };
+      const { ms, bound } =
+        seconds === undefined ? optionOrSetting("timeout", undefined, "bufferTimeoutMs") : { ms: seconds * 1000, bound: `the timeout option (${seconds} s)` };
       return transfer(currentProc(), this.#address, op, bytes, ms, bound, what, this.#share);
     } catch (err) {
       return Promise.reject(err);

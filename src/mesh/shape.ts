@@ -13,10 +13,16 @@ export interface Range {
 export type SliceSpec = Readonly<Record<string, number | Range>>;
 
 export class Shape {
-  constructor(readonly extent: Extent, readonly members: readonly number[]) {}
+  constructor(
+    readonly extent: Extent,
+    readonly members: readonly number[],
+  ) {}
 
   static full(extent: Extent): Shape {
-    return new Shape(extent, Array.from({ length: extent.size }, (_, i) => i));
+    return new Shape(
+      extent,
+      Array.from({ length: extent.size }, (_, i) => i),
+    );
   }
 
   slice(spec: SliceSpec): Shape {
@@ -35,7 +41,8 @@ export class Shape {
         const stop = Math.min(sel.stop ?? sizes[d], sizes[d]);
         const step = sel.step ?? 1;
         if (!Number.isInteger(step) || step < 1) throw new RangeError(`step ${step} for '${label}' must be a positive integer`);
-        if (!Number.isInteger(start) || start < 0 || start >= sizes[d]) throw new RangeError(`start ${start} is out of range for '${label}' of size ${sizes[d]}`);
+        if (!Number.isInteger(start) || start < 0 || start >= sizes[d])
+          throw new RangeError(`start ${start} is out of range for '${label}' of size ${sizes[d]}`);
         if (!Number.isInteger(stop) || stop <= start) throw new RangeError(`stop ${sel.stop} must be greater than start ${start} for '${label}'`);
         picks[d] = [];
         for (let j = start; j < stop; j += step) picks[d].push(j);
@@ -51,15 +58,25 @@ export class Shape {
       for (const j of picks[d]) walk(d + 1, offset + j * strides[d]);
     };
     walk(0, 0);
-    const extent = new Extent(labels.filter((_, i) => kept[i]), picks.filter((_, i) => kept[i]).map((p) => p.length));
+    const extent = new Extent(
+      labels.filter((_, i) => kept[i]),
+      picks.filter((_, i) => kept[i]).map((p) => p.length),
+    );
     return new Shape(extent, members);
   }
 
   rename(mapping: Readonly<Record<string, string>>): Shape {
     for (const label of Object.keys(mapping)) {
-      if (!this.extent.labels.includes(label)) throw new TypeError(`unknown label '${label}' in rename; this mesh has labels [${this.extent.labels.join(", ")}]`);
+      if (!this.extent.labels.includes(label))
+        throw new TypeError(`unknown label '${label}' in rename; this mesh has labels [${this.extent.labels.join(", ")}]`);
     }
-    return new Shape(new Extent(this.extent.labels.map((l) => mapping[l] ?? l), this.extent.sizes), this.members);
+    return new Shape(
+      new Extent(
+        this.extent.labels.map((l) => mapping[l] ?? l),
+        this.extent.sizes,
+      ),
+      this.members,
+    );
   }
 
   flatten(label: string): Shape {

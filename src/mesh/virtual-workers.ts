@@ -23,7 +23,8 @@ import { serveVirtualProc } from "../runtime/runtime.ts";
  */
 export async function runVirtualWorkers(count: number, ports: readonly number[], options: { readonly token?: string } = {}): Promise<string[]> {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`runVirtualWorkers needs a positive integer count of workers, got ${count}`);
-  if (ports.length < count || !ports.every((p) => Number.isInteger(p) && p > 0 && p <= 65535)) throw new RangeError(`runVirtualWorkers needs at least ${count} TCP ports to try, got [${ports.join(", ")}]`);
+  if (ports.length < count || !ports.every((p) => Number.isInteger(p) && p > 0 && p <= 65535))
+    throw new RangeError(`runVirtualWorkers needs at least ${count} TCP ports to try, got [${ports.join(", ")}]`);
   const token = options.token ?? config.token;
   if (!token) throw new TypeError(`a worker needs a token (${settingName("token")}): an open worker runs code for anyone who connects`);
   useToken(token);

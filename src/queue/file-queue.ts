@@ -58,7 +58,10 @@ export class FileQueue<T> implements Queue<T> {
       if (code !== "ENOTDIR" && code !== "EEXIST") throw err;
       const file = fileInTheWay((err as NodeJS.ErrnoException).path ?? dir);
       const what = file === dir ? `${dir} is a file` : `${file ?? "part of it"} is a file, not a directory`;
-      throw new Error(`FileQueue keeps its items in a directory, but ${what}; pass the path of a directory for the queue alone (one that does not exist yet is created)`, { cause: err });
+      throw new Error(
+        `FileQueue keeps its items in a directory, but ${what}; pass the path of a directory for the queue alone (one that does not exist yet is created)`,
+        { cause: err },
+      );
     }
   }
 

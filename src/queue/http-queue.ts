@@ -39,7 +39,11 @@ export class HttpQueue<T> implements Queue<T> {
   async pop(options?: PopOptions): Promise<Lease<T> | null> {
     const reply = await this.#call("POST", `pop?leaseTimeout=${leaseMs(options) / 1000}`);
     if (reply.status === 204) return null;
-    return { item: decodeStandalone(reply.body) as T, leaseId: String(reply.headers["fray-lease-id"]), timestamp: Number(reply.headers["fray-lease-timestamp"]) };
+    return {
+      item: decodeStandalone(reply.body) as T,
+      leaseId: String(reply.headers["fray-lease-id"]),
+      timestamp: Number(reply.headers["fray-lease-timestamp"]),
+    };
   }
 
   async done(lease: Lease<T>): Promise<void> {
@@ -65,12 +69,16 @@ export class HttpQueue<T> implements Queue<T> {
 
   async #call(method: string, path: string, body?: Uint8Array): Promise<Reply> {
     const reply = await new Promise<Reply>((resolve, reject) => {
-      const req = request(new URL(path, this.url), { method, agent: this.#agent, headers: { authorization: this.#authorization, "content-length": body?.length ?? 0 } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on("error", reject);
-      });
+      const req = request(
+        new URL(path, this.url),
+        { method, agent: this.#agent, headers: { authorization: this.#authorization, "content-length": body?.length ?? 0 } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on("error", reject);
+        },
+      );
       req.on("error", (err) => reject(new Error(`cannot reach the queue server at ${this.url.href}: ${err.message}`, { cause: err })));
       req.end(body);
     });

@@ -26,7 +26,10 @@ export interface QueueServer {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -87,7 +90,12 @@ export async function serveQueue<T>(queue: Queue<T>, options: QueueServerOptions
       await route(req, url, res);
     } catch (err) {
       // Only errors meant for the client are shown to it; anything else may name files or code, so it stays in this log.
-      const [status, message] = err instanceof HttpError ? [err.status, err.message] : err instanceof InvalidLeaseError ? [409, err.message] : [500, "the queue server failed to handle this request; its log says why"];
+      const [status, message] =
+        err instanceof HttpError
+          ? [err.status, err.message]
+          : err instanceof InvalidLeaseError
+            ? [409, err.message]
+            : [500, "the queue server failed to handle this request; its log says why"];
       if (status === 500) console.error(`fray queue server: ${req.method} ${req.url?.split("?")[0]} failed:`, err);
       if (!res.headersSent) res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: message }));
       else res.destroy();

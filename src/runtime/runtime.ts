@@ -38,7 +38,14 @@ function assemble(proc: Proc): Proc {
   const shards = proc.attach(SHARDS, new ShardStore());
   const buffers = proc.attach(BUFFERS, new BufferStore());
   serveBuffers(proc, buffers, replyOn);
-  proc.attach(BULK_LINKS, new BulkLinks(proc.addr, (worker, at, deadline) => locate(proc, worker, at, deadline), (header, frame, peer) => proc.receive(header, frame, peer)));
+  proc.attach(
+    BULK_LINKS,
+    new BulkLinks(
+      proc.addr,
+      (worker, at, deadline) => locate(proc, worker, at, deadline),
+      (header, frame, peer) => proc.receive(header, frame, peer),
+    ),
+  );
   proc.attach(COLLECTIVES, new CollectiveInbox(proc));
   const messaging = messagingOf(proc);
   // The subsystems below call each other only through these late-bound closures.

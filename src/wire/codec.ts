@@ -42,8 +42,17 @@ const STATE = Symbol.for("fray.wire.codecState");
 const state: CodecState = ((globalThis as unknown as Record<symbol, CodecState | undefined>)[STATE] ??= { outgoing: null, incoming: [], pending: null });
 
 const TYPED_ARRAYS = [
-  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
-  Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
 ] as const;
 type TypedArray = ArrayBufferView & { readonly length: number };
 
@@ -118,7 +127,12 @@ export function decodePlain(bytes: Uint8Array): unknown {
 /** A msgpack array made of already-encoded element bodies (each decodes on its own, so this is valid). */
 export function arrayOfEncoded(bodies: readonly Uint8Array[]): Uint8Array {
   const n = bodies.length;
-  const head = n < 16 ? Buffer.from([0x90 | n]) : n < 0x10000 ? Buffer.from([0xdc, n >> 8, n & 0xff]) : Buffer.from([0xdd, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);
+  const head =
+    n < 16
+      ? Buffer.from([0x90 | n])
+      : n < 0x10000
+        ? Buffer.from([0xdc, n >> 8, n & 0xff])
+        : Buffer.from([0xdd, n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);
   return Buffer.concat([head, ...bodies]);
 }
 

@@ -17,7 +17,13 @@ export interface ErrorClassRef {
 }
 
 const BUILTIN_ERRORS: Record<string, ErrorConstructor> = {
-  Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError,
+  Error,
+  TypeError,
+  RangeError,
+  SyntaxError,
+  ReferenceError,
+  EvalError,
+  URIError,
 };
 
 const registered = new Map<string, ErrorClass>();

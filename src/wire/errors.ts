@@ -16,9 +16,16 @@ export class DecodingError extends Error {
   override name = "DecodingError";
 
   /** `what` could not be decoded (e.g. "the reply of Echo.echo from rank 0"), sent by the proc at `from`. */
-  constructor(readonly what: string, readonly from: string, cause: unknown) {
-    super(`cannot decode ${what}, sent by ${from}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
-      "Both sides must run the same version of fray and load the modules that register the value's types.", { cause });
+  constructor(
+    readonly what: string,
+    readonly from: string,
+    cause: unknown,
+  ) {
+    super(
+      `cannot decode ${what}, sent by ${from}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+        "Both sides must run the same version of fray and load the modules that register the value's types.",
+      { cause },
+    );
   }
 }
 
@@ -37,8 +44,10 @@ export function describeUnsendable(value: unknown, what: string): string | undef
   const walk = (v: unknown, path: string): string | undefined => {
     if (typeof v === "function") {
       const name = v.name ? ` ${v.name}` : "";
-      return `${what}: the function${name}${at(path)} cannot be sent to another process. ` +
-        "Pass data instead, or export the function from a module and call it there.";
+      return (
+        `${what}: the function${name}${at(path)} cannot be sent to another process. ` +
+        "Pass data instead, or export the function from a module and call it there."
+      );
     }
     if (typeof v === "symbol") {
       return `${what}: the symbol ${String(v)}${at(path)} cannot be sent to another process. Use a string instead.`;
@@ -46,8 +55,10 @@ export function describeUnsendable(value: unknown, what: string): string | undef
     if (v === null || typeof v !== "object" || done.has(v)) return undefined;
     const back = onPath.get(v);
     if (back !== undefined) {
-      return `${what}: a circular reference at ${path} back to ${back || "the value itself"} cannot be sent ` +
-        "(values are copied, and a copy of a cycle never ends). Remove the cycle before sending, or send an id the receiver looks up instead of the object.";
+      return (
+        `${what}: a circular reference at ${path} back to ${back || "the value itself"} cannot be sent ` +
+        "(values are copied, and a copy of a cycle never ends). Remove the cycle before sending, or send an id the receiver looks up instead of the object."
+      );
     }
     onPath.set(v, path);
     const found = walkInside(v, path);

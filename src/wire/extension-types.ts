@@ -42,16 +42,19 @@ const claimed = new Map<number, ExtensionName>();
  */
 export function claimExtensionType(name: ExtensionName): number {
   const type = EXTENSION_TYPES[name];
-  if (type === undefined) throw new TypeError(`no msgpack extension type is allocated to '${String(name)}'; add it to EXTENSION_TYPES in src/wire/extension-types.ts`);
+  if (type === undefined)
+    throw new TypeError(`no msgpack extension type is allocated to '${String(name)}'; add it to EXTENSION_TYPES in src/wire/extension-types.ts`);
   const ours = MSGPACKR_TYPES.get(type);
   if (ours !== undefined) {
     throw new Error(`msgpack extension type 0x${type.toString(16)} of '${name}' is msgpackr's (${ours}); give it a free type in src/wire/extension-types.ts`);
   }
   const holder = claimed.get(type);
   if (holder !== undefined) {
-    throw new Error(holder === name
-      ? `msgpack extension '${name}' (0x${type.toString(16)}) was registered twice`
-      : `msgpack extension type 0x${type.toString(16)} of '${name}' is already taken by '${holder}'; give it a free type in src/wire/extension-types.ts`);
+    throw new Error(
+      holder === name
+        ? `msgpack extension '${name}' (0x${type.toString(16)}) was registered twice`
+        : `msgpack extension type 0x${type.toString(16)} of '${name}' is already taken by '${holder}'; give it a free type in src/wire/extension-types.ts`,
+    );
   }
   claimed.set(type, name);
   return type;

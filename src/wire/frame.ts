@@ -145,7 +145,10 @@ export class FrameDecoder {
   #filled = 0;
 
   /** A frame longer than `limit` is a FrameError before anything is allocated for it. */
-  constructor(private readonly onFrame: (frame: Frame) => void, private readonly limit: FrameLimit = WIRE_LIMIT) {}
+  constructor(
+    private readonly onFrame: (frame: Frame) => void,
+    private readonly limit: FrameLimit = WIRE_LIMIT,
+  ) {}
 
   push(chunk: Buffer): void {
     if (this.#partial) {
@@ -173,7 +176,8 @@ export class FrameDecoder {
       }
       const size = chunk.readUInt32LE(at) + 4;
       if (size < 16) throw new FrameError(`peer sent a malformed frame length ${size - 4}`);
-      if (size > this.limit.bytes) throw new FrameError(`peer announced a frame of ${size} bytes, more than the ${this.limit.bytes} allowed (${this.limit.setting}); disconnected it`);
+      if (size > this.limit.bytes)
+        throw new FrameError(`peer announced a frame of ${size} bytes, more than the ${this.limit.bytes} allowed (${this.limit.setting}); disconnected it`);
       if (end - at >= size) {
         this.onFrame(parseFrame(chunk, at, at + size));
         at += size;

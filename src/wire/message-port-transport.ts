@@ -23,7 +23,7 @@ export class MessagePortTransport extends TransportBase {
     port.on("message", ({ bytes: data, shared }: Batch) => {
       const bytes = Buffer.from(data);
       const frames: Frame[] = [];
-      for (let at = 0; at < bytes.length; ) {
+      for (let at = 0; at < bytes.length;) {
         const size = bytes.readUInt32LE(at) + 4;
         frames.push(parseFrame(bytes, at, at + size));
         at += size;

@@ -20,7 +20,10 @@ export class SocketTransport extends TransportBase {
   #used = 0;
 
   /** Frames over `limit` are refused both ways: a peer announcing one is disconnected, `send` throws. */
-  constructor(private readonly socket: Socket, readonly limit: FrameLimit = WIRE_LIMIT) {
+  constructor(
+    private readonly socket: Socket,
+    readonly limit: FrameLimit = WIRE_LIMIT,
+  ) {
     super();
     socket.setNoDelay?.(true);
     const decoder = new FrameDecoder((frame) => this.deliver(frame), limit);
@@ -44,7 +47,10 @@ export class SocketTransport extends TransportBase {
   send(frame: Frame): void {
     if (this.closed) return;
     const size = frameSize(frame);
-    if (size > this.limit.bytes) throw new FrameError(`a frame of ${size} bytes is more than the ${this.limit.bytes} allowed (${this.limit.setting}); send the value in parts or raise the limit`);
+    if (size > this.limit.bytes)
+      throw new FrameError(
+        `a frame of ${size} bytes is more than the ${this.limit.bytes} allowed (${this.limit.setting}); send the value in parts or raise the limit`,
+      );
     if (!this.#scheduled) {
       this.#scheduled = true;
       process.nextTick(() => this.#flush());

@@ -22,7 +22,10 @@ describe("fray/cluster local only", () => {
     const go = join(fx.dir, "go");
     const id = await fx.cluster.launch({
       name: "live",
-      entrypoint: nodeScript(`const fs = require("fs"); console.log("ready"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(go)})) { clearInterval(t); console.log("done"); } }, 20)`),
+      entrypoint: nodeScript(
+        `const fs = require("fs"); console.log("ready"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(go)})) { ` +
+          `clearInterval(t); console.log("done"); } }, 20)`,
+      ),
     });
     const seen: string[] = [];
     for await (const line of fx.cluster.monitor(id)) {
@@ -52,7 +55,23 @@ describe("fray/cluster local only", () => {
   });
 
   it("a job outlives the process that launched it; a later process follows and stops it", async () => {
-    const submitted = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "detached", "--", process.execPath, "-e", "console.log('up', process.pid); setInterval(() => {}, 1000)"], { encoding: "utf8", timeout: 60_000 });
+    const submitted = spawnSync(
+      process.execPath,
+      [
+        bin,
+        "job",
+        "submit",
+        "--cluster",
+        fx.spec,
+        "--name",
+        "detached",
+        "--",
+        process.execPath,
+        "-e",
+        "console.log('up', process.pid); setInterval(() => {}, 1000)",
+      ],
+      { encoding: "utf8", timeout: 60_000 },
+    );
     assert.equal(submitted.status, 0, submitted.stderr);
     const id = submitted.stdout.trim();
     const later = createCluster(fx.spec); // as a second invocation would
@@ -76,7 +95,10 @@ describe("fray/cluster local only", () => {
       [{ name: "x", entrypoint: ok, environment: { envVars: { "1BAD": "v" } } }, /environment variable name "1BAD" is not allowed/],
       [{ name: "x", entrypoint: ok, environment: { workspace: join(fx.dir, "nowhere") } }, /workspace .* is not a directory/],
       [{ name: "x", entrypoint: Entrypoint.fromCallable(() => 1) }, /export/],
-      [{ name: "x", entrypoint: Entrypoint.fromCallable(recordEnvLike, [(() => 1) as unknown as string, [], { when: new Date(), data: new Uint8Array() }]) }, /the arguments of recordEnv: the function at \[0\] cannot be sent/],
+      [
+        { name: "x", entrypoint: Entrypoint.fromCallable(recordEnvLike, [(() => 1) as unknown as string, [], { when: new Date(), data: new Uint8Array() }]) },
+        /the arguments of recordEnv: the function at \[0\] cannot be sent/,
+      ],
     ];
     const before = (await fx.cluster.listJobs()).length;
     const service = await fx.cluster.runningNamespace();
@@ -100,7 +122,10 @@ describe("fray/cluster local only", () => {
       process.env.FRAY_CLUSTER_SPEC = fx.spec;
       assert.equal(currentCluster().spec, fx.spec);
       const other = createCluster(`local?dir=${join(fx.dir, "other")}`);
-      assert.equal(withCluster(other, () => currentCluster()), other);
+      assert.equal(
+        withCluster(other, () => currentCluster()),
+        other,
+      );
       delete process.env.FRAY_CLUSTER_SPEC;
       assert.equal(currentCluster().spec, "local");
     } finally {

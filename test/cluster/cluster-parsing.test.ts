@@ -19,10 +19,16 @@ const NO_LOG = "/nonexistent/fray-replica.log";
 it("sizes: number + unit is that many bytes; anything else names the accepted forms", () => {
   const units = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 } as const;
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 100_000 }), fc.constantFrom(...(Object.keys(units) as (keyof typeof units)[])), fc.constantFrom("", "b", "ib", "B", "iB"), fc.boolean(), (n, unit, suffix, upper) => {
-      const text = `${n}${upper ? unit.toUpperCase() : unit}${unit ? suffix : ""}`;
-      assert.equal(parseSize(text, "ram"), n * units[unit]);
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 100_000 }),
+      fc.constantFrom(...(Object.keys(units) as (keyof typeof units)[])),
+      fc.constantFrom("", "b", "ib", "B", "iB"),
+      fc.boolean(),
+      (n, unit, suffix, upper) => {
+        const text = `${n}${upper ? unit.toUpperCase() : unit}${unit ? suffix : ""}`;
+        assert.equal(parseSize(text, "ram"), n * units[unit]);
+      },
+    ),
   );
   assert.equal(parseSize("1.5g", "ram"), 1.5 * 1024 ** 3);
   assert.equal(parseSize(4096, "ram"), 4096);
@@ -32,7 +38,8 @@ it("sizes: number + unit is that many bytes; anything else names the accepted fo
 
 it("scontrol records: state, reason, exit code, restarts and tasks of each job", () => {
   const text = [
-    "JobId=7 JobName=a JobState=PENDING Reason=BeginTime Dependency=(null) Requeue=1 Restarts=2 BatchFlag=1 ExitCode=0:0 NumNodes=1 NumCPUs=2 NumTasks=3 CPUs/Task=1",
+    "JobId=7 JobName=a JobState=PENDING Reason=BeginTime Dependency=(null) Requeue=1 Restarts=2 BatchFlag=1 ExitCode=0:0 NumNodes=1 NumCPUs=2 " +
+      "NumTasks=3 CPUs/Task=1",
     "JobId=12 JobName=b JobState=FAILED Reason=NonZeroExitCode Restarts=0 ExitCode=3:0 NumTasks=1",
     "",
   ].join("\n");
@@ -56,34 +63,73 @@ it("Slurm states map to JobStatus, with the reason in errorMessage for abnormal 
   assert.deepEqual(status("NODE_FAIL", "NodeDown"), { status: "failed", errorMessage: "NODE_FAIL: lost its node (Reason=NodeDown)" });
   assert.deepEqual(status("TIMEOUT", "TimeLimit"), { status: "failed", errorMessage: "TIMEOUT: hit its time limit (Reason=TimeLimit)" });
   assert.deepEqual(status("OUT_OF_MEMORY", "OutOfMemory"), { status: "failed", errorMessage: "OUT_OF_MEMORY: ran out of memory (Reason=OutOfMemory)" });
-  assert.deepEqual(status("FAILED", "None", "exit 0 137\nfinal 137\n"), { status: "failed", errorMessage: "was killed by SIGKILL (exit code 137)", failures: 1 });
-  assert.deepEqual(status("FAILED", "NonZeroExitCode"), { status: "failed", errorMessage: "ended without an exit record (Slurm FAILED, ExitCode=0:0, Reason=NonZeroExitCode)" });
+  assert.deepEqual(status("FAILED", "None", "exit 0 137\nfinal 137\n"), {
+    status: "failed",
+    errorMessage: "was killed by SIGKILL (exit code 137)",
+    failures: 1,
+  });
+  assert.deepEqual(status("FAILED", "NonZeroExitCode"), {
+    status: "failed",
+    errorMessage: "ended without an exit record (Slurm FAILED, ExitCode=0:0, Reason=NonZeroExitCode)",
+  });
   // A replica that ended while the others run (tolerated by maxTaskFailures) is failed already.
   assert.deepEqual(status("RUNNING", "None", "exit 0 2\nfinal 2\n"), { status: "failed", errorMessage: "exited with code 2", failures: 1 });
 });
 
 it("stopped replicas say why: terminate(), scancel from outside, or another replica's failure", () => {
   const stopped = "exit 0 143\nstop\nfinal 143\n";
-  assert.deepEqual(replicaStatus(slurmJob("FAILED"), stopped, NO_LOG, { ...NO_MARKS, stop: "replica 1 failed\n" }), { status: "stopped", errorMessage: "was stopped because replica 1 failed" });
-  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), stopped, NO_LOG, { ...NO_MARKS, stop: "terminate()\n" }), { status: "stopped", errorMessage: "was stopped by terminate()" });
-  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), "", NO_LOG, { ...NO_MARKS, stop: "terminate()\n" }), { status: "stopped", errorMessage: "was stopped by terminate()" });
+  assert.deepEqual(replicaStatus(slurmJob("FAILED"), stopped, NO_LOG, { ...NO_MARKS, stop: "replica 1 failed\n" }), {
+    status: "stopped",
+    errorMessage: "was stopped because replica 1 failed",
+  });
+  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), stopped, NO_LOG, { ...NO_MARKS, stop: "terminate()\n" }), {
+    status: "stopped",
+    errorMessage: "was stopped by terminate()",
+  });
+  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), "", NO_LOG, { ...NO_MARKS, stop: "terminate()\n" }), {
+    status: "stopped",
+    errorMessage: "was stopped by terminate()",
+  });
   // scancel SIGTERMs the loop, which records a preemption; the job ended, so it was none.
-  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), "exit 0 143\npreempt 1\n", NO_LOG, NO_MARKS), { status: "stopped", errorMessage: "was cancelled (scancel)" });
+  assert.deepEqual(replicaStatus(slurmJob("CANCELLED"), "exit 0 143\npreempt 1\n", NO_LOG, NO_MARKS), {
+    status: "stopped",
+    errorMessage: "was cancelled (scancel)",
+  });
 });
 
 it("requeues are preemptions, counted apart from failures; past maxRetriesPreemption the replica failed saying so", () => {
   const requeued = "exit 0 1\nexit 1 143\npreempt 2\nexit - 143\npreempt -\n";
-  assert.deepEqual(replicaStatus(slurmJob("PENDING", "BeginTime"), requeued, NO_LOG, NO_MARKS), { status: "pending", errorMessage: "waiting: BeginTime", failures: 1, preemptions: 2 });
-  assert.deepEqual(replicaStatus(slurmJob("COMPLETED"), `${requeued}exit 0 0\nfinal 0\n`, NO_LOG, NO_MARKS), { status: "succeeded", failures: 1, preemptions: 2 });
+  assert.deepEqual(replicaStatus(slurmJob("PENDING", "BeginTime"), requeued, NO_LOG, NO_MARKS), {
+    status: "pending",
+    errorMessage: "waiting: BeginTime",
+    failures: 1,
+    preemptions: 2,
+  });
+  assert.deepEqual(replicaStatus(slurmJob("COMPLETED"), `${requeued}exit 0 0\nfinal 0\n`, NO_LOG, NO_MARKS), {
+    status: "succeeded",
+    failures: 1,
+    preemptions: 2,
+  });
   const gaveUp = { ...NO_MARKS, preemptedOut: "was preempted 2 time(s) (maxRetriesPreemption 1)" };
-  assert.deepEqual(replicaStatus(slurmJob("FAILED"), requeued, NO_LOG, gaveUp), { status: "failed", errorMessage: "was preempted 2 time(s) (maxRetriesPreemption 1)", failures: 1, preemptions: 2 });
+  assert.deepEqual(replicaStatus(slurmJob("FAILED"), requeued, NO_LOG, gaveUp), {
+    status: "failed",
+    errorMessage: "was preempted 2 time(s) (maxRetriesPreemption 1)",
+    failures: 1,
+    preemptions: 2,
+  });
 });
 
 it("exit records: attempts, and what a forgotten job's record says", () => {
   const record = parseExitRecord("exit 0 1\nexit 1 1\nexit 2 0\nfinal 0\n");
   assert.deepEqual(record, { attempts: 3, failures: 2, preemptions: 0, lastCode: 0, finalCode: 0 });
   // Preemptions are counted apart from failures, a stop is neither, and a requeued run starts over after a final line.
-  assert.deepEqual(parseExitRecord("exit 0 143\npreempt 1\nexit 1 1\nexit 2 143\nstop\nfinal 143\n"), { attempts: 3, failures: 1, preemptions: 1, lastCode: 143, finalCode: 143 });
+  assert.deepEqual(parseExitRecord("exit 0 143\npreempt 1\nexit 1 1\nexit 2 143\nstop\nfinal 143\n"), {
+    attempts: 3,
+    failures: 1,
+    preemptions: 1,
+    lastCode: 143,
+    finalCode: 143,
+  });
   assert.deepEqual(parseExitRecord("exit 0 1\nfinal 1\nexit 0 0\n"), { attempts: 2, failures: 1, preemptions: 0, lastCode: 0, finalCode: undefined });
   const forgotten = (exit: string, marks = NO_MARKS) => replicaStatus(undefined, exit, NO_LOG, marks);
   assert.deepEqual(forgotten("exit 0 1\nexit 1 1\nexit 2 0\nfinal 0\n"), { status: "succeeded", failures: 2 });
@@ -96,7 +142,17 @@ it("a failure message carries the job function's error, else the last lines of t
   const dir = mkdtempSync(join(tmpdir(), "fray-failure-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const log = join(dir, "replica.log");
-  writeFileSync(log, ["starting", "", ...Array.from({ length: 8 }, (_, i) => `line ${i}`), "[fray] exited with code 1; starting it again (retry 1 of 1)", `fatal: ${"x".repeat(500)}`, ""].join("\n"));
+  writeFileSync(
+    log,
+    [
+      "starting",
+      "",
+      ...Array.from({ length: 8 }, (_, i) => `line ${i}`),
+      "[fray] exited with code 1; starting it again (retry 1 of 1)",
+      `fatal: ${"x".repeat(500)}`,
+      "",
+    ].join("\n"),
+  );
   const failed = parseExitRecord("exit 0 1\nexit 1 1\nfinal 1\n");
   assert.equal(failureMessage(1, failed, log), `exited with code 1 after 2 attempts: line 4 | line 5 | line 6 | line 7 | fatal: ${"x".repeat(192)}…`);
   // The error reported by the last attempt wins over the log; one from an earlier attempt does not.

@@ -30,10 +30,16 @@ describe("launch(request, { adoptExisting })", () => {
     assert.equal(refused.jobId, first);
     assert.match(refused.message, new RegExp(`a job named trainer is already running \\(${first}\\): .*adoptExisting`));
     // The CLI says the same and exits 1.
-    const cli = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "trainer", "--no-adopt", "--", "true"], { encoding: "utf8", timeout: 60_000 });
+    const cli = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "trainer", "--no-adopt", "--", "true"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     assert.equal(cli.status, 1);
     assert.match(cli.stderr, /a job named trainer is already running/);
-    const adopted = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "trainer", "--", "true"], { encoding: "utf8", timeout: 60_000 });
+    const adopted = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "trainer", "--", "true"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     assert.equal(adopted.stdout.trim(), first);
     assert.equal((await fx.cluster.listJobs()).filter((j) => j.name === "trainer").length, 1, "nothing else started");
     writeFileSync(go, "");
@@ -48,7 +54,30 @@ describe("launch(request, { adoptExisting })", () => {
     writeFileSync(join(workspace, "input.txt"), "42\n");
     const cli = (...args: string[]) => spawnSync(process.execPath, [bin, "job", ...args], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
     // Setup lines run in each of a replica's processes at once: this one tolerates that (a plain cp onto a new file races; a rename does not).
-    const submitted = cli("submit", "--cluster", fx.spec, "--json", "--name", "flags", "--workspace", workspace, "--setup", "cp input.txt copied.$$ && mv -f copied.$$ copied.txt", "--setup", "echo set up", "--processes-per-task", "2", "--priority", "-3", "--max-task-failures", "1", "--", "sh", "-c", 'echo "process $FRAY_PROCESS_ID read $(cat copied.txt)"');
+    const submitted = cli(
+      "submit",
+      "--cluster",
+      fx.spec,
+      "--json",
+      "--name",
+      "flags",
+      "--workspace",
+      workspace,
+      "--setup",
+      "cp input.txt copied.$$ && mv -f copied.$$ copied.txt",
+      "--setup",
+      "echo set up",
+      "--processes-per-task",
+      "2",
+      "--priority",
+      "-3",
+      "--max-task-failures",
+      "1",
+      "--",
+      "sh",
+      "-c",
+      'echo "process $FRAY_PROCESS_ID read $(cat copied.txt)"',
+    );
     assert.equal(submitted.status, 0, submitted.stderr);
     const { jobId } = JSON.parse(submitted.stdout) as { jobId: string };
     const waited = cli("wait", "--cluster", fx.spec, jobId);
@@ -64,21 +93,34 @@ describe("launch(request, { adoptExisting })", () => {
   it("requests a local or Slurm cluster cannot honour are refused at launch, naming the fix, and start nothing", async () => {
     const ok = nodeScript("");
     const bad: [JobRequest, RegExp][] = [
-      [{ name: "x", entrypoint: ok, resources: { image: "ghcr.io/lab/train:1" } }, /the local cluster cannot run container image "ghcr\.io\/lab\/train:1": .*remove resources\.image/],
+      [
+        { name: "x", entrypoint: ok, resources: { image: "ghcr.io/lab/train:1" } },
+        /the local cluster cannot run container image "ghcr\.io\/lab\/train:1": .*remove resources\.image/,
+      ],
       [{ name: "x", entrypoint: ok, environment: { image: "train:1" } }, /cannot run container image "train:1": .*remove environment\.image/],
       [{ name: "x", entrypoint: ok, resources: { regions: ["us-central1"] } }, /the local cluster has no regions; remove resources\.regions/],
       [{ name: "x", entrypoint: ok, resources: { zone: "us-central1-a" } }, /the local cluster has no zones; remove resources\.zone/],
       [{ name: "x", entrypoint: ok, environment: { npmPackages: ["not a spec"] } }, /"not a spec" is not an npm package spec; write "name", "name@1\.2\.3"/],
       [{ name: "x", entrypoint: ok, environment: { setupScripts: [""] } }, /environment\.setupScripts must be an array of non-empty strings/],
       [{ name: "x", entrypoint: ok, processesPerTask: 0 }, /processesPerTask must be a whole number ≥ 1, got 0/],
-      [{ name: "x", entrypoint: ok, processesPerTask: 2, resources: ResourceConfig.withGpu("H100", 3) }, /processesPerTask 2 does not divide the replica's 3 gpus/],
+      [
+        { name: "x", entrypoint: ok, processesPerTask: 2, resources: ResourceConfig.withGpu("H100", 3) },
+        /processesPerTask 2 does not divide the replica's 3 gpus/,
+      ],
       [{ name: "x", entrypoint: ok, priority: 1.5 }, /priority must be a whole number \(higher starts first\), got 1\.5/],
       [{ name: "x", entrypoint: ok, maxTaskFailures: -1 }, /maxTaskFailures must be a whole number ≥ 0, got -1/],
       [{ name: "x", entrypoint: ok, replicas: 0 }, /^TypeError: replicas must be a whole number ≥ 1, got 0/],
     ];
-    for (const [request, message] of bad) await assert.rejects(fx.cluster.launch(request), (e: Error) => message.test(String(e)), `${JSON.stringify(request)} → ${message}`);
-    await assert.rejects(fx.cluster.launch({ name: "x", entrypoint: ok }, { adoptExisting: "yes" as unknown as boolean }), /adoptExisting must be true or false, got "yes"/);
-    assert.deepEqual((await fx.cluster.listJobs()).filter((j) => j.name === "x"), []);
+    for (const [request, message] of bad)
+      await assert.rejects(fx.cluster.launch(request), (e: Error) => message.test(String(e)), `${JSON.stringify(request)} → ${message}`);
+    await assert.rejects(
+      fx.cluster.launch({ name: "x", entrypoint: ok }, { adoptExisting: "yes" as unknown as boolean }),
+      /adoptExisting must be true or false, got "yes"/,
+    );
+    assert.deepEqual(
+      (await fx.cluster.listJobs()).filter((j) => j.name === "x"),
+      [],
+    );
   });
 });
 

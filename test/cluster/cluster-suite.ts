@@ -97,16 +97,29 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
 
     it("a failed job says why: a callable's error and a binary's last output lines, in JobInfo, JobFailedError and fray job status", async () => {
       const callable = await fx.cluster.launch({ name: "quota", entrypoint: Entrypoint.fromCallable(throwError, ["quota exceeded for shard 3"]) });
-      const binary = await fx.cluster.launch({ name: "disk", entrypoint: Entrypoint.fromBinary("sh", ["-c", "echo working; echo 'fatal: disk full' >&2; exit 1"]) });
+      const binary = await fx.cluster.launch({
+        name: "disk",
+        entrypoint: Entrypoint.fromBinary("sh", ["-c", "echo working; echo 'fatal: disk full' >&2; exit 1"]),
+      });
       const [thrown, exited] = await fx.cluster.wait([callable, binary]);
       assert.equal(thrown.errorMessage, "replica 0 exited with code 1: Error: quota exceeded for shard 3");
       assert.deepEqual(thrown.tasks, [{ status: "failed", errorMessage: "exited with code 1: Error: quota exceeded for shard 3", failures: 1 }]);
       assert.equal(thrown.failures, 1);
       assert.equal(thrown.preemptions, 0);
       assert.match(exited.errorMessage ?? "", /^replica 0 exited with code 1: (.* \| )?working \| fatal: disk full$/);
-      await assert.rejects(fx.cluster.wait(callable, { raiseOnFailure: true }), (e: Error) => e instanceof JobFailedError && e.message === `job ${callable} failed: replica 0 exited with code 1: Error: quota exceeded for shard 3`);
-      for (const [id, cause] of [[callable, "Error: quota exceeded for shard 3"], [binary, "fatal: disk full"]]) {
-        const status = spawnSync(process.execPath, [bin, "job", "status", id, "--cluster", fx.spec], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
+      await assert.rejects(
+        fx.cluster.wait(callable, { raiseOnFailure: true }),
+        (e: Error) => e instanceof JobFailedError && e.message === `job ${callable} failed: replica 0 exited with code 1: Error: quota exceeded for shard 3`,
+      );
+      for (const [id, cause] of [
+        [callable, "Error: quota exceeded for shard 3"],
+        [binary, "fatal: disk full"],
+      ]) {
+        const status = spawnSync(process.execPath, [bin, "job", "status", id, "--cluster", fx.spec], {
+          encoding: "utf8",
+          timeout: 120_000,
+          killSignal: "SIGKILL",
+        });
         assert.equal(status.status, 0, status.stderr);
         assert.match(status.stdout, new RegExp(`${id}\\s+\\S+\\s+failed\\s+1 failed\\s+replica 0 exited with code 1: .*${cause}`));
       }
@@ -115,7 +128,9 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
     it("3 replicas, replica 1 exits 1: [replica-k] logs, job failed with a message, tasks[1] failed, the others saw FRAY_REPLICA_COUNT=3", async () => {
       const id = await fx.cluster.launch({
         name: "replicas",
-        entrypoint: nodeScript("const r = process.env.FRAY_REPLICA_ID; console.log('replica', r, 'of', process.env.FRAY_REPLICA_COUNT); process.exit(r === '1' ? 1 : 0)"),
+        entrypoint: nodeScript(
+          "const r = process.env.FRAY_REPLICA_ID; console.log('replica', r, 'of', process.env.FRAY_REPLICA_COUNT); process.exit(r === '1' ? 1 : 0)",
+        ),
         resources: { replicas: 3 },
         maxTaskFailures: 2,
       });
@@ -125,28 +140,43 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       const info = await fx.cluster.poll(id);
       assert.equal(info.status, "failed");
       assert.match(info.errorMessage ?? "", /replica 1 exited with code 1/);
-      assert.deepEqual(info.tasks.map((t) => t.status), ["succeeded", "failed", "succeeded"]);
+      assert.deepEqual(
+        info.tasks.map((t) => t.status),
+        ["succeeded", "failed", "succeeded"],
+      );
     });
 
-    it("JobRequest.replicas wins over resources.replicas; processesPerTask 2 runs 2 processes per replica, each with FRAY_PROCESS_ID and FRAY_PROCESS_COUNT", async () => {
-      const id = await fx.cluster.launch({
-        name: "procs",
-        entrypoint: nodeScript("const e = process.env; console.log('process', e.FRAY_PROCESS_ID, 'of', e.FRAY_PROCESS_COUNT, 'pid', process.pid)"),
-        replicas: 2,
-        processesPerTask: 2,
-        resources: { replicas: 5 },
-      });
-      const info = await fx.cluster.wait(id);
-      assert.equal(info.status, "succeeded");
-      assert.equal(info.tasks.length, 2);
-      const lines = await fx.cluster.logs(id);
-      assert.deepEqual(lines.map((l) => l.replace(/ pid \d+$/, "")).sort(), ["[replica-0] process 0 of 2", "[replica-0] process 1 of 2", "[replica-1] process 0 of 2", "[replica-1] process 1 of 2"]);
-      assert.equal(new Set(lines.map((l) => l.split(" pid ")[1])).size, 4, "4 distinct processes");
-    });
+    it(
+      "JobRequest.replicas wins over resources.replicas; processesPerTask 2 runs 2 processes per replica, each with FRAY_PROCESS_ID and " +
+        "FRAY_PROCESS_COUNT",
+      async () => {
+        const id = await fx.cluster.launch({
+          name: "procs",
+          entrypoint: nodeScript("const e = process.env; console.log('process', e.FRAY_PROCESS_ID, 'of', e.FRAY_PROCESS_COUNT, 'pid', process.pid)"),
+          replicas: 2,
+          processesPerTask: 2,
+          resources: { replicas: 5 },
+        });
+        const info = await fx.cluster.wait(id);
+        assert.equal(info.status, "succeeded");
+        assert.equal(info.tasks.length, 2);
+        const lines = await fx.cluster.logs(id);
+        assert.deepEqual(lines.map((l) => l.replace(/ pid \d+$/, "")).sort(), [
+          "[replica-0] process 0 of 2",
+          "[replica-0] process 1 of 2",
+          "[replica-1] process 0 of 2",
+          "[replica-1] process 1 of 2",
+        ]);
+        assert.equal(new Set(lines.map((l) => l.split(" pid ")[1])).size, 4, "4 distinct processes");
+      },
+    );
 
     it("a failed replica is started again up to maxRetriesFailure times", async () => {
       const counter = join(fx.dir, "attempts");
-      const source = `const fs = require("fs"); const n = fs.existsSync(${JSON.stringify(counter)}) ? Number(fs.readFileSync(${JSON.stringify(counter)}, "utf8")) + 1 : 1; fs.writeFileSync(${JSON.stringify(counter)}, String(n)); console.log("attempt", n); process.exit(n < 3 ? 1 : 0)`;
+      const source =
+        `const fs = require("fs"); const n = fs.existsSync(${JSON.stringify(counter)}) ? ` +
+        `Number(fs.readFileSync(${JSON.stringify(counter)}, "utf8")) + 1 : 1; fs.writeFileSync(${JSON.stringify(counter)}, String(n)); ` +
+        `console.log("attempt", n); process.exit(n < 3 ? 1 : 0)`;
       const id = await fx.cluster.launch({ name: "flaky", entrypoint: nodeScript(source), maxRetriesFailure: 2 });
       assert.equal((await fx.cluster.wait(id)).status, "succeeded");
       const attempts = (await fx.cluster.logs(id)).filter((l) => /attempt \d/.test(l));
@@ -167,17 +197,40 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       assert.match(err.message, /2 jobs did not succeed/);
       assert.match(err.message, new RegExp(`${missing} failed: replica 0 exited with code 1`));
       assert.match(err.message, new RegExp(`${bad} failed: replica 0 could not start: command not found`));
-      assert.deepEqual(err.jobs.map((j) => j.jobId), [missing, bad]);
+      assert.deepEqual(
+        err.jobs.map((j) => j.jobId),
+        [missing, bad],
+      );
       const infos = await fx.cluster.wait([missing, good]);
-      assert.deepEqual(infos.map((i) => i.status), ["failed", "succeeded"]);
+      assert.deepEqual(
+        infos.map((i) => i.status),
+        ["failed", "succeeded"],
+      );
       for (const call of [fx.cluster.poll("999999"), fx.cluster.wait("999999"), fx.cluster.terminate("999999"), fx.cluster.logs("no/such")]) {
         await assert.rejects(call, /Job ID not found/);
       }
     });
 
     it("the fray job CLI: submit → list → logs → wait, with exit codes", () => {
-      const cli = (...args: string[]) => spawnSync(process.execPath, [bin, "job", args[0], "--cluster", fx.spec, ...args.slice(1)], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
-      const submitted = cli("submit", "--name", "cli-job", "--replicas", "2", "--env", "WORD=bird", "--", process.execPath, "-e", "console.log('the', process.env.WORD)");
+      const cli = (...args: string[]) =>
+        spawnSync(process.execPath, [bin, "job", args[0], "--cluster", fx.spec, ...args.slice(1)], {
+          encoding: "utf8",
+          timeout: 120_000,
+          killSignal: "SIGKILL",
+        });
+      const submitted = cli(
+        "submit",
+        "--name",
+        "cli-job",
+        "--replicas",
+        "2",
+        "--env",
+        "WORD=bird",
+        "--",
+        process.execPath,
+        "-e",
+        "console.log('the', process.env.WORD)",
+      );
       assert.equal(submitted.status, 0, submitted.stderr);
       const id = submitted.stdout.trim();
       const listed = cli("list", "--json");

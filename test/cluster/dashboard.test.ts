@@ -150,7 +150,12 @@ describe("the dashboard in a browser", () => {
   });
 
   it("refuses a POST from another site even with a session (CSRF)", async () => {
-    const login = await fetch(`${dashboard.url}login`, { method: "POST", redirect: "manual", headers: { origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" }, body: `token=${token}` });
+    const login = await fetch(`${dashboard.url}login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" },
+      body: `token=${token}`,
+    });
     assert.equal(login.status, 403);
     const signIn = await fetch(`${dashboard.url}?token=${token}`, { redirect: "manual" });
     const cookie = signIn.headers.get("set-cookie")!.split(";")[0];
@@ -167,7 +172,9 @@ describe("fray dashboard", () => {
   it("serves a cluster's jobs to whoever has the cluster's token, and says where the token is", async () => {
     const dir = mkdtempSync(join(tmpdir(), "fray-dashboard-cli-"));
     const cluster = createCluster(`local?dir=${dir}`);
-    const child = spawn(process.execPath, ["--import", "tsx", cli, "dashboard", "--cluster", cluster.spec, "--listen", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", cli, "dashboard", "--cluster", cluster.spec, "--listen", "127.0.0.1:0"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     try {
       const jobId = await cluster.launch({ name: "seen", entrypoint: Entrypoint.fromBinary(process.execPath, ["-e", "console.log('from the job')"]) });
       await cluster.wait(jobId);
@@ -183,7 +190,10 @@ describe("fray dashboard", () => {
       assert.ok(!out.includes(cluster.token()), "the token is not printed unless asked");
       assert.equal((await fetch(`${url}api/jobs`)).status, 401);
       const jobs = await (await fetch(`${url}api/jobs`, { headers: { authorization: `Bearer ${cluster.token()}` } })).json();
-      assert.deepEqual(jobs.jobs.map((j: { jobId: string; status: string; logTail: string[] }) => [j.jobId, j.status, j.logTail]), [[jobId, "succeeded", ["[replica-0] from the job"]]]);
+      assert.deepEqual(
+        jobs.jobs.map((j: { jobId: string; status: string; logTail: string[] }) => [j.jobId, j.status, j.logTail]),
+        [[jobId, "succeeded", ["[replica-0] from the job"]]],
+      );
     } finally {
       child.kill("SIGTERM");
       if (child.exitCode === null) await once(child, "exit");
@@ -210,7 +220,11 @@ describe("the dashboard over runtime metrics", () => {
         name: "fray_endpoint_duration_seconds",
         type: "histogram",
         values: [
-          ...le.map((l, i) => ({ metricName: "fray_endpoint_duration_seconds_bucket", labels: { class: "Echo", endpoint: "echo", le: l }, value: cumulative[i] })),
+          ...le.map((l, i) => ({
+            metricName: "fray_endpoint_duration_seconds_bucket",
+            labels: { class: "Echo", endpoint: "echo", le: l },
+            value: cumulative[i],
+          })),
           { metricName: "fray_endpoint_duration_seconds_count", labels: { class: "Echo", endpoint: "echo" }, value: 100 },
           { metricName: "fray_endpoint_duration_seconds_sum", labels: { class: "Echo", endpoint: "echo" }, value: 0.5 },
         ],
@@ -232,7 +246,10 @@ describe("the dashboard over runtime metrics", () => {
       assert.ok(row.p50Ms > 1 && row.p50Ms <= 10, `p50 ${row.p50Ms} ms is in the (1 ms, 10 ms] bucket`);
       assert.ok(row.p99Ms > 10 && row.p99Ms <= 100, `p99 ${row.p99Ms} ms is in the (10 ms, 100 ms] bucket`);
       assert.deepEqual(state.tasks.counts, { pending: 0, running: 0, done: 1000, failed: 0 });
-      assert.deepEqual(state.actorLoad.map((l: { className: string; mailboxDepth: number }) => [l.className, l.mailboxDepth]), [["Echo", 7]]);
+      assert.deepEqual(
+        state.actorLoad.map((l: { className: string; mailboxDepth: number }) => [l.className, l.mailboxDepth]),
+        [["Echo", 7]],
+      );
     } finally {
       await dashboard.close();
     }

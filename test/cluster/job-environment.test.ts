@@ -35,69 +35,97 @@ describe("job environments on the local cluster", () => {
   const npmCache = join(fx.dir, "local", "npm");
   const sh = (script: string) => Entrypoint.fromBinary("sh", ["-c", script]);
 
-  it("npmPackages: two versions of a package side by side (require and import); the same set again is not reinstalled; the job's own node_modules and the packages' CLIs", async () => {
-    const ws = workspace(VERSION_SCRIPTS);
-    const setA = ["is-number@6.0.0", "semver@7.6.3"];
-    const [a, b] = await Promise.all([
-      fx.cluster.launch({ name: "npm-v6", entrypoint: Entrypoint.fromBinary(process.execPath, ["version.cjs"]), environment: { workspace: ws, npmPackages: setA } }),
-      fx.cluster.launch({ name: "npm-v7", entrypoint: Entrypoint.fromBinary(process.execPath, ["version.mjs"]), environment: { workspace: ws, npmPackages: ["is-number@7.0.0"] } }),
-    ]);
-    const infos = await fx.cluster.wait([a, b]);
-    assert.deepEqual(infos.map((i) => [i.status, i.errorMessage]), [["succeeded", undefined], ["succeeded", undefined]]);
-    assert.deepEqual(await fx.cluster.logs(a), ["[replica-0] cjs 6.0.0 true"]);
-    assert.deepEqual(await fx.cluster.logs(b), ["[replica-0] esm 7.0.0 true"]);
-
-    const entries = () => readdirSync(npmCache).sort();
-    assert.equal(entries().length, 2, `one cache entry per set, no install left over: ${entries()}`);
-    const entryOf = (specs: string[]) => entries().find((e) => JSON.parse(readFileSync(join(npmCache, e, "fray-env.json"), "utf8")).specs.join() === [...specs].sort().join());
-    const entryA = entryOf(setA);
-    assert.ok(entryA, "set A has an entry");
-    const record = join(npmCache, entryA, "fray-env.json");
-    const before = { ino: statSync(record).ino, text: readFileSync(record, "utf8") };
-
-    // The same set in another order; a workspace with its own is-number, which wins over the environment's.
-    const own = workspace({
-      ...VERSION_SCRIPTS,
-      "node_modules/is-number/package.json": JSON.stringify({ name: "is-number", version: "0.0.0-own", main: "index.js" }),
-      "node_modules/is-number/index.js": `module.exports = () => "own";`,
-    });
-    const c = await fx.cluster.launch({
-      name: "npm-again",
-      entrypoint: sh(`semver 1.2.3 -i minor && node version.cjs && node version.mjs`),
-      environment: { workspace: own, npmPackages: [...setA].reverse() },
-    });
-    assert.equal((await fx.cluster.wait(c)).status, "succeeded", (await fx.cluster.logs(c)).join("\n"));
-    assert.deepEqual(await fx.cluster.logs(c), ["[replica-0] 1.3.0", "[replica-0] cjs 0.0.0-own own", "[replica-0] esm 0.0.0-own own"]);
-    assert.ok(lstatSync(join(fx.dir, "local", c, "workspace", "node_modules")).isSymbolicLink(), "the copy links the workspace's node_modules");
-    // A job function (its module outside any workspace) resolves them too, both ways.
-    const out = join(fx.dir, "callable.json");
-    const d = await fx.cluster.launch({ name: "npm-callable", entrypoint: Entrypoint.fromCallable(reportPackage, [out, "is-number"]), environment: { npmPackages: ["is-number@7.0.0"] } });
-    assert.equal((await fx.cluster.wait(d)).status, "succeeded", (await fx.cluster.logs(d)).join("\n"));
-    assert.deepEqual(JSON.parse(readFileSync(out, "utf8")), { imported: "7.0.0", required: "7.0.0", result: true });
-    assert.equal(entries().length, 2, "no new entry");
-    assert.deepEqual({ ino: statSync(record).ino, text: readFileSync(record, "utf8") }, before, "set A's entry is the one installed first, untouched");
-  });
-
-  it("a package npm cannot install, or an install past FRAY_NPM_INSTALL_TIMEOUT_MS, fails the launch with npm's output, and leaves no job and no cache entry", async () => {
-    const spec = "fray-no-such-package-4b8965d@1.0.0";
-    const jobs = (await fx.cluster.listJobs()).length;
-    const cached = readdirSync(npmCache).length;
-    await assert.rejects(
-      fx.cluster.launch({ name: "npm-bad", entrypoint: nodeScript(""), environment: { npmPackages: [spec] } }),
-      (err: Error) => err.message.startsWith(`job npm-bad: npm install ${spec} exited with code 1; check environment.npmPackages:\n`) && /404|not found/i.test(err.message),
-    );
-    process.env.FRAY_NPM_INSTALL_TIMEOUT_MS = "1";
-    try {
-      await assert.rejects(
-        fx.cluster.launch({ name: "npm-slow", entrypoint: nodeScript(""), environment: { npmPackages: ["is-number@5.0.0"] } }),
-        /^Error: job npm-slow: npm install is-number@5\.0\.0 was stopped after FRAY_NPM_INSTALL_TIMEOUT_MS=1; check environment\.npmPackages/,
+  it(
+    "npmPackages: two versions of a package side by side (require and import); the same set again is not reinstalled; the job's own " +
+      "node_modules and the packages' CLIs",
+    async () => {
+      const ws = workspace(VERSION_SCRIPTS);
+      const setA = ["is-number@6.0.0", "semver@7.6.3"];
+      const [a, b] = await Promise.all([
+        fx.cluster.launch({
+          name: "npm-v6",
+          entrypoint: Entrypoint.fromBinary(process.execPath, ["version.cjs"]),
+          environment: { workspace: ws, npmPackages: setA },
+        }),
+        fx.cluster.launch({
+          name: "npm-v7",
+          entrypoint: Entrypoint.fromBinary(process.execPath, ["version.mjs"]),
+          environment: { workspace: ws, npmPackages: ["is-number@7.0.0"] },
+        }),
+      ]);
+      const infos = await fx.cluster.wait([a, b]);
+      assert.deepEqual(
+        infos.map((i) => [i.status, i.errorMessage]),
+        [
+          ["succeeded", undefined],
+          ["succeeded", undefined],
+        ],
       );
-    } finally {
-      delete process.env.FRAY_NPM_INSTALL_TIMEOUT_MS;
-    }
-    assert.equal((await fx.cluster.listJobs()).length, jobs);
-    assert.equal(readdirSync(npmCache).length, cached, "no entry and no temporary install left");
-  });
+      assert.deepEqual(await fx.cluster.logs(a), ["[replica-0] cjs 6.0.0 true"]);
+      assert.deepEqual(await fx.cluster.logs(b), ["[replica-0] esm 7.0.0 true"]);
+
+      const entries = () => readdirSync(npmCache).sort();
+      assert.equal(entries().length, 2, `one cache entry per set, no install left over: ${entries()}`);
+      const entryOf = (specs: string[]) =>
+        entries().find((e) => JSON.parse(readFileSync(join(npmCache, e, "fray-env.json"), "utf8")).specs.join() === [...specs].sort().join());
+      const entryA = entryOf(setA);
+      assert.ok(entryA, "set A has an entry");
+      const record = join(npmCache, entryA, "fray-env.json");
+      const before = { ino: statSync(record).ino, text: readFileSync(record, "utf8") };
+
+      // The same set in another order; a workspace with its own is-number, which wins over the environment's.
+      const own = workspace({
+        ...VERSION_SCRIPTS,
+        "node_modules/is-number/package.json": JSON.stringify({ name: "is-number", version: "0.0.0-own", main: "index.js" }),
+        "node_modules/is-number/index.js": `module.exports = () => "own";`,
+      });
+      const c = await fx.cluster.launch({
+        name: "npm-again",
+        entrypoint: sh(`semver 1.2.3 -i minor && node version.cjs && node version.mjs`),
+        environment: { workspace: own, npmPackages: [...setA].reverse() },
+      });
+      assert.equal((await fx.cluster.wait(c)).status, "succeeded", (await fx.cluster.logs(c)).join("\n"));
+      assert.deepEqual(await fx.cluster.logs(c), ["[replica-0] 1.3.0", "[replica-0] cjs 0.0.0-own own", "[replica-0] esm 0.0.0-own own"]);
+      assert.ok(lstatSync(join(fx.dir, "local", c, "workspace", "node_modules")).isSymbolicLink(), "the copy links the workspace's node_modules");
+      // A job function (its module outside any workspace) resolves them too, both ways.
+      const out = join(fx.dir, "callable.json");
+      const d = await fx.cluster.launch({
+        name: "npm-callable",
+        entrypoint: Entrypoint.fromCallable(reportPackage, [out, "is-number"]),
+        environment: { npmPackages: ["is-number@7.0.0"] },
+      });
+      assert.equal((await fx.cluster.wait(d)).status, "succeeded", (await fx.cluster.logs(d)).join("\n"));
+      assert.deepEqual(JSON.parse(readFileSync(out, "utf8")), { imported: "7.0.0", required: "7.0.0", result: true });
+      assert.equal(entries().length, 2, "no new entry");
+      assert.deepEqual({ ino: statSync(record).ino, text: readFileSync(record, "utf8") }, before, "set A's entry is the one installed first, untouched");
+    },
+  );
+
+  it(
+    "a package npm cannot install, or an install past FRAY_NPM_INSTALL_TIMEOUT_MS, fails the launch with npm's output, and leaves no job and " +
+      "no cache entry",
+    async () => {
+      const spec = "fray-no-such-package-4b8965d@1.0.0";
+      const jobs = (await fx.cluster.listJobs()).length;
+      const cached = readdirSync(npmCache).length;
+      await assert.rejects(
+        fx.cluster.launch({ name: "npm-bad", entrypoint: nodeScript(""), environment: { npmPackages: [spec] } }),
+        (err: Error) =>
+          err.message.startsWith(`job npm-bad: npm install ${spec} exited with code 1; check environment.npmPackages:\n`) && /404|not found/i.test(err.message),
+      );
+      process.env.FRAY_NPM_INSTALL_TIMEOUT_MS = "1";
+      try {
+        await assert.rejects(
+          fx.cluster.launch({ name: "npm-slow", entrypoint: nodeScript(""), environment: { npmPackages: ["is-number@5.0.0"] } }),
+          /^Error: job npm-slow: npm install is-number@5\.0\.0 was stopped after FRAY_NPM_INSTALL_TIMEOUT_MS=1; check environment\.npmPackages/,
+        );
+      } finally {
+        delete process.env.FRAY_NPM_INSTALL_TIMEOUT_MS;
+      }
+      assert.equal((await fx.cluster.listJobs()).length, jobs);
+      assert.equal(readdirSync(npmCache).length, cached, "no entry and no temporary install left");
+    },
+  );
 
   it("a failing setup script fails the job with its output in errorMessage; the entrypoint does not run", async () => {
     const ws = workspace({});
@@ -117,7 +145,7 @@ describe("job environments on the local cluster", () => {
     const id = await fx.cluster.launch({
       name: "setup-ok",
       entrypoint: sh(`cat prepared.txt; pwd`),
-      environment: { workspace: ws, setupScripts: ["tr a-z A-Z < input.txt > prepared.txt", "echo \"setup in $(pwd)\""] },
+      environment: { workspace: ws, setupScripts: ["tr a-z A-Z < input.txt > prepared.txt", 'echo "setup in $(pwd)"'] },
     });
     assert.equal((await fx.cluster.wait(id)).status, "succeeded", (await fx.cluster.logs(id)).join("\n"));
     const jobDir = join(fx.dir, "local", id);

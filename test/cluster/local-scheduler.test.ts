@@ -26,14 +26,18 @@ function localCluster(t: TestContext, query = ""): { cluster: Cluster; dir: stri
 
 /** Polls the job until `check` holds of its JobInfo. */
 function until(cluster: Cluster, id: JobId, what: string, check: (info: JobInfo) => boolean): Promise<JobInfo> {
-  return pollUntil(async () => {
-    const info = await cluster.poll(id);
-    return check(info) && info;
-  }, { intervalMs: 20, deadlineMs: 60_000, bound: "the test's 60 s", what: `job ${id} to be ${what}` });
+  return pollUntil(
+    async () => {
+      const info = await cluster.poll(id);
+      return check(info) && info;
+    },
+    { intervalMs: 20, deadlineMs: 60_000, bound: "the test's 60 s", what: `job ${id} to be ${what}` },
+  );
 }
 
 /** A script that runs until `file` exists. */
-const untilFile = (file: string, before = "") => nodeScript(`${before}; const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(file)})) { clearInterval(t); } }, 20)`);
+const untilFile = (file: string, before = "") =>
+  nodeScript(`${before}; const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(file)})) { clearInterval(t); } }, 20)`);
 
 const myCpus = parseCpuList(/^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync("/proc/self/status", "utf8"))![1]);
 
@@ -50,7 +54,12 @@ describe("the local cluster's scheduler", () => {
         try { fs.writeFileSync(busy, "", { flag: "wx" }); } catch { fs.appendFileSync(o, "overlap ${name}\\n"); }
         fs.appendFileSync(o, "start ${name}\\n"); fs.appendFileSync(o, "end ${name}\\n"); fs.rmSync(busy, { force: true });`);
     const ids = [];
-    for (const [name, priority] of [["p1", 1], ["p3", 3], ["p2", 2]] as const) ids.push(await cluster.launch({ name, entrypoint: job(name), resources: { cpu: 2 }, priority }));
+    for (const [name, priority] of [
+      ["p1", 1],
+      ["p3", 3],
+      ["p2", 2],
+    ] as const)
+      ids.push(await cluster.launch({ name, entrypoint: job(name), resources: { cpu: 2 }, priority }));
     const doomed = await cluster.launch({ name: "doomed", entrypoint: job("doomed"), resources: { cpu: 2 } });
     const p1 = await until(cluster, ids[0], "waiting behind two", (i) => /2 jobs ahead/.test(i.tasks[0].errorMessage ?? ""));
     assert.equal(p1.status, "pending");
@@ -63,7 +72,10 @@ describe("the local cluster's scheduler", () => {
     assert.match(stopped.errorMessage ?? "", /was stopped by terminate\(\) before it started/);
     writeFileSync(release, "");
     const done = await cluster.wait(ids, { raiseOnFailure: true });
-    assert.deepEqual(done.map((i) => i.status), ["succeeded", "succeeded", "succeeded"]);
+    assert.deepEqual(
+      done.map((i) => i.status),
+      ["succeeded", "succeeded", "succeeded"],
+    );
     assert.deepEqual(readFileSync(order, "utf8").trim().split("\n"), ["start p3", "end p3", "start p2", "end p2", "start p1", "end p1"]);
   });
 
@@ -89,16 +101,31 @@ describe("the local cluster's scheduler", () => {
   it("refuses at launch, naming the resource and the fix, a request no capacity could hold, and leaves nothing behind", async (t) => {
     const { cluster, dir } = localCluster(t, "&cpu=2&ram=1g&gpu=1");
     const ok = nodeScript("");
-    await assert.rejects(cluster.launch({ name: "big", entrypoint: ok, resources: { cpu: 3 } }), /job big asks for 3 cpu but the local cluster has 2 cpu \(from the cluster spec\), so it could never start; ask for less, or set the capacity in the cluster spec \("local\?cpu=N", which oversubscribes the real cores\)/);
+    await assert.rejects(
+      cluster.launch({ name: "big", entrypoint: ok, resources: { cpu: 3 } }),
+      /job big asks for 3 cpu but the local cluster has 2 cpu \(from the cluster spec\), so it could never start; ask for less, or set the capacity in the cluster spec \("local\?cpu=N", which oversubscribes the real cores\)/,
+    );
     await assert.rejects(cluster.launch({ name: "gang", entrypoint: ok, resources: { replicas: 3 } }), /asks for 3 × 1 cpu but the local cluster has 2 cpu/);
-    await assert.rejects(cluster.launch({ name: "ram", entrypoint: ok, resources: { ram: "2g" } }), /asks for 2 GB ram but the local cluster has 1 GB of ram .*"local\?ram=SIZE"/);
-    await assert.rejects(cluster.launch({ name: "gpus", entrypoint: ok, resources: { device: { kind: "gpu", count: 2 } } }), /asks for 2 gpu but the local cluster has 1 gpu .*"local\?gpu=N"/);
-    await assert.rejects(cluster.launch({ name: "tpu", entrypoint: ok, resources: { device: { kind: "tpu", variant: "v5e-8" } } }), /the local cluster has no TPUs/);
+    await assert.rejects(
+      cluster.launch({ name: "ram", entrypoint: ok, resources: { ram: "2g" } }),
+      /asks for 2 GB ram but the local cluster has 1 GB of ram .*"local\?ram=SIZE"/,
+    );
+    await assert.rejects(
+      cluster.launch({ name: "gpus", entrypoint: ok, resources: { device: { kind: "gpu", count: 2 } } }),
+      /asks for 2 gpu but the local cluster has 1 gpu .*"local\?gpu=N"/,
+    );
+    await assert.rejects(
+      cluster.launch({ name: "tpu", entrypoint: ok, resources: { device: { kind: "tpu", variant: "v5e-8" } } }),
+      /the local cluster has no TPUs/,
+    );
     // Without an override, the machine's own cores: the CPUs this process may run on.
     const machine = createCluster(`local?dir=${dir}`);
     const cores = myCpus.length;
     assert.ok(cores <= availableParallelism());
-    await assert.rejects(machine.launch({ name: "huge", entrypoint: ok, resources: { cpu: cores + 1 } }), new RegExp(`asks for ${cores + 1} cpu but the local cluster has ${cores} cpu \\(from this machine \\(the CPUs this process may run on\\)\\)`));
+    await assert.rejects(
+      machine.launch({ name: "huge", entrypoint: ok, resources: { cpu: cores + 1 } }),
+      new RegExp(`asks for ${cores + 1} cpu but the local cluster has ${cores} cpu \\(from this machine \\(the CPUs this process may run on\\)\\)`),
+    );
     assert.deepEqual(await cluster.listJobs(), []);
     assert.deepEqual(existsSync(join(dir, "local")) ? readdirSync(join(dir, "local")) : [], []);
     assert.throws(() => createCluster(`local?dir=${dir}&cpu=0`), /option cpu must be a whole number ≥ 1, got "0"/);
@@ -132,7 +159,9 @@ describe("the local cluster's scheduler", () => {
       ids.push(id);
       assert.deepEqual(parseCpuList((await logLineMatching(cluster, id, /^\[replica-0\] cpus (.+)$/))[1]), [myCpus[0]]);
     }
-    assert.deepEqual((await cluster.poll(ids[0])).notEnforced, ["cpu: the 0.5 of a core is pinned to a core shared with other fractions; its share of that core is not enforced"]);
+    assert.deepEqual((await cluster.poll(ids[0])).notEnforced, [
+      "cpu: the 0.5 of a core is pinned to a core shared with other fractions; its share of that core is not enforced",
+    ]);
     const third = await cluster.launch({ name: "h2", entrypoint: nodeScript(""), resources: half });
     await until(cluster, third, "waiting for a share", (i) => i.tasks[0].errorMessage === "waiting for 0.5 cpu: 0 of 1 free");
     writeFileSync(release, "");
@@ -187,17 +216,22 @@ describe("the local cluster's scheduler", () => {
     const { cluster } = localCluster(t, "&cpu=4");
     const id = await cluster.launch({
       name: "gang",
-      entrypoint: nodeScript("const r = process.env.FRAY_REPLICA_ID; console.log('pid', process.pid); if (r === '1') process.exit(3); setInterval(() => {}, 1000)"),
+      entrypoint: nodeScript(
+        "const r = process.env.FRAY_REPLICA_ID; console.log('pid', process.pid); if (r === '1') process.exit(3); setInterval(() => {}, 1000)",
+      ),
       resources: { replicas: 3 },
     });
     const info = await cluster.wait(id);
     const pids = (await cluster.logs(id)).map((l) => Number(/pid (\d+)/.exec(l)?.[1])).filter((p) => p > 0);
     assert.equal(info.status, "failed");
-    assert.deepEqual(info.tasks.map((task) => [task.status, task.errorMessage]), [
-      ["stopped", "was stopped because replica 1 failed"],
-      ["failed", "exited with code 3: pid " + /replica-1\] pid (\d+)/.exec((await cluster.logs(id)).join("\n"))![1]],
-      ["stopped", "was stopped because replica 1 failed"],
-    ]);
+    assert.deepEqual(
+      info.tasks.map((task) => [task.status, task.errorMessage]),
+      [
+        ["stopped", "was stopped because replica 1 failed"],
+        ["failed", "exited with code 3: pid " + /replica-1\] pid (\d+)/.exec((await cluster.logs(id)).join("\n"))![1]],
+        ["stopped", "was stopped because replica 1 failed"],
+      ],
+    );
     assert.match(info.errorMessage ?? "", /^replica 1 exited with code 3: pid \d+$/);
     assert.equal(info.preemptions, 0, "the replicas it stopped were not preempted");
     await waitForExit(pids);
@@ -218,7 +252,10 @@ describe("the local cluster's scheduler", () => {
     assert.equal(mid.tasks[1].status, "running");
     writeFileSync(go, "");
     const done = await cluster.wait(id);
-    assert.deepEqual(done.tasks.map((task) => task.status), ["failed", "succeeded"]);
+    assert.deepEqual(
+      done.tasks.map((task) => task.status),
+      ["failed", "succeeded"],
+    );
   });
 
   it("a SIGTERM from outside to a replica's process is a preemption: counted apart from failures, and the job goes on", async (t) => {

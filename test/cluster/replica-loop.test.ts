@@ -26,10 +26,14 @@ interface Loop {
 function runLoop(name: string, opts: { retries?: number; preemptRetries?: number; procs?: number; env?: NodeJS.ProcessEnv }, command: string[]): Loop {
   const exitFile = join(dir, `${name}.exit`);
   const stopFile = join(dir, `${name}.stopped`);
-  const child = spawn("/bin/sh", ["-c", REPLICA_LOOP, "fray-replica", exitFile, String(opts.retries ?? 0), String(opts.preemptRetries ?? 0), stopFile, String(opts.procs ?? 1), ...command], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, ...opts.env },
-  });
+  const child = spawn(
+    "/bin/sh",
+    ["-c", REPLICA_LOOP, "fray-replica", exitFile, String(opts.retries ?? 0), String(opts.preemptRetries ?? 0), stopFile, String(opts.procs ?? 1), ...command],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, ...opts.env },
+    },
+  );
   after(() => {
     if (isAlive(child.pid!)) child.kill("SIGKILL");
   });
@@ -45,11 +49,20 @@ async function next(loop: Loop): Promise<string> {
 
 /** A node command that prints "up PID" and waits until `file` exists, then exits `code`. */
 function waiter(file: string, code = 0): string[] {
-  return [process.execPath, "-e", `console.log("up", process.pid); const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(file)})) { clearInterval(t); process.exit(${code}); } }, 20)`];
+  return [
+    process.execPath,
+    "-e",
+    `console.log("up", process.pid); const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(file)})) { clearInterval(t); ` +
+      `process.exit(${code}); } }, 20)`,
+  ];
 }
 
 it("runs processesPerTask copies, each with FRAY_PROCESS_ID, FRAY_PROCESS_COUNT and an equal share of CUDA_VISIBLE_DEVICES", async () => {
-  const loop = runLoop("procs", { procs: 2, env: { CUDA_VISIBLE_DEVICES: "0,1,4,5" } }, ["sh", "-c", 'echo "$FRAY_PROCESS_ID/$FRAY_PROCESS_COUNT gpus=$CUDA_VISIBLE_DEVICES"']);
+  const loop = runLoop("procs", { procs: 2, env: { CUDA_VISIBLE_DEVICES: "0,1,4,5" } }, [
+    "sh",
+    "-c",
+    'echo "$FRAY_PROCESS_ID/$FRAY_PROCESS_COUNT gpus=$CUDA_VISIBLE_DEVICES"',
+  ]);
   const seen = [await next(loop), await next(loop)].sort();
   assert.deepEqual(seen, ["0/2 gpus=0,1", "1/2 gpus=4,5"]);
   assert.equal(await loop.code, 0);
@@ -60,7 +73,15 @@ it("a process that fails ends its replica's other processes, and the replica fai
   const up = join(dir, "sibling-up");
   // Process 1 fails once process 0 is up (it writes its pid); process 0 would wait forever.
   const script = `if [ "$FRAY_PROCESS_ID" = 1 ]; then until [ -s ${up} ]; do sleep 0.05; done; exit 3; fi; exec "$@"`;
-  const loop = runLoop("sibling", { procs: 2 }, ["sh", "-c", script, "sh", process.execPath, "-e", `require("fs").writeFileSync(${JSON.stringify(up)}, String(process.pid)); setInterval(() => {}, 1000)`]);
+  const loop = runLoop("sibling", { procs: 2 }, [
+    "sh",
+    "-c",
+    script,
+    "sh",
+    process.execPath,
+    "-e",
+    `require("fs").writeFileSync(${JSON.stringify(up)}, String(process.pid)); setInterval(() => {}, 1000)`,
+  ]);
   assert.equal(await loop.code, 3);
   await waitForExit([Number(readFileSync(up, "utf8"))]);
   assert.equal(parseExitRecord(readFileSync(loop.exitFile, "utf8")).finalCode, 3);

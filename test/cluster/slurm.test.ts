@@ -71,7 +71,10 @@ it("SlurmJob whose worker port is taken: state() rejects naming the port, once t
   t.after(() => taken.close());
   const port = (taken.address() as AddressInfo).port;
   await using job = new SlurmJob({ meshes: { trainers: 1 }, port });
-  await assert.rejects(job.state(), new RegExp(`Slurm job \\d+ ended before its 1 workers started \\(0 did\\): .*cannot listen on tcp://\\S*:${port}: .*EADDRINUSE`));
+  await assert.rejects(
+    job.state(),
+    new RegExp(`Slurm job \\d+ ended before its 1 workers started \\(0 did\\): .*cannot listen on tcp://\\S*:${port}: .*EADDRINUSE`),
+  );
 });
 
 clusterParitySuite("slurm");
@@ -126,7 +129,10 @@ describe("fray/cluster slurm only", () => {
       fx.cluster.launch({ name: "big-memory", entrypoint: nodeScript(""), resources: { ram: "64g" } }),
       /Slurm refused job big-memory: .*Memory specification can not be satisfied.*Requested node configuration is not available .*--mem-per-cpu=65536M/,
     );
-    assert.deepEqual((await fx.cluster.listJobs()).filter((j) => j.name === "huge" || j.name === "big-memory"), []);
+    assert.deepEqual(
+      (await fx.cluster.listJobs()).filter((j) => j.name === "huge" || j.name === "big-memory"),
+      [],
+    );
     await assert.rejects(
       fx.cluster.launch({ name: "big-disk", entrypoint: nodeScript(""), resources: { disk: "100g" } }),
       /Slurm refused job big-disk: .*Temporary disk specification can not be satisfied.*--tmp=102400M/,
@@ -166,7 +172,10 @@ describe("fray/cluster slurm only", () => {
     writeFileSync(join(workspace, "data.txt"), "from the workspace\n");
     const id = await fx.cluster.launch({
       name: "environment",
-      entrypoint: nodeScript("const fs = require('fs'); console.log(fs.readFileSync('data.txt', 'utf8').trim(), '|', fs.readFileSync('prepared', 'utf8').trim(), '|', require('is-number/package.json').version, '|', process.cwd())"),
+      entrypoint: nodeScript(
+        "const fs = require('fs'); console.log(fs.readFileSync('data.txt', 'utf8').trim(), '|', fs.readFileSync('prepared', 'utf8').trim(), " +
+          "'|', require('is-number/package.json').version, '|', process.cwd())",
+      ),
       environment: { workspace, npmPackages: ["is-number@7.0.0"], setupScripts: ["echo prepared on $(hostname) > prepared"] },
     });
     assert.equal((await fx.cluster.wait(id)).status, "succeeded");
@@ -179,8 +188,11 @@ describe("fray/cluster slurm only", () => {
   });
 
   it("a binary entrypoint with arguments that need quoting reaches the job intact", async () => {
-    const args = ["it's", "two words", "$HOME", "a\"b"];
-    const id = await fx.cluster.launch({ name: "quoting", entrypoint: Entrypoint.fromBinary(process.execPath, ["-e", "console.log(JSON.stringify(process.argv.slice(1)))", ...args]) });
+    const args = ["it's", "two words", "$HOME", 'a"b'];
+    const id = await fx.cluster.launch({
+      name: "quoting",
+      entrypoint: Entrypoint.fromBinary(process.execPath, ["-e", "console.log(JSON.stringify(process.argv.slice(1)))", ...args]),
+    });
     assert.equal((await fx.cluster.wait(id)).status, "succeeded");
     assert.deepEqual(await fx.cluster.logs(id), [`[replica-0] ${JSON.stringify(args)}`]);
   });
@@ -191,13 +203,18 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
   const scontrol = (id: string) => execFileSync("scontrol", ["show", "job", "-o", id], { encoding: "utf8" });
   const until = <T>(check: () => T | Promise<T>, what: string) => pollUntil(check, { intervalMs: 100, deadlineMs: 120_000, bound: "the test's 120 s", what });
   /** Node source: `const waitFor = (file) => Promise` resolving once `file` exists (the job's own wait, not the test's). */
-  const WAIT_FOR = "const fs = require('fs'); const waitFor = (f) => new Promise((r) => { const t = setInterval(() => { if (fs.existsSync(f)) { clearInterval(t); r(); } }, 50); });";
+  const WAIT_FOR =
+    "const fs = require('fs'); const waitFor = (f) => new Promise((r) => { const t = setInterval(() => { if (fs.existsSync(f)) { " +
+    "clearInterval(t); r(); } }, 50); });";
   const json = (value: unknown) => JSON.stringify(value);
 
   it("3 replicas are one allocation of 3 tasks in one step, all running at once, replica ids 0..2 from the task ranks", async () => {
     const dir = join(fx.dir, "gang");
     mkdirSync(dir);
-    const source = `${WAIT_FOR} const e = process.env; fs.writeFileSync(${json(dir)} + '/' + e.FRAY_REPLICA_ID, JSON.stringify({ replica: e.FRAY_REPLICA_ID, job: e.SLURM_JOB_ID, rank: e.SLURM_PROCID, node: e.SLURMD_NODENAME })); waitFor(${json(join(dir, "go"))}).then(() => console.log('done', e.FRAY_REPLICA_ID));`;
+    const source =
+      `${WAIT_FOR} const e = process.env; fs.writeFileSync(${json(dir)} + '/' + e.FRAY_REPLICA_ID, JSON.stringify({ replica: ` +
+      `e.FRAY_REPLICA_ID, job: e.SLURM_JOB_ID, rank: e.SLURM_PROCID, node: e.SLURMD_NODENAME })); waitFor(${json(join(dir, "go"))}).then(() ` +
+      `=> console.log('done', e.FRAY_REPLICA_ID));`;
     const id = await fx.cluster.launch({ name: "gang", entrypoint: nodeScript(source), replicas: 3 });
     // Every replica has written its record and still waits: they run at the same time.
     const records = await until(() => {
@@ -209,9 +226,18 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
       }
     }, "3 replicas to record themselves");
     assert.match(scontrol(id), / NumTasks=3 /);
-    const steps = execFileSync("squeue", ["-s", "-h", "-j", id, "-o", "%i"], { encoding: "utf8" }).split("\n").filter((s) => s && !s.endsWith(".batch"));
+    const steps = execFileSync("squeue", ["-s", "-h", "-j", id, "-o", "%i"], { encoding: "utf8" })
+      .split("\n")
+      .filter((s) => s && !s.endsWith(".batch"));
     assert.deepEqual(steps, [`${id}.0`], "one srun step holds the replicas");
-    assert.deepEqual(records.map((r) => [r.replica, r.job, r.rank]), [["0", id, "0"], ["1", id, "1"], ["2", id, "2"]]);
+    assert.deepEqual(
+      records.map((r) => [r.replica, r.job, r.rank]),
+      [
+        ["0", id, "0"],
+        ["1", id, "1"],
+        ["2", id, "2"],
+      ],
+    );
     for (const r of records) assert.match(r.node, /^n[1-3]$/);
     assert.deepEqual((await fx.cluster.poll(id)).tasks, [{ status: "running" }, { status: "running" }, { status: "running" }]);
     writeFileSync(join(dir, "go"), "");
@@ -223,7 +249,8 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
   function oneFails(dir: string): Entrypoint {
     return nodeScript(`${WAIT_FOR} const r = process.env.FRAY_REPLICA_ID; fs.writeFileSync(${json(dir)} + '/started-' + r, '');
       if (r !== '1') console.log('pid', process.pid);
-      if (r === '1') Promise.all(['0', '2'].map((o) => waitFor(${json(dir)} + '/started-' + o))).then(() => { console.error('replica 1 gives up'); process.exit(1); });
+      if (r === '1') Promise.all(['0', '2'].map((o) => waitFor(${json(dir)} + '/started-' + o)))
+        .then(() => { console.error('replica 1 gives up'); process.exit(1); });
       else waitFor(${json(join(dir, "go"))}).then(() => console.log('done', r));`);
   }
 
@@ -257,7 +284,10 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
     assert.deepEqual([midway.tasks[0].status, midway.tasks[2].status], ["running", "running"]);
     writeFileSync(join(dir, "go"), "");
     const info = await fx.cluster.wait(id);
-    assert.deepEqual(info.tasks.map((t) => t.status), ["succeeded", "failed", "succeeded"]);
+    assert.deepEqual(
+      info.tasks.map((t) => t.status),
+      ["succeeded", "failed", "succeeded"],
+    );
     assert.equal(info.status, "failed");
     assert.equal(info.errorMessage, "replica 1 exited with code 1: replica 1 gives up");
     assert.deepEqual((await fx.cluster.logs(id)).filter((l) => l.includes("done")).sort(), ["[replica-0] done 0", "[replica-2] done 2"]);
@@ -270,7 +300,14 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
     const source = `${WAIT_FOR} const r = process.env.FRAY_REPLICA_ID; const mark = ${json(dir)} + '/failed-' + r;
       if (!fs.existsSync(mark)) { fs.writeFileSync(mark, ''); process.exit(1); }
       console.log('run', process.env.SLURM_RESTART_COUNT ?? '0', 'replica', r); waitFor(${json(join(dir, "never"))});`;
-    const id = await fx.cluster.launch({ name: "preempted", entrypoint: nodeScript(source), replicas: 2, resources: { preemptible: true }, maxRetriesFailure: 1, maxRetriesPreemption: 1 });
+    const id = await fx.cluster.launch({
+      name: "preempted",
+      entrypoint: nodeScript(source),
+      replicas: 2,
+      resources: { preemptible: true },
+      maxRetriesFailure: 1,
+      maxRetriesPreemption: 1,
+    });
     const runs = async (run: number) => (await fx.cluster.logs(id)).filter((l) => l.includes(`run ${run} `)).length === 2;
     const preempt = async (run: number) => {
       await until(() => runs(run), `both replicas to log run ${run}`);
@@ -283,13 +320,19 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
     await until(() => runs(1), "both replicas to log run 1");
     const running = await fx.cluster.poll(id);
     assert.equal(running.status, "running");
-    assert.deepEqual(running.tasks, [{ status: "running", failures: 1, preemptions: 1 }, { status: "running", failures: 1, preemptions: 1 }]);
+    assert.deepEqual(running.tasks, [
+      { status: "running", failures: 1, preemptions: 1 },
+      { status: "running", failures: 1, preemptions: 1 },
+    ]);
     assert.match(scontrol(id), / Restarts=1 /);
     await preempt(1);
     const info = await fx.cluster.wait(id);
     assert.equal(info.status, "failed");
     const why = "was preempted 2 time(s) (maxRetriesPreemption 1)";
-    assert.deepEqual(info.tasks, [{ status: "failed", errorMessage: why, failures: 1, preemptions: 2 }, { status: "failed", errorMessage: why, failures: 1, preemptions: 2 }]);
+    assert.deepEqual(info.tasks, [
+      { status: "failed", errorMessage: why, failures: 1, preemptions: 2 },
+      { status: "failed", errorMessage: why, failures: 1, preemptions: 2 },
+    ]);
     assert.equal(info.errorMessage, `replica 0 ${why}; replica 1 ${why}`);
     assert.equal(info.failures, 2);
     assert.equal(info.preemptions, 4);

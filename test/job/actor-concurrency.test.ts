@@ -14,7 +14,10 @@ async function take(events: PortReceiver<string>, n: number): Promise<string[]> 
   return got;
 }
 
-for (const [kind, options] of [["processes", {}], ["threads", { threads: true }]] as const) {
+for (const [kind, options] of [
+  ["processes", {}],
+  ["threads", { threads: true }],
+] as const) {
   describe(`maxConcurrency (${kind})`, () => {
     /** One Turnstile on a process (or thread) of its own, spawned with `spawnOptions`. */
     async function withTurnstile(spawnOptions: { maxConcurrency?: number }, body: (t: ReturnType<typeof spawnTurnstile>) => Promise<void>): Promise<void> {
@@ -79,8 +82,14 @@ describe("maxConcurrency option", () => {
   it("a value that is not a whole number ≥ 1, or an unknown option, is refused naming the fix", async () => {
     await using procs = thisHost().spawnProcs({ workers: 1 }, { threads: true });
     for (const bad of [0, 1.5, -1, Number.NaN, Infinity, "2" as unknown as number]) {
-      assert.throws(() => procs[kSpawnWith]({ maxConcurrency: bad }, "bad", Turnstile, null as never), (e: Error) => e instanceof RangeError && /maxConcurrency must be a whole number ≥ 1/.test(e.message) && /pass e\.g\. 4/.test(e.message));
+      assert.throws(
+        () => procs[kSpawnWith]({ maxConcurrency: bad }, "bad", Turnstile, null as never),
+        (e: Error) => e instanceof RangeError && /maxConcurrency must be a whole number ≥ 1/.test(e.message) && /pass e\.g\. 4/.test(e.message),
+      );
     }
-    assert.throws(() => procs[kSpawnWith]({ maxConcurency: 2 } as never, "bad", Turnstile, null as never), (e: Error) => e instanceof TypeError && /unknown spawn option maxConcurency; the options are: maxConcurrency/.test(e.message));
+    assert.throws(
+      () => procs[kSpawnWith]({ maxConcurency: 2 } as never, "bad", Turnstile, null as never),
+      (e: Error) => e instanceof TypeError && /unknown spawn option maxConcurency; the options are: maxConcurrency/.test(e.message),
+    );
   });
 });

@@ -19,10 +19,13 @@ const backends: Array<[string, (workers: number) => { ctx: JobContext; procs?: P
   ["sync", () => ({ ctx: createJobContext("sync") })],
   ["threads", (workers) => ({ ctx: createJobContext("threads", { maxWorkers: workers }) })],
   ["processes", (workers) => ({ ctx: createJobContext("processes", { maxWorkers: workers }) })],
-  ["mesh", (workers) => {
-    const procs = track(thisHost().spawnProcs({ workers }));
-    return { ctx: createJobContext("mesh", { procs }), procs };
-  }],
+  [
+    "mesh",
+    (workers) => {
+      const procs = track(thisHost().spawnProcs({ workers }));
+      return { ctx: createJobContext("mesh", { procs }), procs };
+    },
+  ],
 ];
 
 function scratchDir(): string {
@@ -79,7 +82,10 @@ for (const [kind, make] of backends) {
       try {
         const group = ctx.createActorGroup(Member, [dir, 1], 3);
         await assert.rejects(group.waitReady(3), (e: Error) => {
-          assert.match(e.message, /actor group Member: 3 ready members can never be reached: 1 of 3 failed to start \(member \d: Error: constructor of turn 1 failed on purpose\)/);
+          assert.match(
+            e.message,
+            /actor group Member: 3 ready members can never be reached: 1 of 3 failed to start \(member \d: Error: constructor of turn 1 failed on purpose\)/,
+          );
           assert.ok(e.cause instanceof AggregateError);
           assert.equal((e.cause.errors[0] as Error).message, "constructor of turn 1 failed on purpose");
           return true;
@@ -95,7 +101,10 @@ for (const [kind, make] of backends) {
 
     it("refuses a count that is not a positive integer, and bad waitReady arguments", async () => {
       for (const count of [0, 1.5, -1, Number.NaN]) {
-        assert.throws(() => ctx.createActorGroup(Counter, [0], count), (e: Error) => e instanceof RangeError && /positive integer count .*createActorGroup\(Counter, args, 3\)/.test(e.message));
+        assert.throws(
+          () => ctx.createActorGroup(Counter, [0], count),
+          (e: Error) => e instanceof RangeError && /positive integer count .*createActorGroup\(Counter, args, 3\)/.test(e.message),
+        );
       }
       assert.throws(() => ctx.createActorGroup(Counter, 3 as unknown as [number], 3), /args must be an array/);
       assert.throws(() => ctx.createActorGroup(Counter, [0], 2, { maxRestarts: -2 }), RangeError);
@@ -121,7 +130,10 @@ for (const [kind, make] of backends) {
         try {
           const group = own.ctx.createActorGroup(Member, [dir, -1, 2], 3, { resources: { cpu: 1 } });
           await group.waitReady(2);
-          await assert.rejects(group.waitReady(3, { timeout: 0.2 }), (e: Error) => e.name === "TimeoutError" && /2 of 3 members ready after 0.2 s .*1 still starting/.test(e.message));
+          await assert.rejects(
+            group.waitReady(3, { timeout: 0.2 }),
+            (e: Error) => e.name === "TimeoutError" && /2 of 3 members ready after 0.2 s .*1 still starting/.test(e.message),
+          );
           await writeFile(join(dir, "gate"), "go");
           const handles = await group.waitReady(3);
           assert.deepEqual((await own.ctx.get(handles.map((h) => h.whoAmI.remote()))).sort(), [0, 1, 2]);
@@ -161,26 +173,47 @@ describe("ActorGroup over a createActor the test controls", () => {
 
     const first = group.waitReady(1);
     members[2].resolve(handle(2));
-    assert.deepEqual((await first).map((h) => h.who.remote()), [2]);
+    assert.deepEqual(
+      (await first).map((h) => h.who.remote()),
+      [2],
+    );
     assert.equal(group.readyCount, 1);
-    await assert.rejects(group.waitReady(2, { timeout: 0.01 }), (e: Error) => e.name === "TimeoutError" && /actor group f: 1 of 2 members ready after 0.01 s .*2 still starting/.test(e.message));
+    await assert.rejects(
+      group.waitReady(2, { timeout: 0.01 }),
+      (e: Error) => e.name === "TimeoutError" && /actor group f: 1 of 2 members ready after 0.01 s .*2 still starting/.test(e.message),
+    );
 
     const two = group.waitReady(2);
     members[0].resolve(handle(0));
     const handles = await two;
-    assert.deepEqual(handles.map((h) => h.who.remote()), [0, 2]); // member order, not readiness order
+    assert.deepEqual(
+      handles.map((h) => h.who.remote()),
+      [0, 2],
+    ); // member order, not readiness order
     assert.deepEqual(group.discoverNew(), []); // both were handed out by waitReady
-    assert.deepEqual(Array.from({ length: 4 }, () => group.any.who.remote()), [0, 2, 0, 2]);
+    assert.deepEqual(
+      Array.from({ length: 4 }, () => group.any.who.remote()),
+      [0, 2, 0, 2],
+    );
     assert.deepEqual(group.all.who.remote(), [0, 2]);
 
     const three = group.waitReady(3);
     members[1].reject(new Error("boom"));
     await assert.rejects(three, (e: Error) => {
-      assert.match(e.message, /actor group f: 3 ready members can never be reached: 1 of 3 failed to start \(member 1 \(f-1\): Error: boom\), 2 ready; fix what the constructor failed on, or wait for fewer/);
-      assert.deepEqual((e.cause as AggregateError).errors.map((x: Error) => x.message), ["boom"]);
+      assert.match(
+        e.message,
+        /actor group f: 3 ready members can never be reached: 1 of 3 failed to start \(member 1 \(f-1\): Error: boom\), 2 ready; fix what the constructor failed on, or wait for fewer/,
+      );
+      assert.deepEqual(
+        (e.cause as AggregateError).errors.map((x: Error) => x.message),
+        ["boom"],
+      );
       return true;
     });
-    assert.deepEqual((await group.waitReady(2)).map((h) => h.who.remote()), [0, 2]);
+    assert.deepEqual(
+      (await group.waitReady(2)).map((h) => h.who.remote()),
+      [0, 2],
+    );
   });
 
   it("discoverNew hands out the members that became ready since the last waitReady or discoverNew", async () => {
@@ -188,13 +221,22 @@ describe("ActorGroup over a createActor the test controls", () => {
     const group = createActorGroup(ctx, FakeClass, [], 3);
     const first = group.waitReady(1);
     members[1].resolve(handle(1));
-    assert.deepEqual((await first).map((h) => h.who.remote()), [1]);
+    assert.deepEqual(
+      (await first).map((h) => h.who.remote()),
+      [1],
+    );
     members[0].resolve(handle(0));
     members[2].resolve(handle(2));
     await new Promise(setImmediate); // lets the members' settled promises run (microtasks only)
-    assert.deepEqual(group.discoverNew().map((h) => h.who.remote()), [0, 2]);
+    assert.deepEqual(
+      group.discoverNew().map((h) => h.who.remote()),
+      [0, 2],
+    );
     assert.deepEqual(group.discoverNew(), []);
-    assert.deepEqual(group.handles.map((h) => h.who.remote()), [0, 1, 2]);
+    assert.deepEqual(
+      group.handles.map((h) => h.who.remote()),
+      [0, 1, 2],
+    );
   });
 
   it("when every member failed, calls fail naming the failures instead of waiting", async () => {

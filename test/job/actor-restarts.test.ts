@@ -35,7 +35,10 @@ describe("actor restarts and concurrency (processes backend)", () => {
       process.kill(pid, "SIGKILL");
       await waitForExit([pid]);
     }
-    await assert.rejects(ctx.get(actor.bump.remote()), (e: Error) => e instanceof SupervisionError && /died and is not started again: it was restarted 2 times \(maxRestarts 2\)/.test(e.message));
+    await assert.rejects(
+      ctx.get(actor.bump.remote()),
+      (e: Error) => e instanceof SupervisionError && /died and is not started again: it was restarted 2 times \(maxRestarts 2\)/.test(e.message),
+    );
     assert.ok(pids.every((p) => !isAlive(p)));
   });
 

@@ -4,7 +4,22 @@ import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../../src/job.ts";
 import { thisHost, type ProcMesh } from "../../src/mesh.ts";
-import { add, after, Counter, depth, failing, Identified, incrementNamed, nested, pid, readEnv, runAddWithOneArgument, square, sum, withDefaults } from "../fixtures/tasks.ts";
+import {
+  add,
+  after,
+  Counter,
+  depth,
+  failing,
+  Identified,
+  incrementNamed,
+  nested,
+  pid,
+  readEnv,
+  runAddWithOneArgument,
+  square,
+  sum,
+  withDefaults,
+} from "../fixtures/tasks.ts";
 import { InternalNames, Stoppable } from "../fixtures/actors.ts";
 import { ContextProbe, jobKind } from "../fixtures/head-probes.ts";
 import { isAlive, track, waitForExit } from "../helpers.ts";
@@ -13,10 +28,13 @@ const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
   ["sync", () => ({ ctx: createJobContext("sync") })],
   ["threads", () => ({ ctx: createJobContext("threads", { maxWorkers: 4 }) })],
   ["processes", () => ({ ctx: createJobContext("processes", { maxWorkers: 4 }) })],
-  ["mesh", () => {
-    const procs = track(thisHost().spawnProcs({ workers: 4 }));
-    return { ctx: createJobContext("mesh", { procs }), procs };
-  }],
+  [
+    "mesh",
+    () => {
+      const procs = track(thisHost().spawnProcs({ workers: 4 }));
+      return { ctx: createJobContext("mesh", { procs }), procs };
+    },
+  ],
 ];
 
 for (const [kind, make] of backends) {
@@ -43,7 +61,10 @@ for (const [kind, make] of backends) {
     it("runs tasks and gets their values", async () => {
       assert.equal(await ctx.get(ctx.run(add, 2, 3)), 5);
       const squares = Array.from({ length: 10 }, (_, i) => ctx.run(square, i));
-      assert.deepEqual(await ctx.get(squares), Array.from({ length: 10 }, (_, i) => i * i));
+      assert.deepEqual(
+        await ctx.get(squares),
+        Array.from({ length: 10 }, (_, i) => i * i),
+      );
       assert.equal(await ctx.get(42), 42);
     });
 
@@ -100,7 +121,10 @@ for (const [kind, make] of backends) {
     it("getIfExists refuses another class or other options under a taken name", async () => {
       await ctx.createActor(Counter, [0], { name: "taken" });
       await assert.rejects(ctx.createActor(Identified, [1], { name: "taken", getIfExists: true }), /actor 'taken' exists as .*Counter.*choose another name/);
-      await assert.rejects(ctx.createActor(Counter, [0], { name: "taken", getIfExists: true, maxConcurrency: 2 }), /actor 'taken' exists with \{"maxConcurrency":null\}, but getIfExists asked for \{"maxConcurrency":2\}/);
+      await assert.rejects(
+        ctx.createActor(Counter, [0], { name: "taken", getIfExists: true, maxConcurrency: 2 }),
+        /actor 'taken' exists with \{"maxConcurrency":null\}, but getIfExists asked for \{"maxConcurrency":2\}/,
+      );
       await ctx.killActor("taken");
       await assert.rejects(ctx.killActor("taken"), /there is no actor named 'taken'/);
       const again = await ctx.createActor(Counter, [5], { name: "taken" });
@@ -117,13 +141,20 @@ for (const [kind, make] of backends) {
     it("reaches methods named like handle and mesh internals; refuses a method named like a mesh member", async () => {
       const names = await ctx.createActor(InternalNames);
       assert.deepEqual(await ctx.get([names.id.remote(), names.ref.remote(), names.mesh.remote()]), ["id endpoint", "ref endpoint", "mesh endpoint"]);
-      await assert.rejects(ctx.createActor(Stoppable), (e: Error) =>
-        e instanceof TypeError && /^Stoppable\.stop cannot be an endpoint: 'stop' is a member of every actor mesh .*; rename Stoppable\.stop$/.test(e.message));
+      await assert.rejects(
+        ctx.createActor(Stoppable),
+        (e: Error) =>
+          e instanceof TypeError &&
+          /^Stoppable\.stop cannot be an endpoint: 'stop' is a member of every actor mesh .*; rename Stoppable\.stop$/.test(e.message),
+      );
     });
 
     it("creates 50 actors", async () => {
       const actors = await Promise.all(Array.from({ length: 50 }, (_, i) => ctx.createActor(Identified, [i])));
-      assert.deepEqual(await ctx.get(actors.map((a) => a.getId.remote())), Array.from({ length: 50 }, (_, i) => i));
+      assert.deepEqual(
+        await ctx.get(actors.map((a) => a.getId.remote())),
+        Array.from({ length: 50 }, (_, i) => i),
+      );
     });
 
     it("runs nested tasks through getJobContext()", async () => {
@@ -138,7 +169,10 @@ for (const [kind, make] of backends) {
 
     it("runs 100 tasks of 10 ms and returns them in order", async () => {
       const refs = Array.from({ length: 100 }, (_, i) => ctx.run(after, 10, i));
-      assert.deepEqual(await ctx.get(refs), Array.from({ length: 100 }, (_, i) => i));
+      assert.deepEqual(
+        await ctx.get(refs),
+        Array.from({ length: 100 }, (_, i) => i),
+      );
       if (kind === "processes") for (const p of await ctx.get(Array.from({ length: 20 }, () => ctx.run(pid)))) pids.add(p);
     });
 
@@ -155,7 +189,8 @@ for (const [kind, make] of backends) {
     it("sets a task's env and checks resource requests", async () => {
       assert.equal(await ctx.get(ctx.createTask(readEnv, ["FRAY_TEST_SEED"], { env: { FRAY_TEST_SEED: "7" } })), "7");
       const gpuTask = ctx.createTask(add, [1, 1], { resources: { gpu: 2 } });
-      if (kind === "sync") assert.equal(await ctx.get(gpuTask), 2); // accepted and ignored
+      if (kind === "sync")
+        assert.equal(await ctx.get(gpuTask), 2); // accepted and ignored
       else await assert.rejects(ctx.get(gpuTask), /requests gpu: 2, but no worker has that much/);
       assert.throws(() => ctx.createTask(add, [1, 1], { resources: { cpu: -1 } }), /non-negative/);
     });

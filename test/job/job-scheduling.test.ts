@@ -25,7 +25,10 @@ describe("scheduling", () => {
     const firstDone = await ctx.wait(batch, { numReturns: 5 });
     assert.equal(firstDone[0].length, 5);
     process.kill(pids[0], "SIGKILL");
-    assert.deepEqual(await ctx.get(batch), Array.from({ length: 100 }, (_, i) => i));
+    assert.deepEqual(
+      await ctx.get(batch),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     await waitForExit([pids[0]]);
   });
 

@@ -33,24 +33,30 @@ export function namespaceSuite(kind: "local" | "slurm"): void {
   describe(`named actors across the jobs of a ${kind} cluster`, () => {
     const fx = clusterFixture(kind);
 
-    it("RL: a trainer and two rollouts, three cluster jobs, share one curriculum; the trainer sees every report; fray actor list shows one curriculum", async () => {
-      const jobs = [
-        fx.cluster.launch({ name: "trainer", entrypoint: Entrypoint.fromCallable(trainer, [6]) }),
-        fx.cluster.launch({ name: "rollout-a", entrypoint: Entrypoint.fromCallable(rollout, ["a", 3]) }),
-        fx.cluster.launch({ name: "rollout-b", entrypoint: Entrypoint.fromCallable(rollout, ["b", 3]) }),
-      ];
-      const ids = await Promise.all(jobs);
-      const infos = await fx.cluster.wait(ids, { timeout: 240 });
-      for (const [i, info] of infos.entries()) assert.equal(info.status, "succeeded", `${info.name}: ${info.errorMessage}\n${await logs(fx.cluster, ids[i])}`);
-      assert.match(await logs(fx.cluster, ids[0]), /trainer saw \["a:0","a:1","a:2","b:0","b:1","b:2"\]/);
-      const list = frayActor(fx.spec, "list", "--json");
-      assert.equal(list.status, 0, list.stderr);
-      const curricula = (JSON.parse(list.stdout) as Array<{ name: string; className: string; state: string; lifetime: string }>).filter((a) => a.name === "curriculum");
-      assert.equal(curricula.length, 1);
-      assert.deepEqual({ ...curricula[0] }, { ...curricula[0], className: "Curriculum", state: "alive", lifetime: "detached" });
-      const killed = frayActor(fx.spec, "kill", "curriculum");
-      assert.equal(killed.status, 0, killed.stderr);
-    });
+    it(
+      "RL: a trainer and two rollouts, three cluster jobs, share one curriculum; the trainer sees every report; fray actor list shows one " + "curriculum",
+      async () => {
+        const jobs = [
+          fx.cluster.launch({ name: "trainer", entrypoint: Entrypoint.fromCallable(trainer, [6]) }),
+          fx.cluster.launch({ name: "rollout-a", entrypoint: Entrypoint.fromCallable(rollout, ["a", 3]) }),
+          fx.cluster.launch({ name: "rollout-b", entrypoint: Entrypoint.fromCallable(rollout, ["b", 3]) }),
+        ];
+        const ids = await Promise.all(jobs);
+        const infos = await fx.cluster.wait(ids, { timeout: 240 });
+        for (const [i, info] of infos.entries())
+          assert.equal(info.status, "succeeded", `${info.name}: ${info.errorMessage}\n${await logs(fx.cluster, ids[i])}`);
+        assert.match(await logs(fx.cluster, ids[0]), /trainer saw \["a:0","a:1","a:2","b:0","b:1","b:2"\]/);
+        const list = frayActor(fx.spec, "list", "--json");
+        assert.equal(list.status, 0, list.stderr);
+        const curricula = (JSON.parse(list.stdout) as Array<{ name: string; className: string; state: string; lifetime: string }>).filter(
+          (a) => a.name === "curriculum",
+        );
+        assert.equal(curricula.length, 1);
+        assert.deepEqual({ ...curricula[0] }, { ...curricula[0], className: "Curriculum", state: "alive", lifetime: "detached" });
+        const killed = frayActor(fx.spec, "kill", "curriculum");
+        assert.equal(killed.status, 0, killed.stderr);
+      },
+    );
 
     it("a detached actor outlives the job that made it, keeps its state for the next job; fray actor kill ends it and frees the name", async () => {
       assert.match(await run(fx.cluster, "make-keeper", Entrypoint.fromCallable(bumpNamed, ["keeper", "detached"])), /keeper calls=1 pid=\d+/);
@@ -66,7 +72,11 @@ export function namespaceSuite(kind: "local" | "slurm"): void {
       const unknown = frayActor(fx.spec, "kill", "keeper");
       assert.equal(unknown.status, 1);
       assert.match(unknown.stderr, /fray actor kill: there is no actor named 'keeper' in this namespace; 'fray actor list' shows the names/);
-      assert.match(await run(fx.cluster, "new-keeper", Entrypoint.fromCallable(bumpNamed, ["keeper", "detached"])), /keeper calls=1 /, "the name was free: a new actor");
+      assert.match(
+        await run(fx.cluster, "new-keeper", Entrypoint.fromCallable(bumpNamed, ["keeper", "detached"])),
+        /keeper calls=1 /,
+        "the name was free: a new actor",
+      );
       frayActor(fx.spec, "kill", "keeper");
     });
 
@@ -74,7 +84,12 @@ export function namespaceSuite(kind: "local" | "slurm"): void {
       const out = /brief calls=1 pid=(\d+)/.exec(await run(fx.cluster, "brief", Entrypoint.fromCallable(bumpNamed, ["brief", "ephemeral"])));
       assert.ok(out, "the job made its actor");
       // The service learns of the driver's end from its connection closing, a moment after the job ends.
-      await pollUntil(() => !frayActor(fx.spec, "list").stdout.includes("brief"), { intervalMs: 100, deadlineMs: 30_000, what: "brief to leave the namespace", bound: "the test's 30 s" });
+      await pollUntil(() => !frayActor(fx.spec, "list").stdout.includes("brief"), {
+        intervalMs: 100,
+        deadlineMs: 30_000,
+        what: "brief to leave the namespace",
+        bound: "the test's 30 s",
+      });
       await waitForExit([Number(out[1])]);
     });
 

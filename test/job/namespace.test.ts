@@ -19,7 +19,8 @@ describe("a driver that opts into a local cluster's namespace", () => {
     process.env.FRAY_TOKEN = service.token; // before this process makes its first connection
     const ctx = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
     try {
-      const phoenix = await ctx.createActor(Restartable, [], { name: "phoenix", maxRestarts: 1, maxTaskRetries: 1 }); // the call after the kill may be in flight: sent again
+      // maxTaskRetries: the call after the kill may be in flight, and is sent again.
+      const phoenix = await ctx.createActor(Restartable, [], { name: "phoenix", maxRestarts: 1, maxTaskRetries: 1 });
       assert.equal(await ctx.get(phoenix.bump.remote()), 1);
       const first = await ctx.get(phoenix.pid.remote());
       process.kill(first, "SIGKILL");
@@ -35,8 +36,15 @@ describe("a driver that opts into a local cluster's namespace", () => {
         namespaceActors: Array<{ name: string; restarts: number }>;
         runtime: { failures: Array<{ message: string }> };
       };
-      assert.deepEqual(state.namespaceActors?.map((a) => [a.name, a.restarts]), [["phoenix", 1]], JSON.stringify(state).slice(0, 2000));
-      assert.ok(state.runtime.failures.some((f) => /SIGKILL/.test(f.message)), JSON.stringify(state.runtime.failures));
+      assert.deepEqual(
+        state.namespaceActors?.map((a) => [a.name, a.restarts]),
+        [["phoenix", 1]],
+        JSON.stringify(state).slice(0, 2000),
+      );
+      assert.ok(
+        state.runtime.failures.some((f) => /SIGKILL/.test(f.message)),
+        JSON.stringify(state.runtime.failures),
+      );
 
       process.kill(service.pid, "SIGKILL");
       await waitForExit([service.pid, row.pid]); // the actors it hosts end with it
@@ -52,11 +60,17 @@ describe("a driver that opts into a local cluster's namespace", () => {
 
   it("a namespace address that nothing listens at fails at once, naming it", async () => {
     await using ctx = createJobContext("processes", { maxWorkers: 1, namespace: "tcp://127.0.0.1:1" });
-    await assert.rejects(ctx.createActor(Restartable, [], { name: "x" }), /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/);
+    await assert.rejects(
+      ctx.createActor(Restartable, [], { name: "x" }),
+      /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/,
+    );
   });
 
   it("refuses a malformed namespace address, and sync with a namespace", () => {
     assert.throws(() => createJobContext("processes", { namespace: "localhost:7000" }), /malformed address "localhost:7000"/);
-    assert.throws(() => createJobContext("sync", { namespace: "tcp://127.0.0.1:7000" }), /the sync backend runs actors in this process and cannot share them through a namespace/);
+    assert.throws(
+      () => createJobContext("sync", { namespace: "tcp://127.0.0.1:7000" }),
+      /the sync backend runs actors in this process and cannot share them through a namespace/,
+    );
   });
 });

@@ -55,5 +55,8 @@ it("a value whose ref was dropped while its task ran still reaches the waiter", 
     gc();
     await new Promise((r) => setImmediate(r));
   }
-  assert.deepEqual(await Promise.all(waiting), Array.from({ length: 50 }, (_, i) => i * i));
+  assert.deepEqual(
+    await Promise.all(waiting),
+    Array.from({ length: 50 }, (_, i) => i * i),
+  );
 });

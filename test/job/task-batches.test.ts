@@ -15,7 +15,10 @@ for (const kind of ["threads", "processes"] as const) {
 
     it("2,000 tiny tasks submitted at once each fill their own ref", async () => {
       const refs = Array.from({ length: 2000 }, (_, i) => ctx.run(add, i, 1));
-      assert.deepEqual(await ctx.get(refs), Array.from({ length: 2000 }, (_, i) => i + 1));
+      assert.deepEqual(
+        await ctx.get(refs),
+        Array.from({ length: 2000 }, (_, i) => i + 1),
+      );
     });
 
     it("a value that cannot be sent back fails its own task with a SerializationError; its batch-mates succeed", async () => {
@@ -44,18 +47,24 @@ for (const kind of ["threads", "processes"] as const) {
     it("tasks with refs, arrays and plain numbers among their arguments, submitted together, all get their values", async () => {
       const put = ctx.put(10);
       const refs = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? ctx.run(add, put, i) : i % 3 === 1 ? ctx.run(sum, [i, i, i]) : ctx.run(add, i, i)));
-      assert.deepEqual(await ctx.get(refs), Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 10 + i : i % 3 === 1 ? 3 * i : 2 * i)));
+      assert.deepEqual(
+        await ctx.get(refs),
+        Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 10 + i : i % 3 === 1 ? 3 * i : 2 * i)),
+      );
     });
   });
 }
 
-it("a batched task whose worker's process is stopped (no failure, so no supervision event) fails with SupervisionError instead of staying pending", async () => {
-  await using procs = track(thisHost().spawnProcs({ workers: 1 }));
-  await using ctx = createJobContext("mesh", { procs });
-  assert.equal(await ctx.get(ctx.run(after, 1, 0)), 0); // its function is located now: the next task goes in a batch
-  const slow = ctx.run(after, 60_000, 1);
-  const [, pending] = await ctx.wait([slow], { timeout: 0.05 });
-  assert.equal(pending.length, 1);
-  await procs.stop();
-  await assert.rejects(ctx.get(slow), (e: Error) => e instanceof SupervisionError && /task after on worker 0 cannot complete/.test(e.message));
-});
+it(
+  "a batched task whose worker's process is stopped (no failure, so no supervision event) fails with SupervisionError instead of " + "staying pending",
+  async () => {
+    await using procs = track(thisHost().spawnProcs({ workers: 1 }));
+    await using ctx = createJobContext("mesh", { procs });
+    assert.equal(await ctx.get(ctx.run(after, 1, 0)), 0); // its function is located now: the next task goes in a batch
+    const slow = ctx.run(after, 60_000, 1);
+    const [, pending] = await ctx.wait([slow], { timeout: 0.05 });
+    assert.equal(pending.length, 1);
+    await procs.stop();
+    await assert.rejects(ctx.get(slow), (e: Error) => e instanceof SupervisionError && /task after on worker 0 cannot complete/.test(e.message));
+  },
+);

@@ -21,7 +21,10 @@ for (const kind of ["threads", "processes"] as const) {
         // for a to finish: a ends while b is still running, so neither ends inside the other.
         const a = ctx.createTask(readAroundLatch, [NAME, latch, "b-started"], { env: { [NAME]: "a" } });
         const b = ctx.createTask(readAroundTask, [NAME, latch, "b-started", [a]], { env: { [NAME]: "b" } });
-        assert.deepEqual(await ctx.get([a, b]), [["a", "a"], ["b", "b"]]);
+        assert.deepEqual(await ctx.get([a, b]), [
+          ["a", "a"],
+          ["b", "b"],
+        ]);
         assert.equal(await ctx.get(ctx.run(readVariable, NAME)), undefined);
       }));
 
@@ -34,7 +37,16 @@ for (const kind of ["threads", "processes"] as const) {
     it("in a task, process.env reads, `in`, Object.keys, spreading, child processes, writes and delete all see its env", () =>
       withContext(async (ctx) => {
         const views = await ctx.get(ctx.createTask(envViews, [NAME], { env: { [NAME]: "mine" } }));
-        assert.deepEqual(views, { read: "mine", has: true, listed: true, spread: "mine", child: "mine", changed: "changed", deleted: undefined, hasAfterDelete: false });
+        assert.deepEqual(views, {
+          read: "mine",
+          has: true,
+          listed: true,
+          spread: "mine",
+          child: "mine",
+          changed: "changed",
+          deleted: undefined,
+          hasAfterDelete: false,
+        });
         assert.equal(await ctx.get(ctx.run(readVariable, NAME)), undefined); // the worker's own environment is untouched
       }));
   });
@@ -43,12 +55,20 @@ for (const kind of ["threads", "processes"] as const) {
 describe("task env on sync", () => {
   it("holds across the task's awaits, and not outside the task", async () => {
     const ctx = createJobContext("sync");
-    const seen = ctx.createTask(async () => {
-      await new Promise((r) => setImmediate(r));
-      return process.env[NAME];
-    }, [], { env: { [NAME]: "sync" } });
+    const seen = ctx.createTask(
+      async () => {
+        await new Promise((r) => setImmediate(r));
+        return process.env[NAME];
+      },
+      [],
+      { env: { [NAME]: "sync" } },
+    );
     assert.equal(process.env[NAME], undefined);
     assert.equal(await ctx.get(seen), "sync");
-    assert.deepEqual(await ctx.get(ctx.createTask(nestedReads, [NAME], { env: { [NAME]: "parent" } })), { own: "parent", child: undefined, ownAfter: "parent" });
+    assert.deepEqual(await ctx.get(ctx.createTask(nestedReads, [NAME], { env: { [NAME]: "parent" } })), {
+      own: "parent",
+      child: undefined,
+      ownAfter: "parent",
+    });
   });
 });

@@ -15,7 +15,15 @@ it("KubernetesJob (fake API server): a token Secret and an Indexed Job per mesh;
   const server = await api.start();
   const kubeConfig = kubeConfigFor(server);
   const fray = [process.execPath, "--import", import.meta.resolve("tsx"), fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url))];
-  const job = new KubernetesJob({ meshes: { trainers: 2 }, image: "example/fray:latest", name: "fray-test", port: 24567, frayCommand: fray, kubeConfig, resources: { limits: { "nvidia.com/gpu": "8" } } });
+  const job = new KubernetesJob({
+    meshes: { trainers: 2 },
+    image: "example/fray:latest",
+    name: "fray-test",
+    port: 24567,
+    frayCommand: fray,
+    kubeConfig,
+    resources: { limits: { "nvidia.com/gpu": "8" } },
+  });
 
   const spec = job.jobFor("trainers", 2);
   assert.equal(spec.spec!.completionMode, "Indexed");
@@ -41,7 +49,10 @@ it("KubernetesJob (fake API server): a token Secret and an Indexed Job per mesh;
 
   const pods = api.pods.get("fray-test-trainers")!.map((p) => p.process);
   await job.kill();
-  assert.deepEqual(api.calls.filter((c) => c.method === "DELETE").map((c) => c.path), ["/apis/batch/v1/namespaces/default/jobs/fray-test-trainers", "/api/v1/namespaces/default/secrets/fray-test-token"]);
+  assert.deepEqual(
+    api.calls.filter((c) => c.method === "DELETE").map((c) => c.path),
+    ["/apis/batch/v1/namespaces/default/jobs/fray-test-trainers", "/api/v1/namespaces/default/secrets/fray-test-token"],
+  );
   assert.ok(pods.every((p) => p.exitCode !== null || p.signalCode !== null));
   assert.equal(api.jobs.size, 0);
 });

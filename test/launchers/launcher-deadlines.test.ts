@@ -35,10 +35,18 @@ it("KubernetesJob: pods that never run fail state() naming the pods awaited and 
   const server = await api.start();
   const kubeConfig = kubeConfigFor(server);
   // The "fray" in these pods never says it listens: the pods stay Pending.
-  await using job = new KubernetesJob({ meshes: { trainers: 2 }, image: "example/fray:latest", name: "fray-stuck", frayCommand: ["sh", "-c", "exec sleep 600"], kubeConfig, startTimeoutMs: 300 });
+  await using job = new KubernetesJob({
+    meshes: { trainers: 2 },
+    image: "example/fray:latest",
+    name: "fray-stuck",
+    frayCommand: ["sh", "-c", "exec sleep 600"],
+    kubeConfig,
+    startTimeoutMs: 300,
+  });
   await assert.rejects(job.state(), {
     name: "TimeoutError",
-    message: /^gave up waiting for 2 pods of mesh 'trainers' to run \(0 did\) after 300 ms \(the startTimeoutMs option \(300\)\); see kubectl get pods -n default -l fray\.job=fray-stuck,fray\.mesh=trainers$/,
+    message:
+      /^gave up waiting for 2 pods of mesh 'trainers' to run \(0 did\) after 300 ms \(the startTimeoutMs option \(300\)\); see kubectl get pods -n default -l fray\.job=fray-stuck,fray\.mesh=trainers$/,
   });
 });
 
@@ -55,7 +63,9 @@ it("SlurmJob.kill(): jobs Slurm keeps listing after scancel fail kill() naming F
     assert.deepEqual(job.jobIds, ["4242"]);
     await assert.rejects(job.kill(), {
       name: "TimeoutError",
-      message: "gave up waiting for Slurm to stop listing jobs 4242 (scancel sent) after 300 ms (FRAY_SCANCEL_TIMEOUT_MS=300); see 'squeue -j 4242' and 'scontrol show job 4242'",
+      message:
+        "gave up waiting for Slurm to stop listing jobs 4242 (scancel sent) after 300 ms (FRAY_SCANCEL_TIMEOUT_MS=300); see 'squeue -j 4242' " +
+        "and 'scontrol show job 4242'",
     });
   });
 });

@@ -51,7 +51,14 @@ it("SkyPilotJob (fake sky): launches a task for every mesh's nodes, attaches, an
   assert.doesNotMatch(JSON.stringify(task), new RegExp(process.env.FRAY_TOKEN ?? "no-token-set"));
 
   // The real flow needs the mounted files to exist locally: drop the made-up mount.
-  const launching = new SkyPilotJob({ meshes: { trainers: 2, evaluators: 1 }, clusterName: "fray-sky-test", port: 23456, idleMinutesToAutostop: 30, frayCommand: fray, sky });
+  const launching = new SkyPilotJob({
+    meshes: { trainers: 2, evaluators: 1 },
+    clusterName: "fray-sky-test",
+    port: 23456,
+    idleMinutesToAutostop: 30,
+    frayCommand: fray,
+    sky,
+  });
   const { trainers, evaluators } = await launching.state();
   assert.deepEqual(trainers.extent.dims, { hosts: 2 });
   assert.deepEqual(evaluators.extent.dims, { hosts: 1 });
@@ -62,7 +69,10 @@ it("SkyPilotJob (fake sky): launches a task for every mesh's nodes, attaches, an
   await procs.stop();
   await launching.kill();
 
-  const calls = readFileSync(join(dir, "calls.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { args: string[]; task?: { num_nodes: number } });
+  const calls = readFileSync(join(dir, "calls.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { args: string[]; task?: { num_nodes: number } });
   const launch = calls.find((c) => c.args[0] === "launch")!;
   assert.deepEqual(launch.args.slice(0, 9), ["launch", "-y", "-d", "-c", "fray-sky-test", "--idle-minutes-to-autostop", "30", "--down", launch.args[8]]);
   assert.equal(launch.task!.num_nodes, 3);

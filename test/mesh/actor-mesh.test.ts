@@ -34,11 +34,20 @@ describe("ActorMesh over {gpus: 2}", () => {
     const count = new Accumulator(counters.get, { n: 0 }, (acc, _v) => ((acc.n += 1), acc));
     assert.deepEqual(await count.accumulate(), { n: 2 });
     assert.deepEqual(await count.accumulate(), { n: 2 });
-    const factory = new Accumulator(counters.get, () => [] as number[], (acc, v) => (acc.push(v), acc));
+    const factory = new Accumulator(
+      counters.get,
+      () => [] as number[],
+      (acc, v) => (acc.push(v), acc),
+    );
     assert.deepEqual(await factory.accumulate(), [1, 1]);
     assert.deepEqual(await factory.accumulate(), [1, 1]);
-    class Sum { total = 0; }
-    assert.throws(() => new Accumulator(counters.get, new Sum(), (acc, v) => ((acc.total += v), acc)), /cannot copy its identity, a Sum, .*pass a factory instead/);
+    class Sum {
+      total = 0;
+    }
+    assert.throws(
+      () => new Accumulator(counters.get, new Sum(), (acc, v) => ((acc.total += v), acc)),
+      /cannot copy its identity, a Sum, .*pass a factory instead/,
+    );
   });
 
   it("gives each rank its message rank and the message extent", async () => {
@@ -62,13 +71,22 @@ describe("ActorMesh over {gpus: 2}", () => {
     assert.equal(values.get(1), 7);
     assert.equal(values.item({ gpus: 0 }), 7);
     assert.deepEqual([...values], [7, 7]);
-    assert.deepEqual([...values.items()].map(([p, v]) => [p.rank, p.coords.gpus, v]), [[0, 0, 7], [1, 1, 7]]);
+    assert.deepEqual(
+      [...values.items()].map(([p, v]) => [p.rank, p.coords.gpus, v]),
+      [
+        [0, 0, 7],
+        [1, 1, 7],
+      ],
+    );
     assert.deepEqual(values.slice({ gpus: 1 }).values(), [7]);
   });
 
   it("rejects with ActorError carrying the remote error; the actor survives", async () => {
     const failers = procs.spawn("failers", Failer);
-    const err = await failers.slice({ gpus: 0 }).boom.callOne("bad input").catch((e: unknown) => e);
+    const err = await failers
+      .slice({ gpus: 0 })
+      .boom.callOne("bad input")
+      .catch((e: unknown) => e);
     assert.ok(err instanceof ActorError, `expected ActorError, got ${err}`);
     assert.match(err.message, /^Failer\.boom failed on rank 0 \{gpus: 0\} of mesh failers: RangeError: bad input$/);
     const remote = err.cause as Error;
@@ -83,12 +101,18 @@ describe("ActorMesh over {gpus: 2}", () => {
 
   it("an error through a one-rank slice names the rank and coords in the spawned mesh", async () => {
     const failers = procs.spawn("sliced-failers", Failer);
-    const err = await failers.slice({ gpus: 1 }).boom.callOne("on one").catch((e: unknown) => e);
+    const err = await failers
+      .slice({ gpus: 1 })
+      .boom.callOne("on one")
+      .catch((e: unknown) => e);
     assert.ok(err instanceof ActorError, `expected ActorError, got ${err}`);
     assert.equal(err.message, "Failer.boom failed on rank 1 {gpus: 1} of mesh sliced-failers: RangeError: on one");
     assert.equal(err.rank, 1);
     assert.deepEqual(err.coords, { gpus: 1 });
-    const viaRange = await failers.slice({ gpus: { start: 1 } }).boom.call("in range").catch((e: unknown) => e);
+    const viaRange = await failers
+      .slice({ gpus: { start: 1 } })
+      .boom.call("in range")
+      .catch((e: unknown) => e);
     assert.match(String(viaRange), /failed on rank 1 \{gpus: 1\} of mesh sliced-failers/);
   });
 
@@ -100,8 +124,15 @@ describe("ActorMesh over {gpus: 2}", () => {
   it("passes values of every kind through an actor and back", async () => {
     const echo = procs.spawn("echo", Echo).slice({ gpus: 0 });
     const value = {
-      n: 1.5, big: 2n ** 80n, s: "ü", date: new Date(0), map: new Map<unknown, unknown>([[1, { a: [1, 2] }]]),
-      set: new Set(["x"]), f64: new Float64Array([1, 2, 3]), bytes: new Uint8Array(5000).fill(7), nested: [null, undefined, true],
+      n: 1.5,
+      big: 2n ** 80n,
+      s: "ü",
+      date: new Date(0),
+      map: new Map<unknown, unknown>([[1, { a: [1, 2] }]]),
+      set: new Set(["x"]),
+      f64: new Float64Array([1, 2, 3]),
+      bytes: new Uint8Array(5000).fill(7),
+      nested: [null, undefined, true],
     };
     assert.deepEqual(await echo.echo.callOne(value), value);
   });
@@ -132,15 +163,20 @@ describe("bad input at the call site", () => {
 
   it("a non-serialisable argument throws and sends nothing", async () => {
     const counters = procs.spawn("c", Counter, 0);
-    assert.throws(() => counters.incr.broadcast((() => 1) as unknown as number), (e: Error) =>
-      e instanceof SerializationError && /argument 1 of Counter\.incr: the function cannot be sent/.test(e.message));
+    assert.throws(
+      () => counters.incr.broadcast((() => 1) as unknown as number),
+      (e: Error) => e instanceof SerializationError && /argument 1 of Counter\.incr: the function cannot be sent/.test(e.message),
+    );
     assert.throws(() => counters.incr.call(Symbol("s") as unknown as number), /argument 1 of Counter\.incr: the symbol Symbol\(s\) cannot be sent/);
     assert.deepEqual((await counters.get.call()).values(), [0, 0]);
   });
 
   it("an unknown endpoint throws naming the real ones", () => {
     const counters = procs.spawn("u", Counter, 0);
-    assert.throws(() => (counters as unknown as Record<string, unknown>).nope, /Counter has no endpoint 'nope'; its endpoints are: add, get, gpuCount, gpuRank, incr/);
+    assert.throws(
+      () => (counters as unknown as Record<string, unknown>).nope,
+      /Counter has no endpoint 'nope'; its endpoints are: add, get, gpuCount, gpuRank, incr/,
+    );
   });
 
   it("too few arguments throws", () => {
@@ -163,8 +199,14 @@ describe("bad input at the call site", () => {
   });
 
   it("spawn refuses an endpoint named like a mesh member, naming the method and the fix", () => {
-    assert.throws(() => procs.spawn("slicers", Slicer), (e: Error) =>
-      e instanceof TypeError && /^Slicer\.slice cannot be an endpoint: 'slice' is a member of every actor mesh \(.*\bstop\b.*\), so calls would never reach the method; rename Slicer\.slice$/.test(e.message));
+    assert.throws(
+      () => procs.spawn("slicers", Slicer),
+      (e: Error) =>
+        e instanceof TypeError &&
+        /^Slicer\.slice cannot be an endpoint: 'slice' is a member of every actor mesh \(.*\bstop\b.*\), so calls would never reach the method; rename Slicer\.slice$/.test(
+          e.message,
+        ),
+    );
   });
 
   it("a non-serialisable return value rejects the caller", async () => {

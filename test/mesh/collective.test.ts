@@ -31,7 +31,12 @@ function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string
     it("allReduce sum, avg, max, min and prod give the exact expected arrays on every rank", async () => {
       assert.deepEqual(procs.sizes, sizes);
       // Ranks hold 1×, 2×, 3×, 4× the pattern.
-      for (const [op, k] of [["sum", 10], ["avg", 2.5], ["max", 4], ["min", 1]] as const) {
+      for (const [op, k] of [
+        ["sum", 10],
+        ["avg", 2.5],
+        ["max", 4],
+        ["min", 1],
+      ] as const) {
         for (const got of (await trainers.allReduce.call(op, L)).values()) assert.deepEqual(got, times(k), op);
       }
       const prod = gradient(0, L).map((v) => 24 * v ** 4);
@@ -48,7 +53,10 @@ function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string
       const g = [0, 1, 2, 3].map((r) => gradient(r, 8));
       for (const got of (await trainers.allGather.call(8)).values()) assert.deepEqual(got, concat(...g));
       const sum = times(10, 8);
-      assert.deepEqual((await trainers.reduceScatter.call(8)).values(), [0, 1, 2, 3].map((r) => sum.slice(2 * r, 2 * r + 2)));
+      assert.deepEqual(
+        (await trainers.reduceScatter.call(8)).values(),
+        [0, 1, 2, 3].map((r) => sum.slice(2 * r, 2 * r + 2)),
+      );
       for (const got of (await trainers.broadcast.call(2, 8)).values()) assert.deepEqual(got, g[2]);
       assert.deepEqual((await trainers.reduce.call(1, 8)).values(), [g[0], times(4, 8), g[2], g[3]]);
       assert.deepEqual((await trainers.barrier.call()).values(), [0, 1, 2, 3]);
@@ -57,7 +65,11 @@ function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string
     it("mismatched lengths fail on every rank, naming the ranks' calls", async () => {
       const messages = (await trainers.mismatched.call([4, 4, 5, 4])).values();
       assert.equal(messages.length, 4);
-      for (const m of messages) assert.match(m, /^RangeError: collective\.allReduce: the ranks of the group called different collectives \(.*rank 2 .*Float32Array\[5\].*\); every rank must pass the same kind of typed array, length/);
+      for (const m of messages)
+        assert.match(
+          m,
+          /^RangeError: collective\.allReduce: the ranks of the group called different collectives \(.*rank 2 .*Float32Array\[5\].*\); every rank must pass the same kind of typed array, length/,
+        );
       // Every rank fails (none hangs): the mesh still answers the next collective.
       for (const got of (await trainers.allReduce.call("sum", L)).values()) assert.deepEqual(got, times(10));
     });
@@ -68,36 +80,49 @@ function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string
 
 dataParallel("4 ranks {gpus: 4}, one process each", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 });
 dataParallel("4 ranks {gpus: 4} on worker threads", () => thisHost().spawnProcs({ gpus: 4 }, { threads: true }), { gpus: 4 });
-dataParallel("{hosts: 2, gpus: 2} packed into 2 processes", () => thisHost().spawnProcs({ hosts: 2, gpus: 2 }, { processes: 2 }), { hosts: 2, gpus: 2 }, (trainers) => {
-  it('dims: ["gpus"] reduces within each host only', async () => {
-    // Host 0 holds ranks 1× and 2×, host 1 ranks 3× and 4×.
-    const sums = (await trainers().allReduce.call("sum", L, ["gpus"])).values();
-    assert.deepEqual(sums, [times(3), times(3), times(7), times(7)]);
-    const large = (await trainers().allReduce.call("max", 200_001, ["gpus"])).values();
-    assert.deepEqual(large, [times(2, 200_001), times(2, 200_001), times(4, 200_001), times(4, 200_001)]);
-    const across = (await trainers().allReduce.call("sum", L, ["hosts"])).values();
-    assert.deepEqual(across, [times(4), times(6), times(4), times(6)]);
-    const g = [0, 1, 2, 3].map((r) => gradient(r, 4));
-    assert.deepEqual((await trainers().allGather.call(4, ["gpus"])).values(), [concat(g[0], g[1]), concat(g[0], g[1]), concat(g[2], g[3]), concat(g[2], g[3])]);
-    assert.deepEqual((await trainers().broadcast.call(1, 4, ["gpus"])).values(), [g[1], g[1], g[3], g[3]]);
-    assert.deepEqual((await trainers().barrier.call({ dims: ["gpus"] })).values(), [0, 1, 2, 3]);
-  });
+dataParallel(
+  "{hosts: 2, gpus: 2} packed into 2 processes",
+  () => thisHost().spawnProcs({ hosts: 2, gpus: 2 }, { processes: 2 }),
+  { hosts: 2, gpus: 2 },
+  (trainers) => {
+    it('dims: ["gpus"] reduces within each host only', async () => {
+      // Host 0 holds ranks 1× and 2×, host 1 ranks 3× and 4×.
+      const sums = (await trainers().allReduce.call("sum", L, ["gpus"])).values();
+      assert.deepEqual(sums, [times(3), times(3), times(7), times(7)]);
+      const large = (await trainers().allReduce.call("max", 200_001, ["gpus"])).values();
+      assert.deepEqual(large, [times(2, 200_001), times(2, 200_001), times(4, 200_001), times(4, 200_001)]);
+      const across = (await trainers().allReduce.call("sum", L, ["hosts"])).values();
+      assert.deepEqual(across, [times(4), times(6), times(4), times(6)]);
+      const g = [0, 1, 2, 3].map((r) => gradient(r, 4));
+      assert.deepEqual((await trainers().allGather.call(4, ["gpus"])).values(), [
+        concat(g[0], g[1]),
+        concat(g[0], g[1]),
+        concat(g[2], g[3]),
+        concat(g[2], g[3]),
+      ]);
+      assert.deepEqual((await trainers().broadcast.call(1, 4, ["gpus"])).values(), [g[1], g[1], g[3], g[3]]);
+      assert.deepEqual((await trainers().barrier.call({ dims: ["gpus"] })).values(), [0, 1, 2, 3]);
+    });
 
-  it("a message sent to a slice runs the collective among that slice's ranks", async () => {
-    // Message ranks 0 and 1 of each slice hold 1× and 2×.
-    const [host0, host1, odd] = await Promise.all([
-      trainers().slice({ hosts: 0 }).allReduce.call("sum", L),
-      trainers().slice({ hosts: 1 }).allReduce.call("sum", L),
-      trainers().slice({ gpus: 1 }).allReduce.call("max", 100_000),
-    ]);
-    for (const got of [...host0.values(), ...host1.values()]) assert.deepEqual(got, times(3));
-    for (const got of odd.values()) assert.deepEqual(got, times(2, 100_000));
-  });
+    it("a message sent to a slice runs the collective among that slice's ranks", async () => {
+      // Message ranks 0 and 1 of each slice hold 1× and 2×.
+      const [host0, host1, odd] = await Promise.all([
+        trainers().slice({ hosts: 0 }).allReduce.call("sum", L),
+        trainers().slice({ hosts: 1 }).allReduce.call("sum", L),
+        trainers().slice({ gpus: 1 }).allReduce.call("max", 100_000),
+      ]);
+      for (const got of [...host0.values(), ...host1.values()]) assert.deepEqual(got, times(3));
+      for (const got of odd.values()) assert.deepEqual(got, times(2, 100_000));
+    });
 
-  it("dims naming no dimension of the mesh is an error that lists the dimensions", async () => {
-    await assert.rejects(trainers().allReduce.call("sum", 4, ["cards"]), /dims names 'cards', which is not a dimension of the mesh .*; give some of: hosts, gpus/);
-  });
-});
+    it("dims naming no dimension of the mesh is an error that lists the dimensions", async () => {
+      await assert.rejects(
+        trainers().allReduce.call("sum", 4, ["cards"]),
+        /dims names 'cards', which is not a dimension of the mesh .*; give some of: hosts, gpus/,
+      );
+    });
+  },
+);
 
 describe("collectives outside an endpoint", () => {
   it("reject, saying where they must be called", async () => {
@@ -129,7 +154,10 @@ describe("kill -9 of a rank mid-allReduce", () => {
       for (let i = 0; i < 3; i++) await entered.recv();
       process.kill(procs.pids[2], "SIGKILL");
       const got = [await outcomes.recv(), await outcomes.recv(), await outcomes.recv()].sort((a, b) => a[0] - b[0]);
-      assert.deepEqual(got.map(([rank, name, isSupervision]) => [rank, name, isSupervision]), [0, 1, 3].map((r) => [r, "SupervisionError", true]));
+      assert.deepEqual(
+        got.map(([rank, name, isSupervision]) => [rank, name, isSupervision]),
+        [0, 1, 3].map((r) => [r, "SupervisionError", true]),
+      );
       for (const [, , , message] of got) assert.match(message, /^collective\.allReduce cannot complete: rank 2 \{gpus: 2\} of mesh trainers is gone: /);
     } finally {
       entered.close();
@@ -158,8 +186,16 @@ describe("a rank that never joins", () => {
     try {
       trainers.allReduceWithout.broadcast(1, enteredPort, outcomesPort, 16);
       const got = [await outcomes.recv(), await outcomes.recv(), await outcomes.recv()].sort((a, b) => a[0] - b[0]);
-      assert.deepEqual(got.map(([rank, name]) => [rank, name]), [[0, "Error"], [2, "Error"], [3, "Error"]]);
-      for (const [, , , message] of got) assert.match(message, /^collective\.allReduce timed out after 300 ms waiting for its peers \(FRAY_COLLECTIVE_TIMEOUT_MS=300\)/);
+      assert.deepEqual(
+        got.map(([rank, name]) => [rank, name]),
+        [
+          [0, "Error"],
+          [2, "Error"],
+          [3, "Error"],
+        ],
+      );
+      for (const [, , , message] of got)
+        assert.match(message, /^collective\.allReduce timed out after 300 ms waiting for its peers \(FRAY_COLLECTIVE_TIMEOUT_MS=300\)/);
     } finally {
       entered.close();
       outcomes.close();

@@ -40,16 +40,25 @@ for (const kind of ["threads", "processes"] as const) {
       assert.deepEqual(ones.shardShape, [4]);
       const tripled = ones.map(A.scaled, 3);
       const both = tripled.map(A.added, ones); // another array's shard, rank by rank
-      assert.deepEqual((await both.gather()).map((s) => [...s]), [1, 2, 3, 4].map((v) => Array(4).fill(4 * v)));
+      assert.deepEqual(
+        (await both.gather()).map((s) => [...s]),
+        [1, 2, 3, 4].map((v) => Array(4).fill(4 * v)),
+      );
       assert.deepEqual([...(await both.fetchShard({ gpus: 2 }))], Array(4).fill(12));
       assert.deepEqual([...(await ones.reduce("gpus", "sum").fetchShard({ gpus: 3 }))], Array(4).fill(10));
       assert.deepEqual([...(await ones.reduce(["gpus"], "avg").fetchShard({ gpus: 0 }))], Array(4).fill(2.5));
       const scattered = ones.reduce("gpus", "sum", { scatter: true });
       await scattered.ready();
       assert.deepEqual(scattered.shardShape, [1]);
-      assert.deepEqual((await scattered.gather()).map((s) => [...s]), [[10], [10], [10], [10]]);
+      assert.deepEqual(
+        (await scattered.gather()).map((s) => [...s]),
+        [[10], [10], [10], [10]],
+      );
       const ints = shards.ints.rref(2);
-      assert.deepEqual((await ints.gather()).map((s) => s.constructor.name), Array(4).fill("Int32Array"));
+      assert.deepEqual(
+        (await ints.gather()).map((s) => s.constructor.name),
+        Array(4).fill("Int32Array"),
+      );
       // Passed to an endpoint, each rank gets its own shard, not a copy.
       assert.deepEqual((await shards.sum.call(ones)).values(), [4, 8, 12, 16]);
       assert.deepEqual((await shards.bump.call(ones)).values(), [101, 102, 103, 104]);
@@ -71,9 +80,15 @@ for (const kind of ["threads", "processes"] as const) {
       await assert.rejects(ones.map(A.notAnArray).ready(), /map function notAnArray returned number; the shards of a DistributedArray are typed arrays/);
       // Shards of different lengths cannot be reduced: the error names two of them.
       const ragged = shards.values.rref(4, true);
-      await assert.rejects(ragged.reduce("gpus").ready(), /the shards differ \(rank 0 \{gpus: 0\} of mesh shards has Float64Array\[4\], rank 1 \{gpus: 1\} of mesh shards has Float64Array\[5\]\)/);
+      await assert.rejects(
+        ragged.reduce("gpus").ready(),
+        /the shards differ \(rank 0 \{gpus: 0\} of mesh shards has Float64Array\[4\], rank 1 \{gpus: 1\} of mesh shards has Float64Array\[5\]\)/,
+      );
       await ragged.ready();
-      assert.throws(() => ragged.shardShape, /its shards differ in shape \(rank 0 .* has Float64Array\[4\], rank 1 .* has Float64Array\[5\]\); read shardShapes/);
+      assert.throws(
+        () => ragged.shardShape,
+        /its shards differ in shape \(rank 0 .* has Float64Array\[4\], rank 1 .* has Float64Array\[5\]\); read shardShapes/,
+      );
       assert.deepEqual(ragged.shardShapes, [[4], [5], [6], [7]]);
       const mixed = shards.values.rref(4);
       assert.throws(() => mixed.reduce("hosts"), /'hosts' is not a dimension of .*; give some of gpus/);
@@ -167,8 +182,10 @@ describe("data-parallel linear regression", () => {
     const all = A.dataRows(0, 4 * ROWS);
     let local = new Float64Array(A.FEATURES);
     for (let s = 0; s < STEPS; s++) local = A.step(local, A.gradient(all.X, local, all.y), RATE);
-    for (let j = 0; j < A.FEATURES; j++) assert.ok(Math.abs(weights[j] - local[j]) <= 1e-5, `weight ${j}: ${weights[j]} on the mesh, ${local[j]} in one process`);
-    for (let j = 0; j < A.FEATURES; j++) assert.ok(Math.abs(weights[j] - A.TRUE_WEIGHTS[j]) < 0.05, `weight ${j} learned ${weights[j]}, truth ${A.TRUE_WEIGHTS[j]}`);
+    for (let j = 0; j < A.FEATURES; j++)
+      assert.ok(Math.abs(weights[j] - local[j]) <= 1e-5, `weight ${j}: ${weights[j]} on the mesh, ${local[j]} in one process`);
+    for (let j = 0; j < A.FEATURES; j++)
+      assert.ok(Math.abs(weights[j] - A.TRUE_WEIGHTS[j]) < 0.05, `weight ${j} learned ${weights[j]}, truth ${A.TRUE_WEIGHTS[j]}`);
     // 3 operations a step answer with each shard's type and length (~40 bytes a rank), and the
     // weights come once: far less than one rank's shard of X (64,000 bytes) or the gradients.
     const xBytes = 4 * ROWS * A.FEATURES * 8;

@@ -54,7 +54,15 @@ describe("12 processes", () => {
     assert.deepEqual(ranks, [1, 3, 9, 11]);
     const row = drivers.slice({ hosts: 1 });
     assert.deepEqual(row.sizes, { gpus: 4 });
-    assert.deepEqual((await row.whoAmI.call()).values().map((w) => [w.rank, w.messageRank]), [[4, 0], [5, 1], [6, 2], [7, 3]]);
+    assert.deepEqual(
+      (await row.whoAmI.call()).values().map((w) => [w.rank, w.messageRank]),
+      [
+        [4, 0],
+        [5, 1],
+        [6, 2],
+        [7, 3],
+      ],
+    );
     assert.deepEqual(drivers.rename({ gpus: "cards" }).sizes, { hosts: 3, cards: 4 });
     assert.deepEqual(drivers.flatten("all").sizes, { all: 12 });
     assert.deepEqual(procs.slice({ gpus: 0 }).sizes, { hosts: 3 });
@@ -62,8 +70,14 @@ describe("12 processes", () => {
 
   it("an unknown label is a TypeError, an index out of range a RangeError", () => {
     const counters = procs.spawn("e", Counter, 1);
-    assert.throws(() => counters.slice({ nodes: 0 }), (e: Error) => e instanceof TypeError && /unknown label 'nodes'.*hosts, gpus/.test(e.message));
-    assert.throws(() => counters.slice({ gpus: 4 }), (e: Error) => e instanceof RangeError && /index 4 is out of range for 'gpus' of size 4/.test(e.message));
+    assert.throws(
+      () => counters.slice({ nodes: 0 }),
+      (e: Error) => e instanceof TypeError && /unknown label 'nodes'.*hosts, gpus/.test(e.message),
+    );
+    assert.throws(
+      () => counters.slice({ gpus: 4 }),
+      (e: Error) => e instanceof RangeError && /index 4 is out of range for 'gpus' of size 4/.test(e.message),
+    );
     assert.throws(() => counters.slice({ gpus: { start: 5 } }), RangeError);
     assert.throws(() => counters.slice({ gpus: { start: 0, step: 0 } }), RangeError);
     assert.throws(() => procs.slice({ racks: 1 }), TypeError);
@@ -95,7 +109,10 @@ describe("procs packed into fewer OS processes", () => {
     assert.equal(procs.pids.length, 2);
     const drivers = procs.spawn("packed", Driver);
     const ranks = (await drivers.whoAmI.call()).values().map((w) => w.rank);
-    assert.deepEqual(ranks, Array.from({ length: 64 }, (_, i) => i));
+    assert.deepEqual(
+      ranks,
+      Array.from({ length: 64 }, (_, i) => i),
+    );
     assert.throws(() => thisHost().spawnProcs({ ranks: 2 }, { processes: 3 }), /processes must be an integer from 1 to the mesh size 2, got 3/);
   });
 });

@@ -102,7 +102,12 @@ describe("ActorMesh.respawn", () => {
       assert.equal((await failures.recv()).rank, 1);
       writeFileSync(refuse, "1");
       try {
-        await assert.rejects(tallies.respawn(1), (e: Error) => e instanceof ActorError && /Tally constructor\.fragile failed on rank 1 \{gpus: 1\} of mesh fragile: Error: rank 1 refuses to start/.test(e.message));
+        await assert.rejects(
+          tallies.respawn(1),
+          (e: Error) =>
+            e instanceof ActorError &&
+            /Tally constructor\.fragile failed on rank 1 \{gpus: 1\} of mesh fragile: Error: rank 1 refuses to start/.test(e.message),
+        );
       } finally {
         rmSync(refuse);
       }
@@ -216,14 +221,20 @@ describe("ActorMesh.respawn", () => {
       await tallies.initialized;
       await assert.rejects(tallies.respawn(1), (e: Error) => /^rank 1 of mesh 'refused' is running; respawn replaces failed ranks only/.test(e.message));
       for (const bad of [-1, 2, 1.5]) {
-        await assert.rejects(tallies.respawn(bad), (e: Error) => e instanceof RangeError && /mesh 'refused' \{workers: 2\} has ranks 0 to 1; pass one of those/.test(e.message));
+        await assert.rejects(
+          tallies.respawn(bad),
+          (e: Error) => e instanceof RangeError && /mesh 'refused' \{workers: 2\} has ranks 0 to 1; pass one of those/.test(e.message),
+        );
       }
       // On a slice, the rank is the slice's.
       await assert.rejects(tallies.slice({ workers: 1 }).respawn(1), RangeError);
       tallies.slice({ workers: 1 }).boom.broadcast();
       assert.equal((await failures.recv()).rank, 1);
       // A handle passed to another actor is not the owner's.
-      assert.match(await bystander.tryRespawn.callOne(tallies, 1), /this handle was passed from another actor; only the mesh's owner \(which spawned it\) may replace its ranks/);
+      assert.match(
+        await bystander.tryRespawn.callOne(tallies, 1),
+        /this handle was passed from another actor; only the mesh's owner \(which spawned it\) may replace its ranks/,
+      );
       await tallies.slice({ workers: 1 }).respawn(0); // the owner may, through a slice too
       assert.deepEqual((await tallies.get.call()).values(), [0, 0]);
       await tallies.stop();

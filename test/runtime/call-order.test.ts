@@ -16,14 +16,26 @@ describe("call order", () => {
         // The unnumbered prefix comes over the link in order; numbered calls come any way, some twice.
         const arrivals: Array<number> = Array.from({ length: numbered }, (_, i) => unnumbered + 1 + i);
         for (const q of [...arrivals]) if (random.next().value % 4 === 0) arrivals.push(q);
-        const shuffled = arrivals.map((q) => [random.next().value, q] as const).sort((a, b) => a[0] - b[0]).map(([, q]) => q);
+        const shuffled = arrivals
+          .map((q) => [random.next().value, q] as const)
+          .sort((a, b) => a[0] - b[0])
+          .map(([, q]) => q);
         let link = 0;
         for (const q of shuffled) {
-          if (link < unnumbered && random.next().value % 2 === 0) ran.push(++link) && order.ranUnnumbered("s");
+          if (link < unnumbered && random.next().value % 2 === 0) {
+            ran.push(++link);
+            order.ranUnnumbered("s");
+          }
           order.numbered("s", q, () => ran.push(q));
         }
-        while (link < unnumbered) ran.push(++link) && order.ranUnnumbered("s");
-        assert.deepEqual(ran, Array.from({ length: unnumbered + numbered }, (_, i) => i + 1));
+        while (link < unnumbered) {
+          ran.push(++link);
+          order.ranUnnumbered("s");
+        }
+        assert.deepEqual(
+          ran,
+          Array.from({ length: unnumbered + numbered }, (_, i) => i + 1),
+        );
       }),
     );
   });

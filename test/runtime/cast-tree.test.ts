@@ -31,7 +31,10 @@ describe("casting tree", () => {
   it("splits into runs of near-equal length, every item once, depth 3 for 13 with fan-out 3 and 4 for 256 with 4", () => {
     const items = Array.from({ length: HOSTS }, (_, i) => i);
     const runs = subtrees(items, 3);
-    assert.deepEqual(runs.map((r) => r.length), [5, 4, 4]);
+    assert.deepEqual(
+      runs.map((r) => r.length),
+      [5, 4, 4],
+    );
     assert.deepEqual(runs.flat(), items);
     assert.equal(castDepth(HOSTS, 3), 3);
     assert.equal(castDepth(256, 4), 4);
@@ -69,7 +72,10 @@ describe("casting tree", () => {
     const members = recorders.slice({ hosts: { start: 2, stop: 11 } }); // 9 processes: a tree of depth 2
     for (let i = 0; i < 1_000; i++) members.record.broadcast(i);
     const counts = (await recorders.count.call()).values();
-    assert.deepEqual(counts, Array.from({ length: HOSTS }, (_, r) => (r >= 2 && r < 11 ? 1_000 : 0)));
+    assert.deepEqual(
+      counts,
+      Array.from({ length: HOSTS }, (_, r) => (r >= 2 && r < 11 ? 1_000 : 0)),
+    );
   });
 
   it("stopping a mesh right after casting to it runs every cast first", async () => {
@@ -102,7 +108,10 @@ describe("casting tree", () => {
       const survivors = [recorders.slice({ hosts: { start: 0, stop: relay } }), recorders.slice({ hosts: { start: relay + 1 } })];
       for (const part of survivors) assert.ok((await part.inOrder.call(N)).values().every(Boolean));
       await assert.rejects(recorders.slice({ hosts: relay }).count.callOne(), (e: Error) => e instanceof SupervisionError && /SIGKILL/.test(e.message));
-      assert.deepEqual(failures.map((f) => f.rank), [relay]);
+      assert.deepEqual(
+        failures.map((f) => f.rank),
+        [relay],
+      );
       assert.ok(!isAlive(pid));
     } finally {
       setUnhandledFaultHook(previous);

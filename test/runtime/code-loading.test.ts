@@ -86,7 +86,10 @@ describe("clients as users run them", () => {
     // A killed client cannot remove its socket directory; give it a temp dir of ours.
     const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));
     t.after(() => rmSync(tmp, { recursive: true, force: true }));
-    const child = spawn(process.execPath, ["--import", "tsx", beside("ts-client.ts")], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TMPDIR: tmp } });
+    const child = spawn(process.execPath, ["--import", "tsx", beside("ts-client.ts")], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, TMPDIR: tmp },
+    });
     t.after(() => void child.kill("SIGKILL"));
     let out = "";
     for await (const chunk of child.stdout) {

@@ -29,8 +29,13 @@ async function envsOf(procs: ProcMesh): Promise<Array<Record<string, string | nu
   return (await owned.spawn("env", EnvReader).read.call()).values();
 }
 
-const row = (rank: number, world: number, local: number, localWorld: number, cuda: string | null) =>
-  ({ RANK: String(rank), WORLD_SIZE: String(world), LOCAL_RANK: String(local), LOCAL_WORLD_SIZE: String(localWorld), CUDA_VISIBLE_DEVICES: cuda });
+const row = (rank: number, world: number, local: number, localWorld: number, cuda: string | null) => ({
+  RANK: String(rank),
+  WORLD_SIZE: String(world),
+  LOCAL_RANK: String(local),
+  LOCAL_WORLD_SIZE: String(localWorld),
+  CUDA_VISIBLE_DEVICES: cuda,
+});
 
 describe("rank environment on this host", () => {
   it("spawnProcs({gpus: 2}): each proc gets its rank, the world size and its GPU", async (t) => {
@@ -45,9 +50,16 @@ describe("rank environment on this host", () => {
 
   it("a host that restricts its GPUs gives each proc its n-th visible device; too few is an error naming them", async (t) => {
     withEnv(t, { CUDA_VISIBLE_DEVICES: "5,7" });
-    assert.deepEqual((await envsOf(track(thisHost().spawnProcs({ gpus: 2 })))).map((e) => e.CUDA_VISIBLE_DEVICES), ["5", "7"]);
-    assert.throws(() => thisHost().spawnProcs({ gpus: 3 }), (e: Error) =>
-      e instanceof RangeError && /the proc at gpus 2 needs a GPU, but this host's CUDA_VISIBLE_DEVICES=5,7 lists 2; spawn at most 2 procs along 'gpus' per host/.test(e.message));
+    assert.deepEqual(
+      (await envsOf(track(thisHost().spawnProcs({ gpus: 2 })))).map((e) => e.CUDA_VISIBLE_DEVICES),
+      ["5", "7"],
+    );
+    assert.throws(
+      () => thisHost().spawnProcs({ gpus: 3 }),
+      (e: Error) =>
+        e instanceof RangeError &&
+        /the proc at gpus 2 needs a GPU, but this host's CUDA_VISIBLE_DEVICES=5,7 lists 2; spawn at most 2 procs along 'gpus' per host/.test(e.message),
+    );
   });
 
   it("packed procs ({processes: 1}) share a process: no rank variables, not even inherited ones", async (t) => {
@@ -81,7 +93,10 @@ it("a remote host without a GPU for a rank: initialized rejects naming its CUDA_
     await using procs = one.spawnProcs({ gpus: 2 });
     await assert.rejects(procs.initialized, /could not start a proc at .*: the proc at gpus 1 needs a GPU, but this host's CUDA_VISIBLE_DEVICES=4 lists 1/);
     const first = procs.slice({ gpus: { start: 0, stop: 1 } }).spawn("env", EnvReader);
-    assert.deepEqual((await first.read.call()).values().map((e) => e.CUDA_VISIBLE_DEVICES), ["4"]);
+    assert.deepEqual(
+      (await first.read.call()).values().map((e) => e.CUDA_VISIBLE_DEVICES),
+      ["4"],
+    );
   } finally {
     await killJob(job);
   }

@@ -75,7 +75,9 @@ describe("ProcMesh.stop()", () => {
 
 describe("the default unhandled-fault hook", () => {
   it("logs the failure and exits the client with status 1, taking its workers along", async (t) => {
-    const client = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./lifecycle-unhandled-client.ts", import.meta.url))], { stdio: ["ignore", "pipe", "pipe"] });
+    const client = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./lifecycle-unhandled-client.ts", import.meta.url))], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     t.after(() => void client.kill("SIGKILL"));
     let stdout = "";
     let stderr = "";
@@ -97,7 +99,10 @@ it("a client killed by SIGKILL leaves its socket directory behind; the next proc
   const listener = fileURLToPath(new URL("../../src/runtime/net/listener.ts", import.meta.url));
   const makeDir = `import { privateSocketDir } from ${JSON.stringify(listener)}; console.log(privateSocketDir());`;
   const env = { ...process.env, TMPDIR: tmp };
-  const killed = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", `${makeDir} setInterval(() => {}, 1000);`], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const killed = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", `${makeDir} setInterval(() => {}, 1000);`], {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   t.after(() => void killed.kill("SIGKILL"));
   const [first] = await once(killed.stdout!, "data");
   const left = String(first).trim();

@@ -22,7 +22,9 @@ type Json = Awaited<ReturnType<typeof metricsJson>>;
 function valueOf(json: Json, name: string, labels: Record<string, string | number> = {}): number | undefined {
   const family = json.find((m) => m.name === name || (m.type === ("histogram" as never) && name.startsWith(`${m.name}_`)));
   const sample = family?.values.find(
-    (v) => ((v as { metricName?: string }).metricName ?? family.name) === name && Object.entries(labels).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want),
+    (v) =>
+      ((v as { metricName?: string }).metricName ?? family.name) === name &&
+      Object.entries(labels).every(([k, want]) => (v.labels as Record<string, unknown>)[k] === want),
   );
   return sample?.value;
 }
@@ -30,7 +32,12 @@ function valueOf(json: Json, name: string, labels: Record<string, string | numbe
 const client = fileURLToPath(new URL("./metrics-client.ts", import.meta.url));
 
 function runClient(env: Record<string, string>, n: number): ReturnType<typeof spawnSync> {
-  return spawnSync(process.execPath, ["--import", "tsx", client, String(n)], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
+  return spawnSync(process.execPath, ["--import", "tsx", client, String(n)], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 120_000,
+    killSignal: "SIGKILL",
+  });
 }
 
 describe("metrics", () => {
@@ -86,7 +93,9 @@ describe("metrics", () => {
       const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, "");
       assert.ok(types.has(family) && helped.has(family), `${name} has no # TYPE and # HELP`);
     }
-    const calls = samples.find(([name, labels]) => name === "fray_endpoint_calls_total" && labels.includes('class="Counter"') && labels.includes('endpoint="incr"'));
+    const calls = samples.find(
+      ([name, labels]) => name === "fray_endpoint_calls_total" && labels.includes('class="Counter"') && labels.includes('endpoint="incr"'),
+    );
     assert.equal(calls?.[2], 20); // 10 calls to each of 2 actors
     assert.equal(types.get("fray_endpoint_duration_seconds"), "histogram");
   });
@@ -118,7 +127,10 @@ describe("metrics", () => {
   it("a processes job running 50 tasks counts 50 tasks done, none pending or running", async () => {
     await using ctx = createJobContext("processes", { maxWorkers: 2 });
     const refs = Array.from({ length: 50 }, (_, i) => ctx.createTask(add, [i, 1]));
-    assert.deepEqual(await ctx.get(refs), Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.deepEqual(
+      await ctx.get(refs),
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
     const { json } = await collectMetrics();
     assert.equal(valueOf(json, "fray_tasks_done_total"), 50);
     assert.equal(valueOf(json, "fray_tasks_pending"), 0);
@@ -133,8 +145,18 @@ describe("metrics", () => {
     const out = JSON.parse(String(stdout).trim().split("\n").pop()!) as { json: Json; processes: string[]; value: number };
     assert.equal(out.value, 100);
     assert.equal(out.processes.length, 2);
-    assert.ok(out.json.some((m) => m.name === "fray_endpoint_calls_total"), "the families are declared");
-    for (const name of ["fray_endpoint_calls_total", "fray_messages_sent_total", "fray_messages_received_total", "fray_frames_sent_total", "fray_frames_received_total", "fray_endpoint_duration_seconds_count"]) {
+    assert.ok(
+      out.json.some((m) => m.name === "fray_endpoint_calls_total"),
+      "the families are declared",
+    );
+    for (const name of [
+      "fray_endpoint_calls_total",
+      "fray_messages_sent_total",
+      "fray_messages_received_total",
+      "fray_frames_sent_total",
+      "fray_frames_received_total",
+      "fray_endpoint_duration_seconds_count",
+    ]) {
       assert.equal(valueOf(out.json, name), undefined, `${name} has values`);
     }
   });

@@ -19,7 +19,6 @@ const { Tally } = await import("../fixtures/respawn-actors.ts");
 const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const workers: ChildProcess[] = [];
 
-
 /** Starts `fray worker` on a free port (with free ports after it for its procs); resolves with its address once it listens. */
 async function startWorker(): Promise<string> {
   const port = await freePort();

@@ -63,10 +63,23 @@ async function startWorker(h: (typeof hosts)[number]): Promise<void> {
 
 it("attaches to workers in three namespaces; a cut host fails only its ranks", async () => {
   await Promise.all(hosts.map(startWorker));
-  const c = spawn("ip", ["netns", "exec", client, process.execPath, "--import", "tsx", fileURLToPath(new URL("./netns-client.ts", import.meta.url)), ...hosts.map((h) => `tcp://${h.ip}:22222`)], {
-    env: { ...process.env, FRAY_TOKEN: token, FRAY_HOST_TIMEOUT_MS: "3000", FRAY_HEARTBEAT_INTERVAL_MS: "200" },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const c = spawn(
+    "ip",
+    [
+      "netns",
+      "exec",
+      client,
+      process.execPath,
+      "--import",
+      "tsx",
+      fileURLToPath(new URL("./netns-client.ts", import.meta.url)),
+      ...hosts.map((h) => `tcp://${h.ip}:22222`),
+    ],
+    {
+      env: { ...process.env, FRAY_TOKEN: token, FRAY_HOST_TIMEOUT_MS: "3000", FRAY_HEARTBEAT_INTERVAL_MS: "200" },
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   workers.push(c);
   const out = createInterface({ input: c.stdout! })[Symbol.asyncIterator]();
   const next = async () => JSON.parse((await out.next()).value as string);

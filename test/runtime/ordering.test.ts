@@ -21,7 +21,10 @@ describe("ordering", () => {
     const got: number[] = [];
     for (let i = 0; i < 100; i++) got.push(await receiver.recv());
     receiver.close();
-    assert.deepEqual(got, Array.from({ length: 100 }, (_, i) => i));
+    assert.deepEqual(
+      got,
+      Array.from({ length: 100 }, (_, i) => i),
+    );
   });
 
   it("an actor receives a mesh of other actors and calls them", async () => {
@@ -47,7 +50,10 @@ describe("ordering", () => {
     const seq = procs.spawn("seq", Sequencer).slice({ gpus: 0 });
     for (let i = 0; i < 5; i++) seq.step.broadcast(i);
     const history = await seq.history.callOne();
-    assert.deepEqual(history, [0, 1, 2, 3, 4].flatMap((i) => [`start ${i}`, `end ${i}`]));
+    assert.deepEqual(
+      history,
+      [0, 1, 2, 3, 4].flatMap((i) => [`start ${i}`, `end ${i}`]),
+    );
   });
 
   it("a concurrent endpoint runs while another is still waiting", async () => {

@@ -37,11 +37,14 @@ describe("pollUntil", () => {
     let calls = 0;
     const broken = new Error("pod failed");
     await assert.rejects(
-      pollUntil(() => {
-        calls++;
-        if (calls === 2) throw broken;
-        return undefined;
-      }, { intervalMs: 1, deadlineMs: 60_000, what: "x", bound }),
+      pollUntil(
+        () => {
+          calls++;
+          if (calls === 2) throw broken;
+          return undefined;
+        },
+        { intervalMs: 1, deadlineMs: 60_000, what: "x", bound },
+      ),
       (err) => err === broken,
     );
     assert.equal(calls, 2);
@@ -49,7 +52,13 @@ describe("pollUntil", () => {
 
   it("at the deadline rejects with a TimeoutError naming what it awaited, how far it got, what bounds it, and the hint", async () => {
     let calls = 0;
-    const err: unknown = await pollUntil(() => void calls++, { intervalMs: 1, deadlineMs: 20, what: () => `3 pods to run (${calls} checks)`, bound, hint: "see kubectl get pods" }).catch((e: unknown) => e);
+    const err: unknown = await pollUntil(() => void calls++, {
+      intervalMs: 1,
+      deadlineMs: 20,
+      what: () => `3 pods to run (${calls} checks)`,
+      bound,
+      hint: "see kubectl get pods",
+    }).catch((e: unknown) => e);
     assert.ok(err instanceof PollTimeoutError);
     assert.equal(err.name, "TimeoutError");
     assert.equal(err.message, `gave up waiting for 3 pods to run (${calls} checks) after 20 ms (FRAY_EXAMPLE_MS=5); see kubectl get pods`);
@@ -57,7 +66,10 @@ describe("pollUntil", () => {
 
   it("with no time left still checks once", async () => {
     let calls = 0;
-    await assert.rejects(pollUntil(() => void calls++, { intervalMs: 1, deadlineMs: 0, what: "x", bound }), PollTimeoutError);
+    await assert.rejects(
+      pollUntil(() => void calls++, { intervalMs: 1, deadlineMs: 0, what: "x", bound }),
+      PollTimeoutError,
+    );
     assert.equal(calls, 1);
     assert.equal(await pollUntil(() => "now", { intervalMs: 1, deadlineMs: 0, what: "x", bound }), "now");
   });
@@ -71,10 +83,13 @@ describe("pollUntil", () => {
 
   it("rejects a deadline that is not a non-negative number, naming what bounds it", async () => {
     for (const deadlineMs of [-1, Number.NaN]) {
-      await assert.rejects(pollUntil(() => true, { intervalMs: 1, deadlineMs, what: "x", bound: "the startTimeoutMs option" }), {
-        name: "RangeError",
-        message: `the startTimeoutMs option: ${deadlineMs} is not a non-negative number of milliseconds`,
-      });
+      await assert.rejects(
+        pollUntil(() => true, { intervalMs: 1, deadlineMs, what: "x", bound: "the startTimeoutMs option" }),
+        {
+          name: "RangeError",
+          message: `the startTimeoutMs option: ${deadlineMs} is not a non-negative number of milliseconds`,
+        },
+      );
     }
   });
 });

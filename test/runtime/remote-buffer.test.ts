@@ -115,7 +115,11 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
       const inflight = buf.readInto(new Uint8Array(buf.size));
       process.kill(pid, "SIGKILL");
       // (Lost while dialing its bulk connection, or after: either way a SupervisionError naming the owner.)
-      await assert.rejects(inflight, (e: Error) => e instanceof SupervisionError && /(is gone|cannot reach the process owning RemoteBuffer)/.test(e.message) && e.message.includes(buf.owner));
+      await assert.rejects(
+        inflight,
+        (e: Error) =>
+          e instanceof SupervisionError && /(is gone|cannot reach the process owning RemoteBuffer)/.test(e.message) && e.message.includes(buf.owner),
+      );
     } finally {
       await killJob(job);
     }
@@ -227,8 +231,14 @@ describe("faults", () => {
   it("a too-small dst and a too-large src are clear errors", async () => {
     const buf = new RemoteBuffer(new Float32Array(10));
     try {
-      await assert.rejects(buf.readInto(new Float32Array(9)), (e: Error) => e instanceof RangeError && /dst has 36 bytes, too small; give a destination of at least 40 bytes/.test(e.message));
-      await assert.rejects(buf.writeFrom(new Float32Array(11)), (e: Error) => e instanceof RangeError && /src has 44 bytes, more than the buffer holds; write at most 40 bytes/.test(e.message));
+      await assert.rejects(
+        buf.readInto(new Float32Array(9)),
+        (e: Error) => e instanceof RangeError && /dst has 36 bytes, too small; give a destination of at least 40 bytes/.test(e.message),
+      );
+      await assert.rejects(
+        buf.writeFrom(new Float32Array(11)),
+        (e: Error) => e instanceof RangeError && /src has 44 bytes, more than the buffer holds; write at most 40 bytes/.test(e.message),
+      );
       await assert.rejects(buf.readInto(new Float32Array(10), { timeout: -1 }), /timeout must be a positive number of seconds/);
       await buf.writeFrom(new Float32Array(0)); // an empty src moves nothing
     } finally {
@@ -273,9 +283,14 @@ describe("faults", () => {
     t.after(() => {
       try {
         process.kill(procs.pids[0], "SIGCONT"); // if the test failed before it did
-      } catch {} // stopped and gone
+      } catch {
+        // stopped and gone
+      }
     });
-    await assert.rejects(buf.readInto(new Uint8Array(4096), { timeout: 0.5 }), /readInto of RemoteBuffer \S+ \(4096 bytes\) did not finish within the timeout option \(0\.5 s\): 0 of 4096 bytes moved/);
+    await assert.rejects(
+      buf.readInto(new Uint8Array(4096), { timeout: 0.5 }),
+      /readInto of RemoteBuffer \S+ \(4096 bytes\) did not finish within the timeout option \(0\.5 s\): 0 of 4096 bytes moved/,
+    );
     process.kill(procs.pids[0], "SIGCONT");
     const dst = new Uint8Array(4096);
     await buf.readInto(dst); // the same buffer answers again once its owner runs

@@ -34,7 +34,7 @@ async function onSimulatedHosts(count: number, processes: number, body: (hosts: 
 }
 
 it("a 1,024-host × 1-proc simulated mesh spawns an actor on every rank, answers a call from every rank, and stops with no process left", async () => {
-  await onSimulatedHosts(1024, 8, async (hosts, pids) => {
+  await onSimulatedHosts(1024, 8, async (hosts, _pids) => {
     assert.equal(pids.length, 8);
     assert.deepEqual(hosts.extent.dims, { hosts: 1024 });
     const procs = hosts.spawnProcs();
@@ -56,7 +56,7 @@ it("a 1,024-host × 1-proc simulated mesh spawns an actor on every rank, answers
 });
 
 it("actors on simulated hosts call each other directly, within one OS process and across", async () => {
-  await onSimulatedHosts(16, 2, async (hosts, pids) => {
+  await onSimulatedHosts(16, 2, async (hosts, _pids) => {
     const procs = hosts.spawnProcs();
     const counters = procs.spawn("counters", Counter, 2);
     const drivers = procs.spawn("drivers", Driver);
@@ -78,7 +78,7 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
     reported.send();
   });
   t.after(() => setUnhandledFaultHook(previous));
-  await onSimulatedHosts(16, 2, async (hosts, pids) => {
+  await onSimulatedHosts(16, 2, async (hosts, _pids) => {
     const procs = hosts.spawnProcs();
     const probes = procs.spawn("probes", HostProbe, 2);
     const before = (await probes.where.call()).values();
@@ -91,7 +91,10 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
     await assert.rejects(probes.slice({ hosts: victim }).where.call(), SupervisionError);
     const rest = probes.slice({ hosts: { start: victim + 1 } });
     const after = (await rest.where.call()).values();
-    assert.deepEqual(after.map((a) => a.value), before.slice(victim + 1).map((a) => a.value));
+    assert.deepEqual(
+      after.map((a) => a.value),
+      before.slice(victim + 1).map((a) => a.value),
+    );
     // Hosts that share the OS process of the one that went are among those still answering.
     assert.ok(after.some((a) => a.pid === before[victim].pid));
     assert.deepEqual((await probes.slice({ hosts: { start: 0, stop: victim } }).where.call()).values(), before.slice(0, victim));
@@ -103,14 +106,17 @@ it("a simulated host's proc stopped through its handle ends alone: no failure is
   const failed: number[] = [];
   const previous = setUnhandledFaultHook((f) => failed.push(f.rank));
   t.after(() => setUnhandledFaultHook(previous));
-  await onSimulatedHosts(8, 2, async (hosts, pids) => {
+  await onSimulatedHosts(8, 2, async (hosts, _pids) => {
     const procs = hosts.spawnProcs();
     const probes = procs.spawn("probes", HostProbe, 5);
     const before = (await probes.where.call()).values();
     await procs.slice({ hosts: 2 }).stop();
     await assert.rejects(probes.slice({ hosts: 2 }).where.call(), SupervisionError);
     const others = [0, 1, 3, 4, 5, 6, 7];
-    assert.deepEqual(await Promise.all(others.map((h) => probes.slice({ hosts: h }).where.callOne())), others.map((h) => before[h]));
+    assert.deepEqual(
+      await Promise.all(others.map((h) => probes.slice({ hosts: h }).where.callOne())),
+      others.map((h) => before[h]),
+    );
     assert.deepEqual(failed, []);
     await procs.stop();
   });
@@ -118,7 +124,10 @@ it("a simulated host's proc stopped through its handle ends alone: no failure is
 
 it("what a simulated host's actors write reaches the client's stdout tagged with their ranks", async () => {
   const client = fileURLToPath(new URL("./simulated-hosts-client.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", client], { env: { ...process.env, FRAY_LOG_STREAM: "", FRAY_LOG_AGGREGATE_MS: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", client], {
+    env: { ...process.env, FRAY_LOG_STREAM: "", FRAY_LOG_AGGREGATE_MS: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
@@ -128,8 +137,14 @@ it("what a simulated host's actors write reaches the client's stdout tagged with
   const pids = /pids ([\d ]+)/.exec(stderr)![1].split(" ").map(Number);
   await waitForExit(pids);
   assert.deepEqual(pids.filter(isAlive), []);
-  const lines = stdout.split("\n").filter((l) => l.includes("hello")).sort();
-  assert.deepEqual(lines, [0, 1, 2, 3].map((r) => `[sim hosts=${r}] hello from rank ${r}`));
+  const lines = stdout
+    .split("\n")
+    .filter((l) => l.includes("hello"))
+    .sort();
+  assert.deepEqual(
+    lines,
+    [0, 1, 2, 3].map((r) => `[sim hosts=${r}] hello from rank ${r}`),
+  );
 });
 
 it("SimulatedJob rejects options it cannot honour, naming the fix", () => {
@@ -146,8 +161,13 @@ it("SimulatedJob rejects options it cannot honour, naming the fix", () => {
 
 it("SimulatedJob refuses more hosts than this process's open-file limit allows, naming the limit", async () => {
   // In a client whose limit is 1,024 open files: 1,024 hosts need about 2,112 of them.
-  const code = `import("./src/launchers.ts").then(({ SimulatedJob }) => { try { new SimulatedJob({ meshes: { hosts: 1024 }, processes: 8 }); } catch (e) { console.log(e.message); } })`;
-  const child = spawn("sh", ["-c", `ulimit -n 1024 && exec "${process.execPath}" --import tsx -e '${code}'`], { cwd: fileURLToPath(new URL("../..", import.meta.url)), stdio: ["ignore", "pipe", "inherit"] });
+  const code =
+    `import("./src/launchers.ts").then(({ SimulatedJob }) => { try { new SimulatedJob({ meshes: { hosts: 1024 }, processes: 8 }); ` +
+    `} catch (e) { console.log(e.message); } })`;
+  const child = spawn("sh", ["-c", `ulimit -n 1024 && exec "${process.execPath}" --import tsx -e '${code}'`], {
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let stdout = "";
   child.stdout.on("data", (d) => (stdout += d));
   await once(child, "exit");

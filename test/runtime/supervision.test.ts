@@ -62,12 +62,19 @@ describe("supervision", () => {
       // Known here (a lost process) ...
       const inflight = workers.slice({ gpus: 2 }).hang.callOne();
       process.kill(pids[2], "SIGKILL");
-      await assert.rejects(inflight, (e: Error) => e instanceof SupervisionError && /^Worker\.hang on rank 2 \{gpus: 2\} of mesh workers cannot complete: .*killed by SIGKILL/.test(e.message));
+      await assert.rejects(
+        inflight,
+        (e: Error) =>
+          e instanceof SupervisionError && /^Worker\.hang on rank 2 \{gpus: 2\} of mesh workers cannot complete: .*killed by SIGKILL/.test(e.message),
+      );
       assert.equal((await failures.recv()).rank, 2);
       // ... and answered by the dead actor's process (the call is sent before the failure is reported back).
       const one = workers.slice({ gpus: 1 });
       one.abortMe.broadcast("corrupt");
-      await assert.rejects(one.ping.callOne(), (e: Error) => e instanceof SupervisionError && /^Worker\.ping on rank 1 \{gpus: 1\} of mesh workers: .*aborted: corrupt/.test(e.message));
+      await assert.rejects(
+        one.ping.callOne(),
+        (e: Error) => e instanceof SupervisionError && /^Worker\.ping on rank 1 \{gpus: 1\} of mesh workers: .*aborted: corrupt/.test(e.message),
+      );
     } finally {
       failures.close();
       await guardian.stopProcs.callOne();
@@ -86,7 +93,13 @@ describe("supervision", () => {
       await assert.rejects(workers.slice({ gpus: 2 }).ping.callOne(), (e: Error) => e instanceof SupervisionError && /SIGKILL/.test(e.message));
       const survivors = await Promise.all([0, 1, 3].map((r) => workers.slice({ gpus: r }).ping.callOne()));
       assert.deepEqual(survivors, [0, 1, 3]);
-      assert.deepEqual(await workers.slice({ gpus: { start: 0, stop: 2 } }).ping.call().then((v) => v.values()), [0, 1]);
+      assert.deepEqual(
+        await workers
+          .slice({ gpus: { start: 0, stop: 2 } })
+          .ping.call()
+          .then((v) => v.values()),
+        [0, 1],
+      );
       assert.equal(await guardian.spawnAgain.callOne(), 0);
       assert.equal((await guardian.failuresSeen.callOne()).length, 1);
     } finally {
@@ -105,7 +118,10 @@ describe("supervision", () => {
     const { guardian, workers, pids, failures } = await guarded(2);
     try {
       process.kill(pids[0], "SIGSTOP");
-      await assert.rejects(workers.slice({ gpus: 0 }).ping.callOne(), (e: Error) => e instanceof SupervisionError && /stopped responding: no heartbeat/.test(e.message));
+      await assert.rejects(
+        workers.slice({ gpus: 0 }).ping.callOne(),
+        (e: Error) => e instanceof SupervisionError && /stopped responding: no heartbeat/.test(e.message),
+      );
       const failure = await failures.recv();
       assert.equal(failure.rank, 0);
       assert.match(failure.cause, /stopped responding/);

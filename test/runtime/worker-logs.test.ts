@@ -26,7 +26,10 @@ interface Output {
 
 /** Runs the driver in `mode` to its end; its output lines, sorted. */
 async function runClient(args: string[], env: Record<string, string> = {}): Promise<Output> {
-  const child = spawn(process.execPath, ["--import", "tsx", client, ...args], { env: { ...process.env, FRAY_LOG_AGGREGATE_MS: "", FRAY_LOG_STREAM: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", client, ...args], {
+    env: { ...process.env, FRAY_LOG_AGGREGATE_MS: "", FRAY_LOG_STREAM: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   try {
     let stdout = "";
     let stderr = "";
@@ -34,7 +37,11 @@ async function runClient(args: string[], env: Record<string, string> = {}): Prom
     child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const [code] = (await once(child, "close")) as [number | null];
     assert.equal(code, 0, `the driver failed:\n${stderr}`);
-    const lines = (text: string) => text.split("\n").filter((l) => l !== "").sort();
+    const lines = (text: string) =>
+      text
+        .split("\n")
+        .filter((l) => l !== "")
+        .sort();
     return { stdout: lines(stdout), stderr: lines(stderr) };
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -60,7 +67,13 @@ describe("worker output", () => {
 
   it("from 64 ranks packed in 4 processes arrives as 64 lines, each tagged with its rank", async () => {
     const out = await runClient(["many"]);
-    assert.deepEqual(out.stdout, each(Array.from({ length: 64 }, (_, r) => `workers=${r}`), "epoch done").sort());
+    assert.deepEqual(
+      out.stdout,
+      each(
+        Array.from({ length: 64 }, (_, r) => `workers=${r}`),
+        "epoch done",
+      ).sort(),
+    );
   });
 
   it("folds identical lines from 64 ranks into one with the count and the ranks when FRAY_LOG_AGGREGATE_MS is set", async () => {
@@ -79,7 +92,10 @@ describe("worker output", () => {
   });
 
   it("rejects a FRAY_LOG_STREAM that is not 0 or 1, naming the setting", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", client, "ranks"], { env: { ...process.env, FRAY_LOG_STREAM: "yes" }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", client, "ranks"], {
+      env: { ...process.env, FRAY_LOG_STREAM: "yes" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     try {
       let stderr = "";
       child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
@@ -94,7 +110,10 @@ describe("worker output", () => {
   it("of a proc on a remote worker reaches the client tagged, not the worker's terminal", async () => {
     const token = randomBytes(16).toString("hex");
     const port = await freePort();
-    const worker: ChildProcess = spawn(process.execPath, ["--import", "tsx", bin, "worker", "--listen", `tcp://127.0.0.1:${port}`], { env: { ...process.env, FRAY_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+    const worker: ChildProcess = spawn(process.execPath, ["--import", "tsx", bin, "worker", "--listen", `tcp://127.0.0.1:${port}`], {
+      env: { ...process.env, FRAY_TOKEN: token },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       let workerOutput = "";
       worker.stderr!.setEncoding("utf8").on("data", (d: string) => (workerOutput += d));
@@ -107,7 +126,10 @@ describe("worker output", () => {
       const out = await runClient(["remote", `tcp://127.0.0.1:${port}`], { FRAY_TOKEN: token });
       const tags = [0, 1].map((g) => `hosts=0 gpus=${g}`);
       // A line left unfinished is written as the proc exits, and its worker forwards it as the client learns of that exit: either may come first.
-      assert.deepEqual(out.stdout.filter((line) => !line.endsWith("unfinished")), [...each(tags, "out line"), ...each(tags, "partial")].sort());
+      assert.deepEqual(
+        out.stdout.filter((line) => !line.endsWith("unfinished")),
+        [...each(tags, "out line"), ...each(tags, "partial")].sort(),
+      );
       assert.deepEqual(out.stderr, each(tags, "err line").sort());
       assert.doesNotMatch(workerOutput, /out line|err line/);
     } finally {

@@ -5,7 +5,11 @@ import { recordEnv } from "../fixtures/cluster-jobs.ts";
 export async function typed(): Promise<void> {
   const cluster = createCluster("local");
   const ok = Entrypoint.fromCallable(recordEnv, ["/tmp/out.json", ["SEED"], { when: new Date(), data: new Uint8Array(1) }]);
-  const id: string = await cluster.launch({ name: "t", entrypoint: ok, resources: { cpu: 2, ram: "4g", device: { kind: "gpu", variant: "H100", count: 1 }, replicas: 3 } });
+  const id: string = await cluster.launch({
+    name: "t",
+    entrypoint: ok,
+    resources: { cpu: 2, ram: "4g", device: { kind: "gpu", variant: "H100", count: 1 }, replicas: 3 },
+  });
   const info: JobInfo = await cluster.wait(id, { raiseOnFailure: true });
   const all: JobInfo[] = await cluster.wait([id, id]);
   const status: JobStatus = info.status;

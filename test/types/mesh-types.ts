@@ -38,7 +38,11 @@ export async function typed(): Promise<void> {
   await procs.spawn("slicers", Slicer).slice.call(1);
 
   // An Accumulator's identity may be a factory; combine sees the factory's type.
-  const lists: number[] = await new Accumulator(counters.get, () => [] as number[], (acc, v) => (acc.push(v), acc)).accumulate();
+  const lists: number[] = await new Accumulator(
+    counters.get,
+    () => [] as number[],
+    (acc, v) => (acc.push(v), acc),
+  ).accumulate();
   void lists;
 
   // Actor handles: methods named like handle internals are methods.

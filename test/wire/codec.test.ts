@@ -29,23 +29,50 @@ function errorsIn(a: unknown, b: unknown, out: Array<[Error, Error]> = []): Arra
   if (a instanceof Error) out.push([a, b as Error]);
   else if (a instanceof Map) [...a.values()].forEach((v, i) => errorsIn(v, [...(b as Map<unknown, unknown>).values()][i], out));
   else if (a instanceof Set) [...a].forEach((v, i) => errorsIn(v, [...(b as Set<unknown>)][i], out));
-  else if (a && typeof a === "object" && !ArrayBuffer.isView(a)) for (const k of Object.keys(a)) errorsIn((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], out);
+  else if (a && typeof a === "object" && !ArrayBuffer.isView(a))
+    for (const k of Object.keys(a)) errorsIn((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], out);
   return out;
 }
 
 describe("codec", () => {
   it("round-trips arbitrary JSON-like values, Maps, Sets, Dates and BigInts", () => {
     // -0 arrives as 0 (msgpack has one integer zero), as it would through JSON.
-    const leaf = fc.oneof(fc.integer(), fc.double({ noNaN: true }).filter((d) => !Object.is(d, -0)), fc.string(), fc.boolean(), fc.constant(null), fc.bigInt(), fc.date({ noInvalidDate: true }));
+    const leaf = fc.oneof(
+      fc.integer(),
+      fc.double({ noNaN: true }).filter((d) => !Object.is(d, -0)),
+      fc.string(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.bigInt(),
+      fc.date({ noInvalidDate: true }),
+    );
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("node")), fc.dictionary(key, tie("node"), { noNullPrototype: true }),
-        fc.array(fc.tuple(leaf, tie("node"))).map((e) => new Map(e)), fc.array(leaf).map((a) => new Set(a))),
+      node: fc.oneof(
+        { depthSize: "small" },
+        leaf,
+        fc.array(tie("node")),
+        fc.dictionary(key, tie("node"), { noNullPrototype: true }),
+        fc.array(fc.tuple(leaf, tie("node"))).map((e) => new Map(e)),
+        fc.array(leaf).map((a) => new Set(a)),
+      ),
     })).node;
     fc.assert(fc.property(value, (v) => assert.deepEqual(roundTrip(v), v)));
   });
 
   it("round-trips every typed array kind, small and large", () => {
-    const kinds = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array];
+    const kinds = [
+      Int8Array,
+      Uint8Array,
+      Uint8ClampedArray,
+      Int16Array,
+      Uint16Array,
+      Int32Array,
+      Uint32Array,
+      Float32Array,
+      Float64Array,
+      BigInt64Array,
+      BigUint64Array,
+    ];
     for (const Kind of kinds) {
       for (const n of [3, 4096]) {
         const a = new Kind(n);
@@ -93,27 +120,61 @@ describe("codec", () => {
       fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { maxLength: 8 }).map((a) => Int32Array.from(a)),
       fc.array(fc.double({ noNaN: true }), { minLength: 128, maxLength: 200 }).map((a) => Float64Array.from(a)), // ≥ 1 KiB: out of band
       fc.uint8Array({ minLength: OUT_OF_BAND_BYTES, maxLength: OUT_OF_BAND_BYTES + 9 }),
-      fc.array(int64.filter((b) => b < 2n ** 63n), { maxLength: 4 }).map((a) => BigInt64Array.from(a)),
+      fc
+        .array(
+          int64.filter((b) => b < 2n ** 63n),
+          { maxLength: 4 },
+        )
+        .map((a) => BigInt64Array.from(a)),
     );
-    const error = fc.tuple(fc.constantFrom(Error, TypeError, RangeError), fc.string(), fc.option(fc.string(), { nil: undefined }), fc.option(fc.integer(), { nil: undefined }))
+    const error = fc
+      .tuple(
+        fc.constantFrom(Error, TypeError, RangeError),
+        fc.string(),
+        fc.option(fc.string(), { nil: undefined }),
+        fc.option(fc.integer(), { nil: undefined }),
+      )
       .map(([Kind, message, cause, code]) => {
         const e = cause === undefined ? new Kind(message) : new Kind(message, { cause: new Error(cause) });
         return code === undefined ? e : Object.assign(e, { code });
       });
-    const leaf = fc.oneof(fc.integer(), fc.double().filter((d) => !Object.is(d, -0)), fc.string(), fc.boolean(), fc.constant(null), fc.constant(undefined),
-      int64, huge, fc.date({ noInvalidDate: true }), typedArray, error);
+    const leaf = fc.oneof(
+      fc.integer(),
+      fc.double().filter((d) => !Object.is(d, -0)),
+      fc.string(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+      int64,
+      huge,
+      fc.date({ noInvalidDate: true }),
+      typedArray,
+      error,
+    );
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("node")), fc.dictionary(key, tie("node"), { noNullPrototype: true }),
-        fc.array(fc.tuple(leaf, tie("node"))).map((e) => new Map(e)), fc.array(leaf).map((a) => new Set(a))),
+      node: fc.oneof(
+        { depthSize: "small" },
+        leaf,
+        fc.array(tie("node")),
+        fc.dictionary(key, tie("node"), { noNullPrototype: true }),
+        fc.array(fc.tuple(leaf, tie("node"))).map((e) => new Map(e)),
+        fc.array(leaf).map((a) => new Set(a)),
+      ),
     })).node;
-    fc.assert(fc.property(value, (v) => {
-      const back = roundTrip(v);
-      assert.deepEqual(back, v);
-      for (const [a, b] of errorsIn(v, back)) {
-        assert.equal(b.constructor, a.constructor);
-        assert.deepEqual([b.name, b.message, b.stack, (b.cause as Error | undefined)?.message], [a.name, a.message, a.stack, (a.cause as Error | undefined)?.message]);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(value, (v) => {
+        const back = roundTrip(v);
+        assert.deepEqual(back, v);
+        for (const [a, b] of errorsIn(v, back)) {
+          assert.equal(b.constructor, a.constructor);
+          assert.deepEqual(
+            [b.name, b.message, b.stack, (b.cause as Error | undefined)?.message],
+            [a.name, a.message, a.stack, (a.cause as Error | undefined)?.message],
+          );
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("sends a BigInt beyond 64 bits with ObjectRef registered (both once used extension type 0x42)", () => {
@@ -142,7 +203,10 @@ describe("codec", () => {
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", probe], { encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
     // 0x72 (record definitions) is read before the extension table is consulted, so the probe cannot see it.
-    assert.deepEqual(JSON.parse(run.stdout), [...MSGPACKR_TYPES.keys()].filter((t) => t !== 0x72).sort((a, b) => a - b));
+    assert.deepEqual(
+      JSON.parse(run.stdout),
+      [...MSGPACKR_TYPES.keys()].filter((t) => t !== 0x72).sort((a, b) => a - b),
+    );
   });
 
   it("sends SharedArrayBuffer-backed arrays of any size out of band, as views of the same memory", () => {
@@ -158,9 +222,13 @@ describe("codec", () => {
   it("refuses a circular value naming the cycle's path and what to do", () => {
     const a: Record<string, unknown> = { a: { b: null } };
     (a.a as Record<string, unknown>).b = a.a;
-    assert.throws(() => encodeArguments([a], "Counter.incr"), (e: Error) =>
-      e instanceof SerializationError && /^argument 1 of Counter\.incr: a circular reference at \.a\.b back to \.a cannot be sent/.test(e.message) &&
-      /Remove the cycle before sending, or send an id/.test(e.message));
+    assert.throws(
+      () => encodeArguments([a], "Counter.incr"),
+      (e: Error) =>
+        e instanceof SerializationError &&
+        /^argument 1 of Counter\.incr: a circular reference at \.a\.b back to \.a cannot be sent/.test(e.message) &&
+        /Remove the cycle before sending, or send an id/.test(e.message),
+    );
     const self: Record<string, unknown> = {};
     self.me = [self];
     assert.throws(() => encode(self, "the reply"), /^SerializationError: the reply: a circular reference at \.me\[0\] back to the value itself cannot be sent/);
@@ -173,7 +241,9 @@ describe("codec", () => {
   });
 
   it("keeps fray's own error classes, with their fields", () => {
-    const job = new JobFailedError([{ jobId: "j1", name: "train", status: "failed", tasks: [{ status: "failed", errorMessage: "boom" }], errorMessage: "boom" }]);
+    const job = new JobFailedError([
+      { jobId: "j1", name: "train", status: "failed", tasks: [{ status: "failed", errorMessage: "boom" }], errorMessage: "boom" },
+    ]);
     const back = roundTrip(job);
     assert.ok(back instanceof JobFailedError);
     assert.deepEqual(back.jobs, job.jobs);
@@ -184,7 +254,13 @@ describe("codec", () => {
     assert.equal(actor.rank, 2);
     assert.deepEqual(actor.coords, { gpus: 2 });
     assert.ok(actor.cause instanceof SupervisionError);
-    for (const e of [new SupervisionError("s"), new SerializationError("x"), new NotExportedError("n"), new InvalidLeaseError("l"), new DecodingError("the reply", "unix:/x", new Error("bad"))]) {
+    for (const e of [
+      new SupervisionError("s"),
+      new SerializationError("x"),
+      new NotExportedError("n"),
+      new InvalidLeaseError("l"),
+      new DecodingError("the reply", "unix:/x", new Error("bad")),
+    ]) {
       const b = roundTrip(e);
       assert.equal(b.constructor, e.constructor);
       assert.equal(b.message, e.message);
@@ -192,8 +268,10 @@ describe("codec", () => {
   });
 
   it("refuses functions and symbols naming where they are", () => {
-    assert.throws(() => encode({ a: [1, { cb: () => 1 }] }, "argument"), (e: Error) =>
-      e instanceof SerializationError && /argument: the function cb at \.a\[1\]\.cb cannot be sent to another process/.test(e.message));
+    assert.throws(
+      () => encode({ a: [1, { cb: () => 1 }] }, "argument"),
+      (e: Error) => e instanceof SerializationError && /argument: the function cb at \.a\[1\]\.cb cannot be sent to another process/.test(e.message),
+    );
     assert.throws(() => encode(new Map([["k", Symbol("s")]])), /the symbol Symbol\(s\) at \.get\("k"\) cannot be sent/);
   });
 });

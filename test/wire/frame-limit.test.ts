@@ -18,7 +18,10 @@ describe("FRAY_MAX_FRAME_BYTES", () => {
     const header = Buffer.alloc(16);
     header.writeUInt32LE(3 * 2 ** 30, 0); // "3 GiB follow"
     const before = process.memoryUsage().arrayBuffers;
-    assert.throws(() => decoder.push(header), (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES/.test(err.message));
+    assert.throws(
+      () => decoder.push(header),
+      (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES/.test(err.message),
+    );
     assert.ok(process.memoryUsage().arrayBuffers - before < 2 ** 20, "the decoder allocated the announced frame");
   });
 
@@ -28,7 +31,10 @@ describe("FRAY_MAX_FRAME_BYTES", () => {
     const actors = procs.spawn("sized", Whereabouts);
     await actors.initialized;
     assert.deepEqual((await actors.lengthOf.call(new Uint8Array(2 ** 19))).values(), [2 ** 19]);
-    await assert.rejects(actors.lengthOf.call(new Uint8Array(2 ** 21)), (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES=1048576/.test(err.message));
+    await assert.rejects(
+      actors.lengthOf.call(new Uint8Array(2 ** 21)),
+      (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES=1048576/.test(err.message),
+    );
     await assert.rejects(actors.bytes.call(2 ** 21), /FRAY_MAX_FRAME_BYTES=1048576/);
     assert.deepEqual((await actors.double.call(3)).values(), [6], "the proc and its connection are still fine");
   });

@@ -22,16 +22,21 @@ function decodeAll(stream: Buffer, cuts: number[]): Frame[] {
 
 describe("FrameDecoder", () => {
   it("reassembles frames from any chunking of the stream", () => {
-    fc.assert(fc.property(fc.array(frameArb, { minLength: 1, maxLength: 5 }), fc.array(fc.nat(20000), { maxLength: 30 }), (frames, cuts) => {
-      const stream = Buffer.concat(frames.flatMap(frameChunks));
-      const got = decodeAll(stream, cuts);
-      assert.equal(got.length, frames.length);
-      got.forEach((g, i) => {
-        assert.deepEqual(Buffer.from(g.header), Buffer.from(frames[i].header));
-        assert.deepEqual(Buffer.from(g.payload), Buffer.from(frames[i].payload));
-        assert.deepEqual(g.attachments.map((a) => Buffer.from(a)), frames[i].attachments.map((a) => Buffer.from(a)));
-      });
-    }));
+    fc.assert(
+      fc.property(fc.array(frameArb, { minLength: 1, maxLength: 5 }), fc.array(fc.nat(20000), { maxLength: 30 }), (frames, cuts) => {
+        const stream = Buffer.concat(frames.flatMap(frameChunks));
+        const got = decodeAll(stream, cuts);
+        assert.equal(got.length, frames.length);
+        got.forEach((g, i) => {
+          assert.deepEqual(Buffer.from(g.header), Buffer.from(frames[i].header));
+          assert.deepEqual(Buffer.from(g.payload), Buffer.from(frames[i].payload));
+          assert.deepEqual(
+            g.attachments.map((a) => Buffer.from(a)),
+            frames[i].attachments.map((a) => Buffer.from(a)),
+          );
+        });
+      }),
+    );
   });
 
   it("aligns attachments to 8 bytes within a frame copied whole", () => {

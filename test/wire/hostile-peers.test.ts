@@ -22,7 +22,9 @@ const { Whereabouts } = await import("../fixtures/net-actors.ts");
 const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 function rssBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return Number(/(\d+)/.exec(line!)![1]) * 1024;
 }
 
@@ -36,7 +38,10 @@ type Peer =
 
 const peerArb: fc.Arbitrary<Peer> = fc.oneof(
   fc.record({ kind: fc.constant("burst" as const), bytes: fc.uint8Array({ minLength: 70, maxLength: 70_000 }) }),
-  fc.record({ kind: fc.constant("magic" as const), bytes: fc.uint8Array({ minLength: 64, maxLength: 300 }).map((b) => Buffer.concat([Buffer.from("FRAY1"), b])) }),
+  fc.record({
+    kind: fc.constant("magic" as const),
+    bytes: fc.uint8Array({ minLength: 64, maxLength: 300 }).map((b) => Buffer.concat([Buffer.from("FRAY1"), b])),
+  }),
   fc.record({ kind: fc.constant("partial" as const), chunks: fc.array(fc.uint8Array({ minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 8 }) }),
   fc.record({ kind: fc.constant("reset" as const), bytes: fc.uint8Array({ minLength: 1, maxLength: 5_000 }) }),
   fc.record({ kind: fc.constant("silence" as const) }),

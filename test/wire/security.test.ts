@@ -23,7 +23,6 @@ const { Inspector } = await import("../fixtures/actors.ts");
 let port = 0;
 let worker: ReturnType<typeof spawn>;
 
-
 async function connect(): Promise<Socket> {
   for (;;) {
     const socket = createConnection({ host: "127.0.0.1", port });

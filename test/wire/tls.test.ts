@@ -32,7 +32,9 @@ before(async () => {
   await once(server, "listening");
   addr = `tcp://127.0.0.1:${(server.address() as { port: number }).port}`;
   server.close();
-  worker = spawn(process.execPath, ["--import", "tsx", bin, "worker", "--listen", addr, "--token-file", ours.token, "--tls-dir", join(dir, "ours")], { stdio: ["ignore", "pipe", "inherit"] });
+  worker = spawn(process.execPath, ["--import", "tsx", bin, "worker", "--listen", addr, "--token-file", ours.token, "--tls-dir", join(dir, "ours")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   for await (const line of worker.stdout!) if (String(line).includes("listening")) break;
 });
 

@@ -34,9 +34,15 @@ describe("values across processes", () => {
 
   it("a reply the client cannot decode is a DecodingError naming the endpoint and sender, not the rank's failure", async () => {
     const odd = procs.spawn("odd", OddReplier);
-    await assert.rejects(odd.odd.callOne(), (e: Error) =>
-      e instanceof DecodingError && !(e instanceof ActorError) &&
-      /^cannot decode the reply of OddReplier\.odd from rank 0 \{workers: 0\} of mesh odd, sent by \S+: Unknown extension (type )?94\. Both sides must run the same version of fray/.test(e.message));
+    await assert.rejects(
+      odd.odd.callOne(),
+      (e: Error) =>
+        e instanceof DecodingError &&
+        !(e instanceof ActorError) &&
+        /^cannot decode the reply of OddReplier\.odd from rank 0 \{workers: 0\} of mesh odd, sent by \S+: Unknown extension (type )?94\. Both sides must run the same version of fray/.test(
+          e.message,
+        ),
+    );
     assert.equal(await odd.fine.callOne(), 2, "the actor itself is fine");
   });
 
@@ -60,8 +66,14 @@ describe("values across processes", () => {
 
   it("a QuotaError thrown in a mesh endpoint is the ActorError's cause, as a QuotaError", async () => {
     const quota = procs.spawn("quota", Quota);
-    await assert.rejects(quota.spend.callOne(5), (e: Error) =>
-      e instanceof ActorError && e.cause instanceof QuotaError && e.cause.limit === 5 && /Quota\.spend failed on rank 0 \{workers: 0\} of mesh quota: QuotaError: over the quota of 5/.test(e.message));
+    await assert.rejects(
+      quota.spend.callOne(5),
+      (e: Error) =>
+        e instanceof ActorError &&
+        e.cause instanceof QuotaError &&
+        e.cause.limit === 5 &&
+        /Quota\.spend failed on rank 0 \{workers: 0\} of mesh quota: QuotaError: over the quota of 5/.test(e.message),
+    );
   });
 
   it("an error sent to a port arrives as its class, before the value sent after it", async () => {
@@ -95,16 +107,24 @@ describe("values across processes", () => {
     const counters = procs.spawn("circular", Counter, 0);
     const arg: Record<string, unknown> = { a: { b: null } };
     (arg.a as Record<string, unknown>).b = arg.a;
-    assert.throws(() => counters.incr.call(arg as unknown as number), (e: Error) =>
-      e instanceof SerializationError && /^argument 1 of Counter\.incr: a circular reference at \.a\.b back to \.a cannot be sent .*Remove the cycle before sending, or send an id/.test(e.message));
+    assert.throws(
+      () => counters.incr.call(arg as unknown as number),
+      (e: Error) =>
+        e instanceof SerializationError &&
+        /^argument 1 of Counter\.incr: a circular reference at \.a\.b back to \.a cannot be sent .*Remove the cycle before sending, or send an id/.test(
+          e.message,
+        ),
+    );
     assert.equal(await counters.get.callOne(), 0);
   });
 
   it("ctx.run with a circular argument rejects naming the cycle", async () => {
     const arg: Record<string, unknown> = { a: { b: null } };
     (arg.a as Record<string, unknown>).b = arg.a;
-    await assert.rejects(ctx.get(ctx.run(identity, arg)), (e: Error) =>
-      e instanceof SerializationError && /^argument 1 of identity: a circular reference at \.a\.b back to \.a cannot be sent/.test(e.message));
+    await assert.rejects(
+      ctx.get(ctx.run(identity, arg)),
+      (e: Error) => e instanceof SerializationError && /^argument 1 of identity: a circular reference at \.a\.b back to \.a cannot be sent/.test(e.message),
+    );
   });
 });
 

@@ -11,7 +11,10 @@ export class DashboardEvents {
   #last = "";
   #busy = false;
 
-  constructor(private readonly sources: DashboardSources, private readonly refreshMs = config.dashboardRefreshMs) {}
+  constructor(
+    private readonly sources: DashboardSources,
+    private readonly refreshMs = config.dashboardRefreshMs,
+  ) {}
 
   /** Streams to `res` until the page goes away: the state now, then every change. */
   async add(res: ServerResponse): Promise<void> {

@@ -36,7 +36,12 @@ export function metricsSources(collect: () => Promise<MetricsSnapshot>, reuseMs 
       const json = (await snapshot()).json;
       const depth = byClass(json, "fray_mailbox_depth");
       const rates = rate.perSec(byClass(json, "fray_messages_received_total"));
-      return [...new Set([...depth.keys(), ...rates.keys()])].map((className) => ({ actor: className, className, mailboxDepth: depth.get(className), messagesPerSec: rates.get(className) }));
+      return [...new Set([...depth.keys(), ...rates.keys()])].map((className) => ({
+        actor: className,
+        className,
+        mailboxDepth: depth.get(className),
+        messagesPerSec: rates.get(className),
+      }));
     },
   };
 }
@@ -58,7 +63,13 @@ export function latencyRows(json: readonly MetricFamily[]): LatencyRow[] {
     .filter(([, e]) => e.count > 0)
     .map(([endpoint, e]) => {
       const buckets = e.buckets.sort((a, b) => a[0] - b[0]);
-      return { endpoint, count: e.count, meanMs: (e.sum / e.count) * 1000, p50Ms: quantile(buckets, e.count, 0.5) * 1000, p99Ms: quantile(buckets, e.count, 0.99) * 1000 };
+      return {
+        endpoint,
+        count: e.count,
+        meanMs: (e.sum / e.count) * 1000,
+        p50Ms: quantile(buckets, e.count, 0.5) * 1000,
+        p99Ms: quantile(buckets, e.count, 0.99) * 1000,
+      };
     })
     .sort((a, b) => a.endpoint.localeCompare(b.endpoint));
 }
@@ -80,7 +91,14 @@ function quantile(buckets: readonly [number, number][], count: number, q: number
 
 function taskCounts(json: readonly MetricFamily[]): TasksSnapshot {
   const total = (name: string) => json.find((m) => m.name === name)?.values.reduce((n, v) => n + v.value, 0) ?? 0;
-  return { counts: { pending: total("fray_tasks_pending"), running: total("fray_tasks_running"), done: total("fray_tasks_done_total"), failed: total("fray_tasks_failed_total") } };
+  return {
+    counts: {
+      pending: total("fray_tasks_pending"),
+      running: total("fray_tasks_running"),
+      done: total("fray_tasks_done_total"),
+      failed: total("fray_tasks_failed_total"),
+    },
+  };
 }
 
 function byClass(json: readonly MetricFamily[], name: string): Map<string, number> {

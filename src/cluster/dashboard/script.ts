@@ -12,7 +12,11 @@ function el(tag, attrs, children) {
 }
 function table(head, rows) {
   return el("table", {}, [el("thead", {}, [el("tr", {}, head.map(function (h) { return el("th", { text: h }); }))]),
-    el("tbody", {}, rows.map(function (r) { return el("tr", r.attrs || {}, r.cells.map(function (c) { return c instanceof Node ? el("td", {}, [c]) : el("td", { text: c == null ? "" : String(c) }); })); }))]);
+    el("tbody", {}, rows.map(function (r) {
+      return el("tr", r.attrs || {}, r.cells.map(function (c) {
+        return c instanceof Node ? el("td", {}, [c]) : el("td", { text: c == null ? "" : String(c) });
+      }));
+    }))]);
 }
 function fill(id, nodes, error) {
   var body = document.querySelector("#" + id + " .body");
@@ -31,7 +35,12 @@ function drawJobs(s) {
   var open = {}; // log tails the viewer opened stay open across updates
   document.querySelectorAll("#jobs tr[data-job] details[open]").forEach(function (d) { open[d.closest("tr").getAttribute("data-job")] = true; });
   fill("jobs", [table(["Job", "Name", "Status", "Replicas", "Error", "Log tail"], s.jobs.slice().reverse().map(function (j) {
-    var tail = j.logTail.length ? el("details", open[j.jobId] ? { open: "" } : {}, [el("summary", { text: j.logTail.length + (j.logTail.length === 1 ? " line" : " lines") }), el("pre", { text: j.logTail.join("\n") })]) : "";
+    var tail = j.logTail.length
+      ? el("details", open[j.jobId] ? { open: "" } : {}, [
+          el("summary", { text: j.logTail.length + (j.logTail.length === 1 ? " line" : " lines") }),
+          el("pre", { text: j.logTail.join("\n") }),
+        ])
+      : "";
     return { attrs: { "data-job": j.jobId }, cells: [j.jobId, j.name, status(j.status, "status"), replicas(j), j.errorMessage || "", tail] };
   }))], s.errors.jobs);
 }
@@ -48,16 +57,25 @@ function drawActors(s) {
     rt.meshes.forEach(function (mesh) {
       mesh.members.forEach(function (m) {
         var l = load[mesh.id + "." + m.rank] || load[mesh.name + "[" + m.rank + "]"] || load["class:" + mesh.className] || {};
-        rows.push({ attrs: { "data-actor": mesh.name + "[" + m.rank + "]" }, cells: [mesh.name, mesh.className || "", m.rank, m.host, m.addr, status(m.failed ? "failed" : "alive", "state")].concat(loadCells(l)) });
+        rows.push({
+          attrs: { "data-actor": mesh.name + "[" + m.rank + "]" },
+          cells: [mesh.name, mesh.className || "", m.rank, m.host, m.addr, status(m.failed ? "failed" : "alive", "state")].concat(loadCells(l)),
+        });
       });
     });
     rt.actors.forEach(function (a) {
       var l = load[a.key] || load["class:" + a.className] || {};
-      rows.push({ attrs: { "data-actor": a.mesh + "[" + a.rank + "]" }, cells: [a.mesh, a.className, a.rank, rt.host, rt.addr + " (this process)", status("alive", "state")].concat(loadCells(l)) });
+      rows.push({
+        attrs: { "data-actor": a.mesh + "[" + a.rank + "]" },
+        cells: [a.mesh, a.className, a.rank, rt.host, rt.addr + " (this process)", status("alive", "state")].concat(loadCells(l)),
+      });
     });
   }
   (s.namespaceActors || []).forEach(function (a) {
-    rows.push({ attrs: { "data-actor": a.name || a.className }, cells: [a.name || "(unnamed)", a.className, 0, a.host, "pid " + a.pid, status(a.state, "state"), "", a.restarts + " restarts, " + a.lifetime] });
+    rows.push({
+      attrs: { "data-actor": a.name || a.className },
+      cells: [a.name || "(unnamed)", a.className, 0, a.host, "pid " + a.pid, status(a.state, "state"), "", a.restarts + " restarts, " + a.lifetime],
+    });
   });
   var head = ["Mesh / name", "Class", "Rank", "Host", "Proc", "State", "Mailbox", "Msgs/s"];
   fill("actors", rows.length ? [table(head, rows)] : [none("no actors")], s.errors.runtime || s.errors.namespaceActors || s.errors.actorLoad);
@@ -76,7 +94,8 @@ function drawTopology(s) {
   var names = Object.keys(hosts);
   if (!names.length) return fill("topology", [none("no meshes")], s.errors.runtime);
   var meshes = rt ? rt.meshes.map(function (m) {
-    return el("li", {}, [m.name + " — " + (m.className || "?") + " " + JSON.stringify(m.extent) + ", " + m.members.length + " ranks, " + m.members.filter(function (x) { return x.failed; }).length + " failed"]);
+    var failed = m.members.filter(function (x) { return x.failed; }).length;
+    return el("li", {}, [m.name + " — " + (m.className || "?") + " " + JSON.stringify(m.extent) + ", " + m.members.length + " ranks, " + failed + " failed"]);
   }) : [];
   fill("topology", [el("ul", { "class": "tree" }, meshes), el("ul", { "class": "tree" }, names.map(function (h) {
     var procs = Object.keys(hosts[h]);
@@ -87,7 +106,10 @@ function drawTopology(s) {
 function drawTasks(s) {
   if (!s.tasks) return fill("tasks", [none("no task source given")], s.errors.tasks);
   var c = s.tasks.counts, nodes = [table(Object.keys(c), [{ cells: Object.keys(c).map(function (k) { return c[k]; }) }])];
-  if (s.tasks.recent && s.tasks.recent.length) nodes.push(table(["Task", "Name", "State", "Error"], s.tasks.recent.map(function (t) { return { cells: [t.id, t.name, status(t.state, "state"), t.error || ""] }; })));
+  if (s.tasks.recent && s.tasks.recent.length) {
+    var recent = s.tasks.recent.map(function (t) { return { cells: [t.id, t.name, status(t.state, "state"), t.error || ""] }; });
+    nodes.push(table(["Task", "Name", "State", "Error"], recent));
+  }
   fill("tasks", nodes, s.errors.tasks);
 }
 function drawFailures(s) {
@@ -104,13 +126,17 @@ function ms(x) { return x == null ? "" : x.toFixed(2); }
 function drawLatency(s) {
   if (!s.latency) return fill("latency", [none("no latency source given (metrics off)")], s.errors.latency);
   if (!s.latency.length) return fill("latency", [none("no calls yet")]);
-  fill("latency", [table(["Endpoint", "Calls", "Mean ms", "p50 ms", "p99 ms"], s.latency.map(function (l) { return { cells: [l.endpoint, l.count, ms(l.meanMs), ms(l.p50Ms), ms(l.p99Ms)] }; }))], s.errors.latency);
+  var latency = s.latency.map(function (l) { return { cells: [l.endpoint, l.count, ms(l.meanMs), ms(l.p50Ms), ms(l.p99Ms)] }; });
+  fill("latency", [table(["Endpoint", "Calls", "Mean ms", "p50 ms", "p99 ms"], latency)], s.errors.latency);
 }
 function draw(s) {
   [drawJobs, drawTopology, drawActors, drawTasks, drawFailures, drawLatency].forEach(function (f) { f(s); });
   document.getElementById("live").textContent = "updated " + new Date(s.time).toLocaleTimeString();
 }
-fetch("/api/state").then(function (r) { if (r.status === 401) { location.reload(); throw new Error("signed out"); } return r.json(); }).then(draw).catch(function () {});
+fetch("/api/state")
+  .then(function (r) { if (r.status === 401) { location.reload(); throw new Error("signed out"); } return r.json(); })
+  .then(draw)
+  .catch(function () {});
 var events = new EventSource("/api/events");
 events.addEventListener("state", function (e) { draw(JSON.parse(e.data)); });
 events.onerror = function () {

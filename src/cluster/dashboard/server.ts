@@ -115,7 +115,13 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
 const API: Record<string, (s: DashboardState) => unknown> = {
   "/api/state": (s) => s,
   "/api/jobs": (s) => ({ jobs: s.jobs, error: s.errors.jobs }),
-  "/api/actors": (s) => ({ meshes: s.runtime?.meshes ?? null, local: s.runtime?.actors ?? null, namespace: s.namespaceActors, load: s.actorLoad, errors: s.errors }),
+  "/api/actors": (s) => ({
+    meshes: s.runtime?.meshes ?? null,
+    local: s.runtime?.actors ?? null,
+    namespace: s.namespaceActors,
+    load: s.actorLoad,
+    errors: s.errors,
+  }),
   "/api/failures": (s) => ({ failures: s.runtime?.failures ?? null, error: s.errors.runtime }),
 };
 
@@ -123,12 +129,20 @@ const API: Record<string, (s: DashboardState) => unknown> = {
 export function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(listen);
   const port = Number(m?.[2]);
-  if (!m || port > 65535) throw new TypeError(`dashboard listen address ${JSON.stringify(listen)}: expected HOST:PORT, [IPV6]:PORT or PORT, e.g. 127.0.0.1:8265`);
+  if (!m || port > 65535)
+    throw new TypeError(`dashboard listen address ${JSON.stringify(listen)}: expected HOST:PORT, [IPV6]:PORT or PORT, e.g. 127.0.0.1:8265`);
   return { host: (m[1] ?? "127.0.0.1").replace(/^\[|\]$/g, ""), port };
 }
 
 function headers(type: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { "content-type": type, "cache-control": "no-store", "x-content-type-options": "nosniff", "referrer-policy": "same-origin", "x-frame-options": "DENY", ...extra };
+  return {
+    "content-type": type,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "x-frame-options": "DENY",
+    ...extra,
+  };
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string, extra?: Record<string, string>): void {
@@ -142,7 +156,9 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 /** A page with a fresh nonce: only its own inline script and style run. */
 function html(res: ServerResponse, status: number, render: (nonce: string) => string): void {
   const nonce = randomBytes(16).toString("base64");
-  const csp = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+  const csp =
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'self'; ` +
+    `frame-ancestors 'none'; base-uri 'none'`;
   send(res, status, "text/html; charset=utf-8", render(nonce), { "content-security-policy": csp });
 }
 

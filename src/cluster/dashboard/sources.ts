@@ -82,7 +82,9 @@ export function clusterSources(cluster: Cluster): DashboardSources {
   return {
     jobs: async () => {
       const jobs = await cluster.listJobs();
-      return Promise.all(jobs.map(async (job, i) => ({ ...job, logTail: i >= jobs.length - JOBS_WITH_TAILS ? (await cluster.logs(job.jobId)).slice(-TAIL_LINES) : [] })));
+      return Promise.all(
+        jobs.map(async (job, i) => ({ ...job, logTail: i >= jobs.length - JOBS_WITH_TAILS ? (await cluster.logs(job.jobId)).slice(-TAIL_LINES) : [] })),
+      );
     },
     namespaceActors: () => cluster.listActors(),
   };

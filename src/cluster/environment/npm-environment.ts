@@ -47,7 +47,9 @@ register("./esm-hook.mjs", import.meta.url);
 export async function npmEnvironment(job: string, specs: readonly string[], clusterRoot: string): Promise<NpmEnvironment> {
   const sorted = [...new Set(specs)].sort();
   const node = process.versions.node.split(".")[0];
-  const key = createHash("sha256").update(JSON.stringify({ specs: sorted, node, layout: LAYOUT })).digest("hex");
+  const key = createHash("sha256")
+    .update(JSON.stringify({ specs: sorted, node, layout: LAYOUT }))
+    .digest("hex");
   const root = join(clusterRoot, "npm");
   const dir = join(root, key);
   const found = { dir, registerUrl: pathToFileURL(join(dir, "esm-register.mjs")).href };
@@ -60,7 +62,10 @@ export async function npmEnvironment(job: string, specs: readonly string[], clus
     writeFileSync(join(tmp, "esm-hook.mjs"), ESM_HOOK);
     writeFileSync(join(tmp, "esm-register.mjs"), ESM_REGISTER);
     // Written last: its presence says the entry is complete.
-    writeFileSync(join(tmp, "fray-env.json"), JSON.stringify({ specs: sorted, node: process.versions.node, installedAt: new Date().toISOString(), npmOutput: output }, null, 2));
+    writeFileSync(
+      join(tmp, "fray-env.json"),
+      JSON.stringify({ specs: sorted, node: process.versions.node, installedAt: new Date().toISOString(), npmOutput: output }, null, 2),
+    );
     renameSync(tmp, dir);
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
@@ -84,7 +89,11 @@ function npmInstall(job: string, specs: readonly string[], prefix: string): Prom
       const output = `${stdout}${stderr}`.trim();
       if (!err) return resolve(output);
       const tail = output.split("\n").slice(-OUTPUT_TAIL_LINES).join("\n");
-      const how = err.killed ? `was stopped after ${settingNow("npmInstallTimeoutMs")}` : err.code === "ENOENT" ? `could not start (${npm} not found; install npm)` : `exited with code ${err.code}`;
+      const how = err.killed
+        ? `was stopped after ${settingNow("npmInstallTimeoutMs")}`
+        : err.code === "ENOENT"
+          ? `could not start (${npm} not found; install npm)`
+          : `exited with code ${err.code}`;
       reject(new Error(`job ${job}: npm install ${specs.join(" ")} ${how}; check environment.npmPackages:\n${tail}`));
     });
   });

@@ -105,7 +105,9 @@ export async function tryAdmit(root: string, job: LocalJobRecord): Promise<{ gra
   return withAdmissionLock(root, () => {
     const live = liveJobs(root);
     const held = live.flatMap((j) => (j.grant && j.record.jobId !== job.jobId ? [j.grant] : []));
-    const ahead = live.filter((j) => !j.grant && j.record.jobId !== job.jobId && (j.record.priority > job.priority || (j.record.priority === job.priority && j.record.seq < job.seq)));
+    const ahead = live.filter(
+      (j) => !j.grant && j.record.jobId !== job.jobId && (j.record.priority > job.priority || (j.record.priority === job.priority && j.record.seq < job.seq)),
+    );
     const result = allocate(job.need, job.capacity, held);
     if (ahead.length === 0 && !isShortage(result)) {
       writeJson(jobFiles(join(root, job.jobId)).grant, result);

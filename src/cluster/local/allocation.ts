@@ -47,10 +47,17 @@ export function allocate(need: Need, capacity: Capacity, held: readonly Grant[])
   const freeMillis = used.reduce((n, u) => n + Math.max(0, MILLIS - u), 0);
   const cpuShort: Shortage = { resource: "cpu", asked: `${times}${need.cpu} cpu`, free: `${round(freeMillis / MILLIS)}`, total: `${capacity.cores.length}` };
   const ramTotal = need.replicas * need.ramBytes;
-  if (ramTotal > capacity.ramBytes - ramUsed) return { resource: "ram", asked: `${times}${bytes(need.ramBytes)} ram`, free: bytes(Math.max(0, capacity.ramBytes - ramUsed)), total: bytes(capacity.ramBytes) };
+  if (ramTotal > capacity.ramBytes - ramUsed)
+    return {
+      resource: "ram",
+      asked: `${times}${bytes(need.ramBytes)} ram`,
+      free: bytes(Math.max(0, capacity.ramBytes - ramUsed)),
+      total: bytes(capacity.ramBytes),
+    };
   const replicas: ReplicaGrant[] = [];
   const freeGpus = Array.from({ length: capacity.gpus }, (_, i) => i).filter((g) => !gpusUsed.has(g));
-  if (need.replicas * need.gpus > freeGpus.length) return { resource: "gpu", asked: `${times}${need.gpus} gpu`, free: `${freeGpus.length}`, total: `${capacity.gpus}` };
+  if (need.replicas * need.gpus > freeGpus.length)
+    return { resource: "gpu", asked: `${times}${need.gpus} gpu`, free: `${freeGpus.length}`, total: `${capacity.gpus}` };
   const whole = Math.floor(need.cpu);
   const fraction = Math.round((need.cpu - whole) * MILLIS);
   for (let i = 0; i < need.replicas; i++) {
@@ -79,7 +86,10 @@ export function isShortage(x: Grant | Shortage): x is Shortage {
 export function bytes(n: number): string {
   const units = ["B", "KB", "MB", "GB", "TB"];
   let i = 0;
-  while (n >= 1024 && i < units.length - 1) (n /= 1024), i++;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
   return `${round(n)} ${units[i]}`;
 }
 
@@ -96,6 +106,7 @@ export function checkFits(jobName: string, need: Need, capacity: Capacity): void
   const spec = resource === "ram" ? "ram=SIZE" : `${resource}=N`;
   const oversubscribe = resource === "cpu" ? ", which oversubscribes the real cores" : "";
   throw new RangeError(
-    `job ${jobName} asks for ${shortage.asked} but the local cluster has ${shortage.total} ${resource === "ram" ? "of ram" : resource} (from ${source}), so it could never start; ask for less, or set the capacity in the cluster spec ("local?${spec}"${oversubscribe})`,
+    `job ${jobName} asks for ${shortage.asked} but the local cluster has ${shortage.total} ${resource === "ram" ? "of ram" : resource} (from ` +
+      `${source}), so it could never start; ask for less, or set the capacity in the cluster spec ("local?${spec}"${oversubscribe})`,
   );
 }

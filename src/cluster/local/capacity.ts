@@ -25,7 +25,11 @@ export function localCapacity(overrides: ClusterSpec["capacity"] = {}): Capacity
     cores: Array.from({ length: cpu }, (_, i) => real[i % real.length]),
     ramBytes: overrides.ramBytes ?? totalmem(),
     gpus: overrides.gpu ?? gpuCount(),
-    source: { cpu: fromSpec(overrides.cpu, "the CPUs this process may run on"), ram: fromSpec(overrides.ramBytes, "its total memory"), gpu: fromSpec(overrides.gpu, "nvidia-smi -L") },
+    source: {
+      cpu: fromSpec(overrides.cpu, "the CPUs this process may run on"),
+      ram: fromSpec(overrides.ramBytes, "its total memory"),
+      gpu: fromSpec(overrides.gpu, "nvidia-smi -L"),
+    },
   };
 }
 
@@ -43,10 +47,13 @@ function allowedCpus(): number[] {
 
 /** A Linux CPU list ("0-2,5" → [0, 1, 2, 5]), as /proc/PID/status and taskset write them. */
 export function parseCpuList(text: string): number[] {
-  return text.trim().split(",").flatMap((range) => {
-    const [a, b = a] = range.split("-").map(Number);
-    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
-  });
+  return text
+    .trim()
+    .split(",")
+    .flatMap((range) => {
+      const [a, b = a] = range.split("-").map(Number);
+      return Array.from({ length: b - a + 1 }, (_, i) => a + i);
+    });
 }
 
 /** GPUs nvidia-smi lists; 0 without it. */

@@ -13,7 +13,7 @@ import { parseExitRecord } from "../replica-script.ts";
 import type { JobInfo, TaskStatus } from "../types.ts";
 
 /** The processes of the job that still run: its supervisor and its replicas' groups. */
-export function liveProcesses(dir: string, job: LocalJobRecord): { supervisor?: ProcessRecord; replicas: ProcessRecord[] } {
+export function liveProcesses(dir: string): { supervisor?: ProcessRecord; replicas: ProcessRecord[] } {
   const files = jobFiles(dir);
   const supervisor = readJson<ProcessRecord>(files.supervisor);
   const replicas = readJson<{ replicas: ProcessRecord[] }>(files.replicas)?.replicas ?? [];
@@ -26,12 +26,21 @@ export function localJobInfo(dir: string, job: LocalJobRecord): JobInfo {
   const supervisor = readJson<ProcessRecord>(files.supervisor);
   const supervising = supervisor === undefined || isRunning(supervisor.pid, supervisor.startTime); // none yet: its launch is under way
   const replicas = readJson<{ replicas: ProcessRecord[] }>(files.replicas)?.replicas;
-  const all = (task: TaskStatus) => jobInfo(job.jobId, job.name, Array.from({ length: job.need.replicas }, () => task), job.plan.notEnforced);
+  const all = (task: TaskStatus) =>
+    jobInfo(
+      job.jobId,
+      job.name,
+      Array.from({ length: job.need.replicas }, () => task),
+      job.plan.notEnforced,
+    );
   if (!replicas) {
     if (existsSync(files.stopped)) return all({ status: "stopped", errorMessage: "was stopped by terminate() before it started" });
     if (supervising) return all({ status: "pending", errorMessage: readText(files.waiting).trim() || "waiting for admission" });
     const said = lastLines(files.supervisorLog).join(" | ");
-    return all({ status: "failed", errorMessage: `did not start: its supervisor (pid ${supervisor?.pid}) ended${said ? `: ${said}` : ""} (log: ${files.supervisorLog})` });
+    return all({
+      status: "failed",
+      errorMessage: `did not start: its supervisor (pid ${supervisor?.pid}) ended${said ? `: ${said}` : ""} (log: ${files.supervisorLog})`,
+    });
   }
   const stopped = existsSync(files.stopped);
   const gang = readText(files.gangFailed).trim();
@@ -45,7 +54,11 @@ export function localJobInfo(dir: string, job: LocalJobRecord): JobInfo {
     if (gang !== "" && gang !== String(i)) return { status: "stopped", errorMessage: `was stopped because replica ${gang} failed`, ...counts };
     if (stopped) return { status: "stopped", errorMessage: "was stopped by terminate()", ...counts };
     if (end?.oomLimitBytes !== undefined) {
-      return { status: "failed", errorMessage: `ran out of memory: killed by the kernel's OOM killer at its ${bytes(end.oomLimitBytes)} limit (resources.ram)`, ...counts };
+      return {
+        status: "failed",
+        errorMessage: `ran out of memory: killed by the kernel's OOM killer at its ${bytes(end.oomLimitBytes)} limit (resources.ram)`,
+        ...counts,
+      };
     }
     if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, files.log(i)), ...counts };
     return { status: "failed", errorMessage: "ended without an exit record (its process was killed)", ...counts };

@@ -62,7 +62,8 @@ export class LocalCluster extends Cluster {
   }
 
   protected async submit(job: CheckedRequest): Promise<JobId> {
-    if (job.device.kind === "tpu" && job.deviceCount > 0) throw new RangeError(`job ${job.name}: the local cluster has no TPUs; run it on a cluster that has them, or remove resources.device`);
+    if (job.device.kind === "tpu" && job.deviceCount > 0)
+      throw new RangeError(`job ${job.name}: the local cluster has no TPUs; run it on a cluster that has them, or remove resources.device`);
     const need: Need = { replicas: job.replicas, cpu: job.cpu, ramBytes: job.ramBytes, gpus: job.device.kind === "gpu" ? job.deviceCount : 0 };
     checkFits(job.name, need, this.capacity); // before anything is made: a refused launch leaves nothing behind
     const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
@@ -76,12 +77,36 @@ export class LocalCluster extends Cluster {
         throw err;
       });
     const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
-    const env: NodeJS.ProcessEnv = { ...process.env, ...prepared.env, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address, [settingName("token")]: namespace.token };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...prepared.env,
+      [settingName("clusterSpec")]: this.spec,
+      [settingName("replicaCount")]: String(job.replicas),
+      [settingName("namespace")]: namespace.address,
+      [settingName("token")]: namespace.token,
+    };
     delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
-    const run = { cwd: prepared.cwd, command: prepared.command, maxRetriesFailure: job.maxRetriesFailure, maxRetriesPreemption: job.maxRetriesPreemption, processesPerTask: job.processesPerTask, maxTaskFailures: job.maxTaskFailures };
+    const run = {
+      cwd: prepared.cwd,
+      command: prepared.command,
+      maxRetriesFailure: job.maxRetriesFailure,
+      maxRetriesPreemption: job.maxRetriesPreemption,
+      processesPerTask: job.processesPerTask,
+      maxTaskFailures: job.maxTaskFailures,
+    };
     const plan = enforcementPlan(job);
     const record = await withAdmissionLock(this.#root, () => {
-      const record: LocalJobRecord = { jobId, name: job.name, createdAt: Date.now(), seq: nextSeq(this.#root), priority: job.priority, need, capacity: this.capacity, plan, run };
+      const record: LocalJobRecord = {
+        jobId,
+        name: job.name,
+        createdAt: Date.now(),
+        seq: nextSeq(this.#root),
+        priority: job.priority,
+        need,
+        capacity: this.capacity,
+        plan,
+        run,
+      };
       writeJson(files.job, record);
       writeJson(files.launcher, { pid: process.pid, startTime: startTimeOf(process.pid) } satisfies ProcessRecord); // its place, until its supervisor runs
       return record;
@@ -96,7 +121,11 @@ export class LocalCluster extends Cluster {
     const log = openSync(files.supervisorLog, "a");
     try {
       // detached: its own session, so the job outlives whoever launched it.
-      const child = spawn(process.execPath, [...workerExecArgv(), SUPERVISOR, dir], { detached: true, stdio: ["ignore", log, log], env: { ...process.env, NODE_TEST_CONTEXT: undefined } });
+      const child = spawn(process.execPath, [...workerExecArgv(), SUPERVISOR, dir], {
+        detached: true,
+        stdio: ["ignore", log, log],
+        env: { ...process.env, NODE_TEST_CONTEXT: undefined },
+      });
       child.unref();
       const pid = child.pid ?? -1;
       // The supervisor writes the same record as it starts; written here too, so the job is in the queue when launch returns.
@@ -123,11 +152,11 @@ export class LocalCluster extends Cluster {
   }
 
   async terminate(jobId: JobId): Promise<void> {
-    const job = this.#job(jobId);
+    this.#job(jobId); // throws JobNotFoundError if this cluster has no such job
     const dir = join(this.#root, jobId);
     const files = jobFiles(dir);
     const live = () => {
-      const { supervisor, replicas } = liveProcesses(dir, job);
+      const { supervisor, replicas } = liveProcesses(dir);
       return { pids: [...(supervisor ? [supervisor.pid] : []), ...replicas.map((r) => r.pid)], replicas, supervisor };
     };
     const now = live();
@@ -137,7 +166,12 @@ export class LocalCluster extends Cluster {
     if (now.supervisor) signal(now.supervisor.pid, "SIGTERM");
     for (const r of now.replicas) signal(-r.pid, "SIGTERM");
     const gone = () => live().pids.length === 0;
-    const wait = (what: string) => ({ intervalMs: 20, deadlineMs: config.terminateGraceMs, bound: settingNow("terminateGraceMs"), what: () => `${what} (pids ${live().pids.join(", ")} still run)` });
+    const wait = (what: string) => ({
+      intervalMs: 20,
+      deadlineMs: config.terminateGraceMs,
+      bound: settingNow("terminateGraceMs"),
+      what: () => `${what} (pids ${live().pids.join(", ")} still run)`,
+    });
     await pollUntil(gone, wait(`the replicas of job ${jobId} to exit after SIGTERM`)).catch((err: unknown) => {
       if (!(err instanceof PollTimeoutError)) throw err; // the grace is over: SIGKILL
     });

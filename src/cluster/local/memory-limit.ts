@@ -9,12 +9,11 @@ import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export type MemoryLimit =
-  | { readonly kind: "cgroup2" | "cgroup1"; /** The cgroup directory replicas' cgroups are made in. */ readonly parent: string }
-  | { readonly kind: "rlimit" };
+  { readonly kind: "cgroup2" | "cgroup1"; /** The cgroup directory replicas' cgroups are made in. */ readonly parent: string } | { readonly kind: "rlimit" };
 
 /** The best limit this machine lets this process set. */
 export function memoryLimitKind(): MemoryLimit {
-  let text = "";
+  let text: string;
   try {
     text = readFileSync("/proc/self/cgroup", "utf8");
   } catch {

@@ -103,7 +103,18 @@ function startReplica(job: LocalJobRecord, env: Record<string, string>, grant: R
   // A machine's GPUs are hidden from jobs that were not given them.
   const gpus = grant.gpus.length > 0 || job.capacity.gpus > 0 ? { CUDA_VISIBLE_DEVICES: grant.gpus.join(",") } : {};
   const { run } = job;
-  const loop = ["/bin/sh", "-c", REPLICA_LOOP, "fray-replica", files.exit(i), String(run.maxRetriesFailure), String(run.maxRetriesPreemption), files.halt, String(run.processesPerTask), ...run.command];
+  const loop = [
+    "/bin/sh",
+    "-c",
+    REPLICA_LOOP,
+    "fray-replica",
+    files.exit(i),
+    String(run.maxRetriesFailure),
+    String(run.maxRetriesPreemption),
+    files.halt,
+    String(run.processesPerTask),
+    ...run.command,
+  ];
   const log = openSync(files.log(i), "a");
   try {
     // detached: its own session and process group, so terminate() and the supervisor reach all it starts.

@@ -29,7 +29,11 @@ try {
   await namespace.initialized;
   // Its own meshes (the actors it hosts, their restarts and failures), and the cluster's jobs and actors.
   const cluster = createCluster(spec);
-  const dashboard = await startDashboard({ listen: config.dashboardListen, token: sessionToken(), sources: { ...runtimeSources(), ...clusterSources(cluster) } });
+  const dashboard = await startDashboard({
+    listen: config.dashboardListen,
+    token: sessionToken(),
+    sources: { ...runtimeSources(), ...clusterSources(cluster) },
+  });
   writeFileSync(`${stateFile}.tmp`, `${JSON.stringify({ addr, pid: process.pid, dashboard: dashboard.url })}\n`);
   renameSync(`${stateFile}.tmp`, stateFile); // whole or not at all, for whoever waits on it
   console.log(`fray namespace service at ${addr} (pid ${process.pid}), dashboard at ${dashboard.url}`);

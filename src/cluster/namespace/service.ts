@@ -44,7 +44,10 @@ export class NamespaceService {
   readonly #dir: string;
 
   /** `clusterRoot`: the cluster's state directory; `spec`: the cluster's, for its dashboard. */
-  constructor(clusterRoot: string, private readonly spec: string) {
+  constructor(
+    clusterRoot: string,
+    private readonly spec: string,
+  ) {
     this.#dir = join(clusterRoot, "namespace");
   }
 
@@ -81,19 +84,22 @@ export class NamespaceService {
     const lock = join(this.#dir, "starting");
     const deadline = { intervalMs: 50, deadlineMs: config.namespaceStartTimeoutMs, bound: settingNow("namespaceStartTimeoutMs") };
     let started: NamespaceServiceInfo | null = null;
-    await pollUntil(async () => {
-      try {
-        mkdirSync(lock);
-      } catch {
-        return (started = await this.running()) !== null; // another process is starting it
-      }
-      try {
-        started = (await this.running()) ?? (await this.#start()); // it may have started while we waited for the lock
-        return true;
-      } finally {
-        rmSync(lock, { recursive: true, force: true });
-      }
-    }, { ...deadline, what: () => `the namespace service of the cluster in ${this.#dir} to start (a process holds ${lock}; remove it if none does)` });
+    await pollUntil(
+      async () => {
+        try {
+          mkdirSync(lock);
+        } catch {
+          return (started = await this.running()) !== null; // another process is starting it
+        }
+        try {
+          started = (await this.running()) ?? (await this.#start()); // it may have started while we waited for the lock
+          return true;
+        } finally {
+          rmSync(lock, { recursive: true, force: true });
+        }
+      },
+      { ...deadline, what: () => `the namespace service of the cluster in ${this.#dir} to start (a process holds ${lock}; remove it if none does)` },
+    );
     return started!;
   }
 
@@ -102,7 +108,12 @@ export class NamespaceService {
     const record = readJson<ServiceRecord>(join(this.#dir, "service.json"));
     if (!record?.startTime || !isRunning(record.pid, record.startTime)) return;
     signal(record.pid, "SIGTERM");
-    await pollUntil(() => !isRunning(record.pid, record.startTime!), { intervalMs: 20, deadlineMs: config.terminateGraceMs, bound: settingNow("terminateGraceMs"), what: () => `namespace service ${record.pid} to exit` }).catch(() => signal(record.pid, "SIGKILL"));
+    await pollUntil(() => !isRunning(record.pid, record.startTime!), {
+      intervalMs: 20,
+      deadlineMs: config.terminateGraceMs,
+      bound: settingNow("terminateGraceMs"),
+      what: () => `namespace service ${record.pid} to exit`,
+    }).catch(() => signal(record.pid, "SIGKILL"));
   }
 
   async #start(): Promise<NamespaceServiceInfo> {
@@ -135,7 +146,12 @@ export class NamespaceService {
         const r = readJson<ServiceRecord>(stateFile);
         return r?.pid === pid ? r : false;
       },
-      { intervalMs: 20, deadlineMs: config.namespaceStartTimeoutMs, bound: settingNow("namespaceStartTimeoutMs"), what: () => `the namespace service (pid ${pid}) to start` },
+      {
+        intervalMs: 20,
+        deadlineMs: config.namespaceStartTimeoutMs,
+        bound: settingNow("namespaceStartTimeoutMs"),
+        what: () => `the namespace service (pid ${pid}) to start`,
+      },
     );
     writeFileSync(stateFile, `${JSON.stringify({ ...record, startTime: startTimeOf(pid) })}\n`);
     return { address: record.addr, token, pid, dashboard: record.dashboard };

@@ -60,7 +60,8 @@ export class SlurmCluster extends Cluster {
 
   /** The allocation's options for `job` (sbatch), and each task's (srun, which does not inherit them all). */
   #options(job: CheckedRequest): { sbatch: string[]; step: string[] } {
-    if (job.device.kind === "tpu") throw new Error(`job ${job.name} asks for TPUs (${job.device.variant}); Slurm clusters have none here: request a gpu or cpu device`);
+    if (job.device.kind === "tpu")
+      throw new Error(`job ${job.name} asks for TPUs (${job.device.variant}); Slurm clusters have none here: request a gpu or cpu device`);
     const cpus = Math.max(1, Math.ceil(job.cpu));
     const step = [`--cpus-per-task=${cpus}`];
     if (job.device.kind === "gpu" && job.deviceCount > 0) {
@@ -68,7 +69,12 @@ export class SlurmCluster extends Cluster {
       step.push(`--gpus-per-task=${job.device.variant ? `${job.device.variant}:` : ""}${job.deviceCount}`, `--gpu-bind=per_task:${job.deviceCount}`);
     }
     // Memory per CPU: a task's share is its CPUs' (Slurm has no per-task memory option).
-    const sbatch = [`--job-name=${job.name}`, `--ntasks=${job.replicas}`, ...step.filter((o) => !o.startsWith("--gpu-bind")), `--mem-per-cpu=${Math.max(1, Math.ceil(job.ramBytes / MiB / cpus))}M`];
+    const sbatch = [
+      `--job-name=${job.name}`,
+      `--ntasks=${job.replicas}`,
+      ...step.filter((o) => !o.startsWith("--gpu-bind")),
+      `--mem-per-cpu=${Math.max(1, Math.ceil(job.ramBytes / MiB / cpus))}M`,
+    ];
     if (job.diskGiven) sbatch.push(`--tmp=${Math.max(1, Math.ceil(job.diskBytes / MiB))}M`);
     if (job.priority !== 0) sbatch.push(`--nice=${-job.priority}`);
     if (this.#parsed.partition) sbatch.push(`--partition=${this.#parsed.partition}`);
@@ -85,7 +91,12 @@ export class SlurmCluster extends Cluster {
     const jobDir = join(this.#root, `launch-${launchId}`);
     const { cwd, env: jobEnv, command } = await prepareEnvironment(job, await replicaCommand(job, argsFile), { jobDir, clusterRoot: this.#root });
     const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
-    const env = { ...jobEnv, [settingName("clusterSpec")]: this.spec, [settingName("replicaCount")]: String(job.replicas), [settingName("namespace")]: namespace.address };
+    const env = {
+      ...jobEnv,
+      [settingName("clusterSpec")]: this.spec,
+      [settingName("replicaCount")]: String(job.replicas),
+      [settingName("namespace")]: namespace.address,
+    };
     const script = batchScript({ job, root: this.#root, cwd, env, tokenFile: this.namespaceService.tokenFile, command, stepOptions: options.step });
     const args = ["--parsable", `--output=${slurmFiles.batchLog(this.#root, "%j")}`, "--open-mode=append", ...options.sbatch];
     const jobId = (
@@ -99,11 +110,19 @@ export class SlurmCluster extends Cluster {
     if (never) {
       await run("scancel", [jobId]).catch(() => {});
       rmSync(argsFile, { force: true });
-      throw new Error(`Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${options.sbatch.slice(1).join(" ")}; ask for less`);
+      throw new Error(
+        `Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${options.sbatch.slice(1).join(" ")}; ask for less`,
+      );
     }
     // Slurm places the job by --tmp but does not limit what it writes.
     const notEnforced = job.diskGiven ? ["disk: Slurm places the job on nodes with that much TmpDisk (--tmp) but does not limit its use"] : [];
-    writeJson(join(this.#root, `${jobId}.json`), { jobId, name: job.name, replicas: job.replicas, createdAt: Date.now(), notEnforced } satisfies SlurmJobRecord);
+    writeJson(join(this.#root, `${jobId}.json`), {
+      jobId,
+      name: job.name,
+      replicas: job.replicas,
+      createdAt: Date.now(),
+      notEnforced,
+    } satisfies SlurmJobRecord);
     return jobId;
   }
 
@@ -157,8 +176,14 @@ export class SlurmCluster extends Cluster {
     const state = states.find((e) => e.jobId === job.jobId);
     const { jobId } = job;
     const optional = (path: string) => (existsSync(path) ? readText(path) : undefined);
-    const marks = { stop: optional(slurmFiles.stop(this.#root, jobId)), preemptedOut: optional(slurmFiles.preempted(this.#root, jobId))?.trim(), batchLogPath: slurmFiles.batchLog(this.#root, jobId) };
-    const tasks = Array.from({ length: job.replicas }, (_, i) => replicaStatus(state, readText(slurmFiles.exit(this.#root, jobId, i)), slurmFiles.log(this.#root, jobId, i), marks));
+    const marks = {
+      stop: optional(slurmFiles.stop(this.#root, jobId)),
+      preemptedOut: optional(slurmFiles.preempted(this.#root, jobId))?.trim(),
+      batchLogPath: slurmFiles.batchLog(this.#root, jobId),
+    };
+    const tasks = Array.from({ length: job.replicas }, (_, i) =>
+      replicaStatus(state, readText(slurmFiles.exit(this.#root, jobId, i)), slurmFiles.log(this.#root, jobId, i), marks),
+    );
     return jobInfo(jobId, job.name, tasks, job.notEnforced);
   }
 }

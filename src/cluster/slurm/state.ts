@@ -25,7 +25,16 @@ export function parseScontrol(text: string): SlurmJobState[] {
   return text.split("\n").flatMap((line) => {
     const jobId = field(line, "JobId");
     if (!jobId) return [];
-    return [{ jobId, state: field(line, "JobState"), reason: field(line, "Reason"), exitCode: field(line, "ExitCode"), restarts: Number(field(line, "Restarts")) || 0, tasks: Number(field(line, "NumTasks")) || 1 }];
+    return [
+      {
+        jobId,
+        state: field(line, "JobState"),
+        reason: field(line, "Reason"),
+        exitCode: field(line, "ExitCode"),
+        restarts: Number(field(line, "Restarts")) || 0,
+        tasks: Number(field(line, "NumTasks")) || 1,
+      },
+    ];
   });
 }
 
@@ -65,7 +74,8 @@ export function replicaStatus(job: SlurmJobState | undefined, exitText: string, 
   return { ...status(), ...counts };
 
   function status(): TaskStatus {
-    if (job && PENDING.has(job.state)) return job.reason && job.reason !== "None" ? { status: "pending", errorMessage: `waiting: ${job.reason}` } : { status: "pending" };
+    if (job && PENDING.has(job.state))
+      return job.reason && job.reason !== "None" ? { status: "pending", errorMessage: `waiting: ${job.reason}` } : { status: "pending" };
     if (exit.finalCode === 0) return { status: "succeeded" };
     if (!live && marks.preemptedOut !== undefined) return { status: "failed", errorMessage: marks.preemptedOut };
     if (exit.finalCode !== undefined) {
@@ -80,7 +90,10 @@ export function replicaStatus(job: SlurmJobState | undefined, exitText: string, 
     if (state === "CANCELLED") return { status: "stopped", errorMessage: "was cancelled (scancel)" };
     if (state === "FAILED" || state === "COMPLETED") {
       const said = lastLines(marks.batchLogPath).join(" | ");
-      return { status: "failed", errorMessage: `ended without an exit record (Slurm ${state}, ExitCode=${job.exitCode}, Reason=${reason})${said ? `: ${said}` : ""}` };
+      return {
+        status: "failed",
+        errorMessage: `ended without an exit record (Slurm ${state}, ExitCode=${job.exitCode}, Reason=${reason})${said ? `: ${said}` : ""}`,
+      };
     }
     return { status: "failed", errorMessage: `${state}: ${WHY[state] ?? "ended abnormally"} (Reason=${reason})` };
   }

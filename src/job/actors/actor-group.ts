@@ -146,20 +146,26 @@ export class ActorGroup<T> {
     if (ready.length > 0) return ready;
     const failed = this.#indices("failed");
     if (failed.length === this.count) throw this.#unreachable(1, 0, failed);
-    throw new Error(`group.${call}.remote(): no member of actor group ${this.#label} is ready yet; await group.waitReady(1) (or waitReady() for all) before calling`);
+    throw new Error(
+      `group.${call}.remote(): no member of actor group ${this.#label} is ready yet; await group.waitReady(1) (or waitReady() for all) before calling`,
+    );
   }
 
   #unreachable(n: number, ready: number, failed: number[]): Error {
     const errors = failed.map((i) => (this.#members[i] as { error: unknown }).error);
     const reasons = failed.map((i, k) => `${this.#memberLabel(i)}: ${describe(errors[k])}`).join("; ");
     return new Error(
-      `actor group ${this.#label}: ${n} ready members can never be reached: ${failed.length} of ${this.count} failed to start (${reasons}), ${ready} ready; fix what the constructor failed on, or wait for fewer`,
+      `actor group ${this.#label}: ${n} ready members can never be reached: ${failed.length} of ${this.count} failed to start (${reasons}), ` +
+        `${ready} ready; fix what the constructor failed on, or wait for fewer`,
       { cause: new AggregateError(errors, `the failures of actor group ${this.#label}'s members, in member order`) },
     );
   }
 
   #timedOut(n: number, timeout: number): Error {
-    const error = new Error(`actor group ${this.#label}: ${this.readyCount} of ${n} members ready after ${timeout} s (waitReady(${n}, { timeout: ${timeout} })), ${this.#indices("starting").length} still starting; wait longer or for fewer`);
+    const error = new Error(
+      `actor group ${this.#label}: ${this.readyCount} of ${n} members ready after ${timeout} s (waitReady(${n}, { timeout: ${timeout} })), ` +
+        `${this.#indices("starting").length} still starting; wait longer or for fewer`,
+    );
     error.name = "TimeoutError";
     return error;
   }
@@ -184,7 +190,10 @@ export function createActorGroup<C extends ActorClass>(
   // Refused here, once, rather than by every member in the background.
   checkActorOptions(memberOptions(0));
   checkResources(options.resources ?? {}, `actor group ${name ?? Class.name}`);
-  const starts = Array.from({ length: count }, (_, i) => new Promise<ActorHandle<InstanceType<C>>>((resolve) => resolve(ctx.createActor(Class, args, memberOptions(i)))));
+  const starts = Array.from(
+    { length: count },
+    (_, i) => new Promise<ActorHandle<InstanceType<C>>>((resolve) => resolve(ctx.createActor(Class, args, memberOptions(i)))),
+  );
   return new ActorGroup(name, name ?? Class.name, starts);
 }
 
@@ -199,8 +208,7 @@ function groupCall<T>(members: (method: string) => ActorHandle<T>[]): GroupCall<
       // Not thenable, not JSON: `await group.all` and logging it stay harmless.
       if (typeof prop === "symbol" || prop === "then" || prop === "toJSON") return undefined;
       return {
-        remote: (...args: unknown[]) =>
-          members(prop).map((h) => (h as unknown as Record<string, { remote(...a: unknown[]): unknown }>)[prop].remote(...args)),
+        remote: (...args: unknown[]) => members(prop).map((h) => (h as unknown as Record<string, { remote(...a: unknown[]): unknown }>)[prop].remote(...args)),
       };
     },
   });

@@ -16,7 +16,9 @@ export interface RemoteMethod<F extends Method> {
 
 /** A handle's methods: the endpoints the actor would have on a mesh (createActor refuses names of mesh members). */
 export type ActorHandle<T> = {
-  readonly [K in keyof T as K extends NotEndpointName | MeshMemberName ? never : T[K] extends Method ? K : never]: T[K] extends Method ? RemoteMethod<T[K]> : never;
+  readonly [K in keyof T as K extends NotEndpointName | MeshMemberName ? never : T[K] extends Method ? K : never]: T[K] extends Method
+    ? RemoteMethod<T[K]>
+    : never;
 };
 
 /** Builds a handle whose `name.remote(...args)` calls `invoke(name, args)`. */

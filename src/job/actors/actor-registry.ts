@@ -59,7 +59,8 @@ export class ActorRegistry {
       checkActorOptions(options); // here, where every createActor of the job arrives
       if (options.lifetime === "detached" && this.#shared === null) {
         throw new Error(
-          `lifetime: "detached" needs a namespace service to outlive this job: run it as a cluster job (fray/cluster), or give the service's address with createJobContext(kind, { namespace }) or ${settingName("namespace")}`,
+          `lifetime: "detached" needs a namespace service to outlive this job: run it as a cluster job (fray/cluster), or give the service's ` +
+            `address with createJobContext(kind, { namespace }) or ${settingName("namespace")}`,
         );
       }
     } catch (err) {
@@ -108,7 +109,10 @@ export class ActorRegistry {
           ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, method, values)
           : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[method].callOne(...values),
       )
-      .then((v) => entry.resolve(v), (err: unknown) => entry.reject(err instanceof ActorError ? err.cause : err));
+      .then(
+        (v) => entry.resolve(v),
+        (err: unknown) => entry.reject(err instanceof ActorError ? err.cause : err),
+      );
   }
 
   /** The job is over: its ephemeral actors in the shared namespace end, and its private namespace stops. */

@@ -12,10 +12,16 @@ export class HostCapacity {
     for (const [name, amount] of Object.entries(resources)) {
       const offered = this.offers[name] ?? 0;
       if (amount > offered) {
-        throw new RangeError(`${what} requests ${amount} of '${name}', but the namespace's host offers ${offered} (it has ${JSON.stringify(this.offers)}); actors with a name in a namespace, or with maxRestarts, lifetime or preemptible set, run there: ask for less`);
+        throw new RangeError(
+          `${what} requests ${amount} of '${name}', but the namespace's host offers ${offered} (it has ${JSON.stringify(this.offers)}); ` +
+            `actors with a name in a namespace, or with maxRestarts, lifetime or preemptible set, run there: ask for less`,
+        );
       }
       if ((this.#held[name] ?? 0) + amount > offered) {
-        throw new RangeError(`${what} requests ${amount} of '${name}', but the namespace's host has only ${offered - (this.#held[name] ?? 0)} free now; kill an actor that holds some, or ask for less`);
+        throw new RangeError(
+          `${what} requests ${amount} of '${name}', but the namespace's host has only ${offered - (this.#held[name] ?? 0)} free now; kill an ` +
+            `actor that holds some, or ask for less`,
+        );
       }
     }
     for (const [name, amount] of Object.entries(resources)) this.#held[name] = (this.#held[name] ?? 0) + amount;

@@ -121,7 +121,10 @@ export class NamespaceActor extends Actor {
     actor.procs?.stop().catch(() => {}); // what is left of the dead incarnation's process
     if (!actor.canRestart) {
       const limit = actor.maxRestarts === 0 ? "it has maxRestarts 0" : `it was restarted ${actor.restarts} times (maxRestarts ${actor.maxRestarts})`;
-      actor.cause = new SupervisionError(`actor ${actor.name ? `'${actor.name}'` : actor.key} died and is not started again: ${limit}; it died of: ${failure.cause.message}`, { cause: failure.cause });
+      actor.cause = new SupervisionError(
+        `actor ${actor.name ? `'${actor.name}'` : actor.key} died and is not started again: ${limit}; it died of: ${failure.cause.message}`,
+        { cause: failure.cause },
+      );
       this.#forgetName(actor);
       this.#giveBack(actor);
       actor.become("dead");

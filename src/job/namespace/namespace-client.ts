@@ -19,7 +19,10 @@ export class NamespaceClient {
   static readonly #shared = new Map<string, NamespaceClient>();
 
   /** `addr`: the service's, or null for a driver's private namespace. */
-  private constructor(readonly addr: string | null, private readonly mesh: ActorMesh<NamespaceActor>) {}
+  private constructor(
+    readonly addr: string | null,
+    private readonly mesh: ActorMesh<NamespaceActor>,
+  ) {}
 
   /** The shared namespace service at `addr` (`tcp://host:port`); rejects naming it when nothing listens there. */
   static async at(addr: string): Promise<NamespaceClient> {
@@ -34,7 +37,10 @@ export class NamespaceClient {
 
   /** A namespace of this driver's own, hosting actors in this machine's processes; `asOwner` makes it the job's. */
   static private(asOwner: <T>(spawn: () => T) => T): NamespaceClient {
-    return new NamespaceClient(null, asOwner(() => thisProc().spawn("fray-private-namespace", NamespaceActor, null)));
+    return new NamespaceClient(
+      null,
+      asOwner(() => thisProc().spawn("fray-private-namespace", NamespaceActor, null)),
+    );
   }
 
   create(spec: HostedActorSpec): Promise<HostedActorInfo> {
@@ -89,7 +95,8 @@ function probe(addr: string): Promise<void> {
 
 function unreachable(addr: string, err: Error): Error {
   return new Error(
-    `the namespace service at ${addr} cannot be reached (${err.message}); named actors of this job live there: is it running? A cluster starts it for its jobs; a driver gives its address with ${settingName("namespace")} or createJobContext(kind, { namespace })`,
+    `the namespace service at ${addr} cannot be reached (${err.message}); named actors of this job live there: is it running? A cluster ` +
+      `starts it for its jobs; a driver gives its address with ${settingName("namespace")} or createJobContext(kind, { namespace })`,
     { cause: err },
   );
 }

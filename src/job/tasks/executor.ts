@@ -55,7 +55,10 @@ export class Executor extends Actor {
       const slot = tasks[i + 5] as SlotUse;
       const fn = (loaded[f] ??= this.#functions.get(`${fns[2 * f]}#${fns[2 * f + 1]}`));
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
-      const run = fn && (!slot || this.#slots.tryAcquire()) ? this.#start(fn, id, number, args, env, slot) : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot);
+      const run =
+        fn && (!slot || this.#slots.tryAcquire())
+          ? this.#start(fn, id, number, args, env, slot)
+          : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot);
       if (run) (pending ??= []).push(run);
     }
     return pending ? Promise.all(pending).then(() => {}) : undefined;
@@ -148,19 +151,31 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 class HeldSlot implements TaskSlot {
   #held = true;
 
-  constructor(private readonly slots: Slots, private readonly starts: StartReports) {}
+  constructor(
+    private readonly slots: Slots,
+    private readonly starts: StartReports,
+  ) {}
 
   block(): void {
     this.starts.flush(); // the head learns that the task started before that it blocked
-    if (this.#held) (this.slots.release(), (this.#held = false));
+    if (this.#held) {
+      this.slots.release();
+      this.#held = false;
+    }
   }
 
   unblock(): void {
-    if (!this.#held) (this.slots.reclaim(), (this.#held = true));
+    if (!this.#held) {
+      this.slots.reclaim();
+      this.#held = true;
+    }
   }
 
   /** The task ended: its slot is free (once, even if it ends twice). */
   end(): void {
-    if (this.#held) (this.slots.release(), (this.#held = false));
+    if (this.#held) {
+      this.slots.release();
+      this.#held = false;
+    }
   }
 }

@@ -29,7 +29,15 @@ export class TaskBatch<T> {
   acked = false;
   #fnIndex = new Map<CodeLocation, number>();
 
-  add(location: CodeLocation, id: string, number: number, args: readonly unknown[], env: Readonly<Record<string, string>> | null, slot: SlotUse, held: T): void {
+  add(
+    location: CodeLocation,
+    id: string,
+    number: number,
+    args: readonly unknown[],
+    env: Readonly<Record<string, string>> | null,
+    slot: SlotUse,
+    held: T,
+  ): void {
     let fn = this.#fnIndex.get(location);
     if (fn === undefined) {
       fn = this.fns.length / 2;
@@ -38,7 +46,7 @@ export class TaskBatch<T> {
     }
     this.tasks.push(id, number, fn, args, env, slot);
     this.held.push(held);
-    if (!this.acked) for (const a of args) if (!isPlain(a)) (this.acked = true);
+    if (!this.acked) for (const a of args) if (!isPlain(a)) this.acked = true;
   }
 
   get size(): number {

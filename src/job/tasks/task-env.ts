@@ -59,7 +59,10 @@ function install(): void {
       const o = state.als.getStore();
       if (!o) return Reflect.ownKeys(target);
       const keys = new Set(Reflect.ownKeys(target));
-      for (const [k, v] of o) v === undefined ? keys.delete(k) : keys.add(k);
+      for (const [k, v] of o) {
+        if (v === undefined) keys.delete(k);
+        else keys.add(k);
+      }
       return [...keys];
     },
     getOwnPropertyDescriptor(target, key) {

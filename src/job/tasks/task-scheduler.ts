@@ -103,7 +103,10 @@ export class TaskScheduler {
     const impossible = this.pool.impossible(resources, `task ${name}`);
     if (impossible) {
       this.store.entry(id).reject(impossible);
-      if (metricsOn) (taskStats.submitted++, taskStats.failedQueued++);
+      if (metricsOn) {
+        taskStats.submitted++;
+        taskStats.failedQueued++;
+      }
       return;
     }
     this.#queue.push({ id, name, fn, args, resources, env: options.env, retriesLeft: options.maxRetries ?? 0 });
@@ -114,7 +117,7 @@ export class TaskScheduler {
 
   #dispatch(): void {
     let unplaceable: Set<Resources> | undefined; // requests that found no room in this pass (tasks share the default's object)
-    for (let i = 0; i < this.#queue.length && i < 64; ) {
+    for (let i = 0; i < this.#queue.length && i < 64;) {
       const task = this.#queue.at(i);
       const counted = task.resources === TASK_RESOURCES;
       // A counted task goes straight to a worker only if none is waiting there already (they run in order).
@@ -199,7 +202,14 @@ export class TaskScheduler {
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
       if (args.some((a) => a instanceof ObjectRef)) args = await resolveAll(this.store, args);
-      const value = await this.#executor(worker.index).runTask.callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, slotUse(running));
+      const value = await this.#executor(worker.index).runTask.callOne(
+        task.id,
+        location.url,
+        location.exportName,
+        args as unknown[],
+        task.env ?? null,
+        slotUse(running),
+      );
       if (this.#running.get(task.id) === running) this.#finished(running, true, value);
     } catch (err) {
       if (this.#running.get(task.id) === running) this.#failed(running, err, args);
@@ -258,7 +268,9 @@ export class TaskScheduler {
       if (task.resources !== TASK_RESOURCES) this.#othersQueued++;
     } else {
       if (metricsOn) taskStats.failedRunning++;
-      entry.reject(err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args));
+      entry.reject(
+        err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args),
+      );
     }
   }
 
@@ -290,7 +302,11 @@ export class TaskScheduler {
     this.pool.markDead(index);
     for (const running of [...this.#running.values()]) {
       if (running.worker.index !== index) continue;
-      this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${cause.message}`, { cause }), running.task.args);
+      this.#failed(
+        running,
+        new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${cause.message}`, { cause }),
+        running.task.args,
+      );
     }
     this.#failImpossible();
     this.#dispatch();

@@ -33,7 +33,16 @@ export class WorkerPool {
 
   /** `count` workers offering `capacity` each, all free. */
   reset(count: number, capacity: Resources): void {
-    this.#workers = Array.from({ length: count }, (_, index) => ({ index, capacity, free: { ...capacity }, prefetched: 0, prefetchLimit: PREFETCH, lastDone: 0, meanGap: Infinity, alive: true }));
+    this.#workers = Array.from({ length: count }, (_, index) => ({
+      index,
+      capacity,
+      free: { ...capacity },
+      prefetched: 0,
+      prefetchLimit: PREFETCH,
+      lastDone: 0,
+      meanGap: Infinity,
+      alive: true,
+    }));
   }
 
   /** Worker `index` died: nothing is placed on it any more. */
@@ -79,7 +88,10 @@ export class WorkerPool {
     if (alive.length === 0) return new SupervisionError(`${what} cannot run: every worker of this job has died`);
     const short = Object.keys(request).find((r) => !alive.some((w) => (w.capacity[r] ?? 0) >= request[r])) ?? Object.keys(request)[0];
     const most = Math.max(...alive.map((w) => w.capacity[short] ?? 0));
-    return new RangeError(`${what} requests ${short}: ${request[short]}, but no worker has that much (the most any worker offers is ${short}: ${most}); lower the request or give workers more (resources option of createJobContext)`);
+    return new RangeError(
+      `${what} requests ${short}: ${request[short]}, but no worker has that much (the most any worker offers is ${short}: ${most}); lower the ` +
+        `request or give workers more (resources option of createJobContext)`,
+    );
   }
 }
 

@@ -22,12 +22,23 @@ import { currentProc } from "../../runtime/runtime.ts";
 export type ShardArgs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | (A[K] extends NumericArray ? DistributedArray<A[K]> : never) };
 
 export interface ReduceArrayOptions {
-  /** Reduce-scatter: rank i of each group keeps block i of the result (the shard length must be a multiple of the group size). Default false: every rank keeps the whole result (allReduce). */
+  /** Reduce-scatter: rank i of each group keeps block i of the result (the shard length must be a multiple of the group size). Default false: every
+   * rank keeps the whole result (allReduce). */
   readonly scatter?: boolean;
 }
 
 const TYPED_ARRAYS: Record<string, new (buffer: ArrayBufferLike | number) => NumericArray> = {
-  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
 };
 
 /** Drops the shards of arrays whose handle was garbage-collected (unless the mesh stopped, which freed them). */
@@ -73,7 +84,8 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
   get shardShape(): readonly number[] {
     const meta = this.#known("shardShape");
     const odd = meta.findIndex((m) => m[1] !== meta[0][1]);
-    if (odd > 0) throw new RangeError(`${this.label}: its shards differ in shape (${this.#describe(0)}, ${this.#describe(odd)}); read shardShapes for each rank's`);
+    if (odd > 0)
+      throw new RangeError(`${this.label}: its shards differ in shape (${this.#describe(0)}, ${this.#describe(odd)}); read shardShapes for each rank's`);
     return meta.length ? [meta[0][1]] : [];
   }
 
@@ -90,11 +102,19 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
    */
   map<A extends unknown[], U extends NumericArray>(fn: (shard: T, ...args: A) => U | Promise<U>, ...args: ShardArgs<A>): DistributedArray<U> {
     this.#live("map");
-    if (typeof fn !== "function" || !fn.name) throw new TypeError(`${this.label}.map(fn): fn must be a named function exported from a module, got ${typeof fn === "function" ? "an anonymous function" : typeof fn}`);
+    if (typeof fn !== "function" || !fn.name)
+      throw new TypeError(
+        `${this.label}.map(fn): fn must be a named function exported from a module, got ${typeof fn === "function" ? "an anonymous function" : typeof fn}`,
+      );
     const url = scriptOf(fn);
-    if (!url.startsWith("file:") && !url.startsWith("/")) throw new NotExportedError(`${this.label}.map(${fn.name}): ${fn.name} was not defined in a module file; move it to one and export it`);
+    if (!url.startsWith("file:") && !url.startsWith("/"))
+      throw new NotExportedError(`${this.label}.map(${fn.name}): ${fn.name} was not defined in a module file; move it to one and export it`);
     const mesh = this.#mesh;
-    return new DistributedArray<U>(mesh, `map ${fn.name}`, (id) => mesh.endpoint(ARRAY_OPS.map).call(id, url, fn.name, this, ...args) as Promise<ValueMesh<ShardMeta>>);
+    return new DistributedArray<U>(
+      mesh,
+      `map ${fn.name}`,
+      (id) => mesh.endpoint(ARRAY_OPS.map).call(id, url, fn.name, this, ...args) as Promise<ValueMesh<ShardMeta>>,
+    );
   }
 
   /**
@@ -108,7 +128,8 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
     checkOp(what, op);
     const labels = this.extent.labels;
     const list = dims === undefined ? undefined : typeof dims === "string" ? [dims] : [...dims];
-    for (const d of list ?? []) if (!labels.includes(d)) throw new RangeError(`${what}: '${d}' is not a dimension of ${this.extent}; give some of ${labels.join(", ")}`);
+    for (const d of list ?? [])
+      if (!labels.includes(d)) throw new RangeError(`${what}: '${d}' is not a dimension of ${this.extent}; give some of ${labels.join(", ")}`);
     const mesh = this.#mesh;
     return new DistributedArray<T>(mesh, `reduce ${op}${options.scatter ? " scatter" : ""}`, (id) => {
       const sent = mesh.endpoint(ARRAY_OPS.reduce).call(id, this, list, op, options.scatter === true) as Promise<ValueMesh<ShardMeta>>;
@@ -116,7 +137,11 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
       return sent.catch(async (err) => {
         const meta = await this.#made;
         const odd = meta.findIndex((m) => m[0] !== meta[0][0] || m[1] !== meta[0][1]);
-        if (odd > 0) throw new RangeError(`${what}: the shards differ (${this.#describe(0)}, ${this.#describe(odd)}); a reduction needs the same element type and length on every rank`, { cause: err });
+        if (odd > 0)
+          throw new RangeError(
+            `${what}: the shards differ (${this.#describe(0)}, ${this.#describe(odd)}); a reduction needs the same element type and length on every rank`,
+            { cause: err },
+          );
         throw err;
       });
     });
@@ -141,7 +166,10 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
     this.#dropped = true;
     collected.unregister(this);
     if (this.#mesh.stopped) return; // freed with the mesh
-    await this.#mesh.endpoint(ARRAY_OPS.drop).call(this.arrayId).catch(() => {}); // a dead rank's shards are gone with it
+    await this.#mesh
+      .endpoint(ARRAY_OPS.drop)
+      .call(this.arrayId)
+      .catch(() => {}); // a dead rank's shards are gone with it
   }
 
   /** @internal The sending side of passing this array to an endpoint: only ranks on the same processes hold its shards. */
@@ -152,7 +180,11 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
     const there = target.shape.members;
     const same = there.length === n && there.every((m, r) => target.addrs[m] === mine.addrs[mine.shape.members[r]]);
     if (!same) {
-      throw new RangeError(`${this.label} cannot be passed to ${target.className} mesh ${target.shape.extent}: its shards are on the processes of ${mine.className} mesh ${mine.shape.extent}, and the ranks must be on the same processes in the same order (spawn both on one ProcMesh, with the same extent); or gather() it and pass the values`);
+      throw new RangeError(
+        `${this.label} cannot be passed to ${target.className} mesh ${target.shape.extent}: its shards are on the processes of ` +
+          `${mine.className} mesh ${mine.shape.extent}, and the ranks must be on the same processes in the same order (spawn both on one ` +
+          `ProcMesh, with the same extent); or gather() it and pass the values`,
+      );
     }
   }
 
@@ -180,12 +212,14 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
   }
 
   #live(operation: string): void {
-    if (this.#dropped) throw new Error(`${this.label}: ${operation} after drop(); the array's shards are freed. Keep the array until its last use, or make it again`);
+    if (this.#dropped)
+      throw new Error(`${this.label}: ${operation} after drop(); the array's shards are freed. Keep the array until its last use, or make it again`);
     if (this.#mesh.stopped) throw new Error(`${this.label}: ${operation} after its mesh was stopped, which freed its shards: ${this.#mesh.stopped.message}`);
   }
 
   #known(what: string): readonly ShardMeta[] {
-    if (!this.#meta) throw new Error(`${this.label}.${what} is not known yet: await array.ready() first (the ranks are still making their shards, or failed to)`);
+    if (!this.#meta)
+      throw new Error(`${this.label}.${what} is not known yet: await array.ready() first (the ranks are still making their shards, or failed to)`);
     return this.#meta;
   }
 

@@ -71,7 +71,11 @@ function meshAddrs(proc: Proc, meshId: string, version: number, owner: string): 
 /** The group of the calling rank for collective `what` (e.g. "collective.allReduce"). */
 export async function currentGroup(what: string, dims: readonly string[] | undefined): Promise<Group> {
   const ctx = messageContext.getStore();
-  if (!ctx) throw new Error(`${what} must be called inside an endpoint that was called on every rank of a mesh (with call() or broadcast()); this code is not running inside an endpoint`);
+  if (!ctx)
+    throw new Error(
+      `${what} must be called inside an endpoint that was called on every rank of a mesh (with call() or broadcast()); this code is not ` +
+        `running inside an endpoint`,
+    );
   const [meshId] = splitKey(ctx.actor.actorId);
   const spawned = new Extent(ctx.actor.extent[0], ctx.actor.extent[1]);
   const sent = new Extent(ctx.extent[0], ctx.extent[1]);
@@ -79,7 +83,8 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
   const memberOf = (r: number) => (ctx.selection ? ctx.selection[r] : r);
   const labels = sent.labels;
   for (const d of dims ?? []) {
-    if (!labels.includes(d)) throw new RangeError(`${what}: dims names '${d}', which is not a dimension of the mesh ${sent}; give some of: ${labels.join(", ")}`);
+    if (!labels.includes(d))
+      throw new RangeError(`${what}: dims names '${d}', which is not a dimension of the mesh ${sent}; give some of: ${labels.join(", ")}`);
   }
   const along = new Set(dims ?? labels);
   const mine = sent.coords(ctx.rank);
@@ -123,7 +128,10 @@ export class Exchange {
   #unwatch: () => void = () => {};
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(readonly group: Group, readonly what: string) {
+  constructor(
+    readonly group: Group,
+    readonly what: string,
+  ) {
     const counter = `${group.key}@${group.me}`;
     const seq = sequence.get(counter) ?? 0;
     sequence.set(counter, seq + 1);
@@ -140,7 +148,16 @@ export class Exchange {
       if (dead) lost(addr, dead);
     }
     const ms = config.collectiveTimeoutMs;
-    this.#timer = setTimeout(() => this.#fail(new Error(`${what} timed out after ${ms} ms waiting for its peers (${settingNow("collectiveTimeoutMs")}); every rank of the group must make the same collective calls in the same order`)), ms);
+    this.#timer = setTimeout(
+      () =>
+        this.#fail(
+          new Error(
+            `${what} timed out after ${ms} ms waiting for its peers (${settingNow("collectiveTimeoutMs")}); every rank of the group must make ` +
+              `the same collective calls in the same order`,
+          ),
+        ),
+      ms,
+    );
   }
 
   #tag(round: string, from: number, to: number): string {

@@ -65,7 +65,10 @@ function checkAgreement(what: string, group: Group, mine: Meta, pieces: readonly
   const differs = all.some(({ m }) => m.c !== mine.c || m.t !== mine.t || m.n !== mine.n || m.o !== mine.o || m.r !== mine.r);
   if (differs) {
     const calls = all.map(({ m }, i) => `${group.describe(i)}: ${describeMeta(m)}`).join("; ");
-    throw new RangeError(`${what}: the ranks of the group called different collectives (${calls}); every rank must pass the same kind of typed array, length, op and root, in the same order of calls`);
+    throw new RangeError(
+      `${what}: the ranks of the group called different collectives (${calls}); every rank must pass the same kind of typed array, length, op ` +
+        `and root, in the same order of calls`,
+    );
   }
   return all;
 }
@@ -170,7 +173,8 @@ async function reduceScatter<A extends NumericArray>(array: A, options: ReduceOp
   const op = checkOp(what, options.op ?? "sum");
   return run(what, options.dims, async (ex, group) => {
     const size = group.ranks.length;
-    if (array.length % size !== 0) throw new RangeError(`${what}: the array's length ${array.length} is not a multiple of the group's ${size} ranks; pad it to a multiple`);
+    if (array.length % size !== 0)
+      throw new RangeError(`${what}: the array's length ${array.length} is not a multiple of the group's ${size} ranks; pad it to a multiple`);
     const mine = meta("reduceScatter", array, op);
     const len = array.length / size;
     const block = (i: number) => array.slice(i * len, (i + 1) * len) as A;

@@ -7,12 +7,24 @@ const OPS: readonly ReduceOp[] = ["sum", "prod", "max", "min", "avg"];
 
 /** Any typed array except DataView: what collectives work on. */
 export type NumericArray =
-  | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array | Int32Array | Uint32Array
-  | Float32Array | Float64Array | BigInt64Array | BigUint64Array;
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | Float32Array
+  | Float64Array
+  | BigInt64Array
+  | BigUint64Array;
 
 export function checkArray(what: string, array: unknown): asserts array is NumericArray {
   if (!ArrayBuffer.isView(array) || array instanceof DataView) {
-    throw new TypeError(`${what} needs a typed array (Float32Array, Int32Array, …) to work on in place, got ${array === null ? "null" : typeof array === "object" ? (array.constructor?.name ?? "an object") : typeof array}`);
+    throw new TypeError(
+      `${what} needs a typed array (Float32Array, Int32Array, …) to work on in place, got ` +
+        `${array === null ? "null" : typeof array === "object" ? (array.constructor?.name ?? "an object") : typeof array}`,
+    );
   }
 }
 

@@ -76,7 +76,10 @@ export class ActorCell {
   /** This actor's endpoints' metrics records, by endpoint name (valid ones only, so labels stay bounded). */
   #stats = new Map<string, EndpointStats>();
 
-  private constructor(private readonly host: ActorHost, spawn: Spawn) {
+  private constructor(
+    private readonly host: ActorHost,
+    spawn: Spawn,
+  ) {
     this.owner = spawn.owner;
     this.#maxConcurrency = spawn.maxConcurrency ?? 1;
     this.identity = {
@@ -173,7 +176,12 @@ export class ActorCell {
         this.#queue = this.#queue.slice(this.#head);
         this.#head = 0;
       }
-      const pending = item.t === "call" ? this.#invoke(item.call, item.rank, item.frame, item.first) : item.t === "supervise" ? this.#handleFailure(item.failure) : this.#stop(item.done);
+      const pending =
+        item.t === "call"
+          ? this.#invoke(item.call, item.rank, item.frame, item.first)
+          : item.t === "supervise"
+            ? this.#handleFailure(item.failure)
+            : this.#stop(item.done);
       if (pending) {
         const exclusive = item.t !== "call";
         this.#active++;
@@ -198,7 +206,11 @@ export class ActorCell {
     const options = builtin ? BUILTIN : endpointOptions(Class, call.endpoint);
     const method = builtin ?? this.#instance![call.endpoint];
     if (!options || typeof method !== "function") {
-      this.#reject(call, rank, new TypeError(`${this.identity.className} has no endpoint '${call.endpoint}'; endpoints are: ${endpointNames(Class).join(", ")}`));
+      this.#reject(
+        call,
+        rank,
+        new TypeError(`${this.identity.className} has no endpoint '${call.endpoint}'; endpoints are: ${endpointNames(Class).join(", ")}`),
+      );
       return undefined;
     }
     let stats: EndpointStats | undefined;
@@ -224,7 +236,10 @@ export class ActorCell {
     try {
       // Distributed arrays given to an endpoint arrive as this rank's shards (builtins read shards themselves).
       if (builtin || !hasShardRef(args)) result = messageContext.run(context, () => (method as Function).apply(this.#instance, args));
-      else result = this.host.shards.resolve(args, this.identity.rank).then((shards) => messageContext.run(context, () => (method as Function).apply(this.#instance, shards)));
+      else
+        result = this.host.shards
+          .resolve(args, this.identity.rank)
+          .then((shards) => messageContext.run(context, () => (method as Function).apply(this.#instance, shards)));
     } catch (err) {
       this.#reject(call, rank, err);
       if (stats) callEnd(stats, start, true);
@@ -311,7 +326,10 @@ export class ActorCell {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
-        console.error(`fray: cleanup() of ${this.key} (${this.identity.className}) did not finish within ${config.cleanupTimeoutMs} ms (${settingName("cleanupTimeoutMs")}); going on without it`);
+        console.error(
+          `fray: cleanup() of ${this.key} (${this.identity.className}) did not finish within ${config.cleanupTimeoutMs} ms ` +
+            `(${settingName("cleanupTimeoutMs")}); going on without it`,
+        );
         resolve();
       }, config.cleanupTimeoutMs);
     });

@@ -24,7 +24,9 @@ function readNumber(setting: NumberSetting): number {
     throw new RangeError(`${name}=${value} is less than the least allowed, ${min}; give at least that, e.g. ${name}=${fallback}`);
   }
   if (max !== undefined && value > max) {
-    throw new RangeError(`${name}=${value} is more than the most allowed, ${`${max} ${UNITS[setting.kind]}`.trim()}; give at most that, e.g. ${name}=${fallback}`);
+    throw new RangeError(
+      `${name}=${value} is more than the most allowed, ${`${max} ${UNITS[setting.kind]}`.trim()}; give at most that, e.g. ${name}=${fallback}`,
+    );
   }
   return value;
 }

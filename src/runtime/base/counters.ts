@@ -21,7 +21,9 @@ function readSwitch(): boolean {
   const value = config.metrics;
   if (value === "1") return true;
   if (value === "0") return false;
-  throw new RangeError(`${settingName("metrics")}=${JSON.stringify(value)} is neither 1 (metrics on) nor 0 (off); give ${settingName("metrics")}=1 or ${settingName("metrics")}=0`);
+  throw new RangeError(
+    `${settingName("metrics")}=${JSON.stringify(value)} is neither 1 (metrics on) nor 0 (off); give ${settingName("metrics")}=1 or ${settingName("metrics")}=0`,
+  );
 }
 
 /** Whether this process counts (FRAY_METRICS, read once when the runtime loads). */
@@ -41,7 +43,8 @@ export interface EndpointStats {
   /** Calls that actors here started, and those that threw or rejected. */
   calls: number;
   errors: number;
-  /** Calls that ended, by duration (from decoding their arguments to sending their result): `buckets[i]` counts those ≤ BOUNDS[i] (and > BOUNDS[i-1]); the last, longer ones. */
+  /** Calls that ended, by duration (from decoding their arguments to sending their result): `buckets[i]` counts those ≤ BOUNDS[i] (and >
+   * BOUNDS[i-1]); the last, longer ones. */
   readonly buckets: number[];
   /** Their total duration in seconds. */
   seconds: number;
@@ -78,7 +81,17 @@ export function endpointStats(className: string, endpoint: string): EndpointStat
   let stats = endpoints.get(key);
   if (!stats) {
     const labels = { class: className, endpoint };
-    stats = { labels, sent: 0, sentBytes: 0, received: 0, receivedBytes: 0, calls: 0, errors: 0, buckets: new Array<number>(BOUNDS.length + 1).fill(0), seconds: 0 };
+    stats = {
+      labels,
+      sent: 0,
+      sentBytes: 0,
+      received: 0,
+      receivedBytes: 0,
+      calls: 0,
+      errors: 0,
+      buckets: new Array<number>(BOUNDS.length + 1).fill(0),
+      seconds: 0,
+    };
     endpoints.set(key, stats);
   }
   return stats;

@@ -50,8 +50,10 @@ function visibleDevice(gpu: number, inherited: string | undefined): string {
   if (inherited.trim() === "") return "";
   const devices = inherited.split(",").map((d) => d.trim());
   if (gpu >= devices.length) {
-    throw new RangeError(`the proc at gpus ${gpu} needs a GPU, but this host's CUDA_VISIBLE_DEVICES=${inherited} lists ${devices.length}; ` +
-      `spawn at most ${devices.length} procs along 'gpus' per host, or widen CUDA_VISIBLE_DEVICES`);
+    throw new RangeError(
+      `the proc at gpus ${gpu} needs a GPU, but this host's CUDA_VISIBLE_DEVICES=${inherited} lists ${devices.length}; ` +
+        `spawn at most ${devices.length} procs along 'gpus' per host, or widen CUDA_VISIBLE_DEVICES`,
+    );
   }
   return devices[gpu];
 }

@@ -249,4 +249,25 @@ export interface MetricsRequest {
   readonly reply: PortRef;
 }
 
-export type Header = Hello | Spawn | Call | Cast | CastAck | CastLost | PortMessage | PortMessages | Fault | Stop | Ping | Where | StartProcs | Exit | CollectivePiece | CollectiveAddrs | BufferRead | BufferWrite | BufferDrop | MetricsRequest | LogLines;
+export type Header =
+  | Hello
+  | Spawn
+  | Call
+  | Cast
+  | CastAck
+  | CastLost
+  | PortMessage
+  | PortMessages
+  | Fault
+  | Stop
+  | Ping
+  | Where
+  | StartProcs
+  | Exit
+  | CollectivePiece
+  | CollectiveAddrs
+  | BufferRead
+  | BufferWrite
+  | BufferDrop
+  | MetricsRequest
+  | LogLines;

@@ -56,54 +56,92 @@ export const SETTINGS = {
     kind: "count",
     default: 16,
     min: 2,
-    doc: "how many processes a call to a mesh is sent to directly; a call to more goes to one relay per subtree (a process of it), which forwards it on, so each process sends at most this many copies (Monarch's casting tree)",
+    doc:
+      "how many processes a call to a mesh is sent to directly; a call to more goes to one relay per subtree (a process of it), which " +
+      "forwards it on, so each process sends at most this many copies (Monarch's casting tree)",
   },
   terminateGraceMs: ms(
     "FRAY_TERMINATE_GRACE_MS",
     5_000,
-    "how long a cluster job's processes get after SIGTERM before SIGKILL (`terminate()`, `fray job stop`), and again after SIGKILL before `terminate()` gives up on them",
+    "how long a cluster job's processes get after SIGTERM before SIGKILL (`terminate()`, `fray job stop`), and again after SIGKILL before " +
+      "`terminate()` gives up on them",
   ),
   logStream: {
     env: "FRAY_LOG_STREAM",
     kind: "text",
     default: "1",
-    doc: "`1`: every line a worker process or thread (its actors, its tasks) writes to stdout/stderr reaches the client's stdout/stderr tagged with its origin, `[trainers host=1 gpus=3] …`, procs on remote workers' too; `0`: workers write to the terminal they inherit, untagged",
+    doc:
+      "`1`: every line a worker process or thread (its actors, its tasks) writes to stdout/stderr reaches the client's stdout/stderr " +
+      "tagged with its origin, `[trainers host=1 gpus=3] …`, procs on remote workers' too; `0`: workers write to the terminal they inherit, untagged",
   },
   logAggregateMs: ms(
     "FRAY_LOG_AGGREGATE_MS",
     0,
-    "a window in which identical lines of workers' output are folded into one with their count and ranks, `[64 ranks: workers=0..63] epoch done (×64)`; 0: every line printed as it comes",
+    "a window in which identical lines of workers' output are folded into one with their count and ranks, `[64 ranks: workers=0..63] epoch " +
+      "done (×64)`; 0: every line printed as it comes",
   ),
   maxFrameBytes: {
     env: "FRAY_MAX_FRAME_BYTES",
     kind: "bytes",
     default: 2 ** 30,
     max: MAX_FRAME_BYTES,
-    doc: "the largest message (arguments or a value, typed arrays included) a process sends or accepts over a socket; a bigger one fails its call with an error naming this setting, and a peer announcing one is disconnected before anything is allocated",
+    doc:
+      "the largest message (arguments or a value, typed arrays included) a process sends or accepts over a socket; a bigger one fails its " +
+      "call with an error naming this setting, and a peer announcing one is disconnected before anything is allocated",
   },
   namespaceStartTimeoutMs: ms("FRAY_NAMESPACE_START_TIMEOUT_MS", 60_000, "how long a cluster waits for its namespace service to start"),
-  npmInstallTimeoutMs: ms("FRAY_NPM_INSTALL_TIMEOUT_MS", 600_000, "how long a cluster's `launch()` lets `npm install` of a job's `environment.npmPackages` run (once per set of packages: later jobs with the same set reuse the install)"),
+  npmInstallTimeoutMs: ms(
+    "FRAY_NPM_INSTALL_TIMEOUT_MS",
+    600_000,
+    "how long a cluster's `launch()` lets `npm install` of a job's `environment.npmPackages` run (once per set of packages: later jobs with " +
+      "the same set reuse the install)",
+  ),
   heartbeatTimeoutMs: ms(
     "FRAY_HEARTBEAT_TIMEOUT_MS",
     30_000,
-    "silence after which a worker is declared hung, killed and reported; generous because a worker's event loop is busy while an endpoint computes synchronously",
+    "silence after which a worker is declared hung, killed and reported; generous because a worker's event loop is busy while an endpoint " +
+      "computes synchronously",
   ),
-  hostsStartTimeoutMs: ms("FRAY_HOSTS_START_TIMEOUT_MS", 600_000, "how long `SlurmJob` and `KubernetesJob` wait for their hosts' workers (queues can be slow); their `startTimeoutMs` option overrides it"),
-  cloudStartTimeoutMs: ms("FRAY_CLOUD_START_TIMEOUT_MS", 1_800_000, "how long `SkyPilotJob` waits for its nodes (a cloud provisions machines first); its `startTimeoutMs` option overrides it"),
-  scancelTimeoutMs: ms("FRAY_SCANCEL_TIMEOUT_MS", 120_000, "how long `SlurmJob.kill()` and a Slurm cluster's `terminate()` wait, after `scancel`, for Slurm to report the jobs gone (Slurm's KillWait comes first)"),
-  collectiveTimeoutMs: ms("FRAY_COLLECTIVE_TIMEOUT_MS", 300_000, "how long a rank's collective (`collective.allReduce` & co.) waits for its peers before it rejects"),
+  hostsStartTimeoutMs: ms(
+    "FRAY_HOSTS_START_TIMEOUT_MS",
+    600_000,
+    "how long `SlurmJob` and `KubernetesJob` wait for their hosts' workers (queues can be slow); their `startTimeoutMs` option overrides it",
+  ),
+  cloudStartTimeoutMs: ms(
+    "FRAY_CLOUD_START_TIMEOUT_MS",
+    1_800_000,
+    "how long `SkyPilotJob` waits for its nodes (a cloud provisions machines first); its `startTimeoutMs` option overrides it",
+  ),
+  scancelTimeoutMs: ms(
+    "FRAY_SCANCEL_TIMEOUT_MS",
+    120_000,
+    "how long `SlurmJob.kill()` and a Slurm cluster's `terminate()` wait, after `scancel`, for Slurm to report the jobs gone (Slurm's KillWait comes first)",
+  ),
+  collectiveTimeoutMs: ms(
+    "FRAY_COLLECTIVE_TIMEOUT_MS",
+    300_000,
+    "how long a rank's collective (`collective.allReduce` & co.) waits for its peers before it rejects",
+  ),
   collectiveDirectMaxBytes: {
     env: "FRAY_COLLECTIVE_DIRECT_MAX_BYTES",
     kind: "bytes",
     default: 65_536,
-    doc: "the largest array `collective.allReduce` sends whole to every peer (one round, latency-optimal); larger ones are reduce-scattered then all-gathered (two rounds, each rank sends 2(n−1)/n of the array: bandwidth-optimal)",
+    doc:
+      "the largest array `collective.allReduce` sends whole to every peer (one round, latency-optimal); larger ones are reduce-scattered " +
+      "then all-gathered (two rounds, each rank sends 2(n−1)/n of the array: bandwidth-optimal)",
   },
-  bufferTimeoutMs: ms("FRAY_BUFFER_TIMEOUT_MS", 60_000, "how long a RemoteBuffer `readInto`/`writeFrom` may take; their `timeout` option (seconds) overrides it"),
+  bufferTimeoutMs: ms(
+    "FRAY_BUFFER_TIMEOUT_MS",
+    60_000,
+    "how long a RemoteBuffer `readInto`/`writeFrom` may take; their `timeout` option (seconds) overrides it",
+  ),
   bufferChunkBytes: {
     env: "FRAY_BUFFER_CHUNK_BYTES",
     kind: "bytes",
     default: 2 ** 20,
-    doc: "the chunk a RemoteBuffer transfer moves per request; control messages to the same process pass between chunks, and a chunk must fit in `FRAY_MAX_FRAME_BYTES`",
+    doc:
+      "the chunk a RemoteBuffer transfer moves per request; control messages to the same process pass between chunks, and a chunk must fit " +
+      "in `FRAY_MAX_FRAME_BYTES`",
   },
   bufferInflightBytes: {
     env: "FRAY_BUFFER_INFLIGHT_BYTES",
@@ -115,27 +153,50 @@ export const SETTINGS = {
     env: "FRAY_BUFFER_SAME_HOST",
     kind: "text",
     default: "shm",
-    doc: "how RemoteBuffer bytes move between processes of one host: `shm` (through an unlinked file in /dev/shm; the socket where /dev/shm is absent) or `socket`",
+    doc:
+      "how RemoteBuffer bytes move between processes of one host: `shm` (through an unlinked file in /dev/shm; the socket where /dev/shm " +
+      "is absent) or `socket`",
   },
   bufferShmKeepBytes: {
     env: "FRAY_BUFFER_SHM_KEEP_BYTES",
     kind: "bytes",
     default: 2 ** 30,
-    doc: "the largest /dev/shm staging file a process keeps for its next same-host RemoteBuffer transfer (reusing one is much faster than allocating one); larger ones are freed after the transfer",
+    doc:
+      "the largest /dev/shm staging file a process keeps for its next same-host RemoteBuffer transfer (reusing one is much faster than " +
+      "allocating one); larger ones are freed after the transfer",
   },
-  dashboardRefreshMs: ms("FRAY_DASHBOARD_REFRESH_MS", 1_000, "how often a dashboard asks its sources (jobs, actors, failures, metrics) for news to push to open pages"),
+  dashboardRefreshMs: ms(
+    "FRAY_DASHBOARD_REFRESH_MS",
+    1_000,
+    "how often a dashboard asks its sources (jobs, actors, failures, metrics) for news to push to open pages",
+  ),
   dashboardSessionMs: ms("FRAY_DASHBOARD_SESSION_MS", 43_200_000, "how long a dashboard sign-in (its session cookie) lasts"),
 
   metrics: {
     env: "FRAY_METRICS",
     kind: "text",
     default: "0",
-    doc: "`1`: this process counts messages, calls, latencies, tasks, failures and transfers for its metrics (Prometheus text and JSON); `0`: it counts nothing (off by default: see Metrics); workers a process starts inherit it",
+    doc:
+      "`1`: this process counts messages, calls, latencies, tasks, failures and transfers for its metrics (Prometheus text and JSON); `0`: " +
+      "it counts nothing (off by default: see Metrics); workers a process starts inherit it",
   },
-  metricsTimeoutMs: ms("FRAY_METRICS_TIMEOUT_MS", 5_000, "how long collecting metrics waits for each process this one started; one that does not answer is left out and named"),
+  metricsTimeoutMs: ms(
+    "FRAY_METRICS_TIMEOUT_MS",
+    5_000,
+    "how long collecting metrics waits for each process this one started; one that does not answer is left out and named",
+  ),
 
-  token: { env: "FRAY_TOKEN", kind: "text", shown: "a random one per process", doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token" },
-  tlsCa: { env: "FRAY_TLS_CA", kind: "path", doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)" },
+  token: {
+    env: "FRAY_TOKEN",
+    kind: "text",
+    shown: "a random one per process",
+    doc: "the shared token every connection must prove (or `--token-file`); workers a process starts get its token",
+  },
+  tlsCa: {
+    env: "FRAY_TLS_CA",
+    kind: "path",
+    doc: "the CA certificate for mutual TLS between processes (with `FRAY_TLS_CERT` and `FRAY_TLS_KEY`; `fray certs` makes them)",
+  },
   tlsCert: { env: "FRAY_TLS_CERT", kind: "path", doc: "this process's certificate for mutual TLS" },
   tlsKey: { env: "FRAY_TLS_KEY", kind: "path", doc: "this process's private key for mutual TLS" },
   clusterSpec: { env: "FRAY_CLUSTER_SPEC", kind: "text", default: "local", doc: "the cluster `currentCluster()` and `fray job` use; replicas get it set" },
@@ -150,13 +211,17 @@ export const SETTINGS = {
     env: "FRAY_NAMESPACE_LISTEN",
     kind: "text",
     default: "tcp://127.0.0.1:0",
-    doc: "where a cluster's namespace service listens when a job first needs it (port 0: a free port, kept for its restarts); for Slurm on several nodes give an address every node reaches, e.g. `tcp://login1:7345` or ADVERTISE@BIND",
+    doc:
+      "where a cluster's namespace service listens when a job first needs it (port 0: a free port, kept for its restarts); for Slurm on " +
+      "several nodes give an address every node reaches, e.g. `tcp://login1:7345` or ADVERTISE@BIND",
   },
   dashboardListen: {
     env: "FRAY_DASHBOARD_LISTEN",
     kind: "text",
     default: "127.0.0.1:0",
-    doc: "where a cluster's namespace service serves its dashboard (`host:port`; port 0: a free one, recorded in its `service.json`); every request needs the cluster's token",
+    doc:
+      "where a cluster's namespace service serves its dashboard (`host:port`; port 0: a free one, recorded in its `service.json`); every " +
+      "request needs the cluster's token",
   },
   workerHost: { env: "FRAY_WORKER_HOST", kind: "text", shown: "the node's host name", doc: "the host a `SlurmJob` worker tells the client to reach it at" },
   replicaId: { env: "FRAY_REPLICA_ID", kind: "given", doc: "a cluster job replica's index, 0 to count − 1" },

@@ -61,7 +61,11 @@ export class BufferStore {
     const owned = this.#owned.get(id);
     if (owned) return owned.bytes;
     const why = this.#released.get(id);
-    throw new Error(why ? `RemoteBuffer ${id} ${why}; its bytes are gone` : `RemoteBuffer ${id} is not known to its owner's process (dropped, or released when the actor that made it stopped)`);
+    throw new Error(
+      why
+        ? `RemoteBuffer ${id} ${why}; its bytes are gone`
+        : `RemoteBuffer ${id} is not known to its owner's process (dropped, or released when the actor that made it stopped)`,
+    );
   }
 
   release(id: string, why: string): void {
@@ -100,7 +104,8 @@ export class BufferStore {
       const bytes = this.bytes(header.id);
       if (header.kind === "buf.read" && header.share) return reply(header.reply, this.#share(header.id, bytes), false);
       const { offset: off, length: len } = header;
-      if (!(off >= 0 && len >= 0 && off + len <= bytes.byteLength)) throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${bytes.byteLength} bytes`);
+      if (!(off >= 0 && len >= 0 && off + len <= bytes.byteLength))
+        throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${bytes.byteLength} bytes`);
       const chunk = bytes.subarray(off, off + len);
       if (header.kind === "buf.read") {
         if (header.stagingFile === undefined) return reply(header.reply, chunk, false);
@@ -128,12 +133,12 @@ function withShm(path: string, use: (fd: number) => void): void {
 
 /** Writes all of `bytes` at `position` (a write may be short). */
 export function writeAll(fd: number, bytes: Uint8Array, position: number): void {
-  for (let done = 0; done < bytes.byteLength; ) done += writeSync(fd, bytes, done, bytes.byteLength - done, position + done);
+  for (let done = 0; done < bytes.byteLength;) done += writeSync(fd, bytes, done, bytes.byteLength - done, position + done);
 }
 
 /** Fills `bytes` from `position`; a file that ends early is an error. */
 export function readAll(fd: number, bytes: Uint8Array, position: number): void {
-  for (let done = 0; done < bytes.byteLength; ) {
+  for (let done = 0; done < bytes.byteLength;) {
     const n = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
     if (n === 0) throw new Error(`shared-memory file ended at byte ${position + done}, ${bytes.byteLength - done} bytes short`);
     done += n;

@@ -36,7 +36,16 @@ function sameHostProcess(proc: Proc, buf: BufferAddress): boolean {
  * Reads the buffer into `bytes` (op "read") or writes `bytes` into it from
  * its start ("write"); `what` names the operation in errors.
  */
-export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", bytes: Uint8Array, timeoutMs: number, bound: string, what: string, cache: ShareCache = {}): Promise<void> {
+export function transfer(
+  proc: Proc,
+  buf: BufferAddress,
+  op: "read" | "write",
+  bytes: Uint8Array,
+  timeoutMs: number,
+  bound: string,
+  what: string,
+  cache: ShareCache = {},
+): Promise<void> {
   const total = op === "read" ? buf.size : bytes.byteLength;
   if (buf.owner === proc.addr) {
     try {
@@ -67,7 +76,12 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
       return Promise.reject(err);
     }
   }
-  if (!(config.bufferChunkBytes >= 1)) return Promise.reject(new RangeError(`${settingNow("bufferChunkBytes")}: a RemoteBuffer chunk must be at least 1 byte; unset it or give e.g. ${settingName("bufferChunkBytes")}=1048576`));
+  if (!(config.bufferChunkBytes >= 1))
+    return Promise.reject(
+      new RangeError(
+        `${settingNow("bufferChunkBytes")}: a RemoteBuffer chunk must be at least 1 byte; unset it or give e.g. ${settingName("bufferChunkBytes")}=1048576`,
+      ),
+    );
   return new Promise<void>((resolve, reject) => {
     const chunk = Math.max(1, Math.min(config.bufferChunkBytes, config.maxFrameBytes - 4096));
     const window = Math.max(1, Math.floor(config.bufferInflightBytes / chunk));
@@ -140,15 +154,19 @@ export function transfer(proc: Proc, buf: BufferAddress, op: "read" | "write", b
     };
     if (!buf.owner.startsWith("tcp:")) return pump();
     // Another host: chunks go by the bulk connection, not the main link.
-    proc.get(BULK_LINKS).get(buf.owner).then(
-      (link) => {
-        if (finished) return;
-        send = link.send;
-        stopBulk = link.onClose((error) => finish(ownerLost(buf, what, error))); // often before the main link reports the loss
-        pump();
-      },
-      (err: Error) => finish(new SupervisionError(`${what}: cannot reach the process owning RemoteBuffer ${buf.id} (${buf.owner}): ${err.message}`, { cause: err })),
-    );
+    proc
+      .get(BULK_LINKS)
+      .get(buf.owner)
+      .then(
+        (link) => {
+          if (finished) return;
+          send = link.send;
+          stopBulk = link.onClose((error) => finish(ownerLost(buf, what, error))); // often before the main link reports the loss
+          pump();
+        },
+        (err: Error) =>
+          finish(new SupervisionError(`${what}: cannot reach the process owning RemoteBuffer ${buf.id} (${buf.owner}): ${err.message}`, { cause: err })),
+      );
   });
 }
 

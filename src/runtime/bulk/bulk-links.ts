@@ -29,7 +29,11 @@ export const BULK_LINKS = new SubsystemKey<BulkLinks>("bulk link set");
 export class BulkLinks {
   #links = new Map<string, Promise<BulkLink>>();
 
-  constructor(private readonly addr: string, private readonly locate: Locate, private readonly onFrame: OnFrame) {}
+  constructor(
+    private readonly addr: string,
+    private readonly locate: Locate,
+    private readonly onFrame: OnFrame,
+  ) {}
 
   /** The bulk connection to the proc at `addr`, dialed on first use. */
   get(addr: string): Promise<BulkLink> {

@@ -15,7 +15,10 @@ import { SubsystemKey } from "../proc/subsystems.ts";
  */
 export class ShardRef<T = unknown> {
   declare readonly _shard?: T;
-  constructor(readonly arrayId: string, readonly label: string) {}
+  constructor(
+    readonly arrayId: string,
+    readonly label: string,
+  ) {}
 
   /** Sending side: throws when the array's shards are not where `_target`'s ranks are (overridden where that is known). */
   checkTarget(_target: unknown): void {}
@@ -63,7 +66,8 @@ export class ShardStore {
     if (entry) return entry.shard;
     const why = this.#dropped.has(ref.arrayId)
       ? "it was dropped"
-      : "this process holds no shard of it for that rank: it lives on other processes (pass an array only to meshes spawned on the ProcMesh it was made on), or the actor that made it stopped or was respawned";
+      : "this process holds no shard of it for that rank: it lives on other processes (pass an array only to meshes spawned on the ProcMesh " +
+        "it was made on), or the actor that made it stopped or was respawned";
     return Promise.reject(new Error(`${ref.label} has no shard for rank ${rank} here: ${why}`));
   }
 

@@ -24,7 +24,9 @@ export interface ShareCache {
 export function copyShared(view: SharedView, op: "read" | "write", bytes: Uint8Array, total: number, id: string, what: string): void {
   const state = Atomics.load(view.state, 0);
   if (state !== LIVE) {
-    throw new Error(`${what}: RemoteBuffer ${id} ${state === DROPPED ? "was dropped" : "was released when the actor that made it stopped"}; its bytes are gone`);
+    throw new Error(
+      `${what}: RemoteBuffer ${id} ${state === DROPPED ? "was dropped" : "was released when the actor that made it stopped"}; its bytes are gone`,
+    );
   }
   if (op === "read") bytes.set(view.bytes.subarray(0, total));
   else view.bytes.set(bytes);

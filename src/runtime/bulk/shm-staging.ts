@@ -24,7 +24,8 @@ let next = 0;
 /** Whether transfers to a process of this host go through staging files (FRAY_BUFFER_SAME_HOST, and /dev/shm exists). */
 export function useStaging(): boolean {
   const how = config.bufferSameHost;
-  if (how !== "shm" && how !== "socket") throw new RangeError(`${settingName("bufferSameHost")}=${JSON.stringify(how)} is neither "shm" nor "socket"; unset it or give one of those`);
+  if (how !== "shm" && how !== "socket")
+    throw new RangeError(`${settingName("bufferSameHost")}=${JSON.stringify(how)} is neither "shm" nor "socket"; unset it or give one of those`);
   available ??= existsSync("/dev/shm") && existsSync(`/proc/${process.pid}/fd`);
   return how === "shm" && available;
 }
@@ -58,6 +59,7 @@ export function returnStaging(s: Staging, reuse: boolean): void {
  */
 export function openStaging(path: string): number {
   const m = /^\/proc\/(\d+)\/fd\/(\d+)$/.exec(path);
-  if (!m || Number(m[1]) === process.pid || !readlinkSync(path).startsWith(PREFIX)) throw new Error(`refusing staging file ${path}: not another process's open ${PREFIX}* file`);
+  if (!m || Number(m[1]) === process.pid || !readlinkSync(path).startsWith(PREFIX))
+    throw new Error(`refusing staging file ${path}: not another process's open ${PREFIX}* file`);
   return openSync(path, "r+");
 }

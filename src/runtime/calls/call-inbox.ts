@@ -33,7 +33,10 @@ export class CallInbox {
   readonly #order: CallOrder;
 
   /** `calls`: the process's sender, which relays casts. */
-  constructor(private readonly host: CallInboxHost, private readonly calls: CallSender) {
+  constructor(
+    private readonly host: CallInboxHost,
+    private readonly calls: CallSender,
+  ) {
     this.parked = new ParkedCalls(host.addr, (call, rank, error) => {
       if (call.reply) host.sendToPort(call.reply, rank, error, true);
     });
@@ -52,7 +55,17 @@ export class CallInbox {
   cast(cast: Cast, frame: Frame): void {
     const payload: Encoded = { body: frame.payload, attachments: frame.attachments };
     const [[, members, ranks], q] = this.calls.relay(cast, payload);
-    const call: Call = { kind: "msg", mesh: cast.mesh, endpoint: cast.endpoint, extent: cast.extent, reply: cast.reply, selection: cast.selection, version: cast.version, members, ranks };
+    const call: Call = {
+      kind: "msg",
+      mesh: cast.mesh,
+      endpoint: cast.endpoint,
+      extent: cast.extent,
+      reply: cast.reply,
+      selection: cast.selection,
+      version: cast.version,
+      members,
+      ranks,
+    };
     this.#order.numbered(cast.caller, q, () => this.#run(call, frame));
   }
 

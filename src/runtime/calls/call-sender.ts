@@ -139,7 +139,12 @@ export class CallSender {
       const qs: number[] = [];
       kept.runs.forEach((run, i) => {
         const numbers = kept.qs[i];
-        if (numbers) for (let j = 1; j < run.parts.length; j++) if (run.parts[j][0] !== addr && !this.#done(run.parts[j], numbers[j])) (parts.push(run.parts[j]), qs.push(numbers[j]));
+        if (numbers)
+          for (let j = 1; j < run.parts.length; j++)
+            if (run.parts[j][0] !== addr && !this.#done(run.parts[j], numbers[j])) {
+              parts.push(run.parts[j]);
+              qs.push(numbers[j]);
+            }
       });
       let at = 0;
       for (const run of runsOf(parts, fanout)) {
@@ -153,9 +158,24 @@ export class CallSender {
     const { addr } = g;
     const n = this.#sent.get(addr) ?? 0;
     let sent: boolean;
-    if (this.#numbered.has(addr)) sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks, seq: n + 1 } satisfies Call), payload, false);
-    else if (fields.reply) sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
-    else sent = this.host.sendEncoded(addr, "msg", (g.oneWay ??= encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call)), payload, true);
+    if (this.#numbered.has(addr))
+      sent = this.host.sendEncoded(
+        addr,
+        "msg",
+        encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks, seq: n + 1 } satisfies Call),
+        payload,
+        false,
+      );
+    else if (fields.reply)
+      sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
+    else
+      sent = this.host.sendEncoded(
+        addr,
+        "msg",
+        (g.oneWay ??= encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call)),
+        payload,
+        true,
+      );
     if (sent) this.#sent.set(addr, n + 1);
   }
 
@@ -211,7 +231,8 @@ export class CallSender {
   }
 
   #tellLost(origin: string, addr: string, why: string): void {
-    if (origin !== this.host.addr) this.host.sendEncoded(origin, "cast-lost", encodeHeader({ kind: "cast-lost", addr, why } satisfies Header), undefined, false);
+    if (origin !== this.host.addr)
+      this.host.sendEncoded(origin, "cast-lost", encodeHeader({ kind: "cast-lost", addr, why } satisfies Header), undefined, false);
   }
 }
 

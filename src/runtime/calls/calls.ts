@@ -33,7 +33,10 @@ export class Calls {
   readonly #sender: CallSender;
   readonly #inbox: CallInbox;
 
-  constructor(private readonly host: CallsHost, targets: CallTargets) {
+  constructor(
+    private readonly host: CallsHost,
+    targets: CallTargets,
+  ) {
     this.#sender = new CallSender(host);
     this.#inbox = new CallInbox(
       {

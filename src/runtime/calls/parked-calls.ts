@@ -13,7 +13,10 @@ export class ParkedCalls {
   #parked = new Map<string, { calls: ParkedCall[]; timer: NodeJS.Timeout }>();
 
   /** `expired` answers each call that waited in vain on `where` (this proc's address). */
-  constructor(private readonly where: string, private readonly expired: (call: Call, rank: number, error: Error) => void) {}
+  constructor(
+    private readonly where: string,
+    private readonly expired: (call: Call, rank: number, error: Error) => void,
+  ) {}
 
   /** Holds a call for `actor` until it is spawned (see `take`) or FRAY_SPAWN_WAIT_MS passes. */
   park(actor: string, call: Call, rank: number, frame: Frame): void {
@@ -22,7 +25,11 @@ export class ParkedCalls {
       const timer = setTimeout(() => {
         this.#parked.delete(actor);
         for (const [c, r] of parked!.calls) {
-          this.expired(c, r, new Error(`no actor ${actor} on ${this.where}: it was not spawned here within ${config.spawnWaitMs} ms (${settingName("spawnWaitMs")})`));
+          this.expired(
+            c,
+            r,
+            new Error(`no actor ${actor} on ${this.where}: it was not spawned here within ${config.spawnWaitMs} ms (${settingName("spawnWaitMs")})`),
+          );
         }
       }, config.spawnWaitMs);
       timer.unref();

@@ -54,7 +54,9 @@ export function scriptOf(fn: Function): string {
     delete g[slot];
   }
   if (scriptId === undefined) {
-    throw new NotExportedError(`${describe(fn)} has no source location (is it a built-in or bound function?); pass a class or function exported from one of your modules`);
+    throw new NotExportedError(
+      `${describe(fn)} has no source location (is it a built-in or bound function?); pass a class or function exported from one of your modules`,
+    );
   }
   if (!scriptUrls.has(scriptId)) {
     // Enabling the debugger replays scriptParsed for every loaded script.
@@ -82,11 +84,16 @@ export function locate(fn: Function): Promise<CodeLocation> {
 async function findExport(fn: Function, url: string): Promise<CodeLocation> {
   const what = describe(fn);
   if (!url.startsWith("file:") && !url.startsWith("/")) {
-    throw new NotExportedError(`${what} was defined in ${url || "an eval or REPL"}, which other processes cannot import; move it to a module file and export it`);
+    throw new NotExportedError(
+      `${what} was defined in ${url || "an eval or REPL"}, which other processes cannot import; move it to a module file and export it`,
+    );
   }
   const href = url.startsWith("/") ? pathToFileURL(url).href : url;
   if (process.argv[1] && pathToFileURL(process.argv[1]).href === href) {
-    throw new NotExportedError(`${what} is defined in the entry script ${href}; importing it in a worker process would run the script again. Move it to a module of its own, export it, and import it from there`);
+    throw new NotExportedError(
+      `${what} is defined in the entry script ${href}; importing it in a worker process would run the script again. Move it to a module of ` +
+        `its own, export it, and import it from there`,
+    );
   }
   const namespace = (await import(href)) as Record<string, unknown>;
   for (const [name, value] of Object.entries(namespace)) {

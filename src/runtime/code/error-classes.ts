@@ -33,15 +33,17 @@ const classes = new Map<string, Promise<Function | undefined>>();
 
 /** Gives each of `errors` (decoded with a class still to import) its class, where that class is exported. */
 export async function reviveErrorClasses(errors: readonly Error[]): Promise<void> {
-  await Promise.all(errors.map(async (err) => {
-    const ref = unresolvedClassOf(err);
-    if (!ref) return;
-    const key = `${ref.url}#${ref.className}`;
-    let found = classes.get(key);
-    if (!found) classes.set(key, (found = exportedClass(ref)));
-    const Class = await found;
-    if (Class) resolveErrorClass(err, Class);
-  }));
+  await Promise.all(
+    errors.map(async (err) => {
+      const ref = unresolvedClassOf(err);
+      if (!ref) return;
+      const key = `${ref.url}#${ref.className}`;
+      let found = classes.get(key);
+      if (!found) classes.set(key, (found = exportedClass(ref)));
+      const Class = await found;
+      if (Class) resolveErrorClass(err, Class);
+    }),
+  );
 }
 
 /** The error class named `className` among the module's exports; undefined if it has none (or cannot be loaded here). */

@@ -79,7 +79,10 @@ process.once("exit", () => {
 });
 
 function startProcess(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
-  const child = spawn(process.execPath, [...workerExecArgv(), entry], { env: envWith(env), stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"] });
+  const child = spawn(process.execPath, [...workerExecArgv(), entry], {
+    env: envWith(env),
+    stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"],
+  });
   children.add(child);
   child.unref();
   for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as { unref(): void } | null)?.unref();
@@ -88,7 +91,9 @@ function startProcess(entry: string, env: Record<string, string | undefined>, ad
     pid: child.pid ?? -1,
     label: `worker process ${child.pid}`,
     exited: new Promise((resolve) => child.once("exit", (code, signal) => (children.delete(child), resolve({ code, signal })))),
-    failedToStart: new Promise((resolve) => child.once("error", (err) => resolve(new ConnectionError(`cannot start a worker process: ${err.message}`, { cause: err })))),
+    failedToStart: new Promise((resolve) =>
+      child.once("error", (err) => resolve(new ConnectionError(`cannot start a worker process: ${err.message}`, { cause: err }))),
+    ),
     kill: (signal) => void child.kill(signal),
   };
 }
@@ -119,7 +124,15 @@ function startThread(proc: Proc, entry: string, env: Record<string, string | und
   // Parent and thread talk over a MessagePort, not a socket.
   const { port1, port2 } = new MessageChannel();
   // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
-  const worker = new Worker(threadEntry(entry), { eval: true, env: envWith(env), execArgv: [], workerData: { frayParentPort: port2 }, transferList: [port2], stdout: !!log, stderr: !!log });
+  const worker = new Worker(threadEntry(entry), {
+    eval: true,
+    env: envWith(env),
+    execArgv: [],
+    workerData: { frayParentPort: port2 },
+    transferList: [port2],
+    stdout: !!log,
+    stderr: !!log,
+  });
   worker.unref();
   if (log) streamWorkerOutput(addr, log, worker);
   proc.acceptTransport(new MessagePortTransport(port1));
@@ -127,7 +140,9 @@ function startThread(proc: Proc, entry: string, env: Record<string, string | und
     pid: -1,
     label: `worker thread ${worker.threadId}`,
     exited: new Promise((resolve) => worker.once("exit", (code) => resolve({ code, signal: null }))),
-    failedToStart: new Promise((resolve) => worker.once("error", (err) => resolve(new ConnectionError(`worker thread failed: ${err.message}`, { cause: err })))),
+    failedToStart: new Promise((resolve) =>
+      worker.once("error", (err) => resolve(new ConnectionError(`worker thread failed: ${err.message}`, { cause: err }))),
+    ),
     kill: () => void worker.terminate(),
   };
 }
@@ -139,15 +154,28 @@ function startThread(proc: Proc, entry: string, env: Record<string, string | und
  * stream its output, tagged (worker-output.ts); absent, it writes to this
  * process's terminal as it is.
  */
-export function startProc(proc: Proc, entry: string, options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog } = {}): ProcHandle {
+export function startProc(
+  proc: Proc,
+  entry: string,
+  options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog } = {},
+): ProcHandle {
   const addr = options.addr ?? proc.childAddr();
   const placed = options.place === undefined ? {} : deviceEnv(options.place, options.thread ?? false);
-  const env = { ...tokenEnv(), ...placed, [settingName("procAddr")]: options.bind ? `${addr}@${options.bind}` : addr, [settingName("parentAddr")]: proc.addr, [settingName("logStream")]: options.log ? "1" : "0" };
+  const env = {
+    ...tokenEnv(),
+    ...placed,
+    [settingName("procAddr")]: options.bind ? `${addr}@${options.bind}` : addr,
+    [settingName("parentAddr")]: proc.addr,
+    [settingName("logStream")]: options.log ? "1" : "0",
+  };
   const started = options.thread ? startThread(proc, entry, env, addr, options.log) : startProcess(entry, env, addr, options.log);
   const { label } = started;
   const connected = proc.expectPeer(addr);
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new ConnectionError(`${label} did not start within ${config.procStartTimeoutMs} ms (${settingName("procStartTimeoutMs")})`)), config.procStartTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new ConnectionError(`${label} did not start within ${config.procStartTimeoutMs} ms (${settingName("procStartTimeoutMs")})`)),
+      config.procStartTimeoutMs,
+    );
     timer.unref();
     connected.then(() => (clearTimeout(timer), resolve()));
     started.failedToStart.then((err) => (clearTimeout(timer), reject(err)));
@@ -195,7 +223,13 @@ export function startProc(proc: Proc, entry: string, options: { thread?: boolean
  * `onHung` when it has not answered for FRAY_HEARTBEAT_TIMEOUT_MS (a stopped
  * or wedged process keeps its socket open, so only silence shows it).
  */
-export function heartbeat(proc: ProcMessaging, addr: string, ready: Promise<void>, onHung: (silentMs: number) => void, timeoutMs = () => config.heartbeatTimeoutMs): () => void {
+export function heartbeat(
+  proc: ProcMessaging,
+  addr: string,
+  ready: Promise<void>,
+  onHung: (silentMs: number) => void,
+  timeoutMs = () => config.heartbeatTimeoutMs,
+): () => void {
   let lastHeard = Date.now();
   let timer: NodeJS.Timeout | null = null;
   const port = proc.openPort(() => (lastHeard = Date.now()));
@@ -206,15 +240,18 @@ export function heartbeat(proc: ProcMessaging, addr: string, ready: Promise<void
   };
   ready.then(() => {
     lastHeard = Date.now();
-    timer = setInterval(() => {
-      const silent = Date.now() - lastHeard;
-      if (silent > timeoutMs()) {
-        stop();
-        onHung(silent);
-        return;
-      }
-      proc.send(addr, { kind: "ping", reply: { addr: proc.addr, id: port } });
-    }, Math.min(config.heartbeatIntervalMs, timeoutMs() / 2));
+    timer = setInterval(
+      () => {
+        const silent = Date.now() - lastHeard;
+        if (silent > timeoutMs()) {
+          stop();
+          onHung(silent);
+          return;
+        }
+        proc.send(addr, { kind: "ping", reply: { addr: proc.addr, id: port } });
+      },
+      Math.min(config.heartbeatIntervalMs, timeoutMs() / 2),
+    );
     timer.unref();
   }, stop);
   return stop;

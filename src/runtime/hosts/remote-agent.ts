@@ -28,13 +28,21 @@ export function serveHostAgent(proc: Proc, start: ProcStarter): void {
     byClient.set(request.client, mine);
     request.addrs.forEach((addr, i) => {
       if (workerOf(addr) !== proc.addr) {
-        proc.sendToPort(request.reply, i, new TypeError(`cannot start a proc named ${addr} on worker ${proc.addr}: procs here are named ${proc.addr}/NAME`), true);
+        proc.sendToPort(
+          request.reply,
+          i,
+          new TypeError(`cannot start a proc named ${addr} on worker ${proc.addr}: procs here are named ${proc.addr}/NAME`),
+          true,
+        );
         return;
       }
       let handle: ProcHandle;
       try {
         // Streamed output goes to the client over its connection to us, tagged here.
-        const log = request.logs && { tag: request.logs[i] ?? "", sink: (s: 1 | 2, lines: readonly (readonly [string, string])[]) => proc.send(request.client, { kind: "log", stream: s, lines }) };
+        const log = request.logs && {
+          tag: request.logs[i] ?? "",
+          sink: (s: 1 | 2, lines: readonly (readonly [string, string])[]) => proc.send(request.client, { kind: "log", stream: s, lines }),
+        };
         handle = start(addr, { place: request.places?.[i], log });
       } catch (err) {
         proc.sendToPort(request.reply, i, err, true); // e.g. no GPU here for its rank
@@ -77,7 +85,9 @@ export function startRemoteProcs(proc: Proc, agent: string, addrs: readonly stri
     release();
   };
   const port = proc.openPort((rank, ok, value) => {
-    waiting[rank].settle(ok ? undefined : new ConnectionError(`worker ${agent} could not start a proc at ${addrs[rank]}: ${(value as Error).message}`, { cause: value }));
+    waiting[rank].settle(
+      ok ? undefined : new ConnectionError(`worker ${agent} could not start a proc at ${addrs[rank]}: ${(value as Error).message}`, { cause: value }),
+    );
     done();
   });
   const unwatch = proc.onPeerLost((addr, error) => {
@@ -108,12 +118,18 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
     return;
   }
   watchedHosts.set(agent, (procs = new Set(addrs)));
-  const stopBeating = heartbeat(proc, agent, Promise.resolve(), (silentMs) => {
-    watchedHosts!.delete(agent);
-    const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
-    for (const a of procs!) proc.peerLost(a, cause);
-    proc.peerLost(agent, cause);
-  }, () => config.hostTimeoutMs);
+  const stopBeating = heartbeat(
+    proc,
+    agent,
+    Promise.resolve(),
+    (silentMs) => {
+      watchedHosts!.delete(agent);
+      const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
+      for (const a of procs!) proc.peerLost(a, cause);
+      proc.peerLost(agent, cause);
+    },
+    () => config.hostTimeoutMs,
+  );
   const unwatch = proc.onPeerLost((addr) => {
     if (addr !== agent) return;
     unwatch();
@@ -145,14 +161,23 @@ function remoteHandle(proc: Proc, addr: string, ready: Promise<void>): ProcHandl
     kill: () => proc.get(CALLS).sendAfterCalls(addr, { kind: "exit" }),
     stop: async () => {
       // A proc that never started (say its host had no GPU for it) has nothing to stop.
-      if (!(await ready.then(() => true, () => false))) return { code: null, signal: null };
+      if (
+        !(await ready.then(
+          () => true,
+          () => false,
+        ))
+      )
+        return { code: null, signal: null };
       if (!stopping) {
         stopping = true;
         proc.expectExit(addr);
         proc.get(CALLS).sendAfterCalls(addr, { kind: "exit" });
       }
       hold();
-      const timer = setTimeout(() => proc.peerLost(addr, new ConnectionError(`${addr} did not exit within ${config.procStopTimeoutMs} ms`), false), config.procStopTimeoutMs);
+      const timer = setTimeout(
+        () => proc.peerLost(addr, new ConnectionError(`${addr} did not exit within ${config.procStopTimeoutMs} ms`), false),
+        config.procStopTimeoutMs,
+      );
       try {
         return await exited;
       } finally {

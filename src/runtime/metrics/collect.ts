@@ -47,7 +47,12 @@ export async function collectFrom(proc: MetricsHost): Promise<CollectedMetrics> 
   const seen = new Set<string>();
   const unique = gathered.procs.filter((p) => !seen.has(p.addr) && seen.add(p.addr));
   const merged = (await registry()).mergeMetrics(unique.map((p) => p.json));
-  return { text: await merged.metrics(), json: (await merged.getMetricsAsJSON()) as MetricsJson, processes: unique.map((p) => p.addr), missing: gathered.missing };
+  return {
+    text: await merged.metrics(),
+    json: (await merged.getMetricsAsJSON()) as MetricsJson,
+    processes: unique.map((p) => p.addr),
+    missing: gathered.missing,
+  };
 }
 
 /** Answers a "metrics" request from another process. */

@@ -95,13 +95,33 @@ const perClass = (map: Map<string, number>) => (c: Counter<"class">) => {
 };
 
 counter("fray_messages_sent_total", "Endpoint messages this process sent, one per receiving actor", ["class", "endpoint"], perEndpoint("sent"));
-counter("fray_message_bytes_sent_total", "Argument bytes of the endpoint messages this process sent (once per frame, however many actors it reaches)", ["class", "endpoint"], perEndpoint("sentBytes"));
+counter(
+  "fray_message_bytes_sent_total",
+  "Argument bytes of the endpoint messages this process sent (once per frame, however many actors it reaches)",
+  ["class", "endpoint"],
+  perEndpoint("sentBytes"),
+);
 counter("fray_messages_received_total", "Endpoint messages delivered to actors in this process", ["class", "endpoint"], perEndpoint("received"));
-counter("fray_message_bytes_received_total", "Argument bytes of the endpoint messages this process received (once per frame)", ["class", "endpoint"], perEndpoint("receivedBytes"));
+counter(
+  "fray_message_bytes_received_total",
+  "Argument bytes of the endpoint messages this process received (once per frame)",
+  ["class", "endpoint"],
+  perEndpoint("receivedBytes"),
+);
 counter("fray_endpoint_calls_total", "Calls that actors in this process started", ["class", "endpoint"], perEndpoint("calls"));
 counter("fray_endpoint_errors_total", "Calls of actors in this process that threw or rejected", ["class", "endpoint"], perEndpoint("errors"));
-counter("fray_frames_sent_total", "Frames this process sent, by message kind (calls, replies, heartbeats, buffer chunks, …)", ["kind"], perKind(framesOut, "n"));
-counter("fray_frame_bytes_sent_total", "Bytes of the frames this process sent (header, payload and attachments), by message kind", ["kind"], perKind(framesOut, "bytes"));
+counter(
+  "fray_frames_sent_total",
+  "Frames this process sent, by message kind (calls, replies, heartbeats, buffer chunks, …)",
+  ["kind"],
+  perKind(framesOut, "n"),
+);
+counter(
+  "fray_frame_bytes_sent_total",
+  "Bytes of the frames this process sent (header, payload and attachments), by message kind",
+  ["kind"],
+  perKind(framesOut, "bytes"),
+);
 counter("fray_frames_received_total", "Frames this process received, by message kind", ["kind"], perKind(framesIn, "n"));
 counter("fray_frame_bytes_received_total", "Bytes of the frames this process received, by message kind", ["kind"], perKind(framesIn, "bytes"));
 gauge("fray_mailbox_depth", "Messages waiting in the mailboxes of this process's actors, by actor class", ["class"], (g) => {
@@ -109,16 +129,27 @@ gauge("fray_mailbox_depth", "Messages waiting in the mailboxes of this process's
   for (const [cls, depth] of mailboxes()) byClass.set(cls, (byClass.get(cls) ?? 0) + depth);
   for (const [cls, depth] of byClass) g.set({ class: cls }, depth);
 });
-gauge("fray_tasks_pending", "Tasks submitted by this process and waiting for a worker", [], (g) => g.set(taskStats.submitted + taskStats.requeued - taskStats.dispatched - taskStats.failedQueued));
-gauge("fray_tasks_running", "Tasks this process sent to a worker that have not finished (running, or queued at the worker)", [], (g) => g.set(taskStats.dispatched - taskStats.done - taskStats.failedRunning - taskStats.requeued));
+gauge("fray_tasks_pending", "Tasks submitted by this process and waiting for a worker", [], (g) =>
+  g.set(taskStats.submitted + taskStats.requeued - taskStats.dispatched - taskStats.failedQueued),
+);
+gauge("fray_tasks_running", "Tasks this process sent to a worker that have not finished (running, or queued at the worker)", [], (g) =>
+  g.set(taskStats.dispatched - taskStats.done - taskStats.failedRunning - taskStats.requeued),
+);
 counter("fray_tasks_done_total", "Tasks submitted by this process that returned a value", [], (c) => taskStats.done && c.inc(taskStats.done));
 counter("fray_tasks_failed_total", "Tasks submitted by this process that failed (after their retries)", [], (c) => {
   const failed = taskStats.failedRunning + taskStats.failedQueued;
   if (failed) c.inc(failed);
 });
-counter("fray_tasks_retried_total", "Tasks submitted by this process that ran again because their worker died", [], (c) => taskStats.requeued && c.inc(taskStats.requeued));
+counter(
+  "fray_tasks_retried_total",
+  "Tasks submitted by this process that ran again because their worker died",
+  [],
+  (c) => taskStats.requeued && c.inc(taskStats.requeued),
+);
 gauge("fray_object_store_entries", "Entries (task results and put() values) in this process's object stores", [], (g) => g.set(objectStats.entries));
-gauge("fray_object_store_bytes", "Bytes of typed-array and ArrayBuffer values in this process's object stores (an estimate: other values count 0)", [], (g) => g.set(objectStats.bytes));
+gauge("fray_object_store_bytes", "Bytes of typed-array and ArrayBuffer values in this process's object stores (an estimate: other values count 0)", [], (g) =>
+  g.set(objectStats.bytes),
+);
 counter("fray_actor_failures_total", "Members of meshes owned by this process that failed, by actor class", ["class"], perClass(failures));
 counter("fray_actor_restarts_total", "Actors (and mesh ranks) this process started again after they died, by actor class", ["class"], perClass(restarts));
 counter("fray_buffer_transfer_bytes_total", "RemoteBuffer bytes this process moved to or from another process, by direction", ["op"], (c) => {

@@ -26,7 +26,12 @@ export interface RuntimeSnapshot {
 
 /** What `proc`'s runtime holds now. */
 export function snapshotOf(proc: Proc): RuntimeSnapshot {
-  const actors = [...proc.get(ACTORS).values()].map(({ key, identity }) => ({ key, mesh: identity.meshName, className: identity.className, rank: identity.rank }));
+  const actors = [...proc.get(ACTORS).values()].map(({ key, identity }) => ({
+    key,
+    mesh: identity.meshName,
+    className: identity.className,
+    rank: identity.rank,
+  }));
   const supervisor = proc.get(SUPERVISOR);
   return { addr: proc.addr, pid: process.pid, host: hostname(), meshes: supervisor.snapshot(), actors, failures: supervisor.failures.list() };
 }

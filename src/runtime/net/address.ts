@@ -34,7 +34,8 @@ export function connectOptions(addr: string): NetConnectOpts {
 }
 
 function toListen(addr: string): ListenOptions {
-  if (workerOf(addr)) throw new TypeError(`cannot listen on ${JSON.stringify(addr)}: a tcp://host:port/name address is one to advertise; bind with ADVERTISE@tcp://host:port`);
+  if (workerOf(addr))
+    throw new TypeError(`cannot listen on ${JSON.stringify(addr)}: a tcp://host:port/name address is one to advertise; bind with ADVERTISE@tcp://host:port`);
   const e = endpoint(addr);
   return "path" in e ? { path: e.path } : { host: e.host, port: e.port };
 }
@@ -49,7 +50,10 @@ function endpoint(addr: string): { path: string } | { host: string; port: number
     if (port > 65535) throw new RangeError(`port ${port} in ${JSON.stringify(addr)} is out of range (0-65535)`);
     return { host: m[1].replace(/^\[|\]$/g, ""), port };
   }
-  throw new TypeError(`malformed address ${JSON.stringify(addr)}: expected unix:/path/to.sock, tcp://host:port, or ADVERTISE@BIND such as tcp://10.0.0.5:22222@tcp://0.0.0.0:22222`);
+  throw new TypeError(
+    `malformed address ${JSON.stringify(addr)}: expected unix:/path/to.sock, tcp://host:port, or ADVERTISE@BIND such as ` +
+      `tcp://10.0.0.5:22222@tcp://0.0.0.0:22222`,
+  );
 }
 
 /** Host and port of a `tcp://host:port` address (a worker's, say). */

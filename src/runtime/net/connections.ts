@@ -49,7 +49,11 @@ export class Connections {
   #closed = false;
 
   /** `serving`: the connections keep the process alive (a worker's), else not (a client's). */
-  constructor(readonly addr: string, private readonly serving: boolean, private readonly events: ConnectionEvents) {
+  constructor(
+    readonly addr: string,
+    private readonly serving: boolean,
+    private readonly events: ConnectionEvents,
+  ) {
     // Frames to ourselves go through an in-process pair, in order like any other.
     const [outgoing, incoming] = inProcessPair();
     this.#serve(incoming, addr);
@@ -204,7 +208,8 @@ export class Connections {
 
   /** Our first frame on a connection: who we are, and where we listen (our parent tells peers). */
   #hello(): Frame {
-    const hello: Header = this.#port === undefined ? { kind: "hello", addr: this.addr, pid: process.pid } : { kind: "hello", addr: this.addr, pid: process.pid, port: this.#port };
+    const hello: Header =
+      this.#port === undefined ? { kind: "hello", addr: this.addr, pid: process.pid } : { kind: "hello", addr: this.addr, pid: process.pid, port: this.#port };
     return frameOf(encodeHeader(hello));
   }
 

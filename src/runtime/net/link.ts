@@ -55,7 +55,10 @@ export class Link {
     if (bound <= limit) return;
     const size = frameSize(frameOf(header, payload));
     if (size > limit) {
-      throw new FrameError(`a message of ${size} bytes to ${this.addr} is more than ${settingName("maxFrameBytes")}=${limit}; send the value in parts, or raise ${settingName("maxFrameBytes")} on both sides`);
+      throw new FrameError(
+        `a message of ${size} bytes to ${this.addr} is more than ${settingName("maxFrameBytes")}=${limit}; send the value in parts, or raise ` +
+          `${settingName("maxFrameBytes")} on both sides`,
+      );
     }
   }
 

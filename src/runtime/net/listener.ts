@@ -44,7 +44,9 @@ export function listen(addr: string, at: ListenOptions, serving: boolean, handle
   };
   const material = "port" in at ? tls() : null;
   const server = material
-    ? nodeTls().createServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket).on("tlsClientError", () => handlers.refused())
+    ? nodeTls()
+        .createServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket)
+        .on("tlsClientError", () => handlers.refused())
     : createServer(onSocket);
   const listening = new Promise<number | undefined>((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {

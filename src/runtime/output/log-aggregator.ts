@@ -83,7 +83,7 @@ function parseTag(tag: string): { name: string; labels: string[]; coords: number
 /** Sorted integers as runs: [0,1,2,3,5] → "0..3,5". */
 function ranges(values: readonly number[]): string {
   const runs: string[] = [];
-  for (let i = 0; i < values.length; ) {
+  for (let i = 0; i < values.length;) {
     let j = i;
     while (j + 1 < values.length && values[j + 1] === values[j] + 1) j++;
     runs.push(j > i ? `${values[i]}..${values[j]}` : String(values[i]));

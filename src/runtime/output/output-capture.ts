@@ -17,10 +17,17 @@ export function captureOutput(send: LineSender): void {
     const out = stream === 1 ? process.stdout : process.stderr;
     const raw = out.write.bind(out) as (text: string) => boolean;
     const partial = new Map<string | null, LineSplitter>();
-    out.write = function write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), callback?: (err?: Error | null) => void): boolean {
+    out.write = function write(
+      chunk: string | Uint8Array,
+      encoding?: BufferEncoding | ((err?: Error | null) => void),
+      callback?: (err?: Error | null) => void,
+    ): boolean {
       const done = typeof encoding === "function" ? encoding : callback;
       if (sending) return raw(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString());
-      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString(typeof encoding === "string" ? encoding : "utf8");
+      const text =
+        typeof chunk === "string"
+          ? chunk
+          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString(typeof encoding === "string" ? encoding : "utf8");
       const tag = messageContext.getStore()?.actor.origin ?? null;
       let splitter = partial.get(tag);
       if (!splitter) partial.set(tag, (splitter = new LineSplitter()));
@@ -28,7 +35,10 @@ export function captureOutput(send: LineSender): void {
       if (lines.length) {
         sending = true;
         try {
-          send(stream, lines.map((line) => [tag, line] as const));
+          send(
+            stream,
+            lines.map((line) => [tag, line] as const),
+          );
         } finally {
           sending = false;
         }

@@ -27,5 +27,8 @@ export function logStreaming(): boolean {
   const value = config.logStream;
   if (value === "1") return true;
   if (value === "0") return false;
-  throw new RangeError(`${settingName("logStream")}=${JSON.stringify(value)} is not 0 or 1; give 1 to stream workers' output to this process tagged with its origin, 0 to let it go to this terminal as it is`);
+  throw new RangeError(
+    `${settingName("logStream")}=${JSON.stringify(value)} is not 0 or 1; give 1 to stream workers' output to this process tagged with its ` +
+      `origin, 0 to let it go to this terminal as it is`,
+  );
 }

@@ -54,7 +54,11 @@ function readPipe(pipe: Readable, stream: OutputStream, worker: Required<WorkerL
   pipe.setEncoding("utf8");
   pipe.on("data", (chunk: string) => {
     const lines = splitter.push(chunk);
-    if (lines.length) worker.sink(stream, lines.map((line) => unmarkLine(line, worker.tag)));
+    if (lines.length)
+      worker.sink(
+        stream,
+        lines.map((line) => unmarkLine(line, worker.tag)),
+      );
   });
   pipe.on("end", () => {
     const rest = splitter.flush();

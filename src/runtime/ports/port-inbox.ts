@@ -57,9 +57,11 @@ export class PortInbox {
     const done = (before ?? Promise.resolve())
       .then(() => reviveErrorClasses(unresolved))
       .then(hand)
-      .catch((err: unknown) => process.nextTick(() => {
-        throw err; // a handler's own failure, as uncaught as on the synchronous path
-      }));
+      .catch((err: unknown) =>
+        process.nextTick(() => {
+          throw err; // a handler's own failure, as uncaught as on the synchronous path
+        }),
+      );
     this.#waiting.set(id, done);
     void done.then(() => {
       if (this.#waiting.get(id) === done) this.#waiting.delete(id);

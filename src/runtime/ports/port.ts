@@ -42,7 +42,11 @@ export class Port<T = unknown> {
   readonly #sender: PortSender | null;
 
   /** @internal `sender` null: the sender registered for ports revived from the wire. */
-  constructor(readonly ref: PortRef | null, readonly rank = 0, sender: PortSender | null = null) {
+  constructor(
+    readonly ref: PortRef | null,
+    readonly rank = 0,
+    sender: PortSender | null = null,
+  ) {
     this.#sender = sender;
   }
 

@@ -38,7 +38,10 @@ export class ProcDirectory {
         if (found instanceof Error) reject(found);
         else resolve(found);
       };
-      const timer = setTimeout(() => waiter(new ConnectionError(`no proc ${addr} reported in within ${timeoutMs} ms (${settingName("connectTimeoutMs")})`)), timeoutMs);
+      const timer = setTimeout(
+        () => waiter(new ConnectionError(`no proc ${addr} reported in within ${timeoutMs} ms (${settingName("connectTimeoutMs")})`)),
+        timeoutMs,
+      );
       timer.unref();
       waiting.add(waiter);
     });
@@ -66,7 +69,10 @@ export function locate(proc: ProcMessaging, worker: string, addr: string, deadli
     const unwatch = proc.onPeerLost((lost, error) => {
       if (lost === worker) finish(new ConnectionError(`its worker ${worker} is unreachable: ${error.message}`, { cause: error }));
     });
-    const timer = setTimeout(() => finish(new ConnectionError(`its worker ${worker} did not say where it listens in time (${settingName("connectTimeoutMs")})`)), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => finish(new ConnectionError(`its worker ${worker} did not say where it listens in time (${settingName("connectTimeoutMs")})`)),
+      Math.max(0, deadline - Date.now()),
+    );
     timer.unref();
     proc.send(worker, { kind: "where", addr, reply: { addr: proc.addr, id: port } });
   });

@@ -52,7 +52,11 @@ export class Proc implements PortOwner, ProcMessaging, Router {
    * the process alive, and which ends its OS process when told to exit unless `ended` is given (a
    * virtual proc: only it ends, and `ended` is called).
    */
-  constructor(readonly addr: string, readonly serving: boolean, options: { socketDir?: string; ended?: () => void } = {}) {
+  constructor(
+    readonly addr: string,
+    readonly serving: boolean,
+    options: { socketDir?: string; ended?: () => void } = {},
+  ) {
     this.#socketDir = options.socketDir ?? null;
     this.#routes = new Routes(addr);
     this.#subsystems = new Subsystems(addr);

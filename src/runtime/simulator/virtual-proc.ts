@@ -32,8 +32,17 @@ export type ServeVirtual = (addr: string, ended: () => void) => Promise<Proc>;
  * `bindHost` (simulator/tcp-ports.ts), as the agent's child: its port goes to the
  * agent's proc directory, and its end is reported like a child's exit.
  */
-export function startVirtualProc(agent: Proc, serve: ServeVirtual, addr: string, bindHost: string, options: { readonly place?: ProcPlace | null; readonly log?: WorkerLog } = {}): ProcHandle {
-  if (options.place?.gpu != null) throw new TypeError(`a simulated host has no GPUs: cannot start ${addr} on GPU ${options.place.gpu}; leave the gpus label out of spawnProcs on simulated hosts`);
+export function startVirtualProc(
+  agent: Proc,
+  serve: ServeVirtual,
+  addr: string,
+  bindHost: string,
+  options: { readonly place?: ProcPlace | null; readonly log?: WorkerLog } = {},
+): ProcHandle {
+  if (options.place?.gpu != null)
+    throw new TypeError(
+      `a simulated host has no GPUs: cannot start ${addr} on GPU ${options.place.gpu}; leave the gpus label out of spawnProcs on simulated hosts`,
+    );
   if (options.log) routeOutput(options.log);
   const label = `virtual proc ${addr}`;
   let proc: Proc | null = null;
@@ -76,7 +85,13 @@ export function startVirtualProc(agent: Proc, serve: ServeVirtual, addr: string,
     exited,
     kill,
     stop: async () => {
-      if (!(await ready.then(() => true, () => false))) return exited;
+      if (
+        !(await ready.then(
+          () => true,
+          () => false,
+        ))
+      )
+        return exited;
       stopping = true;
       const timer = setTimeout(kill, config.procStopTimeoutMs);
       try {
@@ -100,5 +115,11 @@ let outputSink: Required<WorkerLog> | null = null;
 function routeOutput(log: WorkerLog): void {
   const first = outputSink === null;
   outputSink = { tag: log.tag, sink: log.sink ?? emitLines };
-  if (first) captureOutput((s, lines) => outputSink!.sink(s, lines.map(([tag, text]) => [tag ?? outputSink!.tag, text] as const)));
+  if (first)
+    captureOutput((s, lines) =>
+      outputSink!.sink(
+        s,
+        lines.map(([tag, text]) => [tag ?? outputSink!.tag, text] as const),
+      ),
+    );
 }

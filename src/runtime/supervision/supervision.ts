@@ -27,8 +27,10 @@ export type UnhandledFaultHook = (failure: MeshFailure) => void;
  * handle failures in the owning actor's `supervise()`.
  */
 function logAndExit(failure: MeshFailure): void {
-  console.error(`fray: unhandled failure, exiting with status 1:\n${failure.report}\n` +
-    "Handle it in the owner's supervise(), or install a hook with setUnhandledFaultHook(fn).");
+  console.error(
+    `fray: unhandled failure, exiting with status 1:\n${failure.report}\n` +
+      "Handle it in the owner's supervise(), or install a hook with setUnhandledFaultHook(fn).",
+  );
   process.exit(1);
 }
 

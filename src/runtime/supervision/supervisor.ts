@@ -194,7 +194,9 @@ export class Supervisor {
     const byAddr = new Map<string, number[]>();
     addrs.forEach((addr, member) => {
       if (addr === undefined || this.unreachable(addr, meshId, member)) return;
-      byAddr.get(addr)?.push(member) ?? byAddr.set(addr, [member]);
+      const members = byAddr.get(addr);
+      if (members) members.push(member);
+      else byAddr.set(addr, [member]);
     });
     const proc = this.host;
     hold(); // whoever awaits the stop keeps the process alive
