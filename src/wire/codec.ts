@@ -41,7 +41,8 @@ interface CodecState {
 const STATE = Symbol.for("fray.wire.codecState");
 const state: CodecState = ((globalThis as unknown as Record<symbol, CodecState | undefined>)[STATE] ??= { outgoing: null, incoming: [], pending: null });
 
-const TYPED_ARRAYS = [
+/** Every typed array class, in the order their wire kind numbers them. */
+export const TYPED_ARRAYS = [
   Int8Array,
   Uint8Array,
   Uint8ClampedArray,

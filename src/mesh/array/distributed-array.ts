@@ -17,6 +17,7 @@ import type { Extent } from "../extent.ts";
 import { checkOp, type NumericArray, type ReduceOp } from "../collectives/reduce-op.ts";
 import type { ValueMesh } from "../value-mesh.ts";
 import { currentProc } from "../../runtime/runtime.ts";
+import { TYPED_ARRAYS as TYPED_ARRAY_CLASSES } from "../../wire/codec.ts";
 
 /** Arguments of an endpoint or map function: where it takes a typed array, a DistributedArray of that type gives each rank its shard. */
 export type ShardArgs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | (A[K] extends NumericArray ? DistributedArray<A[K]> : never) };
@@ -27,19 +28,9 @@ export interface ReduceArrayOptions {
   readonly scatter?: boolean;
 }
 
-const TYPED_ARRAYS: Record<string, new (buffer: ArrayBufferLike | number) => NumericArray> = {
-  Int8Array,
-  Uint8Array,
-  Uint8ClampedArray,
-  Int16Array,
-  Uint16Array,
-  Int32Array,
-  Uint32Array,
-  Float32Array,
-  Float64Array,
-  BigInt64Array,
-  BigUint64Array,
-};
+const TYPED_ARRAYS: Record<string, new (buffer: ArrayBufferLike | number) => NumericArray> = Object.fromEntries(
+  TYPED_ARRAY_CLASSES.map((Ctor) => [Ctor.name, Ctor as new (buffer: ArrayBufferLike | number) => NumericArray]),
+);
 
 /** Drops the shards of arrays whose handle was garbage-collected (unless the mesh stopped, which freed them). */
 const collected = new FinalizationRegistry<{ mesh: MeshTarget; id: string }>(({ mesh, id }) => {
