@@ -34,7 +34,7 @@ async function onSimulatedHosts(count: number, processes: number, body: (hosts: 
 }
 
 it("a 1,024-host × 1-proc simulated mesh spawns an actor on every rank, answers a call from every rank, and stops with no process left", async () => {
-  await onSimulatedHosts(1024, 8, async (hosts, _pids) => {
+  await onSimulatedHosts(1024, 8, async (hosts, pids) => {
     assert.equal(pids.length, 8);
     assert.deepEqual(hosts.extent.dims, { hosts: 1024 });
     const procs = hosts.spawnProcs();
@@ -56,7 +56,7 @@ it("a 1,024-host × 1-proc simulated mesh spawns an actor on every rank, answers
 });
 
 it("actors on simulated hosts call each other directly, within one OS process and across", async () => {
-  await onSimulatedHosts(16, 2, async (hosts, _pids) => {
+  await onSimulatedHosts(16, 2, async (hosts) => {
     const procs = hosts.spawnProcs();
     const counters = procs.spawn("counters", Counter, 2);
     const drivers = procs.spawn("drivers", Driver);
@@ -78,7 +78,7 @@ it("a simulated host's proc told to exit is reported gone to its owner; the othe
     reported.send();
   });
   t.after(() => setUnhandledFaultHook(previous));
-  await onSimulatedHosts(16, 2, async (hosts, _pids) => {
+  await onSimulatedHosts(16, 2, async (hosts) => {
     const procs = hosts.spawnProcs();
     const probes = procs.spawn("probes", HostProbe, 2);
     const before = (await probes.where.call()).values();
@@ -106,7 +106,7 @@ it("a simulated host's proc stopped through its handle ends alone: no failure is
   const failed: number[] = [];
   const previous = setUnhandledFaultHook((f) => failed.push(f.rank));
   t.after(() => setUnhandledFaultHook(previous));
-  await onSimulatedHosts(8, 2, async (hosts, _pids) => {
+  await onSimulatedHosts(8, 2, async (hosts) => {
     const procs = hosts.spawnProcs();
     const probes = procs.spawn("probes", HostProbe, 5);
     const before = (await probes.where.call()).values();
