@@ -97,7 +97,7 @@ export class SlurmJob extends Launcher {
    */
   async #workersOf(meshDir: string, n: number, jobId: string): Promise<string[]> {
     const { ms: timeoutMs, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "hostsStartTimeoutMs");
-    const { lastLines } = await import("../cluster/failure-message.ts");
+    const { logCause } = await import("../cluster/failure-message.ts");
     const read = () => readdirSync(meshDir).filter((f) => /^worker-\d+\.json$/.test(f));
     await new Promise<void>((resolve, reject) => {
       const watcher = watch(meshDir, () => check());
@@ -109,7 +109,7 @@ export class SlurmJob extends Launcher {
       const poll = setInterval(() => {
         jobState(jobId).then((state) => {
           if (state === null || ACTIVE.test(state) || read().length >= n) return;
-          const said = lastLines(join(meshDir, `slurm-${jobId}.out`)).join(" | ");
+          const said = logCause(join(meshDir, `slurm-${jobId}.out`)).join(" | ");
           finish(
             new Error(
               `Slurm job ${jobId} ended before its ${n} workers started (${read().length} did)${said ? `: ${said}` : ""}; see ${meshDir}/slurm-${jobId}.out`,

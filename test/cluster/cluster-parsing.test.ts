@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import fc from "fast-check";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -154,12 +155,31 @@ it("a failure message carries the job function's error, else the last lines of t
     ].join("\n"),
   );
   const failed = parseExitRecord("exit 0 1\nexit 1 1\nfinal 1\n");
-  assert.equal(failureMessage(1, failed, log), `exited with code 1 after 2 attempts: line 4 | line 5 | line 6 | line 7 | fatal: ${"x".repeat(192)}…`);
+  // A line that looks like an error comes first, then the rest of the tail.
+  assert.equal(failureMessage(1, failed, log), `exited with code 1 after 2 attempts: fatal: ${"x".repeat(192)}… | line 4 | line 5 | line 6 | line 7`);
   // The error reported by the last attempt wins over the log; one from an earlier attempt does not.
   const thrown = parseExitRecord(`${errorLine("Old: first try")}exit 0 1\n${errorLine("QuotaError: quota exceeded\nfor shard 3")}exit 1 1\nfinal 1\n`);
   assert.equal(thrown.error, "QuotaError: quota exceeded\nfor shard 3");
   assert.equal(failureMessage(1, thrown, log), "exited with code 1 after 2 attempts: QuotaError: quota exceeded | for shard 3");
   assert.equal(parseExitRecord(`${errorLine("E: gone")}exit 0 1\nexit 1 1\n`).error, undefined);
   assert.equal(failureMessage(137, parseExitRecord("exit 0 137\nfinal 137\n"), NO_LOG), "was killed by SIGKILL (exit code 137)");
-  assert.match(replicaStatus(undefined, "exit 0 1\nexit 1 1\nfinal 1\n", log, NO_MARKS).errorMessage ?? "", /after 2 attempts: line 4 .* fatal: x+…$/);
+  assert.match(
+    replicaStatus(undefined, "exit 0 1\nexit 1 1\nfinal 1\n", log, NO_MARKS).errorMessage ?? "",
+    /after 2 attempts: fatal: x+… \| line 4 .* line 7$/,
+  );
+});
+
+it("a Node program's thrown error leads its failure message, though its stack trace pushed it out of the last lines", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "fray-failure-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const log = join(dir, "replica.log");
+  const ran = spawnSync(process.execPath, ["-e", "console.log('loading shards'); throw new Error('disk full on /data')"], { encoding: "utf8" });
+  assert.equal(ran.status, 1);
+  writeFileSync(log, ran.stdout + ran.stderr);
+  const message = failureMessage(1, parseExitRecord("exit 0 1\nfinal 1\n"), log);
+  assert.match(message, /^exited with code 1: Error: disk full on \/data \| /);
+  assert.match(message, /Node\.js v\d+/); // then the tail, as before
+  // A line merely mentioning an error is not taken for one.
+  writeFileSync(log, "no errors so far\nstep 3 of 3\n");
+  assert.equal(failureMessage(1, parseExitRecord("exit 0 1\nfinal 1\n"), log), "exited with code 1: no errors so far | step 3 of 3");
 });

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { jobInfo } from "../cluster.ts";
 import { bytes } from "./allocation.ts";
-import { failureMessage, lastLines } from "../failure-message.ts";
+import { failureMessage, logCause } from "../failure-message.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd } from "./job-record.ts";
 import { readJson, readText } from "../job-files.ts";
 import { groupAlive, isRunning } from "../process-group.ts";
@@ -36,7 +36,7 @@ export function localJobInfo(dir: string, job: LocalJobRecord): JobInfo {
   if (!replicas) {
     if (existsSync(files.stopped)) return all({ status: "stopped", errorMessage: "was stopped by terminate() before it started" });
     if (supervising) return all({ status: "pending", errorMessage: readText(files.waiting).trim() || "waiting for admission" });
-    const said = lastLines(files.supervisorLog).join(" | ");
+    const said = logCause(files.supervisorLog).join(" | ");
     return all({
       status: "failed",
       errorMessage: `did not start: its supervisor (pid ${supervisor?.pid}) ended${said ? `: ${said}` : ""} (log: ${files.supervisorLog})`,

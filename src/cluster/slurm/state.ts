@@ -1,6 +1,6 @@
 // What Slurm says about a job, read from `scontrol show job -o`, and how it and
 // the replicas' exit records map to Fray's task statuses.
-import { failureMessage, lastLines } from "../failure-message.ts";
+import { failureMessage, logCause } from "../failure-message.ts";
 import { parseExitRecord } from "../replica-script.ts";
 import type { TaskStatus } from "../types.ts";
 
@@ -89,7 +89,7 @@ export function replicaStatus(job: SlurmJobState | undefined, exitText: string, 
     const { state, reason } = job;
     if (state === "CANCELLED") return { status: "stopped", errorMessage: "was cancelled (scancel)" };
     if (state === "FAILED" || state === "COMPLETED") {
-      const said = lastLines(marks.batchLogPath).join(" | ");
+      const said = logCause(marks.batchLogPath).join(" | ");
       return {
         status: "failed",
         errorMessage: `ended without an exit record (Slurm ${state}, ExitCode=${job.exitCode}, Reason=${reason})${said ? `: ${said}` : ""}`,
