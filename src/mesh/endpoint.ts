@@ -18,6 +18,7 @@ import type { Shape } from "./shape.ts";
 import type { NumericArray } from "./collectives/reduce-op.ts";
 import { ValueMesh } from "./value-mesh.ts";
 import { currentProc } from "../runtime/runtime.ts";
+import type { Proc } from "../runtime/proc/proc.ts";
 import { CALLS } from "../runtime/calls/calls.ts";
 import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
@@ -231,7 +232,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     if (hasShardRef(args)) for (const a of args) if (a instanceof ShardRef) a.checkTarget(mesh);
     const payload = encodeArguments(args, `${mesh.className}.${name}`);
     const proc = currentProc();
-    const blocked = this.#unreachable(targets);
+    const blocked = this.#unreachable(proc, targets);
     const groups = blocked ? blocked.groups : targets;
     let reply: PortRef | undefined;
     let finish = () => {};
@@ -301,8 +302,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   }
 
   /** Splits off the ranks known to be dead or stopped, or returns null when there are none. */
-  #unreachable(groups: readonly Group[]): { groups: Group[]; errors: Array<[number, Error]> } | null {
-    const proc = currentProc();
+  #unreachable(proc: Proc, groups: readonly Group[]): { groups: Group[]; errors: Array<[number, Error]> } | null {
     const supervisor = proc.get(SUPERVISOR);
     const stopped = this.mesh.stopped;
     const dead = supervisor.deadMembers(this.mesh.id);

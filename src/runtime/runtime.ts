@@ -72,7 +72,7 @@ function assemble(proc: Proc): Proc {
     new ActorTable({
       proc,
       shards,
-      sendToPort: (ref, rank, value, isError, strict) => proc.sendToPort(ref, rank, value, isError, strict),
+      sendToPort: messaging.sendToPort,
       gone: (cell, error) => supervisor.actorGone(...splitKey(cell.key), error),
       reportFault: (key, owner, cause) => supervisor.reportFault(key, owner, cause),
       stopMeshesOwnedBy: (key) => supervisor.stopMeshesOwnedBy(key),

@@ -19,16 +19,11 @@ export class ActorTable {
 
   constructor(host: ActorTableHost) {
     const cellHost: ActorHost = {
-      proc: host.proc,
-      shards: host.shards,
-      sendToPort: (ref, rank, value, isError, strict) => host.sendToPort(ref, rank, value, isError, strict),
+      ...host,
       gone: (cell, error) => {
         this.#cells.delete(cell.key);
         host.gone(cell, error);
       },
-      reportFault: (key, owner, cause) => host.reportFault(key, owner, cause),
-      stopMeshesOwnedBy: (key) => host.stopMeshesOwnedBy(key),
-      releaseOwnedBy: (key) => host.releaseOwnedBy(key),
     };
     host.route("spawn", (header: Spawn, frame) => {
       const cell = ActorCell.spawn(cellHost, header, frame);

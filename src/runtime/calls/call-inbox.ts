@@ -21,6 +21,10 @@ export interface CallInboxHost {
   readonly addr: string;
   send(addr: string, header: Header): void;
   sendToPort(ref: PortRef, rank: number, value: unknown, isError: boolean): void;
+}
+
+/** Where calls go: the local actors, and what is known of dead ones. */
+export interface CallTargets {
   /** The local actor `key` (`${meshId}.${member}`), if it lives here. */
   target(key: string): CallTarget | undefined;
   /** Why member `member` of mesh `meshId` is gone, if it is known to be. */
@@ -35,6 +39,7 @@ export class CallInbox {
   /** `calls`: the process's sender, which relays casts. */
   constructor(
     private readonly host: CallInboxHost,
+    private readonly targets: CallTargets,
     private readonly calls: CallSender,
   ) {
     this.parked = new ParkedCalls(host.addr, (call, rank, error) => {
@@ -90,8 +95,8 @@ export class CallInbox {
     const { mesh, members, ranks } = call;
     for (let i = 0; i < members.length; i++) {
       const actor = `${mesh}.${members[i]}`;
-      const cell = this.host.target(actor);
-      const gone = cell ? undefined : this.host.deadMember(mesh, members[i]);
+      const cell = this.targets.target(actor);
+      const gone = cell ? undefined : this.targets.deadMember(mesh, members[i]);
       if (cell) cell.deliver(call, ranks[i], frame, i === 0);
       else if (gone) {
         if (call.reply) this.host.sendToPort(call.reply, ranks[i], gone, true);
@@ -102,7 +107,7 @@ export class CallInbox {
   /** Each member answers with its index once stopped. */
   #stopActors(stop: Stop): void {
     for (const member of stop.members) {
-      const cell = this.host.target(`${stop.mesh}.${member}`);
+      const cell = this.targets.target(`${stop.mesh}.${member}`);
       const answer = () => this.host.sendToPort(stop.reply, member, null, false);
       if (cell) cell.stop().then(answer);
       else answer();

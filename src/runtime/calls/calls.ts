@@ -10,21 +10,15 @@ import type { CallFields, Header } from "../base/messages.ts";
 import type { ProcMessaging } from "../proc/messaging.ts";
 import type { Router } from "../proc/routes.ts";
 import { SubsystemKey } from "../proc/subsystems.ts";
-import { CallInbox, type CallTarget } from "./call-inbox.ts";
+import { CallInbox, type CallTarget, type CallTargets } from "./call-inbox.ts";
 import { CallSender, type CallGroup, type CallSenderHost } from "./call-sender.ts";
 
-export type { CallGroup, CallTarget };
+export type { CallGroup, CallTarget, CallTargets };
 
 /** What the calls subsystem needs of its process. */
 export interface CallsHost extends ProcMessaging, Router, CallSenderHost {
   /** Declares `addr` lost (a relay said it cannot reach it). */
   peerLost(addr: string, error: Error): void;
-}
-
-/** Where calls go: the local actors, and what is known of dead ones. */
-export interface CallTargets {
-  target(key: string): CallTarget | undefined;
-  deadMember(meshId: string, member: number): Error | undefined;
 }
 
 export const CALLS = new SubsystemKey<Calls>("call router");
@@ -38,16 +32,7 @@ export class Calls {
     targets: CallTargets,
   ) {
     this.#sender = new CallSender(host);
-    this.#inbox = new CallInbox(
-      {
-        addr: host.addr,
-        send: (addr, header) => host.send(addr, header),
-        sendToPort: (ref, rank, value, isError) => host.sendToPort(ref, rank, value, isError),
-        target: (key) => targets.target(key),
-        deadMember: (meshId, member) => targets.deadMember(meshId, member),
-      },
-      this.#sender,
-    );
+    this.#inbox = new CallInbox(host, targets, this.#sender);
     host.route("msg", (header, frame, peer) => this.#inbox.call(header, frame, peer));
     host.route("cast", (header, frame) => this.#inbox.cast(header, frame));
     host.route("cast-ack", (header, _frame, peer) => this.#sender.acknowledged(peer, header.seq));

@@ -58,7 +58,7 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     options: { socketDir?: string; ended?: () => void } = {},
   ) {
     this.#socketDir = options.socketDir ?? null;
-    this.#routes = new Routes(addr);
+    this.#routes = new Routes(addr, (error, reply) => this.sendToPort(reply, 0, error, true));
     this.#subsystems = new Subsystems(addr);
     const ended = options.ended;
     this.#virtual = ended !== undefined;
@@ -128,7 +128,7 @@ export class Proc implements PortOwner, ProcMessaging, Router {
   receive(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
     if (bulk && !header.kind.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
     if (metricsOn) countFrameIn(header.kind, frame.header.length + payloadBytes(frame));
-    this.#routes.dispatch(header, frame, peer, bulk, (error, reply) => reply && this.sendToPort(reply, 0, error, true));
+    this.#routes.dispatch(header, frame, peer, bulk);
   }
 
   /** A fresh address for a child process of this one. */

@@ -22,19 +22,23 @@ export class Routes {
   readonly #handlers = new Map<Kind, Route<Kind>>();
   readonly #unserved = new Set<Kind>();
 
-  constructor(private readonly addr: string) {}
+  /** `refuse` answers a sender that waits on `reply` for a frame of a kind nobody serves. */
+  constructor(
+    private readonly addr: string,
+    private readonly refuse: (error: Error, reply: PortRef) => void,
+  ) {}
 
   add<K extends Kind>(kind: K, handler: Route<K>): void {
     this.#handlers.set(kind, handler as unknown as Route<Kind>);
   }
 
-  /** Hands the frame to its kind's handler; `refuse` answers a sender that waits when there is none. */
-  dispatch(header: Header, frame: Frame, peer: string, bulk: Transport | undefined, refuse: (error: Error, reply: PortRef | undefined) => void): void {
+  /** Hands the frame to its kind's handler. */
+  dispatch(header: Header, frame: Frame, peer: string, bulk: Transport | undefined): void {
     const handler = this.#handlers.get(header.kind);
     if (handler) return handler(header, frame, peer, bulk);
     const error = new Error(`${this.addr} does not serve '${header.kind}' messages (sent by ${peer}): the runtime there lacks the subsystem for them`);
     const reply = (header as { reply?: PortRef }).reply;
-    if (reply) refuse(error, reply);
+    if (reply) this.refuse(error, reply);
     else if (!this.#unserved.has(header.kind)) {
       this.#unserved.add(header.kind);
       process.stderr.write(`fray: ${error.message}\n`);
