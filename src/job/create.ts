@@ -2,6 +2,7 @@
 import { availableParallelism } from "node:os";
 import { tcpHostPort } from "../runtime/net/address.ts";
 import { config } from "../runtime/base/config.ts";
+import { currentProc } from "../runtime/runtime.ts";
 import { thisHost } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { ambient, type JobContext, type JobKind } from "./job-context.ts";
@@ -33,6 +34,8 @@ export function createJobContext(kind: JobKind | "auto" = "auto", options: JobCo
   if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`maxWorkers must be a positive integer, got ${workers}`);
   const namespace = options.namespace ?? config.namespace ?? null;
   if (namespace !== null) tcpHostPort(namespace); // a malformed address fails here, naming the forms
+  // A driver whose namespace is on another host listens where that host (and every job's) reaches it.
+  if (namespace !== null && kind !== "sync") currentProc([namespace]);
   switch (kind) {
     case "sync":
       if (options.namespace !== undefined)

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { settingName } from "../runtime/base/config.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
-import { randomSimulatorPort, SIMULATOR_PORTS } from "../runtime/simulator/tcp-ports.ts";
+import { randomSimulatorPort, SIMULATOR_PORTS } from "../runtime/net/tcp-ports.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 import { killChildren, pidsOf } from "./child-processes.ts";
@@ -39,7 +39,7 @@ const portsUsed = new Set<number>();
 /** Ports a simulating process may skip (something else listens there) before it gives up. */
 const SPARE_PORTS = 64;
 
-/** `n` distinct ports of the simulator's range (simulator/tcp-ports.ts) that no earlier host of this process had. */
+/** `n` distinct ports of the simulator's range (runtime/net/tcp-ports.ts) that no earlier host of this process had. */
 function freshPorts(n: number): number[] {
   const [first, last] = SIMULATOR_PORTS;
   if (portsUsed.size + n > (last - first + 1) / 2) {

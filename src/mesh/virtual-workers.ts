@@ -8,7 +8,7 @@ import { config, settingName } from "../runtime/base/config.ts";
 import { useToken } from "../runtime/net/credentials.ts";
 import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
 import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
-import { listenOnFirstFree } from "../runtime/simulator/tcp-ports.ts";
+import { listenOnFirstFree } from "../runtime/net/tcp-ports.ts";
 import { startVirtualProc } from "../runtime/simulator/virtual-proc.ts";
 import "./actor-mesh.ts"; // registers mesh handles before any message is decoded (as bootstrap.ts does)
 

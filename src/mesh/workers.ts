@@ -8,7 +8,7 @@ import { startProc } from "../runtime/hosts/host-agent.ts";
 import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
 import { Extent } from "./extent.ts";
 import { BOOTSTRAP, HostMesh } from "./host-mesh.ts";
-import { serveProc } from "../runtime/runtime.ts";
+import { currentProc, serveProc } from "../runtime/runtime.ts";
 
 export interface AttachOptions {
   /** The workers' shared token; default FRAY_TOKEN. */
@@ -28,6 +28,7 @@ export function attachToWorkers(addrs: readonly string[], options: AttachOptions
   if (!token) throw new TypeError(`attachToWorkers needs the workers' token: pass { token } or set ${settingName("token")}`);
   useToken(token);
   if (options.tls) useTls(options.tls);
+  currentProc(addrs); // listens where the workers' hosts reach back, or refuses if it cannot
   return new HostMesh(new Extent(["hosts"], [addrs.length]), addrs);
 }
 

@@ -11,6 +11,7 @@
 // Code above the runtime gets a Proc here (`currentProc()`, `serveProc()`) and
 // its subsystems by their keys: `proc.get(SUPERVISOR)`.
 import { ActorTable, ACTORS } from "./actors/actor-table.ts";
+import { config, settingName } from "./base/config.ts";
 import { watchMailboxes } from "./base/counters.ts";
 import type { Exit, StartProcs } from "./base/messages.ts";
 import { BUFFERS, BufferStore, serveBuffers } from "./bulk/buffer-store.ts";
@@ -26,6 +27,7 @@ import { messageContext } from "./proc/context.ts";
 import { locate } from "./proc/proc-directory.ts";
 import type { ProcMessaging } from "./proc/messaging.ts";
 import { Proc } from "./proc/proc.ts";
+import { clientTcpHost } from "./net/reach.ts";
 import { splitKey, Supervisor, SUPERVISOR } from "./supervision/supervisor.ts";
 
 const CURRENT = Symbol.for("fray.runtime.proc");
@@ -103,20 +105,36 @@ function spawnedProcs(proc: Proc): string[] {
   return [...addrs].filter((a) => a !== proc.addr && !proc.lostPeer(a));
 }
 
-/** This process's Proc, created on first use. In a client it holds no event-loop reference. */
-export function currentProc(): Proc {
+/**
+ * This process's Proc, created on first use. In a client it holds no event-loop
+ * reference. A client listens where the peers it will talk to reach it
+ * (net/reach.ts): its namespace service's (FRAY_NAMESPACE), and `peers`.
+ */
+export function currentProc(peers: readonly string[] = []): Proc {
   if (virtualProcs > 0) {
     const inActor = messageContext.getStore()?.actor.proc; // code run by an actor of a virtual proc
     if (inActor) return inActor;
   }
-  if (!g[CURRENT]) {
-    const [proc, listening] = Proc.createClient();
-    listening.catch((err) => {
-      throw err; // a client that cannot listen cannot work (the process ends)
-    });
-    g[CURRENT] = assemble(proc);
+  if (g[CURRENT]) {
+    if (peers.length > 0) checkReach(g[CURRENT], peers);
+    return g[CURRENT];
   }
-  return g[CURRENT];
+  const [proc, listening] = Proc.createClient(clientTcpHost(config.namespace ? [config.namespace, ...peers] : peers));
+  listening.catch((err) => {
+    throw err; // a client that cannot listen cannot work (the process ends)
+  });
+  return (g[CURRENT] = assemble(proc));
+}
+
+/** Refuses peers on another host when this process already listens where only its own host reaches it. */
+function checkReach(proc: Proc, peers: readonly string[]): void {
+  if (!proc.addr.startsWith("unix:") || clientTcpHost(peers) === null) return;
+  const far = peers.find((p) => clientTcpHost([p]) !== null);
+  throw new Error(
+    `this process already listens at ${proc.addr}, which only this host reaches, and ${far} is on another host: the replies, ports and ` +
+      `buffers it would hand there could not reach back. Attach to remote workers before anything else in this process uses fray, or set ` +
+      `${settingName("advertiseHost")} to an address of this host that they reach`,
+  );
 }
 
 /**

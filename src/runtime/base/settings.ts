@@ -223,6 +223,14 @@ export const SETTINGS = {
       "where a cluster's namespace service serves its dashboard (`host:port`; port 0: a free one, recorded in its `service.json`); every " +
       "request needs the cluster's token",
   },
+  advertiseHost: {
+    env: "FRAY_ADVERTISE_HOST",
+    kind: "text",
+    shown: "none: a client listens on a Unix socket until it talks to a peer on another host, then on TCP at its address on that network",
+    doc:
+      "the IP or host name peers on other hosts reach this process at; a client (a driver) then listens on TCP there from its start, so the " +
+      "ports, buffers and actors it hands out work on every host",
+  },
   workerHost: { env: "FRAY_WORKER_HOST", kind: "text", shown: "the node's host name", doc: "the host a `SlurmJob` worker tells the client to reach it at" },
   replicaId: { env: "FRAY_REPLICA_ID", kind: "given", doc: "a cluster job replica's index, 0 to count − 1" },
   replicaCount: { env: "FRAY_REPLICA_COUNT", kind: "given", doc: "how many replicas the cluster job has" },

@@ -159,12 +159,12 @@ export function startProc(
   entry: string,
   options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog } = {},
 ): ProcHandle {
-  const addr = options.addr ?? proc.childAddr();
+  const { addr, bind } = options.addr ? { addr: options.addr, bind: options.bind } : proc.childAddr();
   const placed = options.place === undefined ? {} : deviceEnv(options.place, options.thread ?? false);
   const env = {
     ...tokenEnv(),
     ...placed,
-    [settingName("procAddr")]: options.bind ? `${addr}@${options.bind}` : addr,
+    [settingName("procAddr")]: bind ? `${addr}@${bind}` : addr,
     [settingName("parentAddr")]: proc.addr,
     [settingName("logStream")]: options.log ? "1" : "0",
   };

@@ -70,6 +70,11 @@ export class Connections {
     });
   }
 
+  /** The TCP port we listen on, once we do; undefined on a Unix socket. */
+  get port(): number | undefined {
+    return this.#port;
+  }
+
   /** The link to `addr`, dialing it if there is none yet (frames sent before it connects wait in it). */
   link(addr: string): Link {
     if (this.#closed) return new Link(addr); // a closed proc's frames go nowhere

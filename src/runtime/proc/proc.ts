@@ -13,9 +13,10 @@ import { config } from "../base/config.ts";
 import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes } from "../base/counters.ts";
 import { SupervisionError } from "../base/errors.ts";
 import type { Header, PortRef } from "../base/messages.ts";
-import { parseAddress, workerOf } from "../net/address.ts";
+import { parseAddress, tcpHostPort, workerOf } from "../net/address.ts";
 import { Connections } from "../net/connections.ts";
 import { privateSocketDir } from "../net/listener.ts";
+import { unlistenedPort } from "../net/tcp-ports.ts";
 import { PortInbox, type PortHandler } from "../ports/port-inbox.ts";
 import { PortOutbox } from "../ports/port-outbox.ts";
 import type { PortOwner } from "../ports/port.ts";
@@ -43,6 +44,8 @@ export class Proc implements PortOwner, ProcMessaging, Router {
   readonly #idPrefix = `${process.pid.toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   #nextId = 0;
   #socketDir: string | null;
+  /** Where we listen on TCP, once we do: the host peers dial and the one we bound. */
+  #tcp: { host: string; bindHost: string | undefined } | null = null;
   /** How this proc ends: its OS process does, or (a virtual proc) only itself. */
   #end: () => void;
   readonly #virtual: boolean;
@@ -73,7 +76,8 @@ export class Proc implements PortOwner, ProcMessaging, Router {
       frame: (header, frame, peer, bulk) => this.receive(header, frame, peer, bulk),
       lost: (peer, error, isFailure) => this.peerLost(peer, error, isFailure),
       listensOn: (peer, port) => {
-        if (workerOf(peer) === this.addr) this.#directory.report(peer, port); // one of ours
+        const parent = workerOf(peer);
+        if (parent === this.addr || parent === this.#tcpAddr()) this.#directory.report(peer, port); // one of ours
       },
       locate: (worker, at, deadline) => locate(this, worker, at, deadline),
     });
@@ -94,12 +98,24 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     const { advertise, listen: at } = parseAddress(addr);
     const proc = new Proc(advertise, serving, options);
     const listening = proc.#connections.listen(addr, at);
-    listening.catch(() => proc.#connections.close());
+    listening.then(
+      () => {
+        if ("port" in at && proc.#connections.port !== undefined) proc.#tcp = { host: tcpHostPort(workerOf(advertise) ?? advertise).host, bindHost: at.host };
+      },
+      () => proc.#connections.close(),
+    );
     return [proc, listening];
   }
 
-  /** A client's Proc: listens on a Unix socket in a private directory, beside which its children's go. */
-  static createClient(): [Proc, Promise<void>] {
+  /**
+   * A client's Proc: on a Unix socket in a private directory, beside which its
+   * children's go; or, given `tcpHost` (net/reach.ts), on TCP there, at a port
+   * nothing listens on now — its address must be known before it listens.
+   */
+  static createClient(tcpHost: string | null): [Proc, Promise<void>] {
+    if (tcpHost !== null) {
+      return Proc.create(`tcp://${bracketed(tcpHost)}:${unlistenedPort()}`, false);
+    }
     const dir = privateSocketDir();
     return Proc.create(`unix:${join(dir, "client.sock")}`, false, { socketDir: dir });
   }
@@ -131,10 +147,21 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     this.#routes.dispatch(header, frame, peer, bulk);
   }
 
-  /** A fresh address for a child process of this one. */
-  childAddr(): string {
+  /**
+   * A fresh address for a child process of this one, and what it binds: a Unix
+   * socket beside ours; or, when we listen on TCP (so peers on other hosts may
+   * be handed its address), a port the OS picks, which peers ask us for.
+   */
+  childAddr(): { addr: string; bind?: string } {
+    const at = this.#tcpAddr();
+    if (at) return { addr: `${at}/${this.nextId()}`, bind: `tcp://${bracketed(this.#tcp!.bindHost ?? this.#tcp!.host)}:0` };
     this.#socketDir ??= privateSocketDir();
-    return `unix:${join(this.#socketDir, `${this.nextId()}.sock`)}`;
+    return { addr: `unix:${join(this.#socketDir, `${this.nextId()}.sock`)}` };
+  }
+
+  /** `tcp://host:port` where we listen on TCP (for a proc behind a worker, its own port), once we do. */
+  #tcpAddr(): string | null {
+    return this.#tcp && `tcp://${bracketed(this.#tcp.host)}:${this.#connections.port}`;
   }
 
   /** A process-unique id, also unique across processes. */
@@ -251,4 +278,8 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     if (!this.#virtual) throw new Error("end() is for virtual procs; this is the process's own Proc");
     this.#end();
   }
+}
+
+function bracketed(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
 }

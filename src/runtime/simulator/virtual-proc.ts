@@ -1,5 +1,5 @@
 // runtime/simulator: simulated hosts: many procs in one OS process (this file), on ports
-// below the ephemeral range (tcp-ports.ts). Uses hosts/ for the agent, output/ for tags.
+// below the ephemeral range (net/tcp-ports.ts). Uses hosts/ for the agent, output/ for tags.
 //
 // Virtual procs: more than one Proc in one OS process, each with its own TCP
 // listener, connections, ports, supervisor and actors — the hosts of a
@@ -18,7 +18,7 @@ import { captureOutput } from "../output/output-capture.ts";
 import { emitLines } from "../output/output-sink.ts";
 import { CALLS } from "../calls/calls.ts";
 import type { Proc } from "../proc/proc.ts";
-import { listenOnFirstFree, randomSimulatorPort } from "./tcp-ports.ts";
+import { listenOnFirstFree, randomSimulatorPort } from "../net/tcp-ports.ts";
 import type { WorkerLog } from "../output/worker-output.ts";
 
 /** Ports a virtual proc tries before it gives up: each is free unless something else listens there. */
@@ -29,7 +29,7 @@ export type ServeVirtual = (addr: string, ended: () => void) => Promise<Proc>;
 
 /**
  * Starts a virtual proc named `addr` (`${agent.addr}/NAME`) on a free port of
- * `bindHost` (simulator/tcp-ports.ts), as the agent's child: its port goes to the
+ * `bindHost` (net/tcp-ports.ts), as the agent's child: its port goes to the
  * agent's proc directory, and its end is reported like a child's exit.
  */
 export function startVirtualProc(

@@ -1,10 +1,11 @@
-// Ports for simulated hosts and their procs (virtual-proc.ts). A simulation
-// listens on thousands of ports; taken from the range the OS hands out for port
-// 0 (and for outgoing connections), they would sometimes be a port another
-// program was just given as free and is about to bind. So simulated hosts
-// listen below that range (or above it), on ports picked at random and bound at
-// once, another one when a port is taken.
+// Ports picked before binding: for simulated hosts and their procs
+// (simulator/virtual-proc.ts), and for a client that must name its TCP address
+// before it listens (reach.ts). Taken from the range the OS hands out for port 0
+// (and for outgoing connections), they would sometimes be a port another program
+// was just given as free and is about to bind. So they are below that range (or
+// above it), picked at random and bound at once, another one when a port is taken.
 import { readFileSync } from "node:fs";
+
 
 /** The OS's ephemeral range: Linux says in /proc; elsewhere assume IANA's (macOS, Windows). */
 function ephemeralRange(): [number, number] {
@@ -45,4 +46,31 @@ export async function listenOnFirstFree<T>(ports: () => number | undefined, list
     }
   }
   throw last;
+}
+
+/** Ports something on this machine listens on (TCP, IPv4 and IPv6), as Linux lists them; empty elsewhere. */
+function listeningPorts(): Set<number> {
+  const ports = new Set<number>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue; // not Linux, or no IPv6
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state === "0A") ports.add(parseInt(local.slice(local.lastIndexOf(":") + 1), 16)); // 0A: LISTEN
+    }
+  }
+  return ports;
+}
+
+/** A port of SIMULATOR_PORTS that nothing on this machine listens on now (picked without binding it). */
+export function unlistenedPort(): number {
+  const taken = listeningPorts();
+  for (;;) {
+    const port = randomSimulatorPort();
+    if (!taken.has(port)) return port;
+  }
 }
