@@ -84,7 +84,8 @@ export async function isolatedHosts(count: number, subnet: number): Promise<{ ho
           started.push(child);
           return child;
         },
-        run: (command, ...args) => execFileSync("nsenter", [...enter.slice(0, -1), `--wd=${process.cwd()}`, "--", command, ...args], { stdio: "pipe", encoding: "utf8" }),
+        run: (command, ...args) =>
+          execFileSync("nsenter", [...enter.slice(0, -1), `--wd=${process.cwd()}`, "--", command, ...args], { stdio: "pipe", encoding: "utf8" }),
         setLink: (up) => void ip("-n", bridge, "link", "set", peer, up ? "up" : "down"),
       });
     }

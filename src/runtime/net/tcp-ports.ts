@@ -6,7 +6,6 @@
 // above it), picked at random and bound at once, another one when a port is taken.
 import { readFileSync } from "node:fs";
 
-
 /** The OS's ephemeral range: Linux says in /proc; elsewhere assume IANA's (macOS, Windows). */
 function ephemeralRange(): [number, number] {
   try {
@@ -52,7 +51,7 @@ export async function listenOnFirstFree<T>(ports: () => number | undefined, list
 function listeningPorts(): Set<number> {
   const ports = new Set<number>();
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text = "";
+    let text: string;
     try {
       text = readFileSync(table, "utf8");
     } catch {
