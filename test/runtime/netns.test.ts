@@ -1,6 +1,7 @@
 // Real hosts: three isolated hosts (isolated-hosts.ts: their own network, /tmp
 // and /dev/shm) each run `fray worker`; a client on a fourth attaches, and actors
-// on different hosts call each other. Cutting one host's link fails exactly that
+// on different hosts call each other, run a collective and read each other's
+// RemoteBuffers. Cutting one host's link fails exactly that
 // host's ranks (found by heartbeat: a cut link closes no connection).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -31,6 +32,8 @@ it("attaches to workers on three isolated hosts; a cut host fails only its ranks
   const out = createInterface({ input: c.stdout! })[Symbol.asyncIterator]();
   const next = async () => JSON.parse((await out.next()).value as string);
   assert.deepEqual(await next(), { sums: [6, 6, 6] });
+  assert.deepEqual(await next(), { allReduced: [true, true, true] });
+  assert.deepEqual(await next(), { buffers: [9 << 20, 9 << 20, 5 << 20] });
   assert.deepEqual(await next(), { ready: true });
   hosts[2].setLink(false);
   c.stdin!.write("cut\n");
