@@ -42,3 +42,16 @@ it("a rollout job reads the trainer driver's RemoteBuffer and sends on its port,
     process.kill(pid, "SIGKILL");
   }
 });
+
+it("a client that already listens on a Unix socket refuses to attach to a worker on another host, naming FRAY_ADVERTISE_HOST", async () => {
+  await using net = await isolatedHosts(2, 215);
+  const [client, worker] = net.hosts;
+  const mesh = fileURLToPath(new URL("../../src/mesh.ts", import.meta.url));
+  const script =
+    `const { attachToWorkers, RemoteBuffer } = await import(${JSON.stringify(mesh)}); new RemoteBuffer(new Uint8Array(8));` +
+    `try { attachToWorkers(["tcp://${worker.ip}:22222"]); console.log(JSON.stringify("attached")); }` +
+    `catch (e) { console.log(JSON.stringify(e.message)); }`;
+  const run = lines(client, ["--input-type=module", "-e", script], { FRAY_TOKEN: "a-token" });
+  assert.match((await run.next()) as string, new RegExp(`already listens at unix:.*tcp://${worker.ip}:22222 is on another host.*FRAY_ADVERTISE_HOST`));
+  assert.equal(await run.exited, 0);
+});
