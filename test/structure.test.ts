@@ -55,7 +55,7 @@ it(`no folder holds more than ${MAX_FILES_PER_FOLDER} source files directly`, ()
 const WITHIN: Record<string, Record<string, readonly string[]>> = {
   runtime: {
     // Bottom up: base ← code ← net, ports ← proc ← the subsystems ← runtime.ts, which assembles them.
-    ".": ["actors", "base", "bulk", "calls", "metrics", "output", "ports", "proc", "supervision"], // runtime.ts
+    ".": ["actors", "base", "bulk", "calls", "metrics", "net", "output", "ports", "proc", "supervision"], // runtime.ts
     base: [], // settings, errors, message headers, counters, the event-loop hold
     code: ["base"], // finding and loading user code and error classes
     net: ["base", "code"], // links between processes: listen, dial, authenticate, frame
@@ -68,7 +68,7 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     actors: ["base", "bulk", "code", "ports", "proc", "supervision"], // the actors of a process, their mailboxes
     metrics: ["actors", "base", "proc", "supervision"], // collecting and exposing metrics, snapshots
     hosts: ["base", "calls", "net", "output", "proc"], // agents that start procs for clients
-    simulator: ["base", "calls", "hosts", "output", "proc"], // virtual procs, many to one OS process
+    simulator: ["base", "calls", "hosts", "net", "output", "proc"], // virtual procs, many to one OS process
   },
   cluster: {
     ".": ["local", "slurm", "namespace"], // the Cluster contract and requests; create() picks a backend
