@@ -20,7 +20,7 @@
  */
 export { Actor, endpoint, type ActorHooks, type EndpointOptions } from "./mesh/actor.ts";
 export { Accumulator } from "./mesh/accumulator.ts";
-export type { ActorMesh, ActorMeshImpl, Endpoints, EndpointOf, MeshMemberName } from "./mesh/actor-mesh.ts";
+export type { ActorMesh, ActorMeshImpl, Endpoints, EndpointOf, MeshMemberName, RespawnOptions } from "./mesh/actor-mesh.ts";
 export { Channel, Port, PortReceiver } from "./mesh/channel.ts";
 export { collective, type GroupOptions, type NumericArray, type ReduceOp, type ReduceOptions, type RootOptions } from "./mesh/collectives/collective.ts";
 export { context, currentRank, currentSize, type ActorInstance, type Context } from "./mesh/context.ts";

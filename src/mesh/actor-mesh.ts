@@ -8,6 +8,7 @@ import { endpointNames, type NotEndpointName } from "../runtime/actors/endpoint-
 import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
 import { SupervisionError, type RankLocation } from "./errors.ts";
 import { Extent } from "./extent.ts";
+import type { HostMesh } from "./host-mesh.ts";
 import type { RankRespawner } from "./rank-respawn.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
@@ -34,6 +35,16 @@ export type ActorMesh<T> = ActorMeshImpl<T> & Endpoints<T>;
 
 /** Names no endpoint may have: see MESH_MEMBER_NAMES. */
 export type MeshMemberName = Exclude<keyof ActorMeshImpl<unknown>, symbol> | "then" | "toJSON";
+
+/** The options of `ActorMesh.respawn`. */
+export interface RespawnOptions {
+  /**
+   * Where to start the rank's new process when its host is lost: a HostMesh of
+   * one worker (`attachToWorkers([address])`), a newly attached one or one of
+   * the mesh's other hosts. Only for meshes spawned on workers.
+   */
+  readonly host?: HostMesh;
+}
 
 /** The part of a mesh shared by all its slices. */
 export interface MeshRef {
@@ -222,21 +233,38 @@ export class ActorMeshImpl<T> {
    * RANK, WORLD_SIZE, LOCAL_RANK and CUDA_VISIBLE_DEVICES — as a process,
    * thread or remote worker's proc, like the old one. The actor is constructed
    * there with the original constructor arguments; then `call`, `broadcast`,
-   * `callOne` and every slice reach the rank again, and a later failure of it
-   * is reported to `supervise()` as a new MeshFailure. Rejects if the
-   * constructor throws (the rank stays failed; respawn may be tried again).
+   * `callOne` and every slice reach the rank again, collectives regroup with
+   * it, and a later failure of it is reported to `supervise()` as a new
+   * MeshFailure. Rejects if the constructor throws (the rank stays failed;
+   * respawn may be tried again).
+   *
+   * `options.host` moves a rank of a mesh spawned on workers to another one:
+   * when the rank's host is lost (its worker is gone, so `respawn(rank)`
+   * rejects saying so), `respawn(rank, { host: attachToWorkers([address]) })`
+   * starts its new process on that worker — a newly attached one or one of the
+   * mesh's other hosts — with the same rank environment, and later respawns
+   * of the rank start it there. `host` must be a HostMesh of one worker; a
+   * worker that is gone, a thisHost() mesh or host, and a rank whose process
+   * is alive on another worker are refused, and a worker that cannot start
+   * the proc (no GPU for its `gpus` coordinate, say) rejects the respawn.
    *
    * Only the mesh's owner (the actor or client that spawned it) may respawn,
    * and only a failed rank: a running rank, an out-of-range rank or a stopped
    * mesh is refused. Copies of the mesh passed to other actors before the
    * respawn still name the old process: pass the mesh again.
    */
-  async respawn(rank: number): Promise<void> {
+  async respawn(rank: number, options: RespawnOptions = {}): Promise<void> {
     const { ref, shape } = this[kMesh];
     const size = shape.extent.size;
     if (!Number.isInteger(rank) || rank < 0 || rank >= size) {
       throw new RangeError(
         `respawn(${rank}): mesh '${ref.name}' ${shape.extent} has ranks 0 to ${size - 1}; pass one of those (a MeshFailure's rank, on the mesh spawn returned)`,
+      );
+    }
+    const unknown = typeof options === "object" && options !== null ? Object.keys(options).filter((k) => k !== "host") : null;
+    if (!unknown || unknown.length) {
+      throw new TypeError(
+        `respawn(${rank}, options): ${unknown ? `unknown option ${unknown.join(", ")}` : "options must be an object"}; the only option is host`,
       );
     }
     if (!ref.respawner) {
@@ -245,7 +273,7 @@ export class ActorMeshImpl<T> {
           `(which spawned it) may replace its ranks`,
       );
     }
-    await ref.respawner.respawn(shape.members[rank]);
+    await ref.respawner.respawn(shape.members[rank], options.host);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -9,6 +9,7 @@ import { startRemoteProcs } from "../runtime/hosts/remote-agent.ts";
 import { SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";
+import { kWorkers } from "./rank-respawn.ts";
 import { Shape } from "./shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
 
@@ -24,6 +25,11 @@ export class HostMesh {
 
   get size(): number {
     return this.extent.size;
+  }
+
+  /** @internal The workers' addresses, one per host; null for this machine (a respawn's `host`). */
+  get [kWorkers](): readonly string[] | null {
+    return this.agents;
   }
 
   /**
@@ -89,13 +95,23 @@ export class HostMesh {
   #spawnRemote(extent: Extent, perHost: number, places: readonly ProcPlace[], origins: readonly string[] | null): ProcMesh {
     const slots: ProcSlot[] = [];
     const proc = currentProc();
-    // A slot can ask its worker for a new proc at the same place: a respawn of a rank whose proc died.
-    const restart = (agent: string, place: ProcPlace) => (): ProcSlot => {
-      const gone = proc.lostPeer(agent);
-      if (gone) throw new SupervisionError(`worker ${agent} is gone (${gone.message}); a rank can be respawned only on its own host`, { cause: gone });
-      const [handle] = startRemoteProcs(proc, agent, [`${agent}/${proc.nextId()}`], [place], origins ? [origins[place.rank]] : undefined);
-      return { addr: handle.addr, handle, restart: restart(agent, place) };
-    };
+    // A slot can ask its worker — or another one, `to`, when the rank moves — for a new proc at the same place.
+    const restart =
+      (agent: string, place: ProcPlace) =>
+      (to?: string): ProcSlot => {
+        const worker = to ?? agent;
+        const gone = proc.lostPeer(worker);
+        if (gone) {
+          const fix =
+            to === undefined
+              ? `respawn(rank, { host }) moves the rank to another worker: pass a HostMesh of one live worker, e.g. attachToWorkers(["tcp://HOST:PORT"]), ` +
+                `or of one of the mesh's other hosts`
+              : "pass a HostMesh of a live worker as host";
+          throw new SupervisionError(`${to === undefined ? "its host's " : ""}worker ${worker} is gone (${gone.message}); ${fix}`, { cause: gone });
+        }
+        const [handle] = startRemoteProcs(proc, worker, [`${worker}/${proc.nextId()}`], [place], origins ? [origins[place.rank]] : undefined);
+        return { addr: handle.addr, handle, restart: restart(worker, place) };
+      };
     for (const agent of this.agents!) {
       const addrs = Array.from({ length: perHost }, () => `${agent}/${proc.nextId()}`);
       const at = places.slice(slots.length, slots.length + perHost);

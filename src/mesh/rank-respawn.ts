@@ -1,14 +1,16 @@
 // Replacing a failed rank of an actor mesh in place (`ActorMesh.respawn`).
 // The owner keeps what it spawned the mesh with; a respawn starts a new
-// process at the rank's place when the old one is gone (same host, same rank
-// environment), constructs the actor there with the original arguments, and
-// points the mesh — every slice of it — at the new process.
+// process at the rank's place when the old one is gone (same host, or the
+// worker `respawn(rank, { host })` names; same rank environment), constructs
+// the actor there with the original arguments, and points the mesh — every
+// slice of it — at the new process.
 import type { Encoded } from "../wire/codec.ts";
 import { messageContext } from "../runtime/proc/context.ts";
 import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
 import type { RawExtent } from "../runtime/base/messages.ts";
 import type { Proc } from "../runtime/proc/proc.ts";
+import { workerOf } from "../runtime/net/address.ts";
 import type { MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import { countRestart } from "../runtime/base/counters.ts";
@@ -20,10 +22,35 @@ export interface ProcSlot {
   readonly addr: string;
   readonly handle: ProcHandle | null;
   /**
-   * Starts a replacement at the same place (same host, same rank environment)
+   * Starts a replacement at the same place (same rank environment) on the
+   * same host — or, for a proc of a worker, on the worker at address `to` —
    * and returns its slot; absent where there is nothing to restart (thisProc()).
    */
-  readonly restart?: () => ProcSlot;
+  readonly restart?: (to?: string) => ProcSlot;
+}
+
+/** @internal A HostMesh's worker addresses, null for this machine: how a respawn reads its `host` option without importing HostMesh. */
+export const kWorkers = Symbol("fray.workers");
+
+/** The worker address of `host` (a HostMesh of one worker), or an error naming what to pass instead. */
+function workerOfHost(host: unknown, what: string): string {
+  const workers = (host as { [kWorkers]?: readonly string[] | null } | null | undefined)?.[kWorkers];
+  if (workers === undefined) {
+    const got = host === null ? "null" : typeof host === "object" ? `a ${host.constructor?.name ?? "plain object"}` : typeof host;
+    throw new TypeError(`respawn option host must be a HostMesh of one worker, e.g. attachToWorkers(["tcp://HOST:PORT"]), got ${got}`);
+  }
+  if (workers === null) {
+    throw new TypeError(
+      `cannot respawn ${what} on thisHost(): a proc of this machine is not reachable from the mesh's workers; pass a HostMesh of one worker, ` +
+        `e.g. attachToWorkers(["tcp://HOST:PORT"])`,
+    );
+  }
+  if (workers.length !== 1) {
+    throw new RangeError(
+      `respawn option host is a HostMesh of ${workers.length} hosts; pass one worker's, e.g. attachToWorkers(["${workers[0] ?? "tcp://HOST:PORT"}"])`,
+    );
+  }
+  return workers[0];
 }
 
 /** What the spawner of a mesh keeps to construct one of its members again. */
@@ -44,18 +71,25 @@ export interface SpawnRecipe {
 }
 
 export class RankRespawner {
-  /** Respawns under way, by member: a second call for the same rank joins the first. */
-  readonly #running = new Map<number, Promise<void>>();
+  /** Respawns under way, by member, and the worker each moves to: a second call for the same rank joins the first. */
+  readonly #running = new Map<number, { readonly done: Promise<void>; readonly to: string | undefined }>();
 
   constructor(
     private readonly ref: MeshRef,
     private readonly recipe: SpawnRecipe,
   ) {}
 
-  respawn(member: number): Promise<void> {
+  /** `host`: the `host` option, a HostMesh of one worker to start the rank's new process on. */
+  respawn(member: number, host?: unknown): Promise<void> {
     const { ref, recipe } = this;
     const proc = currentProc();
     const what = `rank ${member} of mesh '${ref.name}'`;
+    let to: string | undefined;
+    try {
+      to = host === undefined ? undefined : workerOfHost(host, what);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     const caller = messageContext.getStore()?.actor.actorId ?? null;
     if (caller !== recipe.ownerActor) {
       const owner = recipe.ownerActor === null ? "the client process that spawned it" : `actor ${recipe.ownerActor}, which spawned it`;
@@ -67,8 +101,31 @@ export class RankRespawner {
     if (recipe.procsStopped()) {
       return Promise.reject(new SupervisionError(`cannot respawn ${what}: its ProcMesh was stopped; spawn new procs and a new mesh instead`));
     }
+    if (to !== undefined && workerOf(recipe.slots[recipe.slotOf[member]].addr) === null) {
+      return Promise.reject(
+        new TypeError(`cannot respawn ${what} on worker ${to}: the mesh runs on thisHost(), which is never lost; call respawn(rank) without host`),
+      );
+    }
+    const lost = to === undefined ? undefined : proc.lostPeer(to);
+    if (lost) {
+      return Promise.reject(
+        new SupervisionError(
+          `cannot respawn ${what} on worker ${to}: that worker is gone (${lost.message}); pass a HostMesh of a live worker as host (this ` +
+            `process does not dial an address it lost again: start a replacement worker on another port)`,
+          { cause: lost },
+        ),
+      );
+    }
     const running = this.#running.get(member);
-    if (running) return running;
+    if (running && running.to !== to) {
+      return Promise.reject(
+        new Error(
+          `cannot respawn ${what} ${to ? `on worker ${to}` : "without host"}: a respawn of it ${running.to ? `on worker ${running.to}` : "on its own host"} ` +
+            `is under way; await that one`,
+        ),
+      );
+    }
+    if (running) return running.done;
     if (!proc.get(SUPERVISOR).hasFailed(ref.id, member)) {
       return Promise.reject(
         new Error(
@@ -78,17 +135,17 @@ export class RankRespawner {
     }
     hold(); // whoever awaits the respawn keeps the process alive
     countRestart(ref.className);
-    const done = this.#replace(proc, member, what).finally(() => {
+    const done = this.#replace(proc, member, what, to).finally(() => {
       this.#running.delete(member);
       release();
     });
-    this.#running.set(member, done);
+    this.#running.set(member, { done, to });
     return done;
   }
 
-  async #replace(proc: Proc, member: number, what: string): Promise<void> {
+  async #replace(proc: Proc, member: number, what: string, to: string | undefined): Promise<void> {
     const { ref, recipe } = this;
-    const slot = await this.#liveSlot(proc, member, what);
+    const slot = await this.#liveSlot(proc, member, what, to);
     const { url, exportName } = await recipe.located;
     if (ref.stopped || !proc.get(SUPERVISOR).addrsOf(ref.id) || recipe.procsStopped()) {
       throw new SupervisionError(`cannot respawn ${what}: the mesh was stopped while its process started`);
@@ -135,24 +192,41 @@ export class RankRespawner {
     });
   }
 
-  /** The member's process, started again at its place if it is gone (once for all the ranks it held). */
-  async #liveSlot(proc: Proc, member: number, what: string): Promise<ProcSlot> {
+  /**
+   * The member's process, started again at its place if it is gone — on worker
+   * `to` if given — once for all the ranks it held.
+   */
+  async #liveSlot(proc: Proc, member: number, what: string, to: string | undefined): Promise<ProcSlot> {
     const { slots, slotOf } = this.recipe;
     const index = slotOf[member];
     const old = slots[index];
     let slot = old;
+    const at = workerOf(old.addr);
     if (proc.lostPeer(old.addr)) {
       if (!old.restart)
         throw new SupervisionError(`cannot respawn ${what}: its process ${old.addr} is gone and was not started by a HostMesh, so it cannot be restarted`);
-      slot = old.restart();
+      try {
+        slot = old.restart(to);
+      } catch (err) {
+        throw new SupervisionError(`cannot respawn ${what}: ${(err as Error).message}`, { cause: err });
+      }
       for (let i = 0; i < slots.length; i++) if (slots[i].addr === old.addr) slots[i] = slot;
+    } else if (to !== undefined && to !== at) {
+      // Moving a live process would leave the old one running beside the new.
+      throw new Error(
+        `cannot respawn ${what} on worker ${to}: its process ${old.addr} is alive on worker ${at}; respawn(rank) constructs the actor there again ` +
+          `(host moves only a rank whose process is gone)`,
+      );
     }
     try {
       await slot.handle?.ready;
     } catch (err) {
       // Put the dead process back, so that another respawn tries to start one again.
       for (let i = 0; i < slots.length; i++) if (slots[i] === slot && slot !== old) slots[i] = old;
-      throw new SupervisionError(`cannot respawn ${what}: its new process did not start: ${(err as Error).message}`, { cause: err });
+      const worker = workerOf(slot.addr);
+      const moveHint =
+        worker && proc.lostPeer(worker) && to === undefined ? `; respawn(rank, { host }) moves the rank to another worker (a HostMesh of one live worker)` : "";
+      throw new SupervisionError(`cannot respawn ${what}: its new process did not start: ${(err as Error).message}${moveHint}`, { cause: err });
     }
     return slot;
   }

@@ -1,7 +1,7 @@
 // Compile-time checks of ActorMesh<T> typing, run by types.test.ts through tsc.
 // Every @ts-expect-error line must be an error; everything else must compile.
 import { createJobContext } from "../../src/job.ts";
-import { Accumulator, thisHost, type ActorMesh, type ValueMesh } from "../../src/mesh.ts";
+import { Accumulator, attachToWorkers, thisHost, type ActorMesh, type ValueMesh } from "../../src/mesh.ts";
 import { InternalNames, Slicer } from "../fixtures/actors.ts";
 import { Counter } from "../fixtures/counter.ts";
 
@@ -27,6 +27,11 @@ export async function typed(): Promise<void> {
   // @ts-expect-error: constructor arguments are checked too
   procs.spawn("bad", Counter, "zero");
   void s;
+
+  // respawn's host is a HostMesh (of one worker), not an address.
+  await counters.respawn(1, { host: attachToWorkers(["tcp://127.0.0.1:22222"]) });
+  // @ts-expect-error: a worker's address is not a HostMesh: attachToWorkers([address]) makes one
+  await counters.respawn(1, { host: "tcp://127.0.0.1:22222" });
 
   // Endpoints named like mesh internals are endpoints; mesh members stay members.
   const names = procs.spawn("names", InternalNames);
