@@ -25,7 +25,11 @@ it("a rollout job reads the trainer driver's RemoteBuffer and sends on its port,
   const cluster = fileURLToPath(new URL("../../src/cluster.ts", import.meta.url));
   const service = lines(
     submit,
-    ["--input-type=module", "-e", `const { createCluster } = await import(${JSON.stringify(cluster)}); console.log(JSON.stringify(await createCluster("local?dir=${net.shared}/cluster").namespace()));`],
+    [
+      "--input-type=module",
+      "-e",
+      `const { createCluster } = await import(${JSON.stringify(cluster)}); console.log(JSON.stringify(await createCluster("local?dir=${net.shared}/cluster").namespace()));`,
+    ],
     { FRAY_NAMESPACE_LISTEN: `tcp://${submit.ip}:0` },
   );
   const { address, token, pid } = (await service.next()) as { address: string; token: string; pid: number };

@@ -80,6 +80,8 @@ describe("ActorMesh.respawn(rank, { host })", () => {
       assert.deepEqual(failed.sort(), ["tallies 2", "tallies 3", "trainers 2", "trainers 3"]);
       await lost(b.addr);
       await assert.rejects(tallies.get.call(), SupervisionError);
+      // Starting procs on the lost worker's address again fails at once, naming it (it is never dialed again).
+      await assert.rejects(attachToWorkers([b.addr], { token }).spawnProcs().initialized, new RegExp(`worker ${b.addr} was lost \\(`));
 
       // Its own host cannot take the rank back; the error names the fix.
       await assert.rejects(

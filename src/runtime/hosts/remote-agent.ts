@@ -96,6 +96,13 @@ export function startRemoteProcs(proc: Proc, agent: string, addrs: readonly stri
     remaining = 1;
     done();
   });
+  const lost = proc.lostPeer(agent); // a worker this process lost is never dialed again: say so, not wait forever
+  if (lost) {
+    for (const w of waiting) w.settle(new ConnectionError(`worker ${agent} was lost (${lost.message}); start a worker at another address`, { cause: lost }));
+    remaining = 1;
+    done();
+    return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
+  }
   proc.send(agent, { kind: "procs", addrs, places, client: proc.addr, reply: { addr: proc.addr, id: port }, ...(logs ? { logs } : {}) });
   watchHost(proc, agent, addrs);
   return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
