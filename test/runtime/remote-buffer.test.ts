@@ -4,11 +4,12 @@
 // owner, a stopped owner actor).
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { describe, it } from "node:test";
 import { ProcessJob } from "../../src/launchers.ts";
 import { RemoteBuffer, SupervisionError, setUnhandledFaultHook, thisHost, type ProcMesh } from "../../src/mesh.ts";
-import { BufferOwner, ParameterServer, ParamWorker } from "../fixtures/buffer-actors.ts";
-import { killJob, track } from "../helpers.ts";
+import { BufferGrandparent, BufferOwner, ParameterServer, ParamWorker } from "../fixtures/buffer-actors.ts";
+import { killJob, track, waitForExit } from "../helpers.ts";
 
 // No test here is about a lost host: a TCP host busy with large transfers on a loaded 2-core
 // machine once went 6 s without answering heartbeats, and the default 4 s failed its mesh.
@@ -120,6 +121,29 @@ describe("across hosts (a ProcessJob's host over TCP)", () => {
         (e: Error) =>
           e instanceof SupervisionError && /(is gone|cannot reach the process owning RemoteBuffer)/.test(e.message) && e.message.includes(buf.owner),
       );
+    } finally {
+      await killJob(job);
+    }
+  });
+
+  it("a transfer from a process that never reached the owner, whose host is gone, names the owner and the dial's error at its timeout", async (t) => {
+    const previous = setUnhandledFaultHook(() => {}); // the lost host's failure is expected
+    t.after(() => setUnhandledFaultHook(previous));
+    const job = new ProcessJob({ meshes: { hosts: 1 } });
+    try {
+      const { hosts } = await job.state();
+      const procs = hosts.spawnProcs({ procs: 1 });
+      const buf = await procs.spawn("owner", BufferOwner).make.callOne();
+      await using readers = track(thisHost().spawnProcs({ hosts: 1 }));
+      const reader = readers.spawn("reader", BufferOwner);
+      await reader.initialized;
+      await killJob(job); // its worker's port refuses now, which over TCP may be a worker restarting: the dial retries
+      await assert.rejects(reader.copyOf.callOne(buf, 1), (e: Error) => {
+        assert.match(e.message, /did not finish within the timeout option \(1 s\): 0 of 4096 bytes moved; the process owning it, /);
+        assert.ok(e.message.includes(`${buf.owner}, has not been reached: cannot connect to `), e.message);
+        assert.match(e.message, /connect ECONNREFUSED 127\.0\.0\.1:\d+ \(retrying until FRAY_CONNECT_TIMEOUT_MS=\d+ runs out\)/);
+        return true;
+      });
     } finally {
       await killJob(job);
     }
@@ -297,6 +321,39 @@ describe("faults", () => {
     assert.equal(dst[0], 7);
   });
 
+  // The owner's death is final news to a process that never reached it: its transfers and calls fail at once, not when
+  // FRAY_CONNECT_TIMEOUT_MS (30 s) of retries runs out. These tests' own timeouts (20 s) are shorter than that.
+  it("a transfer from, and a call to, a killed owner fail at once in a process that never reached it: its socket refuses", { timeout: 20_000 }, async (t) => {
+    const previous = setUnhandledFaultHook(() => {}); // the killed rank's failure is expected
+    t.after(() => setUnhandledFaultHook(previous));
+    await using procs = track(thisHost().spawnProcs({ hosts: 2 }));
+    const owners = procs.spawn("owner", BufferOwner);
+    const buf = await owners.slice({ hosts: 0 }).make.callOne();
+    process.kill(procs.pids[0], "SIGKILL");
+    await waitForExit([procs.pids[0]]);
+    const sibling = owners.slice({ hosts: 1 });
+    const refused = new RegExp(`cannot connect to ${escape(buf.owner)}: connect ECONNREFUSED .* nothing listens on it: its process has exited`);
+    await assert.rejects(sibling.copyOf.callOne(buf, 120), (e: Error) => {
+      assert.match(e.message, new RegExp(`the process owning RemoteBuffer \\S+ \\(${escape(buf.owner)}\\) is gone: `));
+      return refused.test(e.message);
+    });
+    await assert.rejects(sibling.pingOf.callOne(owners.slice({ hosts: 0 })), refused);
+  });
+
+  it("a transfer from an owner whose process tree ended fails at once: its socket's directory is gone", { timeout: 20_000 }, async () => {
+    const parents = track(thisHost().spawnProcs({ hosts: 1 }));
+    const { buf, pid } = await parents.spawn("grandparent", BufferGrandparent).make.callOne(); // owned by a process this one never reached
+    await parents.stop();
+    await waitForExit([...parents.pids, pid]); // a process's children end with it
+    await assert.rejects(
+      buf.readInto(new Uint8Array(buf.size), { timeout: 120 }),
+      new RegExp(
+        `the process owning RemoteBuffer \\S+ \\(${escape(buf.owner)}\\) is gone: cannot connect to ${escape(buf.owner)}: connect ENOENT .* — ` +
+          `the directory of its socket is gone: its process has exited, or it is on another host, which shares no ${escape(tmpdir())} with this one`,
+      ),
+    );
+  });
+
   it("a dead owner (kill -9) rejects an in-flight transfer and later ones with SupervisionError", async (t) => {
     const previous = setUnhandledFaultHook(() => {}); // the killed rank's failure is expected
     t.after(() => setUnhandledFaultHook(previous));
@@ -314,3 +371,7 @@ describe("faults", () => {
     assert.deepEqual(stagingFilesOf([process.pid, ...pids]), [], "no shared-memory file is left behind");
   });
 });
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}

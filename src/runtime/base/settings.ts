@@ -42,7 +42,11 @@ export function isNumberSetting(setting: Setting): setting is NumberSetting {
 const ms = (env: `FRAY_${string}`, value: number, doc: string): NumberSetting => ({ env, kind: "ms", default: value, doc });
 
 export const SETTINGS = {
-  connectTimeoutMs: ms("FRAY_CONNECT_TIMEOUT_MS", 30_000, "how long a dial retries a peer that is not listening yet"),
+  connectTimeoutMs: ms(
+    "FRAY_CONNECT_TIMEOUT_MS",
+    30_000,
+    "how long a dial retries a peer that is not listening yet (a Unix socket whose process has exited fails at once)",
+  ),
   authTimeoutMs: ms("FRAY_AUTH_TIMEOUT_MS", 10_000, "how long a new connection has to authenticate before it is closed"),
   procStartTimeoutMs: ms("FRAY_PROC_START_TIMEOUT_MS", 60_000, "how long a worker process may take to start and report in"),
   spawnWaitMs: ms("FRAY_SPAWN_WAIT_MS", 30_000, "how long a message for an actor that is not spawned (yet) waits for its spawn"),

@@ -111,7 +111,8 @@ export function transfer(
       if (error) reject(error);
       else resolve();
     };
-    const timer = setTimeout(() => finish(new Error(`${what} did not finish within ${bound}: ${done} of ${total} bytes moved`)), timeoutMs);
+    const timedOut = () => new Error(`${what} did not finish within ${bound}: ${done} of ${total} bytes moved${unreached(proc, buf)}`);
+    const timer = setTimeout(() => finish(timedOut()), timeoutMs);
     const stopWatching = proc.onPeerLost((addr, error) => {
       if (addr === buf.owner) finish(ownerLost(buf, what, error));
     });
@@ -184,7 +185,7 @@ function askToShare(proc: Proc, buf: BufferAddress, timeoutMs: number, bound: st
       if (error) reject(error);
       else resolve(view);
     };
-    const timer = setTimeout(() => finish(new Error(`${what} did not finish within ${bound}: its owner did not answer`)), timeoutMs);
+    const timer = setTimeout(() => finish(new Error(`${what} did not finish within ${bound}: its owner did not answer${unreached(proc, buf)}`)), timeoutMs);
     const stopWatching = proc.onPeerLost((addr, error) => {
       if (addr === buf.owner) finish(ownerLost(buf, what, error));
     });
@@ -196,6 +197,12 @@ function askToShare(proc: Proc, buf: BufferAddress, timeoutMs: number, bound: st
     });
     proc.send(buf.owner, { kind: "buf.read", id: buf.id, offset: 0, length: 0, share: true, reply: { addr: proc.addr, id: port } });
   });
+}
+
+/** What a transfer that timed out adds when its owner was never reached: the error of the dial, which is still retrying. */
+function unreached(proc: Proc, buf: BufferAddress): string {
+  const error = proc.dialError(buf.owner) ?? (buf.owner.startsWith("tcp:") ? proc.get(BULK_LINKS).dialError(buf.owner) : undefined);
+  return error ? `; the process owning it, ${buf.owner}, has not been reached: ${error.message}` : "";
 }
 
 function ownerLost(buf: BufferAddress, what: string, cause: Error): SupervisionError {

@@ -28,6 +28,8 @@ export const BULK_LINKS = new SubsystemKey<BulkLinks>("bulk link set");
 
 export class BulkLinks {
   #links = new Map<string, Promise<BulkLink>>();
+  /** Why a bulk connection being dialed has not connected yet, while its dial retries. */
+  #dialErrors = new Map<string, Error>();
 
   constructor(
     private readonly addr: string,
@@ -46,13 +48,23 @@ export class BulkLinks {
     return link;
   }
 
+  /** Why the bulk connection to `addr` has not connected yet, while its dial retries a peer that does not listen (yet). */
+  dialError(addr: string): Error | undefined {
+    return this.#dialErrors.get(addr);
+  }
+
   #dial(addr: string): Promise<BulkLink> {
     return new Promise((resolve, reject) => {
       dial(addr, Date.now() + config.connectTimeoutMs, {
         wanted: () => true,
         locate: this.locate,
-        failed: reject,
+        retrying: (error) => this.#dialErrors.set(addr, error),
+        failed: (error) => {
+          this.#dialErrors.delete(addr);
+          reject(error);
+        },
         connected: (transport) => {
+          this.#dialErrors.delete(addr);
           transport.setKeepAlive(false); // a transfer in progress holds the process instead
           transport.send(frameOf(encodeHeader({ kind: "hello", addr: this.addr, pid: process.pid, bulk: true } satisfies Header)));
           const headers = new HeaderDecoder(headerFromWire);

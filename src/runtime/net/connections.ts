@@ -92,6 +92,11 @@ export class Connections {
     return this.#links.get(addr)?.connected ?? false;
   }
 
+  /** Why the link to `addr` is not connected yet, while its dial retries a peer that does not listen (yet). */
+  dialError(addr: string): Error | undefined {
+    return this.#links.get(addr)?.dialError ?? undefined;
+  }
+
   /** Declares that `addr` (a child being started) will dial us; frames to it wait for that. */
   expectPeer(addr: string): Promise<void> {
     return this.#waitingLink(addr).attached;
@@ -208,6 +213,7 @@ export class Connections {
         else transport.close();
       },
       failed: (error) => this.events.lost(link.addr, error, true),
+      retrying: (error) => (link.dialError = error),
     });
   }
 

@@ -1,16 +1,18 @@
 // How a Proc dials a peer: while the peer is not listening yet it retries,
-// backing off up to 100 ms, until the deadline; over TCP it speaks TLS when
-// this process has certificates; then both sides prove they know the session
-// token. A proc behind a worker is dialed at the port its worker reports.
+// backing off up to 100 ms, until the deadline, unless the refusal says it
+// never will (refusals.ts); over TCP it speaks TLS when this process has
+// certificates; then both sides prove they know the session token. A proc
+// behind a worker is dialed at the port its worker reports.
 import { createConnection, type NetConnectOpts, type Socket } from "node:net";
 import { authenticateServer } from "../../wire/auth.ts";
 import { SocketTransport } from "../../wire/socket-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { connectOptions, tcpHostPort, workerOf } from "./address.ts";
-import { config, settingName } from "../base/config.ts";
+import { config, settingName, settingNow } from "../base/config.ts";
 import { sessionToken, tls } from "./credentials.ts";
 import { ConnectionError } from "../base/errors.ts";
 import { nodeTls } from "../code/lazy-builtins.ts";
+import { finalRefusal } from "./refusals.ts";
 
 export interface DialHandlers {
   /** Whether the connection is still wanted (its link was not dropped meanwhile); an unwanted dial stops quietly. */
@@ -21,25 +23,32 @@ export interface DialHandlers {
   connected(transport: Transport): void;
   /** The peer cannot be reached (only called while wanted). */
   failed(error: ConnectionError): void;
+  /** The peer is not listening (yet): why, each time before the dial tries again. */
+  retrying?(error: ConnectionError): void;
 }
 
 /** Connects to the proc at `addr`, retrying until `deadline` (epoch ms) while it does not listen yet. */
-export function dial(addr: string, deadline: number, handlers: DialHandlers, delayMs = 1): void {
+export function dial(addr: string, deadline: number, handlers: DialHandlers): void {
+  attempt(addr, deadline, handlers, 1);
+}
+
+/** Dial attempt number `n`. */
+function attempt(addr: string, deadline: number, handlers: DialHandlers, n: number): void {
   const worker = workerOf(addr);
   if (!worker) {
-    dialAt(addr, connectOptions(addr), deadline, handlers, delayMs);
+    dialAt(addr, connectOptions(addr), deadline, handlers, n);
     return;
   }
   // A proc behind a worker: the worker says which port the OS gave it.
   handlers.locate(worker, addr, deadline).then(
-    (port) => dialAt(addr, { host: tcpHostPort(worker).host, port }, deadline, handlers, delayMs),
+    (port) => dialAt(addr, { host: tcpHostPort(worker).host, port }, deadline, handlers, n),
     (err: Error) => {
       if (handlers.wanted()) handlers.failed(new ConnectionError(`cannot connect to ${addr}: ${err.message}`, { cause: err }));
     },
   );
 }
 
-function dialAt(addr: string, options: NetConnectOpts, deadline: number, handlers: DialHandlers, delayMs: number): void {
+function dialAt(addr: string, options: NetConnectOpts, deadline: number, handlers: DialHandlers, n: number): void {
   const material = "port" in options ? tls() : null;
   // With TLS the peer's identity is its certificate from the shared CA, not its host name.
   const socket: Socket = material ? nodeTls().connect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
@@ -47,10 +56,15 @@ function dialAt(addr: string, options: NetConnectOpts, deadline: number, handler
   const onError = (err: NodeJS.ErrnoException) => {
     if (!handlers.wanted()) return;
     const retriable = err.code === "ENOENT" || err.code === "ECONNREFUSED";
-    if (retriable && Date.now() < deadline) {
-      setTimeout(() => dial(addr, deadline, handlers, Math.min(delayMs * 2, 100)), delayMs).unref();
+    const final = retriable ? finalRefusal(addr, err, n) : null;
+    const error = (why: string) => new ConnectionError(`cannot connect to ${addr}: ${err.message}${why}`, { cause: err });
+    if (!retriable || final !== null) {
+      handlers.failed(error(final === null ? "" : ` — ${final}`));
+    } else if (Date.now() >= deadline) {
+      handlers.failed(error(` (retried until ${settingNow("connectTimeoutMs")} ran out)`));
     } else {
-      handlers.failed(new ConnectionError(`cannot connect to ${addr}: ${err.message}`, { cause: err }));
+      handlers.retrying?.(error(` (retrying until ${settingNow("connectTimeoutMs")} runs out)`));
+      setTimeout(() => attempt(addr, deadline, handlers, n + 1), Math.min(2 ** (n - 1), 100)).unref();
     }
   };
   socket.once("error", onError);

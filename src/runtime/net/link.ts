@@ -13,6 +13,8 @@ export class Link {
   #queue: Frame[] = [];
   #onAttach: (() => void) | null = null;
   #headers = new HeaderEncoder();
+  /** While a dial to the peer retries: why it has not connected yet (cleared once it does). */
+  dialError: Error | null = null;
   /** Resolves when the connection exists. */
   readonly attached: Promise<void> = new Promise((resolve) => (this.#onAttach = resolve));
 
@@ -28,6 +30,7 @@ export class Link {
 
   attach(transport: Transport): void {
     this.#transport = transport;
+    this.dialError = null;
     this.#onAttach?.();
     for (const frame of this.#queue) transport.send(frame);
     this.#queue = [];

@@ -76,10 +76,15 @@ export function privateSocketDir(): string {
   return dir;
 }
 
+/** The pid of the process that made socket directory `name` (see privateSocketDir), or null when it is not one. */
+export function socketDirPid(name: string): number | null {
+  return Number(/^fray-(\d+)-\w{6}$/.exec(name)?.[1]) || null;
+}
+
 function removeStaleSocketDirs(): void {
   const uid = process.getuid?.();
   for (const name of readdirSync(tmpdir())) {
-    const pid = Number(/^fray-(\d+)-\w{6}$/.exec(name)?.[1]);
+    const pid = socketDirPid(name);
     if (!pid || isRunning(pid)) continue;
     const path = join(tmpdir(), name);
     try {
@@ -90,7 +95,8 @@ function removeStaleSocketDirs(): void {
   }
 }
 
-function isRunning(pid: number): boolean {
+/** Whether process `pid` exists (ours or another user's). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

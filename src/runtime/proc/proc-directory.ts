@@ -57,6 +57,8 @@ export class ProcDirectory {
 
 /** Asks the worker at `worker` which port the proc at `addr` listens on; rejects at `deadline` or when the worker is lost. */
 export function locate(proc: ProcMessaging, worker: string, addr: string, deadline: number): Promise<number> {
+  const gone = proc.lostPeer(worker);
+  if (gone) return Promise.reject(new ConnectionError(`its worker ${worker} is gone: ${gone.message}`, { cause: gone }));
   return new Promise((resolve, reject) => {
     const finish = (found: number | Error) => {
       clearTimeout(timer);

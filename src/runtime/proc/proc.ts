@@ -11,7 +11,7 @@ import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
 import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes } from "../base/counters.ts";
-import { SupervisionError } from "../base/errors.ts";
+import { ConnectionError, SupervisionError } from "../base/errors.ts";
 import type { Header, PortRef } from "../base/messages.ts";
 import { parseAddress, tcpHostPort, workerOf } from "../net/address.ts";
 import { Connections } from "../net/connections.ts";
@@ -85,12 +85,14 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     this.route("ports", (h, frame, peer) => this.#inbox.deliverMany(h.id, peer, h.ranks, h.errors, frame));
     this.route("ping", (h) => this.sendToPort(h.reply, 0, null, false));
     this.route("hello", () => {});
-    this.route("where", (h) =>
+    this.route("where", (h) => {
+      const gone = this.#lost.get(h.addr); // one of ours that exited: no use waiting for it to report in
+      if (gone) return this.sendToPort(h.reply, 0, new ConnectionError(`${h.addr} is gone, says its worker: ${gone.message}`, { cause: gone }), true);
       this.#directory.lookup(h.addr, config.connectTimeoutMs).then(
         (port) => this.sendToPort(h.reply, 0, port, false),
         (err: Error) => this.sendToPort(h.reply, 0, err, true),
-      ),
-    );
+      );
+    });
   }
 
   /** Listens at `addr` (`advertise@bind` binds elsewhere); resolves once listening, rejects naming the address. */
@@ -202,6 +204,12 @@ export class Proc implements PortOwner, ProcMessaging, Router {
   /** Whether a link to `addr` is up now. */
   connected(addr: string): boolean {
     return this.#connections.connected(addr);
+  }
+
+  /** Why `addr` has not been reached yet, while a dial to it (or to the worker that says where it listens) retries. */
+  dialError(addr: string): Error | undefined {
+    const worker = workerOf(addr);
+    return this.#connections.dialError(addr) ?? (worker === null ? undefined : this.#connections.dialError(worker));
   }
 
   /** Why `addr` is gone, if this process knows it is. */
