@@ -14,6 +14,36 @@ namespaceSuite("local");
 describe("a driver that opts into a local cluster's namespace", () => {
   const fx = clusterFixture("local");
 
+  // First: the next test kills the service, after which this process takes it for lost.
+  it("calls to a named actor whose creator driver ended fail leading with the actor and why it is gone, not with the namespace (which is up)", async () => {
+    const service = await fx.cluster.namespace();
+    process.env.FRAY_TOKEN = service.token;
+    const creator = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
+    const user = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
+    try {
+      await Promise.all([creator.createActor(Restartable, [], { name: "called" }), creator.createActor(Restartable, [], { name: "uncalled" })]);
+      const called = await user.createActor(Restartable, [], { name: "called", getIfExists: true });
+      const uncalled = await user.createActor(Restartable, [], { name: "uncalled", getIfExists: true }); // never reached before its end
+      assert.equal(await user.get(called.bump.remote()), 1);
+      await creator.shutdown(); // its ephemeral actors end with it
+      for (const [name, handle] of [
+        ["called", called],
+        ["uncalled", uncalled],
+      ] as const) {
+        await assert.rejects(user.get(handle.bump.remote()), (e: Error) => {
+          assert.ok(e instanceof SupervisionError, `${e.name}: ${e.message}`);
+          assert.match(e.message, new RegExp(`^the named actor '${name}' is gone: it ended with the job that created it \\(its driver \\S+ ended`));
+          assert.doesNotMatch(e.message, /cannot be reached/);
+          return true;
+        });
+      }
+      assert.equal((await fx.cluster.namespace()).pid, service.pid, "the service was up all along");
+    } finally {
+      await Promise.all([creator.shutdown(), user.shutdown()]);
+      delete process.env.FRAY_TOKEN;
+    }
+  });
+
   it("its named actor restarts in the service after kill -9; with the service killed, naming fails with an error naming its address", async () => {
     const service = await fx.cluster.namespace();
     process.env.FRAY_TOKEN = service.token; // before this process makes its first connection

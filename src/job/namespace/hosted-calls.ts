@@ -2,7 +2,9 @@
 // current incarnation; when that one died, the namespace says which
 // incarnation replaced it (waiting for its restart) or why there is none.
 // A call in flight when the actor died rejects with the SupervisionError
-// unless the actor's maxTaskRetries lets it be sent again.
+// unless the actor's maxTaskRetries lets it be sent again; when the actor is
+// gone for good (killed, or ended with its job), the error leads with that,
+// as the namespace tells it, not with the process that no longer answers.
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { SupervisionError } from "../../mesh/errors.ts";
 import { knownDead } from "../../mesh/liveness.ts";
@@ -39,10 +41,18 @@ export class HostedCalls {
       } catch (err) {
         if (!(err instanceof SupervisionError)) throw err;
         current.dead = true;
-        if (retries === 0) throw err;
+        if (retries === 0) throw await this.#whyFailed(hosted, method, err);
         if (retries > 0) retries--;
       }
     }
+  }
+
+  /** The error of a call that failed for good: the namespace's word when the actor is gone, else the call's own. */
+  async #whyFailed(hosted: HostedRef, method: string, err: SupervisionError): Promise<Error> {
+    const gone = await this.namespaceOf(hosted.ns)
+      .then((ns) => ns.gone(hosted.key))
+      .catch(() => null); // the namespace unreachable: the call's own error says enough
+    return gone ? new SupervisionError(`${gone.message} (its method ${method} could not run: ${err.message})`, { cause: err }) : err;
   }
 
   async #next(id: string, hosted: HostedRef, dead: Incarnation): Promise<Incarnation> {

@@ -30,10 +30,23 @@ export class ProcInfo extends Actor {
   }
 }
 
+/** How many ended actors' causes are remembered for callers that still hold them (older ones get a general answer). */
+const REMEMBERED = 4096;
+
+/**
+ * What the namespace answers when a hosted actor is gone: the SupervisionError as a value (thrown, the reply would
+ * start "NamespaceActor.next on rank 0 …", and it is the actor the caller needs to hear of).
+ */
+export interface Gone {
+  readonly gone: SupervisionError;
+}
+
 export class NamespaceActor extends Actor {
   readonly #host: HostMesh;
   readonly #capacity = new HostCapacity();
   readonly #actors = new Map<string, HostedActor>();
+  /** Why each actor that ended (killed, or with its job) is gone, by key, for callers that still hold it. */
+  readonly #ended = new Map<string, Error>();
   readonly #byName = new Map<string, HostedActor>();
   readonly #byMesh = new Map<string, HostedActor>();
   #next = 0;
@@ -48,7 +61,11 @@ export class NamespaceActor extends Actor {
   }
 
   @endpoint({ concurrent: true })
-  async create(spec: HostedActorSpec): Promise<HostedActorInfo> {
+  create(spec: HostedActorSpec): Promise<HostedActorInfo | Gone> {
+    return answered(this.#create(spec));
+  }
+
+  async #create(spec: HostedActorSpec): Promise<HostedActorInfo> {
     const { name, getIfExists } = spec.options;
     const existing = name === undefined ? undefined : this.#byName.get(name);
     if (existing) {
@@ -78,21 +95,44 @@ export class NamespaceActor extends Actor {
 
   /** The incarnation after `incarnation` once it answers, or why there will be none. */
   @endpoint({ concurrent: true })
-  async next(key: string, incarnation: number): Promise<HostedActorInfo> {
+  next(key: string, incarnation: number): Promise<HostedActorInfo | Gone> {
+    return answered(this.#successor(key, incarnation));
+  }
+
+  async #successor(key: string, incarnation: number): Promise<HostedActorInfo> {
     for (;;) {
       const actor = this.#actors.get(key);
-      if (!actor) throw new SupervisionError(`actor ${key} is gone: it was killed, or ended with the job that created it`);
+      if (!actor) throw this.#whyGone(key);
       if (actor.state === "dead") throw actor.cause!;
       if (actor.state === "alive" && actor.incarnation > incarnation) return actor.info();
       await actor.changed;
     }
   }
 
+  /** Why the actor `key` is gone, or null while it lives (or is restarting): asked when a call to it failed. */
+  @endpoint({ concurrent: true })
+  gone(key: string): Gone | null {
+    const actor = this.#actors.get(key);
+    if (actor && actor.state !== "dead") return null;
+    const cause = actor ? actor.cause! : this.#whyGone(key);
+    return { gone: cause instanceof SupervisionError ? cause : new SupervisionError(cause.message, { cause }) };
+  }
+
+  #whyGone(key: string): Error {
+    return (
+      this.#ended.get(key) ??
+      new SupervisionError(
+        `the actor ${key} is gone: this namespace does not know it (it was killed, or ended with the job that created it, or the namespace ` +
+          "service was restarted since, which ends the actors it hosted)",
+      )
+    );
+  }
+
   @endpoint({ concurrent: true })
   async kill(name: string): Promise<void> {
     const actor = this.#byName.get(name);
     if (!actor) throw new Error(`there is no actor named '${name}' in this namespace; 'fray actor list' shows the names`);
-    await this.#end(actor, new SupervisionError(`actor '${name}' was killed`));
+    await this.#end(actor, new SupervisionError(`the named actor '${name}' is gone: it was killed (killActor, or fray actor kill)`));
   }
 
   list(): HostedActorRow[] {
@@ -121,10 +161,9 @@ export class NamespaceActor extends Actor {
     actor.procs?.stop().catch(() => {}); // what is left of the dead incarnation's process
     if (!actor.canRestart) {
       const limit = actor.maxRestarts === 0 ? "it has maxRestarts 0" : `it was restarted ${actor.restarts} times (maxRestarts ${actor.maxRestarts})`;
-      actor.cause = new SupervisionError(
-        `actor ${actor.name ? `'${actor.name}'` : actor.key} died and is not started again: ${limit}; it died of: ${failure.cause.message}`,
-        { cause: failure.cause },
-      );
+      actor.cause = new SupervisionError(`${describe(actor)} died and is not started again: ${limit}; it died of: ${failure.cause.message}`, {
+        cause: failure.cause,
+      });
       this.#forgetName(actor);
       this.#giveBack(actor);
       actor.become("dead");
@@ -136,7 +175,7 @@ export class NamespaceActor extends Actor {
     load({ url: actor.spec.url, exportName: actor.spec.exportName })
       .then((Ctor) => this.#start(actor, Ctor as new (...a: unknown[]) => object))
       .catch((err: unknown) => {
-        actor.cause = new SupervisionError(`actor ${actor.key} could not be started again: ${(err as Error).message}`, { cause: err });
+        actor.cause = new SupervisionError(`${describe(actor)} could not be started again: ${(err as Error).message}`, { cause: err });
         this.#forgetName(actor);
         this.#giveBack(actor);
         actor.become("dead");
@@ -178,11 +217,15 @@ export class NamespaceActor extends Actor {
 
   async #release(owner: string): Promise<void> {
     const mine = [...this.#actors.values()].filter((a) => a.spec.owner === owner);
-    await Promise.all(mine.map((a) => this.#end(a, new SupervisionError(`actor ${a.key} ended with the job that created it`))));
+    const gone = (a: HostedActor) =>
+      new SupervisionError(`${describe(a)} is gone: it ended with the job that created it (its driver ${owner} ended, or went away)`);
+    await Promise.all(mine.map((a) => this.#end(a, gone(a))));
   }
 
   async #end(actor: HostedActor, cause: Error): Promise<void> {
     actor.cause = cause;
+    this.#ended.set(actor.key, cause);
+    if (this.#ended.size > REMEMBERED) this.#ended.delete(this.#ended.keys().next().value!);
     this.#forget(actor);
     actor.become("dead");
     await actor.procs?.stop();
@@ -204,6 +247,19 @@ export class NamespaceActor extends Actor {
   #forgetName(actor: HostedActor): void {
     if (actor.name !== null && this.#byName.get(actor.name) === actor) this.#byName.delete(actor.name);
   }
+}
+
+/** A hosted actor's SupervisionError as an answer (see Gone); any other error is thrown, as the caller's ActorError. */
+function answered(work: Promise<HostedActorInfo>): Promise<HostedActorInfo | Gone> {
+  return work.catch((err: unknown) => {
+    if (err instanceof SupervisionError) return { gone: err };
+    throw err;
+  });
+}
+
+/** How errors name a hosted actor: by its name when it has one. */
+function describe(actor: HostedActor): string {
+  return actor.name === null ? `the actor ${actor.key}` : `the named actor '${actor.name}'`;
 }
 
 /** Throws unless `spec` asks for the same class and options as `existing` was created with. */

@@ -1,16 +1,18 @@
 // A job's way to its namespace: the shared service at an address (a
 // cluster's, or one a driver opted into), or a private NamespaceActor in the
 // driver. Failures to reach the service name its address; nothing falls back
-// to a private namespace.
+// to a private namespace. The service's own answers (a hosted actor is gone,
+// say) come as they are: "cannot be reached" is said only when it cannot be.
 import { connect } from "node:net";
 import { tcpHostPort } from "../../runtime/net/address.ts";
 import { settingName } from "../../runtime/base/config.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
-import { ActorError } from "../../mesh/errors.ts";
+import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import type { HostedActorInfo, HostedActorRow, HostedActorSpec } from "./hosted-actor.ts";
-import { NamespaceActor } from "./namespace-actor.ts";
+import { NamespaceActor, type Gone } from "./namespace-actor.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 
 /** The mesh id of the NamespaceActor in a namespace service, so clients need only its address. */
 export const NAMESPACE_MESH_ID = "fray-namespace";
@@ -51,6 +53,14 @@ export class NamespaceClient {
     return this.#call(() => this.mesh.next.callOne(key, incarnation));
   }
 
+  /** Why the hosted actor `key` is gone (its SupervisionError), or null while it lives or restarts. */
+  gone(key: string): Promise<SupervisionError | null> {
+    return this.#call<null>(() => this.mesh.gone.callOne(key)).catch((err: unknown) => {
+      if (err instanceof SupervisionError) return err;
+      throw err;
+    });
+  }
+
   kill(name: string): Promise<void> {
     return this.#call(() => this.mesh.kill.callOne(name));
   }
@@ -69,15 +79,23 @@ export class NamespaceClient {
     else await this.release(owner);
   }
 
-  async #call<T>(call: () => Promise<T>): Promise<T> {
+  async #call<T>(call: () => Promise<T | Gone>): Promise<T> {
+    let answer: T | Gone;
     try {
-      return await call();
+      answer = await call();
     } catch (err) {
       if (err instanceof ActorError) throw err.cause; // the namespace's own answer
-      if (this.addr === null) throw err;
-      throw unreachable(this.addr, err as Error);
+      const lost = this.addr === null ? undefined : currentProc().lostPeer(this.addr);
+      if (lost) throw unreachable(this.addr!, lost);
+      throw err; // not for want of the service: say what it is
     }
+    if (isGone(answer)) throw answer.gone;
+    return answer;
   }
+}
+
+function isGone(answer: unknown): answer is Gone {
+  return typeof answer === "object" && answer !== null && (answer as Partial<Gone>).gone instanceof SupervisionError;
 }
 
 /** Rejects at once, naming `addr`, when nothing accepts connections there (rather than retrying a dial for FRAY_CONNECT_TIMEOUT_MS). */
