@@ -28,7 +28,8 @@ it("a rollout job reads the trainer driver's RemoteBuffer and sends on its port,
     [
       "--input-type=module",
       "-e",
-      `const { createCluster } = await import(${JSON.stringify(cluster)}); console.log(JSON.stringify(await createCluster("local?dir=${net.shared}/cluster").namespace()));`,
+      `const { createCluster } = await import(${JSON.stringify(cluster)});` +
+        `console.log(JSON.stringify(await createCluster("local?dir=${net.shared}/cluster").namespace()));`,
     ],
     { FRAY_NAMESPACE_LISTEN: `tcp://${submit.ip}:0` },
   );
