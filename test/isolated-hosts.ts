@@ -2,7 +2,7 @@
 // namespace (its own IP on a bridge, its own loopback) and a mount namespace with
 // a private /tmp and /dev/shm, as separate machines have. What they share stands
 // for NFS: everything outside /tmp and /dev/shm (the repository, a state dir under
-// /var/tmp). A Unix socket path, a /dev/shm file or a loopback port that only
+// /var/tmp; the checkout). A Unix socket path, a /dev/shm file or a loopback port that only
 // exists on one host is therefore unreachable from the others, as in real life.
 //
 // Each host is held by a process that sits in its namespaces (`holder`); a
@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 
 export interface IsolatedHost {
   readonly name: string;
@@ -96,10 +97,23 @@ export async function isolatedHosts(count: number, subnet: number): Promise<{ ho
   }
 }
 
+// The checkout (and its node_modules) stays visible on every host when it lives under /tmp (a CI's
+// clone, say), as a shared home would: bound aside, then back over the fresh /tmp.
+const HOLDER = `
+set -e
+if [ -n "$KEEP" ]; then mkdir -p /run/fray-keep-$$ && mount --bind "$KEEP" /run/fray-keep-$$; fi
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+if [ -n "$KEEP" ]; then mkdir -p "$KEEP" && mount --move /run/fray-keep-$$ "$KEEP" && rmdir /run/fray-keep-$$; fi
+echo ready
+exec sleep infinity`;
+const CHECKOUT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
+
 /** A process in `ns` and in a new mount namespace whose /tmp and /dev/shm are its own; resolves once they are mounted. */
 async function holdHost(ns: string): Promise<ChildProcess> {
-  const script = "mount -t tmpfs -o mode=1777 tmpfs /tmp && mount -t tmpfs -o mode=1777 tmpfs /dev/shm && echo ready && exec sleep infinity";
-  const holder = spawn("ip", ["netns", "exec", ns, "unshare", "--mount", "--propagation", "private", "sh", "-c", script], {
+  const keep = /^\/(tmp|dev\/shm)\//.test(CHECKOUT) ? CHECKOUT : "";
+  const holder = spawn("ip", ["netns", "exec", ns, "unshare", "--mount", "--propagation", "private", "sh", "-c", HOLDER], {
+    env: { ...process.env, KEEP: keep },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const [first] = await Promise.race([
