@@ -34,6 +34,20 @@ function errorsIn(a: unknown, b: unknown, out: Array<[Error, Error]> = []): Arra
   return out;
 }
 
+/** Values nested of `leaf`s: arrays, plain objects, Maps and Sets, to a small depth. */
+function nested<T>(leaf: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
+  return fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small" },
+      leaf,
+      fc.array(tie("node")),
+      fc.dictionary(key, tie("node"), { noNullPrototype: true }),
+      fc.array(fc.tuple(leaf, tie("node"))).map((e) => new Map(e)),
+      fc.array(leaf).map((a) => new Set(a)),
+    ),
+  })).node;
+}
+
 describe("codec", () => {
   it("round-trips arbitrary JSON-like values, Maps, Sets, Dates and BigInts", () => {
     // -0 arrives as 0 (msgpack has one integer zero), as it would through JSON.
@@ -46,16 +60,7 @@ describe("codec", () => {
       fc.bigInt(),
       fc.date({ noInvalidDate: true }),
     );
-    const value = fc.letrec((tie) => ({
-      node: fc.oneof(
-        { depthSize: "small" },
-        leaf,
-        fc.array(tie("node")),
-        fc.dictionary(key, tie("node"), { noNullPrototype: true }),
-        fc.array(fc.tuple(leaf, tie("node"))).map((e) => new Map(e)),
-        fc.array(leaf).map((a) => new Set(a)),
-      ),
-    })).node;
+    const value = nested(leaf);
     fc.assert(fc.property(value, (v) => assert.deepEqual(roundTrip(v), v)));
   });
 
@@ -151,16 +156,7 @@ describe("codec", () => {
       typedArray,
       error,
     );
-    const value = fc.letrec((tie) => ({
-      node: fc.oneof(
-        { depthSize: "small" },
-        leaf,
-        fc.array(tie("node")),
-        fc.dictionary(key, tie("node"), { noNullPrototype: true }),
-        fc.array(fc.tuple(leaf, tie("node"))).map((e) => new Map(e)),
-        fc.array(leaf).map((a) => new Set(a)),
-      ),
-    })).node;
+    const value = nested(leaf);
     fc.assert(
       fc.property(value, (v) => {
         const back = roundTrip(v);
