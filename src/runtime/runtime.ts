@@ -27,7 +27,7 @@ import { messageContext } from "./proc/context.ts";
 import { locate } from "./proc/proc-directory.ts";
 import type { ProcMessaging } from "./proc/messaging.ts";
 import { Proc } from "./proc/proc.ts";
-import { clientTcpHost } from "./net/reach.ts";
+import { clientTcpHost, farPeer } from "./net/reach.ts";
 import { splitKey, Supervisor, SUPERVISOR } from "./supervision/supervisor.ts";
 
 const CURRENT = Symbol.for("fray.runtime.proc");
@@ -128,10 +128,10 @@ export function currentProc(peers: readonly string[] = []): Proc {
 
 /** Refuses peers on another host when this process already listens where only its own host reaches it. */
 function checkReach(proc: Proc, peers: readonly string[]): void {
-  if (!proc.addr.startsWith("unix:") || clientTcpHost(peers) === null) return;
-  const far = peers.find((p) => clientTcpHost([p]) !== null);
+  const far = proc.addr.startsWith("unix:") ? farPeer(peers) : null;
+  if (!far) return;
   throw new Error(
-    `this process already listens at ${proc.addr}, which only this host reaches, and ${far} is on another host: the replies, ports and ` +
+    `this process already listens at ${proc.addr}, which only this host reaches, and ${far.peer} is on another host: the replies, ports and ` +
       `buffers it would hand there could not reach back. Attach to remote workers before anything else in this process uses fray, or set ` +
       `${settingName("advertiseHost")} to an address of this host that they reach`,
   );

@@ -15,16 +15,20 @@ export function isThisHost(host: string): boolean {
   return Object.values(networkInterfaces()).some((list) => list?.some((i) => i.address === host));
 }
 
-/** The TCP host a client should listen on to be reached by `peers` (addresses it will talk to), or null: a Unix socket will do. */
-export function clientTcpHost(peers: readonly string[]): string | null {
-  const advertise = config.advertiseHost;
-  if (advertise) return advertise;
+/** The first of `peers` (addresses) on another host, with that host; null when all are on this one. */
+export function farPeer(peers: readonly string[]): { peer: string; host: string } | null {
   for (const peer of peers) {
     if (!peer.startsWith("tcp://")) continue;
     const { host } = tcpHostPort(parseAddress(peer).advertise);
-    if (!isThisHost(host)) return addressFacing(host);
+    if (!isThisHost(host)) return { peer, host };
   }
   return null;
+}
+
+/** The TCP host a client should listen on to be reached by `peers` (addresses it will talk to), or null: a Unix socket will do. */
+export function clientTcpHost(peers: readonly string[]): string | null {
+  const far = farPeer(peers);
+  return config.advertiseHost ?? (far && addressFacing(far.host));
 }
 
 /** The IPv4 address of this machine on the network `host` is on, else on the default route's interface. */

@@ -102,7 +102,7 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     const listening = proc.#connections.listen(addr, at);
     listening.then(
       () => {
-        if ("port" in at && proc.#connections.port !== undefined) proc.#tcp = { host: tcpHostPort(workerOf(advertise) ?? advertise).host, bindHost: at.host };
+        if ("port" in at && proc.#connections.port !== undefined) proc.#tcp = { host: tcpHostPort(advertise).host, bindHost: at.host };
       },
       () => proc.#connections.close(),
     );
