@@ -75,18 +75,17 @@ export async function isolatedHosts(count: number, subnet: number): Promise<{ ho
       ip("-n", ns, "link", "set", veth, "up");
       const holder = await holdHost(ns);
       started.push(holder);
-      const enter = ["--target", String(holder.pid), "--mount", "--net", "--"];
+      // Entering a mount namespace starts at its root: the command runs in `wd` instead.
+      const enter = (wd: string) => ["--target", String(holder.pid), "--mount", "--net", `--wd=${wd}`, "--"];
       hosts.push({
         name: ns,
         ip: hostIp,
         spawn(command, args, options = {}) {
-          const wd = `--wd=${options.cwd ?? process.cwd()}`; // entering a mount namespace starts at its root
-          const child = spawn("nsenter", [...enter.slice(0, -1), wd, "--", command, ...args], { ...options, cwd: undefined });
+          const child = spawn("nsenter", [...enter(String(options.cwd ?? process.cwd())), command, ...args], { ...options, cwd: undefined });
           started.push(child);
           return child;
         },
-        run: (command, ...args) =>
-          execFileSync("nsenter", [...enter.slice(0, -1), `--wd=${process.cwd()}`, "--", command, ...args], { stdio: "pipe", encoding: "utf8" }),
+        run: (command, ...args) => execFileSync("nsenter", [...enter(process.cwd()), command, ...args], { stdio: "pipe", encoding: "utf8" }),
         setLink: (up) => void ip("-n", bridge, "link", "set", peer, up ? "up" : "down"),
       });
     }
