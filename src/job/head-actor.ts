@@ -3,12 +3,14 @@
 // driver never messages it; it hands its mesh to the job's Executors only.
 import { messageContext } from "../runtime/proc/context.ts";
 import { Actor, endpoint } from "../mesh/actor.ts";
+import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
 import { thisProc } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actors/actor-handle.ts";
+import type { ActorTarget } from "./actors/actor-ref.ts";
 import type { JobKind } from "./job-context.ts";
 import { JobHead } from "./job-head.ts";
+import type { ObjectRef } from "./object-ref.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
 import { currentProc } from "../runtime/runtime.ts";
 
@@ -46,14 +48,16 @@ export class HeadActor extends Actor {
     this.#head.store.entry(id).reject(error);
   }
 
+  /** The value of `ref` (this job's, or another's: the head asks its owner); answered to other jobs too (taskId null). */
   @endpoint({ concurrent: true })
-  remoteGet(id: string, taskId: string | null): Promise<unknown> {
-    return this.#head.get(id, taskId);
+  remoteGet(ref: ObjectRef, taskId: string | null): Promise<unknown> {
+    return this.#head.get(ref, taskId);
   }
 
   @endpoint({ concurrent: true })
-  remoteWait(ids: string[], numReturns: number, timeoutMs: number | null, taskId: string | null): Promise<[string[], string[]]> {
-    return this.#head.wait(ids, numReturns, timeoutMs ?? undefined, taskId);
+  async remoteWait(refs: ObjectRef[], numReturns: number, timeoutMs: number | null, taskId: string | null): Promise<[string[], string[]]> {
+    const [ready, pending] = await this.#head.wait(refs, numReturns, timeoutMs ?? undefined, taskId);
+    return [ready.map((r) => r.id), pending.map((r) => r.id)];
   }
 
   @endpoint({ concurrent: true })
@@ -66,6 +70,7 @@ export class HeadActor extends Actor {
     return this.#head.createActor({ url, exportName }, args, options);
   }
 
+  /** Also how handles called where no job context runs reach their actor (actor-ref.ts): from any process. */
   @endpoint({ concurrent: true })
   remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[]): void {
     this.#head.callActor(id, target, method, args);
@@ -77,14 +82,23 @@ export class HeadActor extends Actor {
   }
 }
 
-/** Spawns a job's head in this process; resolves with it once an Executor runs in every process of `procs()`. */
-export function startHead(kind: JobKind, procs: () => ProcMesh, capacity: Resources, namespace: string | null): Promise<JobHead> {
+/**
+ * Spawns a job's head in this process: its HeadActor at once, and `ready`,
+ * which resolves with the head once an Executor runs in every process of `procs()`.
+ */
+export function startHead(
+  kind: JobKind,
+  procs: () => ProcMesh,
+  capacity: Resources,
+  namespace: string | null,
+): { endpoints: ActorMesh<HeadActor>; ready: Promise<JobHead> } {
   const token = currentProc().nextId();
   const endpoints = thisProc().spawn("fray-job-head", HeadActor, token);
-  return endpoints.initialized.then(async () => {
+  const ready = endpoints.initialized.then(async () => {
     const head = constructed.get(token)!;
     constructed.delete(token);
     await head.setUp({ kind, procs: procs(), capacity, namespace }, endpoints);
     return head;
   });
+  return { endpoints, ready };
 }

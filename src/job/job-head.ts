@@ -5,16 +5,18 @@
 // message: tasks and actors in workers reach it only through the endpoints of
 // its HeadActor (head-actor.ts), whose mesh only the job's own code holds.
 import { messageContext, type MessageContext } from "../runtime/proc/context.ts";
-import type { ActorMesh } from "../mesh/actor-mesh.ts";
+import { kMesh, type ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actors/actor-handle.ts";
+import type { ActorTarget } from "./actors/actor-ref.ts";
 import { ActorRegistry, type ActorCode } from "./actors/actor-registry.ts";
 import { Executor } from "./tasks/executor.ts";
 import type { HeadActor } from "./head-actor.ts";
 import type { JobKind } from "./job-context.ts";
-import { ObjectStore, waitFor } from "./object-store.ts";
+import type { ObjectRef } from "./object-ref.ts";
+import { ObjectStore } from "./object-store.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
+import { RefReader } from "./refs.ts";
 import { TaskScheduler, type TaskCode } from "./tasks/task-scheduler.ts";
 import { WorkerPool } from "./tasks/worker-pool.ts";
 
@@ -34,8 +36,10 @@ export interface HeadSetup {
 
 export class JobHead {
   readonly store = new ObjectStore();
+  /** Reads this job's refs from its store, and any other job's from that job's head. */
+  readonly refs = new RefReader(this.store);
   readonly #pool = new WorkerPool();
-  readonly #scheduler = new TaskScheduler(this.store, this.#pool);
+  readonly #scheduler = new TaskScheduler(this.refs, this.#pool);
   readonly #actors: ActorRegistry;
   readonly #owner: MessageContext | undefined;
   #procs: ProcMesh | null = null;
@@ -43,7 +47,7 @@ export class JobHead {
   /** `owner`: the HeadActor's context; what the head spawns is owned there, so its failures reach HeadActor.supervise. */
   constructor(owner: MessageContext | undefined) {
     this.#owner = owner;
-    this.#actors = new ActorRegistry(this.store, this.#pool, (spawn) => this.#asOwner(spawn));
+    this.#actors = new ActorRegistry(this.refs, this.#pool, (spawn) => this.#asOwner(spawn));
   }
 
   #asOwner<T>(fn: () => T): T {
@@ -53,6 +57,7 @@ export class JobHead {
   /** Spawns an Executor in every process of `setup.procs`; they message the head through `endpoints`. */
   async setUp(setup: HeadSetup, endpoints: ActorMesh<HeadActor>): Promise<void> {
     this.#procs = setup.procs;
+    this.refs.self = endpoints[kMesh].id;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace);
     const executors = this.#asOwner(() =>
@@ -77,14 +82,14 @@ export class JobHead {
     this.#scheduler.started(worker, started);
   }
 
-  /** The value of entry `id`; task `taskId` (if any) lends its resources out meanwhile. */
-  get(id: string, taskId: string | null): Promise<unknown> {
-    return this.#blocked(taskId, () => this.store.entry(id).promise);
+  /** The value of `ref`; task `taskId` (if any) lends its resources out meanwhile. */
+  get(ref: ObjectRef, taskId: string | null): Promise<unknown> {
+    return this.#blocked(taskId, () => this.refs.value(ref));
   }
 
-  /** As `waitFor`; task `taskId` (if any) lends its resources out meanwhile. */
-  wait(ids: readonly string[], numReturns: number, timeoutMs: number | undefined, taskId: string | null): Promise<[string[], string[]]> {
-    return this.#blocked(taskId, () => waitFor(this.store, ids, numReturns, timeoutMs));
+  /** As RefReader.wait; task `taskId` (if any) lends its resources out meanwhile. */
+  wait(refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined, taskId: string | null): Promise<[ObjectRef[], ObjectRef[]]> {
+    return this.#blocked(taskId, () => this.refs.wait(refs, numReturns, timeoutMs));
   }
 
   async #blocked<T>(taskId: string | null, wait: () => Promise<T>): Promise<T> {

@@ -5,18 +5,19 @@ import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
-import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actors/actor-handle.ts";
+import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
+import { ActorRef, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import { startHead } from "./head-actor.ts";
 import type { JobHead } from "./job-head.ts";
-import { ObjectRef } from "./object-ref.ts";
-import { waitFor } from "./object-store.ts";
+import { headOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
-import { getValues } from "./refs.ts";
 import { currentProc } from "../runtime/runtime.ts";
 
 export class MeshJobContext implements JobContext {
   readonly #ready: Promise<JobHead>;
+  /** Its head's HeadActor, which keeps the job's refs: owner of every ref and handle made here. */
+  readonly #owner: RefOwner;
   /** The head once #ready resolved: tasks go to it at once, not through a promise each. */
   #head: JobHead | null = null;
   #shutdown = false;
@@ -27,7 +28,9 @@ export class MeshJobContext implements JobContext {
     capacity: Resources,
     namespace: string | null,
   ) {
-    this.#ready = startHead(kind, procs, capacity, namespace);
+    const { endpoints, ready } = startHead(kind, procs, capacity, namespace);
+    this.#ready = ready;
+    this.#owner = headOwner(endpoints);
     // The first reaction to #ready: calls made before it still go through #ready, in their order, ahead of any made after.
     this.#ready.then(
       (head) => (this.#head = head),
@@ -43,7 +46,7 @@ export class MeshJobContext implements JobContext {
     this.#check();
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
     checkArity(fn, args.length, functionLabel(fn));
-    const ref = new ObjectRef<Awaited<ReturnType<F>>>(currentProc().nextId());
+    const ref = new ObjectRef<Awaited<ReturnType<F>>>(currentProc().nextId(), this.#owner);
     const submit = (head: JobHead) => (head.store.track(ref), head.submit(ref.id, fn, args as unknown[], options));
     if (this.#head) submit(this.#head);
     else this.#ready.then(submit, () => {});
@@ -51,20 +54,13 @@ export class MeshJobContext implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
-    if (this.#head) return getValues(this.#head.store, value) as Promise<never>;
-    return this.#ready.then((head) => getValues(head.store, value)) as Promise<never>;
+    if (this.#head) return this.#head.refs.get(value) as Promise<never>;
+    return this.#ready.then((head) => head.refs.get(value)) as Promise<never>;
   }
 
   async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
     const head = await this.#ready;
-    const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await waitFor(
-      head.store,
-      [...byId.keys()],
-      options.numReturns ?? 1,
-      options.timeout === undefined ? undefined : options.timeout * 1000,
-    );
-    return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
+    return head.refs.wait(refs, options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
   }
 
   asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>> {
@@ -73,7 +69,7 @@ export class MeshJobContext implements JobContext {
 
   put<T>(value: T): ObjectRef<T> {
     this.#check();
-    const ref = new ObjectRef<T>(currentProc().nextId());
+    const ref = new ObjectRef<T>(currentProc().nextId(), this.#owner);
     const store = (head: JobHead) => (head.store.track(ref), head.store.entry(ref.id).resolve(value));
     if (this.#head) store(this.#head);
     else this.#ready.then(store, () => {});
@@ -104,12 +100,15 @@ export class MeshJobContext implements JobContext {
 
   /** With `Class` known, calls are checked for arity as they are made. */
   [kHandleFor]<T>(target: ActorTarget, Class?: Function): ActorHandle<T> {
-    return actorHandle<T>((method, args) => {
-      checkMethodArity(Class, method, args);
-      const ref = new ObjectRef(currentProc().nextId());
-      this.#ready.then((head) => (head.store.track(ref), head.callActor(ref.id, target, method, args)));
-      return ref;
-    }, new ActorRef(target));
+    return actorHandle<T>(
+      (method, args) => {
+        checkMethodArity(Class, method, args);
+        const ref = new ObjectRef(currentProc().nextId(), this.#owner);
+        this.#ready.then((head) => (head.store.track(ref), head.callActor(ref.id, target, method, args)));
+        return ref;
+      },
+      new ActorRef(target, this.#owner),
+    );
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -1,25 +1,80 @@
 // ObjectRef: a handle to a value that a task will produce (or `put` stored).
-// The value lives in the job's object store in the driver; a ref can be passed
-// to tasks and actors anywhere, which resolve it there.
+// The value is kept by its owner: the head of the job that made the ref, in
+// that job's driver. A ref names its owner, so it can be passed anywhere — to
+// tasks and actors of its job, back to the driver, to another job through a
+// named actor — and whoever resolves it asks the owner (refs.ts). A sync job
+// keeps its values in its own process, so its refs cannot be sent.
+import { SerializationError } from "../wire/errors.ts";
 import { registerHandleType } from "../wire/codec.ts";
+import { kMesh, type ActorMesh } from "../mesh/actor-mesh.ts";
+import { actorMeshAt } from "../mesh/mesh-at.ts";
+import { currentProc } from "../runtime/runtime.ts";
+import type { HeadActor } from "./head-actor.ts";
+import type { ObjectStore } from "./object-store.ts";
+
+/** Where a ref's value is kept: with a job's head, which answers for it from any process, or in a sync job's store in this process. */
+export type RefOwner = { readonly head: ActorMesh<HeadActor>; readonly id: string } | { readonly head: null; readonly store: ObjectStore };
+
+/** The owner behind a ref, under a symbol so it is not part of the ObjectRef API. */
+export const kOwner = Symbol("fray.refOwner");
 
 export class ObjectRef<T = unknown> {
   declare private readonly _value: T;
+  /** @internal */
+  readonly [kOwner]: RefOwner;
 
   /** @internal */
-  constructor(readonly id: string) {}
+  constructor(
+    readonly id: string,
+    owner: RefOwner,
+  ) {
+    this[kOwner] = owner;
+  }
 
   toString(): string {
     return `ObjectRef(${this.id})`;
   }
 }
 
+const owners = new WeakMap<ActorMesh<HeadActor>, RefOwner>();
+
+/** The owner for refs kept by the head whose HeadActor is `head`. */
+export function headOwner(head: ActorMesh<HeadActor>): RefOwner {
+  let owner = owners.get(head);
+  if (!owner) owners.set(head, (owner = { head, id: head[kMesh].id }));
+  return owner;
+}
+
 /** Ids of refs that were sent somewhere: their values are kept, since their holders are out of sight. */
 export const escapedRefs = new Set<string>();
+
+/** One owner per head seen here, so refs that arrive share one handle to it. */
+const heads = new Map<string, RefOwner>();
+
+/** The owner whose HeadActor has mesh id `id` at `addr`. */
+export function headAt(addr: string, id: string): RefOwner {
+  let owner = heads.get(id);
+  if (!owner) heads.set(id, (owner = headOwner(actorMeshAt<HeadActor>(addr, id, "fray-job-head", null, "HeadActor"))));
+  return owner;
+}
 
 registerHandleType<ObjectRef>({
   type: "objectRef",
   Class: ObjectRef,
-  toWire: (ref) => (escapedRefs.add(ref.id), ref.id),
-  fromWire: (id) => new ObjectRef(id as string),
+  toWire: (ref) => {
+    const owner = ref[kOwner];
+    if (owner.head === null) {
+      throw new SerializationError(
+        `${ref} belongs to a sync job context, which keeps its values in this process: it cannot be sent to another. Send its value ` +
+          `(await ctx.get(ref)), or run the job on the threads or processes backend`,
+      );
+    }
+    const addr = owner.head[kMesh].addrs[0];
+    if (addr === currentProc().addr) escapedRefs.add(ref.id); // kept by this process's head: keep it while it is out of sight
+    return [ref.id, addr, owner.id];
+  },
+  fromWire: (data) => {
+    const [id, addr, head] = data as [string, string, string];
+    return new ObjectRef(id, headAt(addr, head));
+  },
 });

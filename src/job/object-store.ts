@@ -104,11 +104,16 @@ export class ObjectStore {
 }
 
 /**
- * Which of `ids` settle first: `[ready, pending]` once `numReturns` have
- * settled, or after `timeoutMs`, whichever is sooner. Ready ids are in the
- * order they settled.
+ * Which of `ids` settle first (`valueOf(id)`: the promise of one's value):
+ * `[ready, pending]` once `numReturns` have settled, or after `timeoutMs`,
+ * whichever is sooner. Ready ids are in the order they settled.
  */
-export async function waitFor(store: ObjectStore, ids: readonly string[], numReturns: number, timeoutMs: number | undefined): Promise<[string[], string[]]> {
+export async function waitFor(
+  ids: readonly string[],
+  valueOf: (id: string) => Promise<unknown>,
+  numReturns: number,
+  timeoutMs: number | undefined,
+): Promise<[string[], string[]]> {
   const want = Math.min(numReturns, ids.length);
   const ready: string[] = [];
   const ordered = () => [ready.slice(0, Math.max(want, 0)), ids.filter((id) => !ready.slice(0, want).includes(id))] as [string[], string[]];
@@ -126,7 +131,7 @@ export async function waitFor(store: ObjectStore, ids: readonly string[], numRet
         ready.push(id);
         if (ready.length >= want) done();
       };
-      store.entry(id).promise.then(settle, settle);
+      valueOf(id).then(settle, settle);
     }
   });
   return ordered();

@@ -1,16 +1,52 @@
 // Resolving refs: arguments given as ObjectRefs become their values before a
-// call; `get` maps over arrays and passes plain values through.
-import type { ObjectStore } from "./object-store.ts";
-import { ObjectRef } from "./object-ref.ts";
+// call; `get` maps over arrays and passes plain values through. A job reads
+// its own refs from its store, and any other's from the ref's owner: another
+// job's head (over the wire), or a sync job's store in this process.
+import { kMesh } from "../mesh/actor-mesh.ts";
+import { ActorError } from "../mesh/errors.ts";
+import { waitFor, type ObjectStore } from "./object-store.ts";
+import { kOwner, ObjectRef } from "./object-ref.ts";
 
-export function resolveAll(store: ObjectStore, args: readonly unknown[]): Promise<unknown[]> {
-  return Promise.all(args.map((a) => (a instanceof ObjectRef ? store.entry(a.id).promise : a)));
-}
+export class RefReader {
+  /** `self`: the id of this job's HeadActor (null for a sync job), set once it is known. */
+  constructor(
+    readonly store: ObjectStore,
+    public self: string | null = null,
+  ) {}
 
-export function getValues(store: ObjectStore, value: unknown): Promise<unknown> {
-  if (value instanceof ObjectRef) return store.entry(value.id).promise;
-  if (Array.isArray(value)) return Promise.all(value.map((v) => getValues(store, v)));
-  return Promise.resolve(value);
+  /** The value of `ref`, from wherever it is kept. */
+  value(ref: ObjectRef): Promise<unknown> {
+    const owner = ref[kOwner];
+    if (owner.head === null) return owner.store.entry(ref.id).promise;
+    if (owner.id === this.self) return this.store.entry(ref.id).promise;
+    return owner.head.remoteGet.callOne(ref, null).catch((err: unknown) => {
+      if (err instanceof ActorError) throw err.cause; // the owner's answer: the task's own error
+      throw new Error(
+        `${ref} is kept by another job, whose driver at ${owner.head[kMesh].addrs[0]} cannot answer (${(err as Error).message}): a ref lives as long ` +
+          `as the job that made it; keep that job running while its refs are used`,
+        { cause: err },
+      );
+    });
+  }
+
+  /** `args` with each ObjectRef among them replaced by its value. */
+  all(args: readonly unknown[]): Promise<unknown[]> {
+    return Promise.all(args.map((a) => (a instanceof ObjectRef ? this.value(a) : a)));
+  }
+
+  /** `wait`: which of `refs` are ready (at most `numReturns`, the first to settle), and which are not, after at most `timeoutMs`. */
+  async wait(refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
+    const byId = new Map(refs.map((r) => [r.id, r]));
+    const [ready, pending] = await waitFor([...byId.keys()], (id) => this.value(byId.get(id)!), numReturns, timeoutMs);
+    return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
+  }
+
+  /** `get`: a ref's value, an array's values, any other value as it is. */
+  get(value: unknown): Promise<unknown> {
+    if (value instanceof ObjectRef) return this.value(value);
+    if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v)));
+    return Promise.resolve(value);
+  }
 }
 
 export function namedActorExists(name: string): Error {

@@ -7,10 +7,11 @@ import { ActorError } from "../mesh/errors.ts";
 import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
-import { actorHandle, ActorRef, kHandleFor, type ActorHandle, type ActorTarget } from "./actors/actor-handle.ts";
+import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
+import { ActorRef, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
-import { ObjectRef } from "./object-ref.ts";
+import { headOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { nameUnsendableArgument } from "./tasks/task-args.ts";
 import { currentProc } from "../runtime/runtime.ts";
@@ -26,6 +27,8 @@ export interface TaskSlot {
 // never a way to message the head's endpoints directly.
 export class RemoteJobContext implements JobContext {
   readonly #head: ActorMesh<HeadActor>;
+  /** The head owns the refs and handles made here. */
+  readonly #owner: RefOwner;
   readonly #taskId: string | null;
   readonly #slot: TaskSlot | null;
 
@@ -37,6 +40,7 @@ export class RemoteJobContext implements JobContext {
     slot: TaskSlot | null = null,
   ) {
     this.#head = head;
+    this.#owner = headOwner(head);
     this.#taskId = taskId;
     this.#slot = slot;
   }
@@ -58,7 +62,7 @@ export class RemoteJobContext implements JobContext {
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
     checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
     checkArity(fn, args.length, functionLabel(fn));
-    const ref = newRef();
+    const ref = this.#newRef();
     const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
     locate(fn).then(({ url, exportName }) => {
       try {
@@ -71,7 +75,7 @@ export class RemoteJobContext implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
-    if (value instanceof ObjectRef) return this.#blocked(() => unwrap(this.#head.remoteGet.callOne(value.id, this.#taskId))) as Promise<never>;
+    if (value instanceof ObjectRef) return this.#blocked(() => unwrap(this.#head.remoteGet.callOne(value, this.#taskId))) as Promise<never>;
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
     return Promise.resolve(value as never);
   }
@@ -79,7 +83,7 @@ export class RemoteJobContext implements JobContext {
   async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
     const [ready, pending] = await this.#blocked(() =>
-      this.#head.remoteWait.callOne([...byId.keys()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.#taskId),
+      this.#head.remoteWait.callOne([...byId.values()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.#taskId),
     );
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
@@ -89,7 +93,7 @@ export class RemoteJobContext implements JobContext {
   }
 
   put<T>(value: T): ObjectRef<T> {
-    const ref = newRef();
+    const ref = this.#newRef();
     this.#head.remotePut.broadcast(ref.id, value);
     return ref as ObjectRef<T>;
   }
@@ -115,12 +119,15 @@ export class RemoteJobContext implements JobContext {
 
   /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get; with `Class` known, checked for arity. */
   [kHandleFor]<T>(target: ActorTarget, Class?: Function): ActorHandle<T> {
-    return actorHandle<T>((method, args) => {
-      checkMethodArity(Class, method, args);
-      const ref = newRef();
-      this.#head.remoteCallActor.broadcast(ref.id, target, method, args);
-      return ref;
-    }, new ActorRef(target));
+    return actorHandle<T>(
+      (method, args) => {
+        checkMethodArity(Class, method, args);
+        const ref = this.#newRef();
+        this.#head.remoteCallActor.broadcast(ref.id, target, method, args);
+        return ref;
+      },
+      new ActorRef(target, this.#owner),
+    );
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -130,10 +137,10 @@ export class RemoteJobContext implements JobContext {
   async shutdown(): Promise<void> {
     throw new Error("shutdown() belongs to the driver that created the job context, not to a task or actor in it");
   }
-}
 
-function newRef(): ObjectRef {
-  return new ObjectRef(currentProc().nextId());
+  #newRef(): ObjectRef {
+    return new ObjectRef(currentProc().nextId(), this.#owner);
+  }
 }
 
 /** Failures of the head's calls carry the task's own error as the cause. */

@@ -6,18 +6,29 @@ import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/a
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
+import { ActorRef } from "./actors/actor-ref.ts";
 import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
-import { ObjectRef } from "./object-ref.ts";
-import { ObjectStore, waitFor } from "./object-store.ts";
+import { ObjectRef, type RefOwner } from "./object-ref.ts";
+import { ObjectStore } from "./object-store.ts";
 import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "./options.ts";
-import { resolveAll, getValues, namedActorExists } from "./refs.ts";
+import { namedActorExists, RefReader } from "./refs.ts";
 import { withTaskEnv } from "./tasks/task-env.ts";
 import { CallLimiter } from "./actors/call-limiter.ts";
 import { config, settingName } from "../runtime/base/config.ts";
 
+/** What a sync job's handles carry: their calls run in this process, so they cannot be sent to another. */
+const SYNC_HANDLE = new ActorRef(
+  null,
+  null,
+  "an actor handle of a sync job context calls an actor in this process: it cannot be sent to another. Run the job on the threads or " +
+    "processes backend to pass its handles around",
+);
+
 export class SyncJobContext implements JobContext {
   readonly kind: JobKind = "sync";
   readonly #store = new ObjectStore();
+  readonly #refs = new RefReader(this.#store);
+  readonly #owner: RefOwner = { head: null, store: this.#store };
   readonly #named = new Map<string, { Class: Function; options: ActorOptions; handle: Promise<ActorHandle<object>> }>();
   #next = 0;
 
@@ -38,7 +49,8 @@ export class SyncJobContext implements JobContext {
         entry.reject(err);
       }
     } else {
-      resolveAll(this.#store, args as unknown[])
+      this.#refs
+        .all(args as unknown[])
         .then(call)
         .then(
           (v) => entry.resolve(v),
@@ -49,18 +61,11 @@ export class SyncJobContext implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
-    return getValues(this.#store, value) as Promise<never>;
+    return this.#refs.get(value) as Promise<never>;
   }
 
-  async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
-    const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await waitFor(
-      this.#store,
-      [...byId.keys()],
-      options.numReturns ?? 1,
-      options.timeout === undefined ? undefined : options.timeout * 1000,
-    );
-    return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
+  wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
+    return this.#refs.wait(refs, options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
   }
 
   asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>> {
@@ -105,7 +110,7 @@ export class SyncJobContext implements JobContext {
       return actorHandle<InstanceType<C>>((method, callArgs) => {
         checkMethodArity(Class, method, callArgs);
         const ref = this.#newRef();
-        const values = resolveAll(this.#store, callArgs);
+        const values = this.#refs.all(callArgs);
         const run = limiter.run(async () => {
           const fn = instance[method];
           if (typeof fn !== "function") throw new TypeError(`${Class.name} has no method '${method}'`);
@@ -117,7 +122,7 @@ export class SyncJobContext implements JobContext {
           (e: unknown) => this.#store.entry(ref.id).reject(e),
         );
         return ref;
-      });
+      }, SYNC_HANDLE);
     })();
     if (name !== undefined) {
       this.#named.set(name, { Class, options, handle: created as Promise<ActorHandle<object>> });
@@ -161,7 +166,7 @@ export class SyncJobContext implements JobContext {
   async shutdown(): Promise<void> {}
 
   #newRef(): ObjectRef {
-    return this.#store.track(new ObjectRef(`sync-${this.#next++}`));
+    return this.#store.track(new ObjectRef(`sync-${this.#next++}`, this.#owner));
   }
 
   /** @internal Values held, for tests of their release. */

@@ -5,6 +5,7 @@ import { registerHandleType } from "../wire/codec.ts";
 import type { RawExtent } from "../runtime/base/messages.ts";
 import type { Port } from "../runtime/ports/port.ts";
 import { endpointNames, type NotEndpointName } from "../runtime/actors/endpoint-options.ts";
+import { DistributedArray } from "./array/distributed-array.ts";
 import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
 import { SupervisionError, type RankLocation } from "./errors.ts";
 import { Extent } from "./extent.ts";
@@ -369,3 +370,9 @@ registerHandleType<ActorMeshImpl<unknown>>({
     return ActorMeshImpl.create(ref, new Shape(new Extent(labels, sizes), members)) as ActorMeshImpl<unknown>;
   },
 });
+
+// A distributed array crosses the wire with its mesh, sent as this module sends meshes.
+DistributedArray.registerWire(
+  (target) => ActorMeshImpl.create((target as MeshState).ref, (target as MeshState).shape),
+  (mesh: ActorMesh<unknown>) => mesh[kMesh],
+);

@@ -5,12 +5,13 @@ import { ActorMeshImpl, SendGate, type ActorMesh, type MeshRef } from "./actor-m
 import { Extent } from "./extent.ts";
 import { Shape } from "./shape.ts";
 
-export function actorMeshAt<T>(addr: string, id: string, name: string, Class: Function): ActorMesh<T> {
+/** `Class` checks calls against its endpoints; null (a caller that may not import it) checks nothing here: the actor refuses what it lacks. */
+export function actorMeshAt<T>(addr: string, id: string, name: string, Class: Function | null, className = Class?.name ?? name): ActorMesh<T> {
   const extent = new Extent([], []);
   const ref: MeshRef = {
     id,
     name,
-    className: Class.name,
+    className,
     extent,
     addrs: [addr],
     version: 0,

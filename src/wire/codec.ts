@@ -1,6 +1,7 @@
 // The value codec: msgpack (msgpackr) plus extensions for what msgpack lacks —
 // Errors with their classes, stack and cause chains (error-codec.ts), and
-// handles registered by higher layers. Typed arrays of OUT_OF_BAND_BYTES or
+// handles registered by higher layers (those not registered in this process
+// pass through unchanged: unloaded-handle.ts). Typed arrays of OUT_OF_BAND_BYTES or
 // more, and any on a SharedArrayBuffer, are not copied into the msgpack body:
 // they travel as separate attachments written straight to the transport (a
 // thread's transport passes shared memory by reference) and are decoded as
@@ -9,6 +10,7 @@ import { Packr, addExtension } from "msgpackr/pack";
 import { errorFromWire, errorToWire, type ErrorWire } from "./error-codec.ts";
 import { SerializationError, describeUnsendable } from "./errors.ts";
 import { claimExtensionType, type ExtensionName } from "./extension-types.ts";
+import "./unloaded-handle.ts"; // first: each handle's own registration below replaces its pass-through reader
 
 export const OUT_OF_BAND_BYTES = 1024;
 

@@ -34,6 +34,9 @@ export const EXTENSION_TYPES = {
 
 export type ExtensionName = keyof typeof EXTENSION_TYPES;
 
+/** The handle types (0x40..0x5f): those a higher layer defines and registers. */
+export const HANDLE_TYPES = (Object.entries(EXTENSION_TYPES) as Array<[ExtensionName, number]>).filter(([, t]) => t >= 0x40 && t <= 0x5f);
+
 const claimed = new Map<number, ExtensionName>();
 
 /**

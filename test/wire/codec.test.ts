@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import "../../src/job.ts";
+import { createJobContext } from "../../src/job.ts";
+import { headAt, kOwner, ObjectRef } from "../../src/job/object-ref.ts";
 import { ActorError, NotExportedError, SupervisionError } from "../../src/mesh.ts";
 import { JobFailedError } from "../../src/cluster.ts";
 import { InvalidLeaseError } from "../../src/queue.ts";
@@ -269,5 +270,36 @@ describe("codec", () => {
       (e: Error) => e instanceof SerializationError && /argument: the function cb at \.a\[1\]\.cb cannot be sent to another process/.test(e.message),
     );
     assert.throws(() => encode(new Map([["k", Symbol("s")]])), /the symbol Symbol\(s\) at \.get\("k"\) cannot be sent/);
+  });
+
+  it("a handle whose class a process has not loaded passes through it unchanged, and is the real handle where its class is loaded", () => {
+    // A process with the codec alone (a named actor's module that imports nothing from fray) decodes and sends back an ObjectRef.
+    const ref = new ObjectRef("r1", headAt("unix:/tmp/driver.sock", "head-1"));
+    const { body } = encode({ refs: [ref], n: 2n ** 70n });
+    const codec = new URL("../../src/wire/codec.ts", import.meta.url).href;
+    const probe = `
+      import { decode, encode } from ${JSON.stringify(codec)};
+      const value = decode(Buffer.from(process.argv[1], "base64"));
+      console.log(String(value.refs[0]));
+      console.log(Buffer.from(encode(value).body).toString("base64"));`;
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe, Buffer.from(body).toString("base64")], {
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const [seen, back] = run.stdout.trim().split("\n");
+    assert.match(seen, /^objectRef handle \(its class is not loaded in this process, so it can only be passed on: import its module/);
+    const returned = decode(Buffer.from(back, "base64")) as { refs: [ObjectRef]; n: bigint };
+    assert.ok(returned.refs[0] instanceof ObjectRef);
+    assert.equal(returned.refs[0].id, "r1");
+    assert.equal(returned.refs[0][kOwner], ref[kOwner], "the same owner: the head it names");
+    assert.equal(returned.n, 2n ** 70n);
+  });
+
+  it("refuses to send an ObjectRef of a sync job context, naming where it was and what to do", () => {
+    const ctx = createJobContext("sync");
+    assert.throws(
+      () => encodeArguments([{ kept: ctx.put(1) }], "Holder.keep"),
+      /^SerializationError: the arguments of Holder\.keep: ObjectRef\(sync-0\) belongs to a sync job context, which keeps its values in this process: .*Send its value \(await ctx\.get\(ref\)\), or run the job on the threads or processes backend$/,
+    );
   });
 });

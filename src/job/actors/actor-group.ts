@@ -4,6 +4,7 @@
 // Built only on the context's own createActor, so every backend has the same
 // groups and each member is an ordinary actor (named `${name}-${i}`).
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
+import { ActorRef } from "./actor-ref.ts";
 import type { ActorClass, JobContext } from "../job-context.ts";
 import { checkActorOptions, checkResources, type ActorOptions } from "../options.ts";
 
@@ -48,11 +49,14 @@ export class ActorGroup<T> {
         (error: unknown) => this.#settle(i, { state: "failed", error }),
       );
     });
-    this.any = actorHandle<T>((method, args) => {
-      const ready = this.#readyOrThrow(`any.${method}`);
-      const handle = ready[this.#turn++ % ready.length] as unknown as Record<string, { remote(...a: unknown[]): never }>;
-      return handle[method].remote(...args);
-    });
+    this.any = actorHandle<T>(
+      (method, args) => {
+        const ready = this.#readyOrThrow(`any.${method}`);
+        const handle = ready[this.#turn++ % ready.length] as unknown as Record<string, { remote(...a: unknown[]): never }>;
+        return handle[method].remote(...args);
+      },
+      new ActorRef(null, null, "group.any picks a ready member at each call, in this process: send group.handles (the members' own handles) instead"),
+    );
     this.all = groupCall<T>((method) => this.#readyOrThrow(`all.${method}`));
   }
 

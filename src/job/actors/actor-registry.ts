@@ -1,5 +1,5 @@
 // job/actors: the job's actors: where each lives (this file), handles typed from the
-// class (actor-handle.ts), groups (actor-group.ts) and in-process concurrency (call-limiter.ts).
+// class (actor-handle.ts) and what they carry (actor-ref.ts), groups (actor-group.ts) and in-process concurrency (call-limiter.ts).
 //
 // The job's actors. Most are a 1-rank mesh spawned on a worker with room for
 // what it holds for its whole life. A namespace hosts the others, each in a
@@ -12,12 +12,11 @@ import { settingName } from "../../runtime/base/config.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actor-handle.ts";
+import type { ActorTarget } from "./actor-ref.ts";
 import { HostedCalls } from "../namespace/hosted-calls.ts";
 import { NamespaceClient } from "../namespace/namespace-client.ts";
-import type { ObjectStore } from "../object-store.ts";
 import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../options.ts";
-import { namedActorExists, resolveAll } from "../refs.ts";
+import { namedActorExists, type RefReader } from "../refs.ts";
 import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 
@@ -42,7 +41,7 @@ export class ActorRegistry {
   readonly #hostedCalls = new HostedCalls((ns) => this.#namespace(ns));
 
   constructor(
-    private readonly store: ObjectStore,
+    private readonly refs: RefReader,
     private readonly pool: WorkerPool,
     /** Runs `spawn` as the head's actor, so the head owns (and supervises) what it spawns. */
     private readonly asOwner: <T>(spawn: () => T) => T,
@@ -102,8 +101,9 @@ export class ActorRegistry {
 
   /** Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. */
   call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
-    const entry = this.store.entry(id);
-    resolveAll(this.store, args)
+    const entry = this.refs.store.entry(id);
+    this.refs
+      .all(args)
       .then((values) =>
         target.hosted
           ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, method, values)
@@ -130,7 +130,7 @@ export class ActorRegistry {
   async #hosted(Class: ActorCode, args: readonly unknown[], options: ActorOptions, ns: string | null): Promise<ActorTarget> {
     const { url, exportName } = await codeOf(Class);
     const client = await this.#namespace(ns);
-    const values = await resolveAll(this.store, args);
+    const values = await this.refs.all(args);
     const owner = options.lifetime === "detached" ? null : currentProc().addr;
     const info = await client.create({ url, exportName, args: values, options, owner });
     return { mesh: info.mesh, hosted: { ns, key: info.key, incarnation: info.incarnation, maxTaskRetries: info.maxTaskRetries } };
@@ -147,7 +147,7 @@ export class ActorRegistry {
     entry.worker = worker;
     try {
       const Ctor = (typeof Class === "function" ? Class : await load(Class)) as new (...a: unknown[]) => object;
-      const values = await resolveAll(this.store, args);
+      const values = await this.refs.all(args);
       const meshName = options.name ?? `actor-${this.#unnamed++}`;
       const procs = this.#procs!.flatten("workers").slice({ workers: worker.index });
       const mesh = this.asOwner(() => procs[kSpawnWith]({ maxConcurrency: options.maxConcurrency ?? 1 }, meshName, Ctor, ...(values as never[])));

@@ -8,7 +8,7 @@
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { SupervisionError } from "../../mesh/errors.ts";
 import { knownDead } from "../../mesh/liveness.ts";
-import type { ActorTarget, HostedRef } from "../actors/actor-handle.ts";
+import type { ActorTarget, HostedRef } from "../actors/actor-ref.ts";
 import type { HostedActorInfo } from "./hosted-actor.ts";
 import type { NamespaceClient } from "./namespace-client.ts";
 

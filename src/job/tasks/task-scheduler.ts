@@ -22,7 +22,7 @@ import type { Executor } from "./executor.ts";
 import { ObjectRef } from "../object-ref.ts";
 import type { ObjectStore } from "../object-store.ts";
 import { TASK_RESOURCES, type Resources, type TaskOptions } from "../options.ts";
-import { resolveAll } from "../refs.ts";
+import type { RefReader } from "../refs.ts";
 import { nameUnsendableArgument } from "./task-args.ts";
 import { TaskBatch, type SlotUse } from "./task-batch.ts";
 import { TaskQueue } from "./task-queue.ts";
@@ -73,10 +73,13 @@ export class TaskScheduler {
   #flushScheduled = false;
   #unwatch: Array<() => void> = [];
 
+  private readonly store: ObjectStore;
+
   constructor(
-    private readonly store: ObjectStore,
+    private readonly refs: RefReader,
     private readonly pool: WorkerPool,
   ) {
+    this.store = refs.store;
     const proc = currentProc();
     this.#portId = proc.openPort((number, ok, value) => this.#result(number, ok, value));
     this.resultsPort = { addr: proc.addr, id: this.#portId };
@@ -201,7 +204,7 @@ export class TaskScheduler {
     try {
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
-      if (args.some((a) => a instanceof ObjectRef)) args = await resolveAll(this.store, args);
+      if (args.some((a) => a instanceof ObjectRef)) args = await this.refs.all(args);
       const value = await this.#executor(worker.index).runTask.callOne(
         task.id,
         location.url,

@@ -17,6 +17,7 @@ export const ARRAY_OPS = {
   map: "fray:array.map",
   reduce: "fray:array.reduce",
   expose: "fray:array.expose",
+  meta: "fray:array.meta",
   drop: "fray:array.drop",
 } as const;
 
@@ -78,6 +79,12 @@ registerBuiltinEndpoint(ARRAY_OPS.expose, async (source): Promise<ExposedShard> 
   const { store, rank } = here();
   const shard = asShard(await store.get(source as ShardRef, rank), "the fetched array");
   return [shard.byteLength === 0 ? null : new RemoteBuffer(shard), shard.constructor.name];
+});
+
+registerBuiltinEndpoint(ARRAY_OPS.meta, async (source): Promise<ShardMeta> => {
+  const { store, rank } = here();
+  const shard = asShard(await store.get(source as ShardRef, rank), "the array");
+  return [shard.constructor.name, shard.length];
 });
 
 registerBuiltinEndpoint(ARRAY_OPS.drop, (arrayId) => {

@@ -17,7 +17,7 @@ import type { Extent } from "../extent.ts";
 import { checkOp, type NumericArray, type ReduceOp } from "../collectives/reduce-op.ts";
 import type { ValueMesh } from "../value-mesh.ts";
 import { currentProc } from "../../runtime/runtime.ts";
-import { TYPED_ARRAYS as TYPED_ARRAY_CLASSES } from "../../wire/codec.ts";
+import { registerHandleType, TYPED_ARRAYS as TYPED_ARRAY_CLASSES } from "../../wire/codec.ts";
 
 /** Arguments of an endpoint or map function: where it takes a typed array, a DistributedArray of that type gives each rank its shard. */
 export type ShardArgs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | (A[K] extends NumericArray ? DistributedArray<A[K]> : never) };
@@ -37,21 +37,62 @@ const collected = new FinalizationRegistry<{ mesh: MeshTarget; id: string }>(({ 
   if (!mesh.stopped) mesh.endpoint(ARRAY_OPS.drop).broadcast(id);
 });
 
+/** An array as it arrived from another process: made there, its shards where they were made. */
+interface Arrived {
+  readonly id: string;
+  readonly label: string;
+  /** Each rank's shard meta, if the sender knew it. */
+  readonly meta: readonly ShardMeta[] | null;
+}
+
 export class DistributedArray<T extends NumericArray = NumericArray> extends ShardRef<T> {
   readonly #mesh: MeshTarget;
-  /** Each rank's shard meta, once every rank made its shard; rejects with the first failure. */
-  readonly #made: Promise<readonly ShardMeta[]>;
+  /** Each rank's shard meta, once every rank made its shard; rejects with the first failure (asked for when first needed, for an array that arrived). */
+  #made: Promise<readonly ShardMeta[]> | null = null;
   #meta: readonly ShardMeta[] | undefined;
   #dropped = false;
 
-  /** @internal Sends `make` (given the new array's id) to every rank of `mesh`. */
-  constructor(mesh: MeshTarget, what: string, make: (id: string) => Promise<ValueMesh<ShardMeta>>) {
-    const id = currentProc().nextId();
-    super(id, `DistributedArray ${id} (${what} on ${mesh.className} mesh ${mesh.shape.extent})`);
+  /**
+   * @internal Sends `make` (given the new array's id) to every rank of `mesh`;
+   * or stands for an array that `arrived` from another process. Only the handle
+   * that made an array frees its shards when it is garbage-collected.
+   */
+  constructor(mesh: MeshTarget, what: string, make: ((id: string) => Promise<ValueMesh<ShardMeta>>) | Arrived) {
+    const id = typeof make === "function" ? currentProc().nextId() : make.id;
+    super(id, typeof make === "function" ? `DistributedArray ${id} (${what} on ${mesh.className} mesh ${mesh.shape.extent})` : make.label);
     this.#mesh = mesh;
+    if (typeof make !== "function") {
+      if (make.meta) this.#made = Promise.resolve((this.#meta = make.meta));
+      return;
+    }
     this.#made = make(id).then((values) => (this.#meta = values.values()));
     this.#made.catch(() => {}); // reported by the next awaited operation
     collected.register(this, { mesh, id }, this);
+  }
+
+  /**
+   * @internal Registers how arrays cross the wire: with their mesh, as `toMesh`
+   * sends it and `fromMesh` reads it (the mesh's module, which this one may not import).
+   */
+  static registerWire<M>(toMesh: (target: MeshTarget) => M, fromMesh: (mesh: M) => MeshTarget): void {
+    registerHandleType<ShardRef>({
+      type: "distributedArray",
+      Class: ShardRef,
+      toWire: (r) => (r instanceof DistributedArray ? [r.arrayId, r.label, toMesh(r.#mesh), r.#meta ?? null] : [r.arrayId, r.label, null, null]),
+      fromWire: (data) => {
+        const [id, label, mesh, meta] = data as [string, string, M | null, ShardMeta[] | null];
+        return mesh === null ? new ShardRef(id, label) : new DistributedArray(fromMesh(mesh), "", { id, label, meta });
+      },
+    });
+  }
+
+  /** Each rank's shard meta once made; for an array that arrived without it, asked of the ranks. */
+  #whenMade(): Promise<readonly ShardMeta[]> {
+    if (!this.#made) {
+      this.#made = (this.#mesh.endpoint(ARRAY_OPS.meta).call(this) as Promise<ValueMesh<ShardMeta>>).then((values) => (this.#meta = values.values()));
+      this.#made.catch(() => {});
+    }
+    return this.#made;
   }
 
   /** The extent of the mesh (slice) the shards are on: one shard per rank. */
@@ -62,7 +103,7 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
   /** Resolves once every rank made its shard (then `dtype` and `shardShape` are known); rejects with what failed. */
   async ready(): Promise<void> {
     this.#live("ready");
-    await this.#made;
+    await this.#whenMade();
   }
 
   /** The shards' element type, e.g. "Float64Array" (after `ready()`). */
@@ -126,7 +167,7 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
       const sent = mesh.endpoint(ARRAY_OPS.reduce).call(id, this, list, op, options.scatter === true) as Promise<ValueMesh<ShardMeta>>;
       // Shards that cannot be reduced together are named here, rather than as the collective's mismatch.
       return sent.catch(async (err) => {
-        const meta = await this.#made;
+        const meta = await this.#whenMade();
         const odd = meta.findIndex((m) => m[0] !== meta[0][0] || m[1] !== meta[0][1]);
         if (odd > 0)
           throw new RangeError(
@@ -186,7 +227,7 @@ export class DistributedArray<T extends NumericArray = NumericArray> extends Sha
   /** Waits for the array's making (its failure first), then copies the exposed shards here and releases their buffers. */
   async #copyOut(exposed: Promise<readonly ExposedShard[]>): Promise<T[]> {
     exposed.catch(() => {});
-    await this.#made;
+    await this.#whenMade();
     const shards = await exposed;
     try {
       return await Promise.all(

@@ -5,13 +5,13 @@
 // every later read of it throws. Keyed by array id and the rank of the actor
 // (in its spawned mesh) that made it; released when dropped or when that
 // actor stops.
-import { registerHandleType } from "../../wire/codec.ts";
 import type { Proc } from "../proc/proc.ts";
 import { SubsystemKey } from "../proc/subsystems.ts";
 
 /**
- * What is sent for a distributed array: its id. An actor that receives one
- * as an argument of an endpoint is given its own shard in its place.
+ * What is sent for a distributed array: its id (with its mesh: the mesh layer
+ * registers how it crosses the wire). An actor that receives one as an
+ * argument of an endpoint is given its own shard in its place.
  */
 export class ShardRef<T = unknown> {
   declare readonly _shard?: T;
@@ -23,16 +23,6 @@ export class ShardRef<T = unknown> {
   /** Sending side: throws when the array's shards are not where `_target`'s ranks are (overridden where that is known). */
   checkTarget(_target: unknown): void {}
 }
-
-registerHandleType<ShardRef>({
-  type: "distributedArray",
-  Class: ShardRef,
-  toWire: (r) => [r.arrayId, r.label],
-  fromWire: (d) => {
-    const [id, label] = d as [string, string];
-    return new ShardRef(id, label);
-  },
-});
 
 /** Whether any argument is a distributed array (checked on every call: a plain loop, nothing allocated). */
 export function hasShardRef(args: readonly unknown[]): boolean {

@@ -1,0 +1,102 @@
+// ActorRef: what an actor handle carries, and what it crosses the wire as —
+// its target (the actor's 1-rank mesh; for an actor a namespace hosts, where
+// to find its next incarnation) and its owner, the head of the job whose
+// context made it. A handle that arrives somewhere runs its calls through the
+// job context running there (a task's or an actor's). Where none runs — the
+// driver it was returned to, another job's driver, an actor a namespace hosts
+// — they go through its owner's head, which keeps their results; refs name
+// their owner, so any job can read them (object-ref.ts).
+import { SerializationError } from "../../wire/errors.ts";
+import { registerHandleType } from "../../wire/codec.ts";
+import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
+import { currentProc } from "../../runtime/runtime.ts";
+import { ambient } from "../job-context.ts";
+import { headAt, kOwner, ObjectRef, type RefOwner } from "../object-ref.ts";
+import { actorHandle, type ActorHandle } from "./actor-handle.ts";
+
+/** For an actor a namespace hosts: where to ask for its next incarnation when this one dies. */
+export interface HostedRef {
+  /** The namespace service's address; null: the private namespace of the job that calls it. */
+  readonly ns: string | null;
+  readonly key: string;
+  readonly incarnation: number;
+  readonly maxTaskRetries: number;
+}
+
+/** Where a handle's calls go: the actor's 1-rank mesh, and whether a namespace hosts it. */
+export interface ActorTarget {
+  readonly mesh: ActorMesh<object>;
+  readonly hosted?: HostedRef;
+}
+
+/** The target behind a handle, under a symbol so no method name can meet it. */
+export const kActorTarget = Symbol("fray.actorTarget");
+
+const kLocal = Symbol("fray.localHandle");
+
+/** What a job's head owns: refs kept in its store, handles whose calls it runs where no job context does. */
+type HeadOwner = Extract<RefOwner, { head: object }>;
+
+export class ActorRef {
+  /** null for a handle that cannot leave its process. */
+  readonly [kActorTarget]: ActorTarget | null;
+  readonly [kOwner]: HeadOwner | null;
+  /** Why it cannot be sent, when it cannot (a symbol, as handles are proxies over this). */
+  readonly [kLocal]: string;
+
+  constructor(target: ActorTarget, owner: RefOwner);
+  /** A handle whose calls only this process can make; `why` says so to whoever tries to send it. */
+  constructor(target: null, owner: null, why: string);
+  constructor(target: ActorTarget | null, owner: RefOwner | null, why = "") {
+    this[kActorTarget] = target;
+    this[kOwner] = owner?.head ? owner : null;
+    this[kLocal] = why;
+  }
+
+  /** @internal Throws when this handle cannot be sent. */
+  static sendable(ref: ActorRef): { target: ActorTarget; owner: HeadOwner } {
+    const target = ref[kActorTarget];
+    const owner = ref[kOwner];
+    if (!target || !owner) throw new SerializationError(ref[kLocal] || "this actor handle cannot be sent to another process");
+    return { target, owner };
+  }
+}
+
+/** How a mesh-backed context makes a handle for a target: under a symbol, so it is not part of the JobContext API. */
+export const kHandleFor = Symbol("fray.handleFor");
+
+interface HandleFactory {
+  [kHandleFor]<T>(target: ActorTarget): ActorHandle<T>;
+}
+
+/** A handle that arrived here: through the job context running its caller, else through its owner's head. */
+function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
+  return actorHandle(
+    (method, args) => {
+      const ctx = (ambient.als.getStore() ?? ambient.processDefault) as unknown as Partial<HandleFactory> | null;
+      if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Record<string, { remote(...a: unknown[]): ObjectRef }>)[method].remote(...args);
+      const ref = new ObjectRef(currentProc().nextId(), owner);
+      owner.head.remoteCallActor.broadcast(ref.id, target, method, args);
+      return ref;
+    },
+    new ActorRef(target, owner),
+  );
+}
+
+type WireTarget = [ActorMesh<object>, string, string] | [ActorMesh<object>, string, string, string | null, string, number, number];
+
+registerHandleType<ActorRef>({
+  type: "actorRef",
+  Class: ActorRef,
+  toWire: (ref): WireTarget => {
+    const { target, owner } = ActorRef.sendable(ref);
+    const { mesh, hosted } = target;
+    const head = owner.head[kMesh].addrs[0];
+    return hosted ? [mesh, head, owner.id, hosted.ns, hosted.key, hosted.incarnation, hosted.maxTaskRetries] : [mesh, head, owner.id];
+  },
+  fromWire: (data) => {
+    const [mesh, head, headId, ns, key, incarnation, maxTaskRetries] = data as [ActorMesh<object>, string, string, string | null, string?, number?, number?];
+    const target: ActorTarget = key === undefined ? { mesh } : { mesh, hosted: { ns, key, incarnation: incarnation!, maxTaskRetries: maxTaskRetries! } };
+    return revived(target, headAt(head, headId) as HeadOwner) as unknown as ActorRef;
+  },
+});
