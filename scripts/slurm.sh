@@ -25,6 +25,7 @@ export DEBIAN_FRONTEND=noninteractive
 NODES=${SLURM_NODES:-3}; CPUS=${SLURM_CPUS:-$(nproc)}; DBD=${SLURM_DBD:-0}; REST=${SLURM_REST:-0}
 GPUS=${SLURM_GPUS:-2}; SHARED=${SLURM_SHARED_DIR:-/var/lib/fray-slurm-shared}
 HN=$(hostname -s); CONF=/etc/slurm/slurm.conf
+CHECKOUT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NET=10.213.9                # the cluster's /24, which exists only inside its namespaces
 PREFIX=fray-slurm           # namespace names: fray-slurm-submit, fray-slurm-n1, ...
 SUBMIT=$PREFIX-submit
@@ -84,7 +85,9 @@ hosts_up() {
   ip -n "$SUBMIT" link add br0 type bridge
   ip -n "$SUBMIT" addr add "$NET.1/24" dev br0
   ip -n "$SUBMIT" link set br0 up
-  local nodes_json="" i ns pid
+  local nodes_json="" i ns pid keep=""
+  # A checkout under /tmp or /dev/shm (a CI's clone, say) stays visible on the nodes, as a shared home would.
+  case "$CHECKOUT/" in /tmp/*|/dev/shm/*) keep=$CHECKOUT ;; esac
   for i in $(seq 1 "$NODES"); do
     ns=$PREFIX-n$i
     ip netns add "$ns"; echo "$ns" >> "$STATE/namespaces"
@@ -97,9 +100,12 @@ hosts_up() {
     ip -n "$ns" link set eth0 up
     # The holder: the node's mount and UTS namespaces live as long as it does (unshare, nsenter and sh exec: $! is
     # sleep's PID). Not `ip netns exec`, whose fresh /sys lacks the cgroup mounts slurmd needs.
-    setsid unshare --mount --uts --propagation private nsenter --net="/run/netns/$ns" sh -c "hostname n$i &&
-      mount --bind /etc/netns/$ns/hosts /etc/hosts && mount -t tmpfs -o mode=1777 fray-n$i-tmp /tmp &&
-      mount -t tmpfs -o mode=1777 fray-n$i-shm /dev/shm && exec sleep infinity" </dev/null >/dev/null 2>&1 &
+    KEEP=$keep setsid unshare --mount --uts --propagation private nsenter --net="/run/netns/$ns" sh -c "set -e; hostname n$i
+      mount --bind /etc/netns/$ns/hosts /etc/hosts
+      if [ -n \"\$KEEP\" ]; then mkdir -p /run/fray-keep-\$\$; mount --bind \"\$KEEP\" /run/fray-keep-\$\$; fi
+      mount -t tmpfs -o mode=1777 fray-n$i-tmp /tmp; mount -t tmpfs -o mode=1777 fray-n$i-shm /dev/shm
+      if [ -n \"\$KEEP\" ]; then mkdir -p \"\$KEEP\"; mount --move /run/fray-keep-\$\$ \"\$KEEP\"; rmdir /run/fray-keep-\$\$; fi
+      exec sleep infinity" </dev/null >/dev/null 2>&1 &
     pid=$!; echo "$pid" > "$STATE/holder-n$i.pid"
     wait_for 10 holder_ready "$pid"
     nodes_json="$nodes_json${nodes_json:+,}{\"name\":\"n$i\",\"netns\":\"$ns\",\"ip\":\"$(node_ip "$i")\",\"pid\":$pid}"
