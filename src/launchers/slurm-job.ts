@@ -3,12 +3,11 @@
 // its address into the job's directory once it listens; the client attaches.
 // kill() cancels the jobs (scancel) and waits until Slurm no longer lists them.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { config, optionOrSetting, settingNow } from "../runtime/base/config.ts";
+import { config, optionOrSetting, settingName, settingNow } from "../runtime/base/config.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
@@ -27,6 +26,13 @@ function jobState(jobId: string): Promise<string | null> {
 }
 const WORKER_MAIN = fileURLToPath(new URL(`./slurm-worker-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
 
+/** A new directory for one SlurmJob, in FRAY_CLUSTER_DIR/slurm-jobs/: like the cluster's state, every node must see it. */
+function newJobDir(): string {
+  const parent = join(config.clusterDir, "slurm-jobs");
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(join(parent, "fray-slurm-"));
+}
+
 export interface SlurmJobOptions {
   /** Meshes to provision: name → number of nodes. */
   readonly meshes: Readonly<Record<string, number>>;
@@ -36,7 +42,7 @@ export interface SlurmJobOptions {
   readonly port?: number;
   /** More sbatch options, e.g. ["--time=01:00:00"]. */
   readonly sbatchArgs?: readonly string[];
-  /** A directory every node sees (default: a new one under the temp dir, fine for one machine). */
+  /** A directory every node sees; default: a new one in FRAY_CLUSTER_DIR/slurm-jobs/ (under the home directory, which clusters share). */
   readonly jobDir?: string;
   /** How long to wait for the workers to start, in ms; default FRAY_HOSTS_START_TIMEOUT_MS (10 minutes: queues can be slow). */
   readonly startTimeoutMs?: number;
@@ -51,7 +57,7 @@ export class SlurmJob extends Launcher {
   constructor(options: SlurmJobOptions) {
     super(options.meshes, "nodes");
     this.#options = options;
-    this.#dir = options.jobDir ?? mkdtempSync(join(tmpdir(), "fray-slurm-"));
+    this.#dir = options.jobDir ?? newJobDir();
   }
 
   /** Slurm job ids, once submitted. */
@@ -109,12 +115,13 @@ export class SlurmJob extends Launcher {
       const poll = setInterval(() => {
         jobState(jobId).then((state) => {
           if (state === null || ACTIVE.test(state) || read().length >= n) return;
-          const said = logCause(join(meshDir, `slurm-${jobId}.out`)).join(" | ");
-          finish(
-            new Error(
-              `Slurm job ${jobId} ended before its ${n} workers started (${read().length} did)${said ? `: ${said}` : ""}; see ${meshDir}/slurm-${jobId}.out`,
-            ),
-          );
+          const out = join(meshDir, `slurm-${jobId}.out`);
+          // Slurm writes the output on the node: none here means the job never ran, or its node does not see this directory.
+          const said = existsSync(out)
+            ? logCause(out).join(" | ")
+            : `there is no ${out}: the job never ran, or its node does not see ${this.#dir} ` +
+              `(give jobDir, or ${settingName("clusterDir")}, a directory every node sees)`;
+          finish(new Error(`Slurm job ${jobId} ended before its ${n} workers started (${read().length} did)${said ? `: ${said}` : ""}; see ${out}`));
         });
       }, 1000);
       const finish = (err?: Error) => {

@@ -1,18 +1,16 @@
-// Entry of a SlurmJob's worker (one per node, started by srun): serve, then
-// write this node's address for the client. Fake nodes on one machine share
-// its address, so each node's worker takes its own block of ports.
+// Entry of a SlurmJob's worker (one per node, started by srun): serve on the
+// job's port, then write this node's address (its host name, or
+// FRAY_WORKER_HOST) into the job directory for the client.
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { config } from "../runtime/base/config.ts";
 import { runWorker } from "../mesh/workers.ts";
 
-const [dir, tokenFile, basePort] = process.argv.slice(2);
+const [dir, tokenFile, portArg] = process.argv.slice(2);
 const node = Number(process.env.SLURM_NODEID ?? 0);
-const port = Number(basePort) + 100 * node;
-// A real node is reached by its host name; fake nodes (several slurmd on one machine) by loopback.
-const short = hostname().split(".")[0];
-const host = config.workerHost ?? (process.env.SLURMD_NODENAME === short ? hostname() : "127.0.0.1");
+const port = Number(portArg);
+const host = config.workerHost ?? hostname();
 const addr = await runWorker({ listen: `tcp://${host}:${port}@tcp://0.0.0.0:${port}`, token: readFileSync(tokenFile, "utf8").trim() }).catch((err: Error) => {
   console.error(`fray worker ${node} (${process.env.SLURMD_NODENAME}): ${err.message}`); // ends the job: srun --kill-on-bad-exit
   process.exit(1);

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { failureMessage } from "../../src/cluster/failure-message.ts";
 import { errorLine, parseExitRecord } from "../../src/cluster/replica-script.ts";
 import { parseSize } from "../../src/cluster/size.ts";
@@ -69,10 +69,23 @@ it("Slurm states map to JobStatus, with the reason in errorMessage for abnormal 
     errorMessage: "was killed by SIGKILL (exit code 137)",
     failures: 1,
   });
-  assert.deepEqual(status("FAILED", "NonZeroExitCode"), {
+  // No batch output on this host: Slurm never started the script, or wrote its output where only the node sees it.
+  assert.deepEqual(status("FAILED", "JobLaunchFailure"), {
     status: "failed",
-    errorMessage: "ended without an exit record (Slurm FAILED, ExitCode=0:0, Reason=NonZeroExitCode)",
+    errorMessage:
+      "ended without an exit record (Slurm FAILED, ExitCode=0:0, Reason=JobLaunchFailure): there is no /nonexistent/fray-replica.log: the job never " +
+      "ran, or its node does not see /nonexistent (give the cluster a dir= every node sees)",
   });
+  const batchLogPath = join(mkdtempSync(join(tmpdir(), "fray-batch-log-")), "1.batch.out");
+  writeFileSync(batchLogPath, "");
+  try {
+    assert.deepEqual(replicaStatus(slurmJob("FAILED", "NonZeroExitCode"), "", NO_LOG, { batchLogPath }), {
+      status: "failed",
+      errorMessage: "ended without an exit record (Slurm FAILED, ExitCode=0:0, Reason=NonZeroExitCode)",
+    });
+  } finally {
+    rmSync(dirname(batchLogPath), { recursive: true });
+  }
   // A replica that ended while the others run (tolerated by maxTaskFailures) is failed already.
   assert.deepEqual(status("RUNNING", "None", "exit 0 2\nfinal 2\n"), { status: "failed", errorMessage: "exited with code 2", failures: 1 });
 });

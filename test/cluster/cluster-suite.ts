@@ -10,6 +10,7 @@ import { after, describe, it } from "node:test";
 import { createCluster, Entrypoint, JobFailedError, type Cluster, type JobId } from "../../src/cluster.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
 import { failWith, recordEnv, throwError } from "../fixtures/cluster-jobs.ts";
+import { slurmHosts } from "./slurm-hosts.ts";
 
 const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
@@ -29,7 +30,8 @@ export async function logLineMatching(cluster: Cluster, jobId: JobId, pattern: R
 
 /** A temp state dir whose jobs are all stopped and whose files are removed when the file's tests end. */
 export function clusterFixture(kind: "local" | "slurm"): { spec: string; dir: string; cluster: Cluster } {
-  const dir = mkdtempSync(join(tmpdir(), `fray-cluster-${kind}-`));
+  // slurm: a directory every host of the test Slurm sees (its nodes have their own /tmp).
+  const dir = mkdtempSync(join(kind === "slurm" ? slurmHosts().shared : tmpdir(), `fray-cluster-${kind}-`));
   // local: a fixed capacity, so the suites do not depend on the size of the machine they run on.
   const spec = kind === "local" ? `local?dir=${dir}&cpu=8` : `${kind}?dir=${dir}`;
   const cluster = createCluster(spec);

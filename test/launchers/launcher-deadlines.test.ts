@@ -57,7 +57,8 @@ it("SlurmJob.kill(): jobs Slurm keeps listing after scancel fail kill() naming F
   writeFileSync(join(bin, "scancel"), script("exit 0"));
   writeFileSync(join(bin, "squeue"), script('case "$*" in *%T*) echo RUNNING ;; *) echo 4242 ;; esac'));
   for (const name of ["sbatch", "scancel", "squeue"]) chmodSync(join(bin, name), 0o755);
-  await withEnv({ PATH: `${bin}:${process.env.PATH}`, FRAY_SCANCEL_TIMEOUT_MS: "300" }, async () => {
+  // FRAY_CLUSTER_DIR: the job's directory goes in this test's temp dir, not the home directory.
+  await withEnv({ PATH: `${bin}:${process.env.PATH}`, FRAY_SCANCEL_TIMEOUT_MS: "300", FRAY_CLUSTER_DIR: bin }, async () => {
     const job = new SlurmJob({ meshes: { trainers: 1 }, startTimeoutMs: 200 });
     await assert.rejects(job.state(), /only 0 of 1 Slurm workers started within 200 ms \(the startTimeoutMs option \(200\)\)/);
     assert.deepEqual(job.jobIds, ["4242"]);

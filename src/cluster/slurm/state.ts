@@ -1,5 +1,7 @@
 // What Slurm says about a job, read from `scontrol show job -o`, and how it and
 // the replicas' exit records map to Fray's task statuses.
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { failureMessage, logCause } from "../failure-message.ts";
 import { parseExitRecord } from "../replica-script.ts";
 import type { TaskStatus } from "../types.ts";
@@ -89,7 +91,11 @@ export function replicaStatus(job: SlurmJobState | undefined, exitText: string, 
     const { state, reason } = job;
     if (state === "CANCELLED") return { status: "stopped", errorMessage: "was cancelled (scancel)" };
     if (state === "FAILED" || state === "COMPLETED") {
-      const said = logCause(marks.batchLogPath).join(" | ");
+      // Slurm writes the batch output on the node: none here means the job never ran, or its node does not see the state directory.
+      const said = existsSync(marks.batchLogPath)
+        ? logCause(marks.batchLogPath).join(" | ")
+        : `there is no ${marks.batchLogPath}: the job never ran, or its node does not see ${dirname(marks.batchLogPath)} ` +
+          "(give the cluster a dir= every node sees)";
       return {
         status: "failed",
         errorMessage: `ended without an exit record (Slurm ${state}, ExitCode=${job.exitCode}, Reason=${reason})${said ? `: ${said}` : ""}`,

@@ -204,7 +204,12 @@ export const SETTINGS = {
   tlsCert: { env: "FRAY_TLS_CERT", kind: "path", doc: "this process's certificate for mutual TLS" },
   tlsKey: { env: "FRAY_TLS_KEY", kind: "path", doc: "this process's private key for mutual TLS" },
   clusterSpec: { env: "FRAY_CLUSTER_SPEC", kind: "text", default: "local", doc: "the cluster `currentCluster()` and `fray job` use; replicas get it set" },
-  clusterDir: { env: "FRAY_CLUSTER_DIR", kind: "path", default: "~/.fray/cluster", doc: "where cluster jobs' state lives when the spec has no `dir=`" },
+  clusterDir: {
+    env: "FRAY_CLUSTER_DIR",
+    kind: "path",
+    default: "~/.fray/cluster",
+    doc: "where cluster jobs' state lives when the spec has no `dir=`, and `SlurmJob`s' job directories (in `slurm-jobs/`); on Slurm every node must see it",
+  },
   namespace: {
     env: "FRAY_NAMESPACE",
     kind: "text",
