@@ -45,7 +45,7 @@ export class Proc implements PortOwner, ProcMessaging, Router {
   #nextId = 0;
   #socketDir: string | null;
   /** Where we listen on TCP, once we do: the host peers dial and the one we bound. */
-  #tcp: { host: string; bindHost: string | undefined } | null = null;
+  #tcp: { host: string; bindHost: string | undefined; port: number } | null = null;
   /** How this proc ends: its OS process does, or (a virtual proc) only itself. */
   #end: () => void;
   readonly #virtual: boolean;
@@ -100,9 +100,12 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     const { advertise, listen: at } = parseAddress(addr);
     const proc = new Proc(advertise, serving, options);
     const listening = proc.#connections.listen(addr, at);
+    const onTcp = (port: number) => (proc.#tcp = { host: tcpHostPort(advertise).host, bindHost: at.host, port });
+    // A port given is ours from the start: children spawned before the listen completes are already put behind it (childAddr).
+    if ("port" in at && at.port) onTcp(at.port);
     listening.then(
       () => {
-        if ("port" in at && proc.#connections.port !== undefined) proc.#tcp = { host: tcpHostPort(advertise).host, bindHost: at.host };
+        if ("port" in at && !at.port && proc.#connections.port !== undefined) onTcp(proc.#connections.port);
       },
       () => proc.#connections.close(),
     );
@@ -163,7 +166,7 @@ export class Proc implements PortOwner, ProcMessaging, Router {
 
   /** `tcp://host:port` where we listen on TCP (for a proc behind a worker, its own port), once we do. */
   #tcpAddr(): string | null {
-    return this.#tcp && `tcp://${bracketed(this.#tcp.host)}:${this.#connections.port}`;
+    return this.#tcp && `tcp://${bracketed(this.#tcp.host)}:${this.#tcp.port}`;
   }
 
   /** A process-unique id, also unique across processes. */
