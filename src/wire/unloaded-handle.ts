@@ -10,12 +10,16 @@ import { addExtension } from "msgpackr/pack";
 import { HANDLE_TYPES, type ExtensionName } from "./extension-types.ts";
 
 export class UnloadedHandle {
-  constructor(
-    /** The handle's entry in EXTENSION_TYPES. */
-    readonly type: ExtensionName,
-    /** @internal What it carried, as decoded here. */
-    readonly data: unknown,
-  ) {}
+  /** The handle's entry in EXTENSION_TYPES. */
+  readonly type: ExtensionName;
+  /** @internal What it carried, as decoded here. */
+  readonly data: unknown;
+
+  /** @internal */
+  constructor(type: ExtensionName, data: unknown) {
+    this.type = type;
+    this.data = data;
+  }
 
   toString(): string {
     return (
