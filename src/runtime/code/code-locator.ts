@@ -108,7 +108,14 @@ async function findExport(fn: Function, url: string): Promise<CodeLocation> {
 
 /** Loads what `locate` found, in any process. */
 export async function load(location: CodeLocation): Promise<unknown> {
-  const namespace = (await import(location.url)) as Record<string, unknown>;
+  const namespace = (await import(location.url).catch((err: NodeJS.ErrnoException) => {
+    if (err?.code !== "ERR_UNKNOWN_FILE_EXTENSION") throw err;
+    throw new Error(
+      `cannot load ${location.url} in process ${process.pid}: it runs no TypeScript loader (${err.message}). Start the client with ` +
+        `'node --import tsx' (the procs it starts load TypeScript too; a 'fray worker' needs tsx installed where it runs), or compile to JavaScript`,
+      { cause: err },
+    );
+  })) as Record<string, unknown>;
   let value: unknown = namespace;
   for (const part of location.exportName.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
   if (value === undefined) {
