@@ -11,7 +11,7 @@
  * import { startDashboard } from "fray/dashboard";
  * const cluster = createCluster("local");
  * const dashboard = await startDashboard({ token: cluster.token(), cluster });
- * console.log(dashboard.url); // http://127.0.0.1:PORT/
+ * console.log(dashboard.url); // http://127.0.0.1:PORT (no trailing slash: `${dashboard.url}/metrics`)
  * await dashboard.close();
  * ```
  * @module fray/dashboard

@@ -14,7 +14,7 @@ if (want("O2")) {
   const token = "bench-token";
   const dashboard = await startDashboard({ token });
   const headers = { authorization: `Bearer ${token}` };
-  const first = await fetch(`${dashboard.url}api/state`, { headers });
+  const first = await fetch(`${dashboard.url}/api/state`, { headers });
   const body = await first.text();
   const members = JSON.parse(body).runtime.meshes.find((m) => m.name === "idle").members.length;
   if (first.status !== 200 || members !== 1024) throw new Error(`O2: /api/state answered ${first.status} with ${members} members of 'idle'`);
@@ -24,7 +24,7 @@ if (want("O2")) {
   const n = quick ? 50 : 500;
   const [dashUs, bareUs] = await interleavedMedians(
     n,
-    [async () => (await fetch(`${dashboard.url}api/state`, { headers })).text(), async () => (await fetch(bareUrl)).text()],
+    [async () => (await fetch(`${dashboard.url}/api/state`, { headers })).text(), async () => (await fetch(bareUrl)).text()],
     { warmup: 20 },
   );
   const p50 = dashUs / 1000;

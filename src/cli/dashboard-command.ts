@@ -21,10 +21,10 @@ export function dashboardCommand(): Command {
       } catch (err) {
         command.error(`fray dashboard: ${(err as Error).message}`);
       }
-      if (options.printUrl) console.log(`fray dashboard of cluster ${cluster.spec}: ${dashboard.url}?token=${cluster.token()}`);
+      if (options.printUrl) console.log(`fray dashboard of cluster ${cluster.spec}: ${dashboard.url}/?token=${cluster.token()}`);
       else
         console.log(
-          `fray dashboard of cluster ${cluster.spec}: ${dashboard.url}\nsign in with the cluster's token, in ${cluster.tokenFile} (or run with --print-url)`,
+          `fray dashboard of cluster ${cluster.spec}: ${dashboard.url}/\nsign in with the cluster's token, in ${cluster.tokenFile} (or run with --print-url)`,
         );
       const stop = () => void dashboard.close().then(() => process.exit(0));
       process.once("SIGINT", stop);

@@ -2,6 +2,7 @@
 import { availableParallelism } from "node:os";
 import { tcpHostPort } from "../runtime/net/address.ts";
 import { config } from "../runtime/base/config.ts";
+import { useToken } from "../runtime/net/credentials.ts";
 import { currentProc } from "../runtime/runtime.ts";
 import { thisHost } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
@@ -23,6 +24,13 @@ export interface JobContextOptions {
    * for its jobs). Not for `sync`.
    */
   readonly namespace?: string;
+  /**
+   * The shared token of the namespace (`(await cluster.namespace()).token`) and
+   * of this job's workers: every connection of this process and of the workers
+   * it starts proves it; default FRAY_TOKEN. One token per process: give it
+   * before this process first connects anywhere. Not for `sync`.
+   */
+  readonly token?: string;
 }
 
 const KINDS = ["sync", "threads", "processes", "mesh", "auto"] as const;
@@ -34,6 +42,11 @@ export function createJobContext(kind: JobKind | "auto" = "auto", options: JobCo
   if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`maxWorkers must be a positive integer, got ${workers}`);
   const namespace = options.namespace ?? config.namespace ?? null;
   if (namespace !== null) tcpHostPort(namespace); // a malformed address fails here, naming the forms
+  if (options.token !== undefined) {
+    if (kind === "sync")
+      throw new TypeError(`the sync backend makes no connections, so it takes no token; use "processes" or "threads" with { namespace, token }`);
+    useToken(options.token); // before the first connection, below
+  }
   // A driver whose namespace is on another host listens where that host (and every job's) reaches it.
   if (namespace !== null && kind !== "sync") currentProc([namespace]);
   switch (kind) {

@@ -8,13 +8,14 @@ import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/a
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
-import { ActorRef, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
+import { ActorRef, callThroughHead, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
 import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
 import { headOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { nameUnsendableArgument } from "./tasks/task-args.ts";
 import { currentProc } from "../runtime/runtime.ts";
+import { tooLargeArguments } from "../wire/codec.ts";
 
 /** A running task's slot in its Executor, lent out while the task waits. */
 export interface TaskSlot {
@@ -94,7 +95,11 @@ export class RemoteJobContext implements JobContext {
 
   put<T>(value: T): ObjectRef<T> {
     const ref = this.#newRef();
-    this.#head.remotePut.broadcast(ref.id, value);
+    try {
+      this.#head.remotePut.broadcast(ref.id, value);
+    } catch (err) {
+      throw tooLargeArguments(err, "put", [value]);
+    }
     return ref as ObjectRef<T>;
   }
 
@@ -123,7 +128,7 @@ export class RemoteJobContext implements JobContext {
       (method, args) => {
         checkMethodArity(Class, method, args);
         const ref = this.#newRef();
-        this.#head.remoteCallActor.broadcast(ref.id, target, method, args);
+        callThroughHead(this.#head, ref.id, target, method, args);
         return ref;
       },
       new ActorRef(target, this.#owner),

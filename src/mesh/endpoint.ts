@@ -1,7 +1,7 @@
 // Endpoints and their adverbs. Every adverb sends at call time; arguments are
 // encoded once, at the call site (so an unsendable argument throws there and
 // nothing is sent), and the same bytes go to every rank.
-import { encodeArguments } from "../wire/codec.ts";
+import { encodeArguments, tooLargeArguments } from "../wire/codec.ts";
 import { DecodingError, FrameError } from "../wire/errors.ts";
 import { checkArity } from "../runtime/actors/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/actors/endpoint-options.ts";
@@ -209,10 +209,16 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   }
 
   broadcast(...args: A): void {
-    // A mesh that can never be sent to reports that through `initialized`; a message that cannot be sent, as a warning.
+    // A message too large to send throws here, as an unsendable argument does — or, found only once the mesh can be sent to, is a
+    // warning. A mesh that can never be sent to reports that through `initialized`.
+    let tooLarge: Error | null | undefined;
     this.#send(args, this.#everyRank(), null, (e) => {
-      if (e instanceof FrameError) process.emitWarning(`${this.mesh.className}.${this.name}.broadcast was not sent: ${e.message}`);
+      if (!(e instanceof FrameError)) return;
+      if (tooLarge === undefined) tooLarge = e;
+      else process.emitWarning(`${this.mesh.className}.${this.name}.broadcast was not sent: ${e.message}`);
     });
+    if (tooLarge) throw tooLarge;
+    tooLarge = null;
   }
 
   #one(args: A, rank: number): Promise<R> {
@@ -288,7 +294,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       },
       (error) => {
         finish();
-        fail(error);
+        fail(tooLargeArguments(error, `${mesh.className}.${name}`, args) as Error); // which argument, of which call
       },
     );
   }

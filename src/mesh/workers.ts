@@ -59,6 +59,6 @@ export async function runWorker(options: WorkerOptions): Promise<string> {
   const proc = await serveProc(options.listen);
   const bindHost = tcpHostPort(bind).host;
   // Each proc binds a port the OS picks and reports it here (proc-directory.ts).
-  serveHostAgent(proc, (addr, { place, log }) => startProc(proc, BOOTSTRAP, { addr, bind: `tcp://${bindHost}:0`, place, log }));
+  serveHostAgent(proc, (addr, { place, log, typescript }) => startProc(proc, BOOTSTRAP, { addr, bind: `tcp://${bindHost}:0`, place, log, typescript }));
   return advertise;
 }

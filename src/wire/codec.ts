@@ -8,7 +8,7 @@
 // views over the received bytes. Extension types come from extension-types.ts.
 import { Packr, addExtension } from "msgpackr/pack";
 import { errorFromWire, errorToWire, type ErrorWire } from "./error-codec.ts";
-import { SerializationError, describeUnsendable } from "./errors.ts";
+import { MessageTooLargeError, SerializationError, describeUnsendable } from "./errors.ts";
 import { claimExtensionType, type ExtensionName } from "./extension-types.ts";
 import "./unloaded-handle.ts"; // first: each handle's own registration below replaces its pass-through reader
 
@@ -169,6 +169,30 @@ export function encodeArguments(args: readonly unknown[], callee: string): Encod
     }
     return `the arguments of ${callee}: ${err.message}`;
   });
+}
+
+/**
+ * `err` retold for the call of `callee` with `args` when it is a message too
+ * large for its connection: naming the call, its largest argument (1-based)
+ * and the setting to raise. Any other error as it is. Encodes the arguments
+ * again, one by one: only after the failure.
+ */
+export function tooLargeArguments(err: unknown, callee: string, args: readonly unknown[]): unknown {
+  if (!(err instanceof MessageTooLargeError)) return err;
+  const sizes = args.map((a) => {
+    const { body, attachments } = encode(a);
+    return attachments.reduce((n, b) => n + b.byteLength, body.byteLength);
+  });
+  const largest = sizes.indexOf(Math.max(...sizes));
+  const which = largest < 0 ? "" : `: argument ${largest + 1} of ${callee} is ${sizes[largest]} bytes encoded${args.length > 1 ? ", the largest" : ""}`;
+  return new MessageTooLargeError(
+    `the arguments of ${callee} make a message of ${err.bytes} bytes to ${err.to}, more than ${err.setting}=${err.limit}${which}. Send it in ` +
+      `parts (a RemoteBuffer moves bulk bytes in chunks), or raise ${err.setting} on both sides`,
+    err.bytes,
+    err.limit,
+    err.to,
+    err.setting,
+  );
 }
 
 /** Encodes `value`, or throws a SerializationError with the message `describe` gives for msgpackr's error. */

@@ -11,6 +11,25 @@ export class FrameError extends Error {
   override name = "FrameError";
 }
 
+/**
+ * A message larger than its connection's frame limit, refused by its sender:
+ * nothing of it was sent. `bytes` and `limit` are the message's size and the
+ * limit, `to` the peer, `setting` where the limit is set.
+ */
+export class MessageTooLargeError extends FrameError {
+  override name = "MessageTooLargeError";
+
+  constructor(
+    message: string,
+    readonly bytes: number,
+    readonly limit: number,
+    readonly to: string,
+    readonly setting: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A value arrived that this process cannot decode; nothing of it was delivered. */
 export class DecodingError extends Error {
   override name = "DecodingError";
@@ -31,6 +50,7 @@ export class DecodingError extends Error {
 
 registerErrorClass(SerializationError);
 registerErrorClass(FrameError);
+registerErrorClass(MessageTooLargeError);
 registerErrorClass(DecodingError);
 
 /**

@@ -64,7 +64,7 @@ describe("the dashboard in a browser", () => {
 
   async function signedIn(): Promise<Page> {
     const page = await (await browser.newContext()).newPage();
-    const response = await page.goto(`${dashboard.url}?token=${token}`);
+    const response = await page.goto(`${dashboard.url}/?token=${token}`);
     assert.equal(response?.status(), 200);
     assert.ok(!page.url().includes("token="), `the token is taken out of the address: ${page.url()}`);
     return page;
@@ -113,16 +113,16 @@ describe("the dashboard in a browser", () => {
   it("without the token, shows the login form and its APIs answer 401", async () => {
     const page = await (await browser.newContext()).newPage();
     try {
-      const response = await page.goto(dashboard.url);
+      const response = await page.goto(`${dashboard.url}/`);
       assert.equal(response?.status(), 401);
       await page.waitForSelector("#login form input[name=token]");
       assert.equal(await page.$("#actors"), null);
       await page.screenshot({ path: join(artifacts, "dashboard-login.png") });
-      const api = await page.request.get(`${dashboard.url}api/state`);
+      const api = await page.request.get(`${dashboard.url}/api/state`);
       assert.equal(api.status(), 401);
       assert.match((await api.json()).error, /sign in/);
       for (const path of ["api/events", "api/jobs", "api/actors", "api/failures", "metrics"]) {
-        assert.equal((await fetch(`${dashboard.url}${path}`)).status, 401, path);
+        assert.equal((await fetch(`${dashboard.url}/${path}`)).status, 401, path);
       }
     } finally {
       await page.context().close();
@@ -132,17 +132,17 @@ describe("the dashboard in a browser", () => {
   it("refuses a wrong token in the address, the form and a bearer header; the right one signs in", async () => {
     const page = await (await browser.newContext()).newPage();
     try {
-      const response = await page.goto(`${dashboard.url}?token=${token.slice(0, -1)}x`);
+      const response = await page.goto(`${dashboard.url}/?token=${token.slice(0, -1)}x`);
       assert.equal(response?.status(), 401);
       assert.match((await page.textContent("#login-message"))!, /Wrong token/);
       await page.fill("input[name=token]", "not-the-token");
       await Promise.all([page.waitForURL(/\/login$/), page.click("button[type=submit]")]);
       assert.match((await page.textContent("#login-message"))!, /Wrong token/);
       assert.deepEqual(await page.context().cookies(), []);
-      assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { authorization: "Bearer not-the-token" } })).status, 401);
-      assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+      assert.equal((await fetch(`${dashboard.url}/api/state`, { headers: { authorization: "Bearer not-the-token" } })).status, 401);
+      assert.equal((await fetch(`${dashboard.url}/api/state`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
       await page.fill("input[name=token]", token);
-      await Promise.all([page.waitForURL(dashboard.url), page.click("button[type=submit]")]);
+      await Promise.all([page.waitForURL(`${dashboard.url}/`), page.click("button[type=submit]")]);
       await page.waitForSelector(`#actors tr[data-actor="trainers[0]"]`);
     } finally {
       await page.context().close();
@@ -150,21 +150,21 @@ describe("the dashboard in a browser", () => {
   });
 
   it("refuses a POST from another site even with a session (CSRF)", async () => {
-    const login = await fetch(`${dashboard.url}login`, {
+    const login = await fetch(`${dashboard.url}/login`, {
       method: "POST",
       redirect: "manual",
       headers: { origin: "http://evil.example", "content-type": "application/x-www-form-urlencoded" },
       body: `token=${token}`,
     });
     assert.equal(login.status, 403);
-    const signIn = await fetch(`${dashboard.url}?token=${token}`, { redirect: "manual" });
+    const signIn = await fetch(`${dashboard.url}/?token=${token}`, { redirect: "manual" });
     const cookie = signIn.headers.get("set-cookie")!.split(";")[0];
-    const logout = await fetch(`${dashboard.url}logout`, { method: "POST", redirect: "manual", headers: { cookie, origin: "http://evil.example" } });
+    const logout = await fetch(`${dashboard.url}/logout`, { method: "POST", redirect: "manual", headers: { cookie, origin: "http://evil.example" } });
     assert.equal(logout.status, 403);
-    assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { cookie } })).status, 200, "the session survived the forged sign-out");
-    const own = await fetch(`${dashboard.url}logout`, { method: "POST", redirect: "manual", headers: { cookie, origin: dashboard.url.slice(0, -1) } });
+    assert.equal((await fetch(`${dashboard.url}/api/state`, { headers: { cookie } })).status, 200, "the session survived the forged sign-out");
+    const own = await fetch(`${dashboard.url}/logout`, { method: "POST", redirect: "manual", headers: { cookie, origin: dashboard.url } });
     assert.equal(own.status, 303);
-    assert.equal((await fetch(`${dashboard.url}api/state`, { headers: { cookie } })).status, 401, "signed out");
+    assert.equal((await fetch(`${dashboard.url}/api/state`, { headers: { cookie } })).status, 401, "signed out");
   });
 });
 
@@ -236,10 +236,13 @@ describe("the dashboard over runtime metrics", () => {
     const dashboard = await startDashboard({ token: "t", sources: metricsSources(async () => ({ text, json })) });
     try {
       const auth = { headers: { authorization: "Bearer t" } };
-      const metrics = await fetch(`${dashboard.url}metrics`, auth);
+      assert.doesNotMatch(dashboard.url, /\/$/, "no trailing slash: `${url}/metrics` is the metrics");
+      const metrics = await fetch(`${dashboard.url}/metrics`, auth);
       assert.match(metrics.headers.get("content-type")!, /^text\/plain; version=0\.0\.4/);
       assert.equal(await metrics.text(), text);
-      const state = await (await fetch(`${dashboard.url}api/state`, auth)).json();
+      const doubled = await fetch(`${dashboard.url}//metrics`, auth); // the path //metrics, not the page
+      assert.deepEqual([doubled.status, await doubled.json()], [404, { error: "no such page or API: //metrics" }]);
+      const state = await (await fetch(`${dashboard.url}/api/state`, auth)).json();
       assert.equal(state.latency.length, 1);
       const [row] = state.latency;
       assert.deepEqual([row.endpoint, row.count, row.meanMs], ["Echo.echo", 100, 5]);

@@ -1,7 +1,10 @@
 // A local cluster's namespace: named and detached actors shared across its
 // jobs, and a driver that opts into it.
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { describe, it, type TestContext } from "node:test";
 import { createJobContext } from "../../src/job.ts";
 import { SupervisionError } from "../../src/mesh.ts";
 import { clusterFixture } from "../cluster/cluster-suite.ts";
@@ -14,7 +17,36 @@ namespaceSuite("local");
 describe("a driver that opts into a local cluster's namespace", () => {
   const fx = clusterFixture("local");
 
-  // First: the next test kills the service, after which this process takes it for lost.
+  /** Runs namespace-token-driver.ts in a process of its own, without FRAY_TOKEN; resolves with what it printed. */
+  async function tokenDriver(t: TestContext, address: string, token: string): Promise<{ calls?: number; fromTask?: number; error?: string }> {
+    const env = { ...process.env };
+    delete env.FRAY_TOKEN;
+    delete env.FRAY_NAMESPACE;
+    const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./namespace-token-driver.ts", import.meta.url)), address, token], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    t.after(() => void child.kill("SIGKILL"));
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    const [code] = await once(child, "exit");
+    assert.equal(code, 0, out);
+    return JSON.parse(out);
+  }
+
+  // First: the tests after these kill the service, after which this process takes it for lost.
+  it("createJobContext's token joins the namespace without FRAY_TOKEN: the driver, the actor the namespace hosts and its worker", async (t) => {
+    const service = await fx.cluster.namespace();
+    assert.deepEqual(await tokenDriver(t, service.address, service.token), { calls: 1, fromTask: 1 });
+  });
+
+  it("a wrong token is refused by the namespace with an error that says so", async (t) => {
+    const service = await fx.cluster.namespace();
+    const { error } = await tokenDriver(t, service.address, "not-the-namespace-token");
+    assert.match(error ?? "", new RegExp(`the namespace service at ${service.address.replace(/[.]/g, "\\.")} refused this process's token`));
+    assert.match(error ?? "", /createJobContext\(kind, \{ namespace, token \}\)/);
+  });
+
   it("calls to a named actor whose creator driver ended fail leading with the actor and why it is gone, not with the namespace (which is up)", async () => {
     const service = await fx.cluster.namespace();
     process.env.FRAY_TOKEN = service.token;
@@ -102,5 +134,7 @@ describe("a driver that opts into a local cluster's namespace", () => {
       () => createJobContext("sync", { namespace: "tcp://127.0.0.1:7000" }),
       /the sync backend runs actors in this process and cannot share them through a namespace/,
     );
+    assert.throws(() => createJobContext("sync", { token: "t" }), /the sync backend makes no connections, so it takes no token/);
+    assert.throws(() => createJobContext("processes", { namespace: "tcp://127.0.0.1:7000", token: "" }), /the token is empty/);
   });
 });

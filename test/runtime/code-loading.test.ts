@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it, type TestContext } from "node:test";
 import { Actor, NotExportedError, thisHost, type ProcMesh } from "../../src/mesh.ts";
-import { makeHiddenClass, unexportedClass } from "../fixtures/actors.ts";
+import { makeGreeterClass, makeHiddenClass, unexportedClass } from "../fixtures/actors.ts";
 import { isAlive, track, waitForExit } from "../helpers.ts";
 
 export class DefinedInTestFile extends Actor {
@@ -50,6 +50,14 @@ describe("classes that cannot be loaded elsewhere", () => {
   it("a class made in a closure", async () => {
     const mesh = procs.spawn("closure", makeHiddenClass());
     await assert.rejects(mesh.get.callOne(), /class Hidden is not exported from .*: add 'export'/);
+  });
+
+  it("a class that captured a value of the factory that made it: calls reject saying to pass the value as an argument", async () => {
+    const mesh = procs.spawn("captured", makeGreeterClass("hello"));
+    await assert.rejects(
+      mesh.get.callOne(),
+      /class Greeter is a closure made by makeGreeterClass\(\) in .*actors\.ts: .*pass the captured values as arguments/,
+    );
   });
 
   it("a class in the entry script", async () => {

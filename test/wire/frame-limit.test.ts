@@ -1,6 +1,6 @@
 // FRAY_MAX_FRAME_BYTES: a frame header cannot make a process allocate more
 // than the limit, even from an authenticated peer, and a sender refuses a
-// message over it with an error naming the setting.
+// message over it with an error naming the call, its argument and the setting.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FrameError } from "../../src/wire/errors.ts";
@@ -25,7 +25,7 @@ describe("FRAY_MAX_FRAME_BYTES", () => {
     assert.ok(process.memoryUsage().arrayBuffers - before < 2 ** 20, "the decoder allocated the announced frame");
   });
 
-  it("a message or a reply over the limit is refused by its sender with an error naming the setting", async (t) => {
+  it("a message or a reply over the limit is refused by its sender with an error naming the endpoint, the argument and the setting", async (t) => {
     const procs = thisHost().spawnProcs({ procs: 1 });
     t.after(() => procs.stop());
     const actors = procs.spawn("sized", Whereabouts);
@@ -33,7 +33,11 @@ describe("FRAY_MAX_FRAME_BYTES", () => {
     assert.deepEqual((await actors.lengthOf.call(new Uint8Array(2 ** 19))).values(), [2 ** 19]);
     await assert.rejects(
       actors.lengthOf.call(new Uint8Array(2 ** 21)),
-      (err: Error) => err instanceof FrameError && /FRAY_MAX_FRAME_BYTES=1048576/.test(err.message),
+      (err: Error) =>
+        err instanceof FrameError &&
+        /^the arguments of Whereabouts\.lengthOf make a message of \d+ bytes to \S+, more than FRAY_MAX_FRAME_BYTES=1048576: argument 1 of Whereabouts\.lengthOf is 2097\d{3} bytes encoded\. .*raise FRAY_MAX_FRAME_BYTES on both sides$/.test(
+          err.message,
+        ),
     );
     await assert.rejects(actors.bytes.call(2 ** 21), /FRAY_MAX_FRAME_BYTES=1048576/);
     assert.deepEqual((await actors.double.call(3)).values(), [6], "the proc and its connection are still fine");

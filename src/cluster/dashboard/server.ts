@@ -34,7 +34,7 @@ export interface DashboardOptions {
 }
 
 export interface Dashboard {
-  /** `http://host:port/`; give viewers the token separately. */
+  /** `http://host:port`, no trailing slash: `${url}/metrics` is the metrics. Give viewers the token separately. */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -57,7 +57,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://dashboard");
+    // The request target is a path: "//metrics" is the path //metrics (no such page), not a URL of a host "metrics".
+    if (!req.url?.startsWith("/")) return json(res, 404, { error: `no such page or API: ${req.url}` });
+    const url = new URL(`http://dashboard${req.url}`);
     const path = url.pathname;
     if (req.method === "POST") return post(req, res, path);
     if (req.method !== "GET" && req.method !== "HEAD") return json(res, 405, { error: `${req.method} is not allowed here` });
@@ -102,7 +104,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   auth.port = bound;
   const shown = host === "0.0.0.0" || host === "::" ? hostname() : host.includes(":") ? `[${host}]` : host;
   return {
-    url: `http://${shown}:${bound}/`,
+    url: `http://${shown}:${bound}`,
     async close() {
       events.close();
       server.closeAllConnections();

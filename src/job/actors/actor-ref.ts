@@ -7,9 +7,10 @@
 // — they go through its owner's head, which keeps their results; refs name
 // their owner, so any job can read them (object-ref.ts).
 import { SerializationError } from "../../wire/errors.ts";
-import { registerHandleType } from "../../wire/codec.ts";
+import { registerHandleType, tooLargeArguments } from "../../wire/codec.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
 import { currentProc } from "../../runtime/runtime.ts";
+import type { HeadActor } from "../head-actor.ts";
 import { ambient } from "../job-context.ts";
 import { headAt, kOwner, ObjectRef, type RefOwner } from "../object-ref.ts";
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
@@ -76,11 +77,20 @@ function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
       const ctx = (ambient.als.getStore() ?? ambient.processDefault) as unknown as Partial<HandleFactory> | null;
       if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Record<string, { remote(...a: unknown[]): ObjectRef }>)[method].remote(...args);
       const ref = new ObjectRef(currentProc().nextId(), owner);
-      owner.head.remoteCallActor.broadcast(ref.id, target, method, args);
+      callThroughHead(owner.head, ref.id, target, method, args);
       return ref;
     },
     new ActorRef(target, owner),
   );
+}
+
+/** Sends the call of `method` to `target` through `head`, which fills ref `id` with its result; one too large to send throws naming the method. */
+export function callThroughHead(head: ActorMesh<HeadActor>, id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
+  try {
+    head.remoteCallActor.broadcast(id, target, method, args as unknown[]);
+  } catch (err) {
+    throw tooLargeArguments(err, `${target.mesh[kMesh].className}.${method}`, args);
+  }
 }
 
 type WireTarget = [ActorMesh<object>, string, string] | [ActorMesh<object>, string, string, string | null, string, number, number];

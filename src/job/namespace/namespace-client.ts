@@ -6,6 +6,7 @@
 import { connect } from "node:net";
 import { tcpHostPort } from "../../runtime/net/address.ts";
 import { settingName } from "../../runtime/base/config.ts";
+import { AuthenticationError } from "../../wire/auth.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
@@ -112,6 +113,15 @@ function probe(addr: string): Promise<void> {
 }
 
 function unreachable(addr: string, err: Error): Error {
+  let why: unknown = err;
+  while (why instanceof Error && !(why instanceof AuthenticationError)) why = why.cause;
+  if (why) {
+    return new Error(
+      `the namespace service at ${addr} refused this process's token (${err.message}): give the namespace's token with ` +
+        `createJobContext(kind, { namespace, token }) or ${settingName("token")}; (await cluster.namespace()).token is it`,
+      { cause: err },
+    );
+  }
   return new Error(
     `the namespace service at ${addr} cannot be reached (${err.message}); named actors of this job live there: is it running? A cluster ` +
       `starts it for its jobs; a driver gives its address with ${settingName("namespace")} or createJobContext(kind, { namespace })`,

@@ -171,6 +171,8 @@ export interface StartProcs {
   readonly reply: PortRef;
   /** Stream the procs' output to the client (FRAY_LOG_STREAM): each proc's tag. Absent: they write to the worker's terminal. */
   readonly logs?: readonly string[];
+  /** The client runs TypeScript: the procs must load it too (typescript-loader.ts). */
+  readonly typescript?: boolean;
 }
 
 /** A piece of a mesh collective for the rank named in `tag` (collective-inbox.ts). Payload: the piece. */

@@ -91,7 +91,8 @@ export const SETTINGS = {
     max: MAX_FRAME_BYTES,
     doc:
       "the largest message (arguments or a value, typed arrays included) a process sends or accepts over a socket; a bigger one fails its " +
-      "call with an error naming this setting, and a peer announcing one is disconnected before anything is allocated",
+      "call with an error naming the call (task function or Class.endpoint), its largest argument and this setting, and a peer " +
+      "announcing one is disconnected before anything is allocated",
   },
   namespaceStartTimeoutMs: ms("FRAY_NAMESPACE_START_TIMEOUT_MS", 60_000, "how long a cluster waits for its namespace service to start"),
   npmInstallTimeoutMs: ms(

@@ -32,27 +32,43 @@ function inspector(): Session {
   return session;
 }
 
-/** The URL of the script that defined `fn` (synchronous: the in-thread inspector answers at once). */
-export function scriptOf(fn: Function): string {
-  const known = scripts.get(fn);
-  if (known !== undefined) return known;
+/**
+ * `fn`'s internal properties as V8's inspector shows them ([[FunctionLocation]],
+ * [[Scopes]]); `scopes`: also the descriptions of its scopes ("Closure (make)",
+ * "Module", "Global"). Synchronous: the in-thread inspector answers at once.
+ */
+function inspect(fn: Function, scopes = false): { scriptId?: string; scopes: string[] } {
   const s = inspector();
   const slot = Symbol.for("fray.locate");
   const g = globalThis as Record<symbol, unknown>;
   g[slot] = fn;
-  let scriptId: string | undefined;
+  const found: { scriptId?: string; scopes: string[] } = { scopes: [] };
   try {
     s.post("Runtime.evaluate", { expression: 'globalThis[Symbol.for("fray.locate")]' }, (err, res) => {
       if (err || !res.result.objectId) return;
       s.post("Runtime.getProperties", { objectId: res.result.objectId, ownProperties: true }, (err2, props) => {
         const loc = props?.internalProperties?.find((p) => p.name === "[[FunctionLocation]]");
-        scriptId = (loc?.value?.value as { scriptId?: string } | undefined)?.scriptId;
+        found.scriptId = (loc?.value?.value as { scriptId?: string } | undefined)?.scriptId;
+        const chain = props?.internalProperties?.find((p) => p.name === "[[Scopes]]")?.value?.objectId;
+        if (scopes && chain) {
+          s.post("Runtime.getProperties", { objectId: chain, ownProperties: true }, (err3, list) => {
+            for (const p of list?.result ?? []) if (p.value?.description) found.scopes.push(p.value.description);
+          });
+        }
       });
       s.post("Runtime.releaseObject", { objectId: res.result.objectId });
     });
   } finally {
     delete g[slot];
   }
+  return found;
+}
+
+/** The URL of the script that defined `fn`. */
+export function scriptOf(fn: Function): string {
+  const known = scripts.get(fn);
+  if (known !== undefined) return known;
+  const { scriptId } = inspect(fn);
   if (scriptId === undefined) {
     throw new NotExportedError(
       `${describe(fn)} has no source location (is it a built-in or bound function?); pass a class or function exported from one of your modules`,
@@ -60,6 +76,7 @@ export function scriptOf(fn: Function): string {
   }
   if (!scriptUrls.has(scriptId)) {
     // Enabling the debugger replays scriptParsed for every loaded script.
+    const s = inspector();
     s.post("Debugger.enable", () => {});
     s.post("Debugger.disable", () => {});
   }
@@ -103,12 +120,32 @@ async function findExport(fn: Function, url: string): Promise<CodeLocation> {
   if (cjs && typeof cjs === "object") {
     for (const [name, value] of Object.entries(cjs)) if (value === fn) return { url: href, exportName: `default.${name}` };
   }
-  throw new NotExportedError(`${what} is not exported from ${href}: add 'export' (at the top level of the module) so worker processes can load it`);
+  // A closure (it captured a variable of the function that made it): V8 names that function's scope "Closure (maker)".
+  const closure = inspect(fn, true).scopes.find((d) => d.startsWith("Closure"));
+  if (closure) {
+    const maker = /^Closure \((.+)\)$/.exec(closure)?.[1];
+    throw new NotExportedError(
+      `${what} is a closure made by ${maker ? `${maker}()` : "a function"} in ${href}: worker processes load code by its export, and what it ` +
+        `captured from ${maker ?? "that function"} cannot go with it. Define it at the top level of the module, export it, and pass the captured ` +
+        `values as arguments`,
+    );
+  }
+  throw new NotExportedError(
+    `${what} is not exported from ${href}: add 'export' (at the top level of the module) so worker processes can load it; one made inside a ` +
+      `function cannot be: define it at the top level and pass what it uses as arguments`,
+  );
 }
 
 /** Loads what `locate` found, in any process. */
 export async function load(location: CodeLocation): Promise<unknown> {
-  const namespace = (await import(location.url)) as Record<string, unknown>;
+  const namespace = (await import(location.url).catch((err: NodeJS.ErrnoException) => {
+    if (err?.code !== "ERR_UNKNOWN_FILE_EXTENSION") throw err;
+    throw new Error(
+      `cannot load ${location.url} in process ${process.pid}: it runs no TypeScript loader (${err.message}). Start the client with ` +
+        `'node --import tsx' (the procs it starts load TypeScript too; a 'fray worker' needs tsx installed where it runs), or compile to JavaScript`,
+      { cause: err },
+    );
+  })) as Record<string, unknown>;
   let value: unknown = namespace;
   for (const part of location.exportName.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
   if (value === undefined) {

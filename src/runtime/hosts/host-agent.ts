@@ -11,8 +11,6 @@
 // thread of this process. Either way its death is reported from its exit
 // status, and one that stops answering heartbeats is killed and reported.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { MessagePortTransport } from "../../wire/message-port-transport.ts";
@@ -25,6 +23,7 @@ import { CALLS } from "../calls/calls.ts";
 import type { ProcMessaging } from "../proc/messaging.ts";
 import type { Proc } from "../proc/proc.ts";
 import { streamWorkerOutput, type WorkerLog } from "../output/worker-output.ts";
+import { resolveTsx, typeScriptFlags } from "./typescript-loader.ts";
 
 export interface ProcExit {
   readonly code: number | null;
@@ -78,8 +77,10 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-function startProcess(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
-  const child = spawn(process.execPath, [...workerExecArgv(), entry], {
+function startProcess(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog, typescript = false): Started {
+  const flags = workerExecArgv();
+  if (typescript) flags.push(...typeScriptFlags(flags));
+  const child = spawn(process.execPath, [...flags, entry], {
     env: envWith(env),
     stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"],
   });
@@ -107,16 +108,8 @@ function threadEntry(entry: string): string {
   const url = pathToFileURL(entry).href;
   const underTsx = entry.endsWith(".ts") || process.execArgv.some((a) => a.includes("tsx"));
   if (!underTsx) return `import(${JSON.stringify(url)})`;
-  let tsx: string;
-  try {
-    tsx = import.meta.resolve("tsx/esm/api");
-  } catch {
-    try {
-      tsx = pathToFileURL(createRequire(join(process.cwd(), "noop.js")).resolve("tsx/esm/api")).href;
-    } catch {
-      throw new Error("running TypeScript in worker threads needs the tsx package (npm install tsx), or compile to JavaScript first");
-    }
-  }
+  const tsx = resolveTsx("tsx/esm/api");
+  if (!tsx) throw new Error("running TypeScript in worker threads needs the tsx package (npm install tsx), or compile to JavaScript first");
   return `import(${JSON.stringify(tsx)}).then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`;
 }
 
@@ -152,12 +145,13 @@ function startThread(proc: Proc, entry: string, env: Record<string, string | und
  * or as a thread. `place`: where it is in its mesh, for its rank environment
  * (device-env.ts); null when it shares its process with other procs. `log`:
  * stream its output, tagged (worker-output.ts); absent, it writes to this
- * process's terminal as it is.
+ * process's terminal as it is. `typescript`: a process that must load
+ * TypeScript though this one may not (a remote client's, typescript-loader.ts).
  */
 export function startProc(
   proc: Proc,
   entry: string,
-  options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog } = {},
+  options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog; typescript?: boolean } = {},
 ): ProcHandle {
   const { addr, bind } = options.addr ? { addr: options.addr, bind: options.bind } : proc.childAddr();
   const placed = options.place === undefined ? {} : deviceEnv(options.place, options.thread ?? false);
@@ -168,7 +162,7 @@ export function startProc(
     [settingName("parentAddr")]: proc.addr,
     [settingName("logStream")]: options.log ? "1" : "0",
   };
-  const started = options.thread ? startThread(proc, entry, env, addr, options.log) : startProcess(entry, env, addr, options.log);
+  const started = options.thread ? startThread(proc, entry, env, addr, options.log) : startProcess(entry, env, addr, options.log, options.typescript);
   const { label } = started;
   const connected = proc.expectPeer(addr);
   const ready = new Promise<void>((resolve, reject) => {

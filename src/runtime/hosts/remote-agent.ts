@@ -11,6 +11,7 @@ import { hold, release } from "../base/keep-alive.ts";
 import type { StartProcs } from "../base/messages.ts";
 import { CALLS } from "../calls/calls.ts";
 import type { Proc } from "../proc/proc.ts";
+import { runsTypeScript } from "./typescript-loader.ts";
 
 /**
  * Starts the proc named `addr` for a client: a Node process running the
@@ -18,7 +19,7 @@ import type { Proc } from "../proc/proc.ts";
  * (virtual-proc.ts). It reports the port it listens on to the agent, like any
  * proc its agent started. Throws when it cannot start here (no GPU for its rank).
  */
-export type ProcStarter = (addr: string, options: { readonly place?: ProcPlace | null; readonly log?: WorkerLog }) => ProcHandle;
+export type ProcStarter = (addr: string, options: { readonly place?: ProcPlace | null; readonly log?: WorkerLog; readonly typescript?: boolean }) => ProcHandle;
 
 /** Makes this (serving) proc a host agent that starts procs with `start`. */
 export function serveHostAgent(proc: Proc, start: ProcStarter): void {
@@ -43,7 +44,7 @@ export function serveHostAgent(proc: Proc, start: ProcStarter): void {
           tag: request.logs[i] ?? "",
           sink: (s: 1 | 2, lines: readonly (readonly [string, string])[]) => proc.send(request.client, { kind: "log", stream: s, lines }),
         };
-        handle = start(addr, { place: request.places?.[i], log });
+        handle = start(addr, { place: request.places?.[i], log, typescript: request.typescript });
       } catch (err) {
         proc.sendToPort(request.reply, i, err, true); // e.g. no GPU here for its rank
         return;
@@ -103,7 +104,8 @@ export function startRemoteProcs(proc: Proc, agent: string, addrs: readonly stri
     done();
     return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
   }
-  proc.send(agent, { kind: "procs", addrs, places, client: proc.addr, reply: { addr: proc.addr, id: port }, ...(logs ? { logs } : {}) });
+  const typescript = runsTypeScript() ? { typescript: true } : {};
+  proc.send(agent, { kind: "procs", addrs, places, client: proc.addr, reply: { addr: proc.addr, id: port }, ...(logs ? { logs } : {}), ...typescript });
   watchHost(proc, agent, addrs);
   return addrs.map((addr, i) => remoteHandle(proc, addr, waiting[i].ready));
 }

@@ -63,7 +63,9 @@ export function tls(): TlsMaterial | null {
 export function useToken(given: string): void {
   if (!given) throw new TypeError(`the token is empty; give the shared token of the workers (${settingName("token")} or --token-file)`);
   if (token !== null && token !== given) {
-    throw new Error(`this process already uses a different token; pass the workers' token before creating any mesh, or set ${settingName("token")}`);
+    throw new Error(
+      `this process already uses a different token (chosen at its first connection or mesh): give the shared token before that, or set ${settingName("token")}`,
+    );
   }
   token = given;
 }

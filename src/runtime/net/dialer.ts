@@ -81,7 +81,11 @@ function authenticate(addr: string, socket: Socket, onError: (err: NodeJS.ErrnoE
     (err: Error) => {
       socket.destroy();
       if (handlers.wanted()) {
-        handlers.failed(new ConnectionError(`cannot connect to ${addr}: ${err.message} (is ${settingName("token")} the same on both sides?)`, { cause: err }));
+        handlers.failed(
+          new ConnectionError(`cannot connect to ${addr}: ${err.message} (is the token, ${settingName("token")} or a token option, the same on both sides?)`, {
+            cause: err,
+          }),
+        );
       }
     },
   );

@@ -2,7 +2,7 @@
 // that peer go through it, which is what makes delivery FIFO per
 // sender→receiver. Frames sent before the connection exists are queued.
 import type { Encoded } from "../../wire/codec.ts";
-import { FrameError } from "../../wire/errors.ts";
+import { MessageTooLargeError } from "../../wire/errors.ts";
 import { frameOf, frameSize, type Frame } from "../../wire/frame.ts";
 import { HeaderEncoder } from "../../wire/header-table.ts";
 import type { Transport } from "../../wire/transport.ts";
@@ -58,9 +58,13 @@ export class Link {
     if (bound <= limit) return;
     const size = frameSize(frameOf(header, payload));
     if (size > limit) {
-      throw new FrameError(
-        `a message of ${size} bytes to ${this.addr} is more than ${settingName("maxFrameBytes")}=${limit}; send the value in parts, or raise ` +
-          `${settingName("maxFrameBytes")} on both sides`,
+      const setting = settingName("maxFrameBytes");
+      throw new MessageTooLargeError(
+        `a message of ${size} bytes to ${this.addr} is more than ${setting}=${limit}; send the value in parts, or raise ${setting} on both sides`,
+        size,
+        limit,
+        this.addr,
+        setting,
       );
     }
   }
