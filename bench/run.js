@@ -26,6 +26,7 @@ const groups = [
   ["queue", ["Q1", "Q2"]],
   ["slurm", ["S1", "P8"]],
   ["netns", ["N1", "N2"]],
+  ["xhost", ["X1"]],
   ["collective", ["D3"]],
   ["dashboard", ["O2"]],
   ["training", ["A3"]],
