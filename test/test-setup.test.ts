@@ -19,7 +19,7 @@ it("npm test runs the setup first and the suite on the current LTS; .ci/run is `
   const { scripts } = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { scripts: Record<string, string> };
   const steps = scripts.test.split(" && ");
   assert.equal(steps[0], "node --import tsx scripts/test-setup.ts");
-  assert.match(steps.at(-1)!, new RegExp(`^node --import tsx scripts/with-node\\.ts ${SUITE_NODE} --import tsx --test `));
+  assert.match(steps.at(-1)!, new RegExp(`^node --import tsx scripts/with-node\\.ts ${SUITE_NODE} --import tsx --import \\./test/file-deadline\\.ts --test `));
   const commands = readFileSync(join(repo, ".ci/run"), "utf8")
     .split("\n")
     .filter((line) => line.trim() !== "" && !line.startsWith("#"));

@@ -12,10 +12,11 @@ const POLL_MS = 200;
 /** Runs `fn` holding the lock file `path`; waits while a live process holds it. */
 export async function withLock<T>(path: string, fn: () => Promise<T> | T): Promise<T> {
   mkdirSync(dirname(path), { recursive: true });
-  let reported = false;
-  while (!tryTake(path)) {
-    if (!reported) console.error(`fray test setup: waiting for process ${owner(path)}, which holds ${path}`);
-    reported = true;
+  let reported: number | undefined;
+  for (let holder = tryTake(path); holder !== "taken"; holder = tryTake(path)) {
+    if (holder === "stale") continue; // removed; take it on the next try
+    if (holder !== reported) console.error(`fray test setup: waiting for process ${holder}, which holds ${path}`);
+    reported = holder;
     await sleep(POLL_MS);
   }
   try {
@@ -25,18 +26,20 @@ export async function withLock<T>(path: string, fn: () => Promise<T> | T): Promi
   }
 }
 
-/** Takes the lock if it is free or its owner is dead; false while a live process holds it. */
-function tryTake(path: string): boolean {
+/** Takes the lock if it is free; else "stale" (released meanwhile, or removed because its owner died: try again), or the live owner's PID. */
+function tryTake(path: string): "taken" | "stale" | number {
   const mine = `${path}.${process.pid}`;
   writeFileSync(mine, String(process.pid));
   try {
     linkSync(mine, path);
-    return true;
+    return "taken";
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     const pid = owner(path);
-    if (pid === undefined || !alive(pid)) rmSync(path, { force: true }); // taken on the next try
-    return false;
+    if (pid === undefined) return "stale"; // released meanwhile
+    if (alive(pid)) return pid;
+    rmSync(path, { force: true });
+    return "stale";
   } finally {
     rmSync(mine, { force: true });
   }
