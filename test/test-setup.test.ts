@@ -52,7 +52,7 @@ describe("which Debian packages the setup installs", () => {
     assert.deepEqual(installPlan(missing, { root: true, aptGet: true }), {
       commands: [
         ["apt-get", "update", "-qq"],
-        ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", "slurm-wlm"],
+        ["apt-get", "install", "-y", "-qq", "chromium", "slurm-wlm"],
       ],
     });
   });

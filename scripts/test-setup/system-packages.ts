@@ -40,9 +40,10 @@ export type InstallPlan = { readonly commands: readonly (readonly string[])[] } 
 export function installPlan(missing: readonly SystemPackage[], installer: Installer): InstallPlan {
   if (missing.length === 0) return { commands: [] };
   const names = missing.map((p) => p.name).join(" ");
+  // Recommended packages too: chromium's bring the fonts its pages (and the dashboard's screenshots) are drawn with.
   const commands = [
     ["apt-get", "update", "-qq"],
-    ["apt-get", "install", "-y", "-qq", "--no-install-recommends", ...missing.map((p) => p.name)],
+    ["apt-get", "install", "-y", "-qq", ...missing.map((p) => p.name)],
   ];
   if (installer.aptGet && installer.root) return { commands };
   const what = missing.map((p) => `  ${p.name}: ${p.usedBy}`).join("\n");
