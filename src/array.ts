@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `fray/array`: distributed arrays (Monarch's distributed tensors, for typed
  * arrays) — one shard per rank of an actor mesh, kept on its rank. An

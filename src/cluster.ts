@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `fray/cluster`: launch, poll, follow, wait for and stop jobs on this machine
  * or on a Slurm cluster. `createCluster(spec)` picks the backend (`local`,

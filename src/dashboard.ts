@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `fray/dashboard`: a live web page of a cluster's jobs and actors and of this
  * process's meshes — topology, actors, tasks, failures with their cause chains,

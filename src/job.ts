@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `fray`: the job API — tasks, objects and named actors on interchangeable
  * backends: `sync` (inline, for tests), `threads`, `processes`, `mesh` (any

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `fray/launchers`: Monarch-style jobs that provision hosts and hand them back as
  * HostMeshes — local worker processes (`ProcessJob`), Slurm nodes (`SlurmJob`),

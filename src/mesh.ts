@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `fray/mesh`: Monarch-style actor meshes over hosts → processes → actors, with
  * named dimensions, slicing, broadcast and collect, ports, supervision,

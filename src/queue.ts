@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * `fray/queue`: lease queues — in memory, in a directory shared by processes,
  * or behind an HTTP server. `pop` leases an item for a time; `done` removes

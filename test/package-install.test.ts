@@ -1,39 +1,45 @@
 // The package as a user gets it: `npm pack`, installed into a scratch project
-// (without the optional Kubernetes client), type-checked by the user's own
-// `tsc --strict` (no skipLibCheck) over code importing every entry point and
-// over each entry point's doc example, then run from there.
+// (without the optional Kubernetes client, without @types/node of its own) with
+// TypeScript 7 (npm's latest) and TypeScript 5; each type-checks, with a default
+// strict tsconfig (no `types`, no `lib`, no skipLibCheck), code importing every
+// entry point and each entry point's doc example; the program then runs on every
+// Node version the package supports, and the installed `fray demo` on those the
+// suite does not run on.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, it } from "node:test";
 import type * as TypeScript from "typescript";
+import { NODE_MAJORS, SUITE_NODE, testNode } from "../scripts/test-setup.ts";
+import { isAlive, waitForExit } from "./helpers.ts";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
-const tsc = join(dirname(require.resolve("typescript/package.json")), "bin", "tsc");
-const typesNode = (JSON.parse(readFileSync(join(repo, "node_modules/@types/node/package.json"), "utf8")) as { version: string }).version;
 const scratch = mkdtempSync(join(tmpdir(), "fray-install-"));
+const project = join(scratch, "project");
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 const run = (cmd: string, args: string[], cwd = scratch) =>
   execFileSync(cmd, args, { cwd, encoding: "utf8", timeout: 150_000, killSignal: "SIGKILL", stdio: ["ignore", "pipe", "pipe"] });
 
+/** The user's TypeScript compilers: npm's latest (7) under its own name, and 5 under an alias. */
+const TYPESCRIPTS = { 7: "typescript", 5: "typescript5" } as const;
+
 let tarball = "";
 before(() => {
   const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", scratch], repo)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(scratch, packed[0].filename);
-  const project = join(scratch, "project");
   cpSync(join(repo, "test/package-install-project"), project, { recursive: true });
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
-  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `@types/node@${typesNode}`], project);
+  // --prefer-offline: npm's cache makes a repeated run quick.
+  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, "typescript@7", "typescript5@npm:typescript@5"], project);
 });
 
 it("the packed package installs without the optional Kubernetes client, ships the sources its maps name and no @internal member in its types", () => {
-  const project = join(scratch, "project");
   const installed = readdirSync(join(project, "node_modules"));
   assert.ok(installed.includes("fray"));
   assert.ok(!installed.includes("@kubernetes"), "the Kubernetes client is an optional peer dependency, not installed by default");
@@ -57,21 +63,83 @@ it("the packed package installs without the optional Kubernetes client, ships th
 /** The package's entry points as package.json's "exports" has them: "." (fray), "./mesh" (fray/mesh), … */
 const exportsMap = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { exports: Record<string, { types: string } | string> }).exports;
 const entryPoints = Object.entries(exportsMap).flatMap(([key, target]) =>
-  typeof target === "object" ? [{ name: `fray${key.slice(1)}`, source: target.types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts") }] : [],
+  typeof target === "object"
+    ? [{ name: `fray${key.slice(1)}`, types: target.types, source: target.types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts") }]
+    : [],
 );
 
-it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry point and each entry point's @example, and the program runs", () => {
-  const project = join(scratch, "project");
-  // Each entry file (shipped in src/) opens with a module comment carrying one example; it must compile against the package.
-  assert.equal(entryPoints.length, 7);
-  for (const { name, source } of entryPoints) {
-    const text = readFileSync(join(project, "node_modules/fray", source), "utf8");
-    const example = /^ \* @example\n \* ```ts\n([\s\S]*?)\n \* ```$/m.exec(text);
-    assert.ok(example, `${source} (${name}) has no @example in its module comment`);
-    writeFileSync(join(project, `example-${name.replace("/", "-")}.ts`), example[1].replace(/^ \* ?/gm, "") + "\n");
-  }
-  run(process.execPath, [tsc, "-p", "tsconfig.json"], project);
-  const out = JSON.parse(run(process.execPath, ["--enable-source-maps", "dist/main.js"], project)) as Record<string, unknown>;
+it(
+  "TypeScript 7 and 5, with a default strict tsconfig (nodenext, no types, no lib, no skipLibCheck), accept code importing every entry " +
+    "point and each entry point's @example",
+  () => {
+    // Each entry file (shipped in src/) opens with a module comment carrying one example; it must compile against the package.
+    assert.equal(entryPoints.length, 7);
+    for (const { name, source, types } of entryPoints) {
+      const text = readFileSync(join(project, "node_modules/fray", source), "utf8");
+      const example = /^ \* @example\n \* ```ts\n([\s\S]*?)\n \* ```$/m.exec(text);
+      assert.ok(example, `${source} (${name}) has no @example in its module comment`);
+      writeFileSync(join(project, `example-${name.replace("/", "-")}.ts`), example[1].replace(/^ \* ?/gm, "") + "\n");
+      // TypeScript 6 and later include no @types package unless asked: each entry's declarations bring node's types along.
+      assert.match(readFileSync(join(project, "node_modules/fray", types), "utf8"), /^\/\/\/ <reference types="node"/m, `${types} (${name})`);
+    }
+    const tsconfig = JSON.parse(readFileSync(join(project, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
+    for (const option of ["types", "lib", "skipLibCheck"]) assert.ok(!(option in tsconfig.compilerOptions), `the user's tsconfig sets no ${option}`);
+    for (const [major, name] of Object.entries(TYPESCRIPTS)) {
+      const dir = join(project, "node_modules", name);
+      assert.match((JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version, new RegExp(`^${major}\\.`));
+      // TypeScript 5 only checks; TypeScript 7, npm's latest, also emits the program the tests below run.
+      try {
+        run(process.execPath, [join(dir, "bin", "tsc"), "-p", "tsconfig.json", ...(major === "5" ? ["--noEmit"] : [])], project);
+      } catch (err) {
+        assert.fail(`TypeScript ${major} rejects the user's project:\n${(err as { stdout?: string }).stdout || (err as Error).message}`);
+      }
+    }
+  },
+);
+
+for (const major of NODE_MAJORS) {
+  it(`on Node ${major}, the user's program runs, and prints no warning`, async () => {
+    const node = await testNode(major);
+    assert.ok(existsSync(join(project, "dist/main.js")), "the TypeScript test above emits the program");
+    const program = spawnSync(node, ["--enable-source-maps", "dist/main.js"], { cwd: project, encoding: "utf8", timeout: 150_000, killSignal: "SIGKILL" });
+    assert.equal(program.status, 0, program.stderr);
+    assert.equal(program.stderr, "", "the program prints no warning");
+    checkProgramOutput(JSON.parse(program.stdout) as Record<string, unknown>);
+  });
+}
+
+// The suite itself runs on SUITE_NODE, where test/cli.test.ts runs the demo.
+for (const major of NODE_MAJORS.filter((m) => m !== SUITE_NODE)) {
+  it(`on Node ${major}, the installed fray demo trains, survives a killed worker, leaves no process behind and prints no warning`, async () => {
+    const node = await testNode(major);
+    const bin = join(project, "node_modules/fray/dist/cli/main.js");
+    const demo = spawnSync(node, [bin, "demo", "--procs", "3", "--rows", "60000", "--steps", "30", "--batch", "4096"], {
+      cwd: project,
+      encoding: "utf8",
+      timeout: 150_000,
+      killSignal: "SIGKILL",
+    });
+    const pids = [...demo.stdout.matchAll(/pids ([\d, ]+)\)/g)].flatMap((m) => m[1].split(", ").map(Number));
+    try {
+      assert.equal(demo.status, 0, `${demo.stdout}\n${demo.stderr}`);
+      assert.match(demo.stdout, /respawned rank 2 as process \d+ in \d+ ms; resuming at step 15/);
+      assert.ok(Number(/held-out accuracy ([\d.]+)%/.exec(demo.stdout)?.[1]) >= 90, demo.stdout);
+      assert.deepEqual(
+        demo.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("training: ")),
+        [],
+        "stderr holds the progress lines only",
+      );
+      await waitForExit(pids);
+    } finally {
+      const left = pids.filter(isAlive);
+      for (const pid of left) process.kill(pid, "SIGKILL");
+      assert.deepEqual(left, [], "no worker process is left");
+    }
+  });
+}
+
+/** What the user's program (test/package-install-project/main.ts) printed. */
+function checkProgramOutput(out: Record<string, unknown>): void {
   assert.deepEqual(out.squares, [1, 4, 9]);
   assert.deepEqual(out.counts, [4, 4]);
   assert.deepEqual(out.gathered, [
@@ -91,10 +159,9 @@ it("a user's tsc --strict (no skipLibCheck) accepts code importing every entry p
     `stack frames: ${frames.join(", ")}`,
   );
   assert.deepEqual(out.missing, [], "stack frames name files that are not installed");
-});
+}
 
 it("names that moved to fray/launchers and fray/dashboard are deprecated when a user's editor imports them from fray/mesh and fray/cluster", () => {
-  const project = join(scratch, "project");
   const ts = require("typescript") as typeof TypeScript;
   const options: TypeScript.CompilerOptions = {
     module: ts.ModuleKind.NodeNext,

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,7 @@ import { metricsSources, startDashboard, type Dashboard, type MetricFamily } fro
 import { setUnhandledFaultHook, thisHost, type ActorMesh, type MeshFailure, type ProcMesh } from "../../src/mesh.ts";
 import { Echo } from "../fixtures/actors.ts";
 import { track } from "../helpers.ts";
+import { testPackages } from "../../scripts/test-setup.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const cli = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
@@ -34,7 +35,7 @@ describe("the dashboard in a browser", () => {
   const previousHook = setUnhandledFaultHook((f) => failures.push(f)); // the killed rank is expected
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `this test drives Debian's chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
+    await testPackages("chromium"); // npm test's setup installed it; this file run by itself installs it too, or says how
     mkdirSync(artifacts, { recursive: true });
     cluster = createCluster(`local?dir=${dir}`);
     token = cluster.token();

@@ -1,7 +1,7 @@
 // A job's EnvironmentConfig on the local cluster: npm packages installed from the
 // registry into a shared cache (two versions side by side, require and import,
 // no reinstall of a set already there), setup scripts before the entrypoint, and
-// the workspace copied for the job.
+// the workspace copied for the job; the packages found on every supported Node version.
 import assert from "node:assert/strict";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { after, describe, it } from "node:test";
 import { Entrypoint } from "../../src/cluster.ts";
 import { clusterFixture, nodeScript } from "./cluster-suite.ts";
 import { reportPackage } from "./job-environment-jobs.ts";
+import { NODE_MAJORS, testNode } from "../../scripts/test-setup.ts";
 
 /** A temp directory holding `files` (path → text), removed when the file's tests end. */
 function workspace(files: Record<string, string>): string {
@@ -100,6 +101,28 @@ describe("job environments on the local cluster", () => {
       assert.deepEqual({ ino: statSync(record).ino, text: readFileSync(record, "utf8") }, before, "set A's entry is the one installed first, untouched");
     },
   );
+
+  it("npmPackages on Node 20, 22, 24 and 26: require and import find them, and node prints no warning into the job's output", async () => {
+    // module.register() is deprecated on Node 26 (DEP0205, a warning on stderr); the environment uses module.registerHooks where it exists.
+    const ws = workspace(VERSION_SCRIPTS);
+    const nodes: string[] = [];
+    for (const major of NODE_MAJORS) nodes.push(await testNode(major));
+    const ids = await Promise.all(
+      nodes.map((node, i) =>
+        fx.cluster.launch({
+          name: `npm-node-${NODE_MAJORS[i]}`,
+          entrypoint: sh(`"${node}" version.cjs && "${node}" version.mjs`),
+          environment: { workspace: ws, npmPackages: ["is-number@7.0.0"] },
+        }),
+      ),
+    );
+    for (const [i, id] of ids.entries()) {
+      const { status } = await fx.cluster.wait(id);
+      const logs = await fx.cluster.logs(id);
+      assert.equal(status, "succeeded", `Node ${NODE_MAJORS[i]}: ${logs.join("\n")}`);
+      assert.deepEqual(logs, ["[replica-0] cjs 7.0.0 true", "[replica-0] esm 7.0.0 true"], `Node ${NODE_MAJORS[i]}`);
+    }
+  });
 
   it(
     "a package npm cannot install, or an install past FRAY_NPM_INSTALL_TIMEOUT_MS, fails the launch with npm's output, and leaves no job and " +

@@ -19,6 +19,9 @@ import { SLURM_SCRIPT, slurmHosts } from "./slurm-hosts.ts";
 const runner = fileURLToPath(new URL("./slurm-case-runner.ts", import.meta.url));
 
 before(() => {
+  // The submit host has no way out, and its environment case installs this package from npm's cache: put it there,
+  // so a fresh machine (or this file run alone) does not depend on another test having installed it first.
+  execFileSync("npm", ["cache", "add", "is-number@7.0.0"], { stdio: "pipe" });
   execFileSync("bash", [SLURM_SCRIPT, "up"], { env: { ...process.env, SLURM_NODES: "3" }, stdio: "pipe" });
 });
 

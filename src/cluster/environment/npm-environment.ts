@@ -21,26 +21,36 @@ export interface NpmEnvironment {
 }
 
 /** Changes whenever the files written into an entry (the hooks) change, so old entries are not reused. */
-const LAYOUT = 1;
+const LAYOUT = 2;
 const OUTPUT_TAIL_LINES = 20;
 
 // Tried after node's own resolution fails, for bare specifiers only: resolve as if imported from the entry.
+// One function for both kinds of hooks: module.registerHooks' (in-thread, `next` returns the result)
+// and module.register's (off-thread, `next` returns a promise).
 const ESM_HOOK = `// Written by fray: ESM imports the job's own packages do not provide resolve in this npm environment.
 const base = new URL("./package.json", import.meta.url).href;
 const relativeOrUrl = /^(\\.{0,2}\\/|#|[a-z][a-z0-9+.-]*:)/i;
-export async function resolve(specifier, context, next) {
-  try {
-    return await next(specifier, context);
-  } catch (err) {
+export function resolve(specifier, context, next) {
+  const retry = (err) => {
     if (err?.code !== "ERR_MODULE_NOT_FOUND" || relativeOrUrl.test(specifier)) throw err;
     return next(specifier, { ...context, parentURL: base });
+  };
+  try {
+    const found = next(specifier, context);
+    return found instanceof Promise ? found.catch(retry) : found;
+  } catch (err) {
+    return retry(err);
   }
 }
 `;
 
+// module.registerHooks exists from Node 22.15 and 23.5; module.register, the only way on Node 20,
+// is deprecated (DEP0205) and warns into the job's output on Node 26.
 const ESM_REGISTER = `// Written by fray: loaded with --import (NODE_OPTIONS) in the job's node processes.
-import { register } from "node:module";
-register("./esm-hook.mjs", import.meta.url);
+import * as nodeModule from "node:module";
+import { resolve } from "./esm-hook.mjs";
+if (nodeModule.registerHooks) nodeModule.registerHooks({ resolve });
+else nodeModule.register("./esm-hook.mjs", import.meta.url);
 `;
 
 /** The cache entry for `specs`, installed now unless an earlier launch did; rejects with npm's output if the install fails. */
