@@ -79,9 +79,15 @@ export abstract class Cluster {
     return killActor(await this.runningNamespace(), name, this.spec);
   }
 
-  /** Stops the namespace service; the actors it holds, detached ones too, end with it. */
-  stopNamespace(): Promise<void> {
-    return this.namespaceService.stop();
+  /**
+   * Stops the namespace service; the actors it holds, detached ones too, end with it. It is sent SIGTERM (which
+   * only its user may send); `ask: true` asks it instead, by a call with the cluster's token as `fray cluster stop`
+   * does (this process's runtime then starts, with that token if it has none yet). Resolves to its pid once it has
+   * exited, or null if it was not running. (It also ends by itself once idle for FRAY_NAMESPACE_IDLE_MS, or once
+   * the cluster's state directory is removed.)
+   */
+  stopNamespace(options: { readonly ask?: boolean } = {}): Promise<number | null> {
+    return this.namespaceService.stop(options.ask ?? false);
   }
 
   /** The log lines written so far, each prefixed `[replica-i] `. */
