@@ -1,18 +1,24 @@
 // Shared test plumbing: every process a test starts is tracked and must be gone
 // when the test file ends.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after } from "node:test";
 import type { ProcessJob } from "../src/launchers.ts";
 import type { ProcMesh } from "../src/mesh.ts";
 
 const started = new Set<number>();
 
+/** Whether `pid` still runs: a zombie (ended, its new parent not having reaped it yet) does not. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true; // no /proc here: kill(pid, 0) is all there is
   }
 }
 

@@ -43,8 +43,8 @@ function gpus(value: string): ResourceConfig["device"] {
 
 function table(jobs: readonly JobInfo[]): string {
   return renderTable([
-    ["JOB ID", "NAME", "STATUS", "REPLICAS", "ERROR"],
-    ...jobs.map((j) => [j.jobId, j.name, j.status, replicaSummary(j), j.errorMessage ?? ""]),
+    ["JOB ID", "NAME", "STATUS", "REPLICAS", "REQUEST", "ERROR"],
+    ...jobs.map((j) => [j.jobId, j.name, j.status, replicaSummary(j), j.request, j.errorMessage ?? ""]),
   ]);
 }
 
@@ -84,7 +84,7 @@ export function jobCommand(): Command {
     sub("submit", "launch CMD ARGS as a job and print its id (put -- before the command)")
       .argument("<command...>", "the program and its arguments")
       .option("--name <name>", "job name (default: the program's name)")
-      .option("--cpu <n>", "CPU cores per replica", count("--cpu"))
+      .option("--cpu <n>", "CPU cores per replica (default: none reserved: on local the job shares the cores)", count("--cpu"))
       .option("--ram <size>", "memory per replica, e.g. 512m or 4g")
       .option("--gpus <[variant:]count>", "GPUs per replica, e.g. 1 or H100:2", gpus)
       .option("--replicas <n>", `copies of the command, each with its own ${settingName("replicaId")}`, count("--replicas"))

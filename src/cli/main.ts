@@ -7,6 +7,7 @@ import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./certs.ts";
 import { demoOptionsProblem, runDemo, type DemoOptions } from "./demo.ts";
 import { actorCommand } from "./actor-command.ts";
+import { clusterCommand } from "./cluster-command.ts";
 import { dashboardCommand } from "./dashboard-command.ts";
 import { jobCommand } from "./job-command.ts";
 import { queueCommand } from "./queue-command.ts";
@@ -60,6 +61,7 @@ program
 
 program.addCommand(jobCommand());
 program.addCommand(actorCommand());
+program.addCommand(clusterCommand());
 program.addCommand(queueCommand());
 program.addCommand(dashboardCommand());
 

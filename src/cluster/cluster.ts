@@ -79,9 +79,15 @@ export abstract class Cluster {
     return killActor(await this.runningNamespace(), name, this.spec);
   }
 
-  /** Stops the namespace service; the actors it holds, detached ones too, end with it. */
-  stopNamespace(): Promise<void> {
-    return this.namespaceService.stop();
+  /**
+   * Stops the namespace service; the actors it holds, detached ones too, end with it. It is sent SIGTERM (which
+   * only its user may send); `ask: true` asks it instead, by a call with the cluster's token as `fray cluster stop`
+   * does (this process's runtime then starts, with that token if it has none yet). Resolves to its pid once it has
+   * exited, or null if it was not running. (It also ends by itself once idle for FRAY_NAMESPACE_IDLE_MS, or once
+   * the cluster's state directory is removed.)
+   */
+  stopNamespace(options: { readonly ask?: boolean } = {}): Promise<number | null> {
+    return this.namespaceService.stop(options.ask ?? false);
   }
 
   /** The log lines written so far, each prefixed `[replica-i] `. */
@@ -134,11 +140,19 @@ export abstract class Cluster {
   }
 }
 
-/**
- * A job's status from its replicas': running if any runs, else pending if any waits, else
- * failed, stopped, succeeded. `notEnforced`: what the backend could not enforce of the request.
- */
-export function jobInfo(jobId: JobId, name: string, tasks: readonly TaskStatus[], notEnforced?: readonly string[]): JobInfo {
+/** What a backend recorded of a job at launch: its id, name, request (JobInfo.request) and what it could not enforce of it. */
+export interface LaunchedJob {
+  readonly jobId: JobId;
+  readonly name: string;
+  /** Absent in the records of an older fray. */
+  readonly request?: string;
+  readonly notEnforced?: readonly string[];
+}
+
+/** A job's status from its replicas': running if any runs, else pending if any waits, else failed, stopped, succeeded. */
+export function jobInfo(job: LaunchedJob, tasks: readonly TaskStatus[]): JobInfo {
+  const { jobId, name, notEnforced } = job;
+  const request = job.request ?? "not recorded (launched by an older fray)";
   const has = (s: JobStatus) => tasks.some((t) => t.status === s);
   const status: JobStatus = has("running") ? "running" : has("pending") ? "pending" : has("failed") ? "failed" : has("stopped") ? "stopped" : "succeeded";
   const counts = {
@@ -146,8 +160,8 @@ export function jobInfo(jobId: JobId, name: string, tasks: readonly TaskStatus[]
     preemptions: tasks.reduce((n, t) => n + (t.preemptions ?? 0), 0),
     ...(notEnforced?.length ? { notEnforced } : {}),
   };
-  if (status !== "failed" && status !== "stopped") return { jobId, name, status, tasks, ...counts };
+  if (status !== "failed" && status !== "stopped") return { jobId, name, status, tasks, request, ...counts };
   // A failed job names its failed replicas, not the ones stopped because of them.
   const messages = tasks.flatMap((t, i) => (t.status === status && t.errorMessage ? [`replica ${i} ${t.errorMessage}`] : []));
-  return { jobId, name, status, tasks, errorMessage: messages.join("; ") || status, ...counts };
+  return { jobId, name, status, tasks, request, errorMessage: messages.join("; ") || status, ...counts };
 }

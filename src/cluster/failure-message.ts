@@ -1,18 +1,35 @@
 // Why a replica failed, in one line for JobInfo.errorMessage: how it exited,
 // then what it said — a job function's error ("RangeError: no convergence"),
-// else its output's lines that look like an error (a Node program's thrown
-// "Error: disk full", which its stack trace pushes out of the tail), then the
-// last lines (the log holds its stdout and stderr). Shared by every backend;
-// each says where the replica's log is.
+// else what its output says went wrong, then its last lines (the log holds its
+// stdout and stderr). What went wrong: a thrown error's lines — the ones above
+// a stack trace ("Error: disk full on /data", its message's further lines,
+// "[cause]: Error: quota reached"), which the trace pushes out of the tail —
+// and lines that look like an error ("Traceback …", "panic: …", "error: …").
+// Shared by every backend; each says where the replica's log is.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { describeExit, type ExitRecord } from "./replica-script.ts";
 
 /** At most this many of the log's last non-empty lines, each cut to LINE_CHARS, read from its last TAIL_BYTES. */
 const TAIL_LINES = 5;
-/** At most this many lines that look like an error, the latest ones, put before the tail. */
-const ERROR_LINES = 2;
-/** A line that says what went wrong: "Error: …", "TypeError: …", "Uncaught …Exception: …", "fatal: …", "ERROR …". */
-const LOOKS_LIKE_AN_ERROR = /^(Uncaught )?[A-Za-z_.$]*(Error|Exception)( \[\w+\])?: |^(error|fatal|panic|ERROR|FATAL|PANIC)\b[:\s]/;
+/** At most this many errors (the latest, each said once), put before the tail. */
+const ERRORS = 2;
+/** At most this many lines of one thrown error: its first line and its message's next ones. */
+const ERROR_LINES = 3;
+/** A line that says what went wrong: "Error: …", "[cause]: TypeError: …", "Traceback (most recent call last):", "fatal: …", "panic: …", "error[E0425]: …". */
+const LOOKS_LIKE_AN_ERROR = new RegExp(
+  [
+    /^(\[cause\]: |Uncaught )?\[?[A-Za-z_.$]*(Error|Exception|Rejection)( \[\w+\])?: /,
+    /^(error|fatal|panic|ERROR|FATAL|PANIC)(\[\w+\])?[:\s]/,
+    /^Traceback \(most recent call last\):/,
+    /^thread '.*' panicked at /,
+  ]
+    .map((r) => r.source)
+    .join("|"),
+);
+/** The first line of what JavaScript prints of an error of any class: "DiskFull: /data is full". */
+const ERROR_HEADER = /^[A-Za-z_$][\w$.]*: /;
+/** A line of a stack trace: "at f (file:1:2)", and the "... 4 lines matching cause stack trace ..." / "... 5 more" that stand for some. */
+const STACK_FRAME = /^(at |\.\.\. \d+ )/;
 const LINE_CHARS = 200;
 const TAIL_BYTES = 16 * 1024;
 
@@ -24,10 +41,48 @@ export function failureMessage(code: number, exit: ExitRecord, logPath: string):
 }
 
 /**
- * What the log says went wrong: its latest lines that look like an error, then its last non-empty
- * lines (each once, without the replica loop's own "[fray] …" notes); [] without a log.
+ * What the log says went wrong: its latest errors (see above), then its last non-empty lines not
+ * already among them (without the replica loop's own "[fray] …" notes); [] without a log.
  */
 export function logCause(path: string): string[] {
+  const lines = lastLines(path)
+    .map((l) => l.trim())
+    .filter((l) => !l.startsWith("[fray] "));
+  const errors = errorsIn(lines);
+  const shown = new Set(errors.flat());
+  const tail = lines.filter((l) => l !== "").slice(-TAIL_LINES);
+  return [...errors.flat(), ...tail.filter((l) => !shown.has(l))].map((l) => oneLine(l, LINE_CHARS));
+}
+
+/** The latest ERRORS errors of `lines` (trimmed, blank ones kept: they end a thrown error's message), each as its lines. */
+function errorsIn(lines: readonly string[]): string[][] {
+  const found = new Map<number, string[]>(); // by the index of its first line
+  lines.forEach((line, i) => {
+    if (LOOKS_LIKE_AN_ERROR.test(line)) found.set(i, [line]);
+    // The first frame of a stack trace: the lines above it, up to a blank line or another trace, are what was
+    // thrown — from its first line that looks like an error, else like an error's header (what the program
+    // printed before it is not).
+    if (!STACK_FRAME.test(line) || i === 0 || STACK_FRAME.test(lines[i - 1])) return;
+    let start = i;
+    while (start > 0 && lines[start - 1] !== "" && !STACK_FRAME.test(lines[start - 1])) start--;
+    const above = lines.slice(start, i);
+    const first = [LOOKS_LIKE_AN_ERROR, ERROR_HEADER].map((pattern) => above.findIndex((l) => pattern.test(l))).find((at) => at >= 0);
+    if (first !== undefined) start += first;
+    for (let j = start; j < i; j++) found.delete(j); // its own lines are not errors of their own
+    if (start < i) found.set(start, lines.slice(start, Math.min(i, start + ERROR_LINES)));
+  });
+  // Each error once, where it was last said (a retried replica says the same each attempt).
+  const latest = new Map<string, string[]>();
+  for (const [, error] of [...found].sort(([a], [b]) => a - b)) {
+    const key = error.join("\n");
+    latest.delete(key);
+    latest.set(key, error);
+  }
+  return [...latest.values()].slice(-ERRORS);
+}
+
+/** The lines of the last TAIL_BYTES of the file at `path`; [] without it. */
+function lastLines(path: string): string[] {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -41,10 +96,7 @@ export function logCause(path: string): string[] {
     const n = readSync(fd, buffer, 0, buffer.length, start);
     const lines = buffer.subarray(0, n).toString("utf8").split("\n");
     if (start > 0) lines.shift(); // begins mid-line
-    const said = lines.map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("[fray] "));
-    const errors = [...new Set(said.filter((l) => LOOKS_LIKE_AN_ERROR.test(l)))].slice(-ERROR_LINES);
-    const tail = said.slice(-TAIL_LINES).filter((l) => !errors.includes(l));
-    return [...errors, ...tail].map((l) => oneLine(l, LINE_CHARS));
+    return lines;
   } finally {
     closeSync(fd);
   }

@@ -2,12 +2,13 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Entrypoint } from "./entrypoint.ts";
-import { parseSize } from "./size.ts";
+import { bytes, parseSize } from "./size.ts";
 import type { DeviceConfig, JobRequest } from "./types.ts";
 
 export interface CheckedRequest {
   readonly name: string;
   readonly entrypoint: Entrypoint;
+  /** Cores per replica; 0 when the request names none (local: no cores reserved, none pinned; Slurm: its least, 1). */
   readonly cpu: number;
   readonly ramBytes: number;
   /** Whether the request named `ram` (the default is scheduled by, not enforced). */
@@ -29,6 +30,8 @@ export interface CheckedRequest {
   readonly maxRetriesPreemption: number;
   readonly maxTaskFailures: number;
   readonly priority: number;
+  /** What each replica asked for, as JobInfo.request says it. */
+  readonly request: string;
 }
 
 /** Which backend checks the request: each refuses what it has no notion of. */
@@ -63,7 +66,7 @@ export function checkRequest(request: JobRequest, backend: BackendKind): Checked
           `use environment.npmPackages / setupScripts instead`,
       );
   }
-  const cpu = r.cpu ?? 1;
+  const cpu = r.cpu ?? 0;
   if (typeof cpu !== "number" || !Number.isFinite(cpu) || cpu < 0) throw new TypeError(`resources.cpu must be a number of cores ≥ 0, got ${cpu}`);
   const replicas = request.replicas ?? r.replicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1)
@@ -93,13 +96,21 @@ export function checkRequest(request: JobRequest, backend: BackendKind): Checked
   }
   const priority = request.priority ?? 0;
   if (!Number.isInteger(priority)) throw new TypeError(`priority must be a whole number (higher starts first), got ${priority}`);
+  const ramBytes = parseSize(r.ram ?? "128m", "resources.ram");
+  const diskBytes = parseSize(r.disk ?? "1g", "resources.disk");
+  const asked = [
+    cpu > 0 && `${cpu} cpu`,
+    r.ram !== undefined && `${bytes(ramBytes)} ram`,
+    deviceCount > 0 && `${deviceCount}${"variant" in device && device.variant ? ` ${device.variant}` : ""} ${device.kind}`,
+    r.disk !== undefined && `${bytes(diskBytes)} disk`,
+  ].filter((part) => part !== false);
   return {
     name,
     entrypoint,
     cpu,
-    ramBytes: parseSize(r.ram ?? "128m", "resources.ram"),
+    ramBytes,
     ramGiven: r.ram !== undefined,
-    diskBytes: parseSize(r.disk ?? "1g", "resources.disk"),
+    diskBytes,
     diskGiven: r.disk !== undefined,
     device,
     deviceCount,
@@ -114,6 +125,7 @@ export function checkRequest(request: JobRequest, backend: BackendKind): Checked
     maxRetriesPreemption: count(request.maxRetriesPreemption ?? 100, "maxRetriesPreemption"),
     maxTaskFailures: count(request.maxTaskFailures ?? 0, "maxTaskFailures"),
     priority,
+    request: asked.join(", ") || "none",
   };
 }
 

@@ -5,7 +5,7 @@ import type { DeviceConfig } from "./types.ts";
 
 /** What each replica needs. Sizes are strings such as "512m", "4g", "1.5t" (or a number of bytes). */
 export interface ResourceConfig {
-  /** CPU cores per replica (default 1). */
+  /** CPU cores per replica (default: none reserved — on `local` the job is not pinned and shares every core; Slurm gives each replica its least, 1). */
   readonly cpu?: number;
   /** Memory per replica (default "128m"). */
   readonly ram?: string | number;

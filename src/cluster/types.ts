@@ -29,6 +29,11 @@ export interface JobInfo {
   readonly failures: number;
   /** Preemptions over all replicas: a Slurm requeue, or a local replica SIGTERMed from outside fray. */
   readonly preemptions: number;
+  /**
+   * What each replica asked for: "2 cpu, 4 GB ram, 1 H100 gpu", only what the request named; "none" when
+   * it named no resources (on `local` such a job reserves no cores and shares them all with the others).
+   */
+  readonly request: string;
   /** What the backend could not enforce of the request ("disk: not enforced by the local cluster"). */
   readonly notEnforced?: readonly string[];
 }

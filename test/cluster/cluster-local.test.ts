@@ -6,7 +6,8 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
-import { createCluster, currentCluster, Entrypoint, withCluster } from "../../src/cluster.ts";
+import { createCluster, currentCluster, Entrypoint, withCluster, type JobInfo } from "../../src/cluster.ts";
+import { startDashboard } from "../../src/dashboard.ts";
 import { clusterFixture, clusterParitySuite, logLineMatching, nodeScript } from "./cluster-suite.ts";
 import { recordEnv as recordEnvLike } from "../fixtures/cluster-jobs.ts";
 import { waitForExit } from "../helpers.ts";
@@ -52,6 +53,36 @@ describe("fray/cluster local only", () => {
     assert.equal((await fx.cluster.poll(id)).status, "stopped");
     assert.ok((await fx.cluster.logs(id)).includes("[replica-0] ignoring SIGTERM"));
     await waitForExit([pid]);
+  });
+
+  it("a Node program's thrown error, its message's lines and its cause lead its failure message, in JobInfo, fray job status and the dashboard", async () => {
+    const id = await fx.cluster.launch({
+      name: "thrown",
+      entrypoint: nodeScript(
+        "console.log('loading shards'); throw new Error('disk full on /data\\nwhile writing shard 7', { cause: new Error('quota of 10 GB reached') })",
+      ),
+    });
+    const info = await fx.cluster.wait(id);
+    assert.equal(info.status, "failed");
+    // What was thrown first, though 14 lines of stack trace came after it; then the last lines.
+    assert.match(
+      info.errorMessage ?? "",
+      /^replica 0 exited with code 1: Error: disk full on \/data \| while writing shard 7 \| \[cause\]: Error: quota of 10 GB reached \| .*\| Node\.js v\d+\.\d+\.\d+$/,
+    );
+    const status = spawnSync(process.execPath, [bin, "job", "status", id, "--cluster", fx.spec], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(status.status, 0, status.stderr);
+    const row = status.stdout.trimEnd().split("\n")[1];
+    assert.match(row, /^\S+\s+thrown\s+failed\s+1 failed\s+none\s+replica 0 exited/);
+    assert.ok(row.endsWith(info.errorMessage!), `${row}\nends with\n${info.errorMessage}`);
+    const dashboard = await startDashboard({ token: fx.cluster.token(), cluster: fx.cluster });
+    try {
+      const api = (await (await fetch(`${dashboard.url}/api/jobs`, { headers: { authorization: `Bearer ${fx.cluster.token()}` } })).json()) as {
+        jobs: JobInfo[];
+      };
+      assert.equal(api.jobs.find((j) => j.jobId === id)?.errorMessage, info.errorMessage);
+    } finally {
+      await dashboard.close();
+    }
   });
 
   it("a job outlives the process that launched it; a later process follows and stops it", async () => {

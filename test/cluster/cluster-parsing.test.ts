@@ -196,3 +196,44 @@ it("a Node program's thrown error leads its failure message, though its stack tr
   writeFileSync(log, "no errors so far\nstep 3 of 3\n");
   assert.equal(failureMessage(1, parseExitRecord("exit 0 1\nfinal 1\n"), log), "exited with code 1: no errors so far | step 3 of 3");
 });
+
+it("other programs' errors lead their failure messages too: a Python traceback, a Rust panic and compile error; a retried error is said once", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "fray-failure-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const log = join(dir, "replica.log");
+  const said = (text: string) => {
+    writeFileSync(log, text);
+    return failureMessage(1, parseExitRecord("exit 0 1\nfinal 1\n"), log);
+  };
+  // As python3 prints an uncaught exception.
+  const python = [
+    "epoch 1",
+    "Traceback (most recent call last):",
+    '  File "/work/train.py", line 9, in <module>',
+    "    main()",
+    '  File "/work/train.py", line 6, in main',
+    "    load(7)",
+    '  File "/work/train.py", line 3, in load',
+    '    raise FileNotFoundError(f"shard {n} is missing")',
+    "FileNotFoundError: shard 7 is missing",
+  ];
+  assert.equal(
+    said(python.join("\n")),
+    "exited with code 1: Traceback (most recent call last): | FileNotFoundError: shard 7 is missing | " +
+      'File "/work/train.py", line 6, in main | load(7) | File "/work/train.py", line 3, in load | raise FileNotFoundError(f"shard {n} is missing")',
+  );
+  // As a Rust program panics (its message on the next line), and as rustc refuses one.
+  const rust = [
+    "thread 'main' panicked at src/main.rs:4:5:",
+    "shard 7 is missing",
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+  ];
+  assert.match(said(rust.join("\n")), /^exited with code 1: thread 'main' panicked at src\/main\.rs:4:5: \| shard 7 is missing \| note: /);
+  assert.match(said("error[E0425]: cannot find value `shard` in this scope\n --> src/main.rs:2:5\n"), /^exited with code 1: error\[E0425\]: cannot find value/);
+  // A Node program that printed, then logged an error of its own class, twice (a retry): said once, without the line before it.
+  const thrown = ["loading", "DiskFull: /data is full", "    at write (/work/job.js:3:9)", "    at main (/work/job.js:7:3)"];
+  assert.equal(
+    said([...thrown, "[fray] exited with code 1; starting it again (retry 1 of 1)", ...thrown].join("\n")),
+    "exited with code 1: DiskFull: /data is full | at main (/work/job.js:7:3) | loading | at write (/work/job.js:3:9) | at main (/work/job.js:7:3)",
+  );
+});

@@ -124,7 +124,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
           killSignal: "SIGKILL",
         });
         assert.equal(status.status, 0, status.stderr);
-        assert.match(status.stdout, new RegExp(`${id}\\s+\\S+\\s+failed\\s+1 failed\\s+replica 0 exited with code 1: .*${cause}`));
+        assert.match(status.stdout, new RegExp(`${id}\\s+\\S+\\s+failed\\s+1 failed\\s+none\\s+replica 0 exited with code 1: .*${cause}`));
       }
     });
 
@@ -248,7 +248,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       const failing = cli("submit", "--", "sh", "-c", "exit 3");
       const waitedFail = cli("wait", failing.stdout.trim());
       assert.equal(waitedFail.status, 1);
-      assert.match(waitedFail.stdout, /failed\s+1 failed\s+replica 0 exited with code 3/);
+      assert.match(waitedFail.stdout, /failed\s+1 failed\s+none\s+replica 0 exited with code 3/);
       const unknown = cli("status", "424242");
       assert.equal(unknown.status, 1);
       assert.match(unknown.stderr, /Job ID not found/);

@@ -79,7 +79,7 @@ describe("the dashboard in a browser", () => {
       assert.match(row!, /trainers\s*Echo\s*1/);
       assert.match(row!, /alive/);
       const job = await page.waitForSelector(`#jobs tr[data-job="${jobId}"]`);
-      assert.match((await job.textContent())!, /hello\s*succeeded\s*1 succeeded/);
+      assert.match((await job.textContent())!, /hello\s*succeeded\s*1 succeeded\s*none/);
       assert.match((await page.textContent(`#jobs tr[data-job="${jobId}"] pre`))!, /\[replica-0\] hi/);
       assert.match((await page.textContent("#topology"))!, /trainers\[0\].*/);
       assert.match((await page.textContent("#failures"))!, /no failures/);

@@ -2,12 +2,15 @@
 // machine's), admission by priority then launch order, pinning, GPUs, memory
 // limits, gang replicas with maxTaskFailures, and preemption by an outside SIGTERM.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, it, type TestContext } from "node:test";
 import { createCluster, type Cluster, type JobId, type JobInfo } from "../../src/cluster.ts";
 import { parseCpuList } from "../../src/cluster/local/capacity.ts";
+import { startDashboard } from "../../src/dashboard.ts";
 import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { logLineMatching, nodeScript } from "./cluster-suite.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
@@ -39,6 +42,9 @@ function until(cluster: Cluster, id: JobId, what: string, check: (info: JobInfo)
 const untilFile = (file: string, before = "") =>
   nodeScript(`${before}; const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(file)})) { clearInterval(t); } }, 20)`);
 
+/** A job's line that says which CPUs it may run on: "cpus 0-1". */
+const printCpus = `console.log("cpus", /Cpus_allowed_list:\\s*(.+)/.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1])`;
+const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const myCpus = parseCpuList(/^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync("/proc/self/status", "utf8"))![1]);
 
 describe("the local cluster's scheduler", () => {
@@ -82,10 +88,11 @@ describe("the local cluster's scheduler", () => {
   it("a job whose supervisor dies while it waits fails, saying so, and the job behind it starts", async (t) => {
     const { cluster, dir } = localCluster(t, "&cpu=1");
     const release = join(dir, "release");
-    const hold = await cluster.launch({ name: "hold", entrypoint: untilFile(release) });
+    const one = { cpu: 1 };
+    const hold = await cluster.launch({ name: "hold", entrypoint: untilFile(release), resources: one });
     await until(cluster, hold, "running", (i) => i.status === "running");
-    const orphan = await cluster.launch({ name: "orphan", entrypoint: nodeScript("") });
-    const next = await cluster.launch({ name: "next", entrypoint: nodeScript("") });
+    const orphan = await cluster.launch({ name: "orphan", entrypoint: nodeScript(""), resources: one });
+    const next = await cluster.launch({ name: "next", entrypoint: nodeScript(""), resources: one });
     await until(cluster, next, "waiting", (i) => i.tasks[0].errorMessage === "waiting for 1 cpu: 0 of 1 free, 1 job ahead");
     const supervisor = JSON.parse(readFileSync(join(dir, "local", orphan, "supervisor.json"), "utf8")).pid as number;
     process.kill(supervisor, "SIGKILL");
@@ -105,7 +112,10 @@ describe("the local cluster's scheduler", () => {
       cluster.launch({ name: "big", entrypoint: ok, resources: { cpu: 3 } }),
       /job big asks for 3 cpu but the local cluster has 2 cpu \(from the cluster spec\), so it could never start; ask for less, or set the capacity in the cluster spec \("local\?cpu=N", which oversubscribes the real cores\)/,
     );
-    await assert.rejects(cluster.launch({ name: "gang", entrypoint: ok, resources: { replicas: 3 } }), /asks for 3 × 1 cpu but the local cluster has 2 cpu/);
+    await assert.rejects(
+      cluster.launch({ name: "gang", entrypoint: ok, resources: { replicas: 3, cpu: 1 } }),
+      /asks for 3 × 1 cpu but the local cluster has 2 cpu/,
+    );
     await assert.rejects(
       cluster.launch({ name: "ram", entrypoint: ok, resources: { ram: "2g" } }),
       /asks for 2 GB ram but the local cluster has 1 GB of ram .*"local\?ram=SIZE"/,
@@ -135,27 +145,71 @@ describe("the local cluster's scheduler", () => {
   it("pins each job to its granted cores; a cpu: 0 job is not pinned", async (t) => {
     const { cluster, dir } = localCluster(t, "&cpu=2");
     const release = join(dir, "release");
-    const print = `console.log("cpus", /Cpus_allowed_list:\\s*(.+)/.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1])`;
-    const a = await cluster.launch({ name: "a", entrypoint: untilFile(release, print) });
+    const a = await cluster.launch({ name: "a", entrypoint: untilFile(release, printCpus), resources: { cpu: 1 } });
     const aCpus = (await logLineMatching(cluster, a, /^\[replica-0\] cpus (.+)$/))[1];
-    const b = await cluster.launch({ name: "b", entrypoint: untilFile(release, print) });
+    const b = await cluster.launch({ name: "b", entrypoint: untilFile(release, printCpus), resources: { cpu: 1 } });
     const bCpus = (await logLineMatching(cluster, b, /^\[replica-0\] cpus (.+)$/))[1];
     // Logical cores 0 and 1, on the real ones round-robin.
     assert.deepEqual([parseCpuList(aCpus), parseCpuList(bCpus)], [[myCpus[0]], [myCpus[1 % myCpus.length]]]);
-    const free = await cluster.launch({ name: "free", entrypoint: nodeScript(print), resources: { cpu: 0 } });
+    const free = await cluster.launch({ name: "free", entrypoint: nodeScript(printCpus), resources: { cpu: 0 } });
     assert.deepEqual(parseCpuList((await logLineMatching(cluster, free, /^\[replica-0\] cpus (.+)$/))[1]), myCpus);
     writeFileSync(release, "");
     await cluster.wait([a, b, free], { raiseOnFailure: true });
   });
 
+  it("a job that asks for no cpu is admitted beside jobs holding every core and shares them, its request shown as none; asked cpus still wait", async (t) => {
+    const { cluster, dir } = localCluster(t, "&cpu=2");
+    const release = join(dir, "release");
+    const hold = await cluster.launch({ name: "hold", entrypoint: untilFile(release), resources: { cpu: 2, ram: "64m" } });
+    await until(cluster, hold, "running", (i) => i.status === "running");
+    // Three replicas on two cores, both held: with no cpu asked, all three start, unpinned.
+    const free = await cluster.launch({ name: "free", entrypoint: untilFile(release, printCpus), replicas: 3 });
+    const running = await until(cluster, free, "running", (i) => i.tasks.every((task) => task.status === "running"));
+    assert.equal(running.request, "none");
+    const cpus = new Map<string, number[]>();
+    for await (const line of cluster.monitor(free)) {
+      const m = /^\[(replica-\d)\] cpus (.+)$/.exec(line);
+      if (m) cpus.set(m[1], parseCpuList(m[2]));
+      if (cpus.size === 3) break;
+    }
+    assert.deepEqual([...cpus.values()], [myCpus, myCpus, myCpus]);
+    // An asked cpu is still held to the cores: it waits, and a gang larger than the machine never starts.
+    const asked = await cluster.launch({ name: "asked", entrypoint: nodeScript(""), resources: { cpu: 1 } });
+    await until(cluster, asked, "waiting", (i) => i.tasks[0].errorMessage === "waiting for 1 cpu: 0 of 2 free");
+    await assert.rejects(cluster.launch({ name: "gang", entrypoint: nodeScript(""), resources: { cpu: 1 }, replicas: 3 }), /could never start/);
+    // The request, wherever it is shown: JobInfo, fray job status, the dashboard.
+    assert.equal((await cluster.poll(hold)).request, "2 cpu, 64 MB ram");
+    const status = spawnSync(process.execPath, [bin, "job", "status", free, "--cluster", cluster.spec], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(status.status, 0, status.stderr);
+    assert.match(status.stdout, /^JOB ID\s+NAME\s+STATUS\s+REPLICAS\s+REQUEST\s+ERROR\n/);
+    assert.match(status.stdout, new RegExp(`${free}\\s+free\\s+running\\s+3 running\\s+none\\s*$`, "m"));
+    const dashboard = await startDashboard({ token: cluster.token(), cluster });
+    try {
+      const shown = (await (await fetch(`${dashboard.url}/api/jobs`, { headers: { authorization: `Bearer ${cluster.token()}` } })).json()) as {
+        jobs: JobInfo[];
+      };
+      assert.deepEqual(
+        shown.jobs.map((j) => [j.name, j.request]),
+        [
+          ["hold", "2 cpu, 64 MB ram"],
+          ["free", "none"],
+          ["asked", "1 cpu"],
+        ],
+      );
+    } finally {
+      await dashboard.close();
+    }
+    writeFileSync(release, "");
+    await cluster.wait([hold, free, asked], { raiseOnFailure: true });
+  });
+
   it("fractional cpus share a core: two 0.5-cpu jobs run at once on one core, a third waits", async (t) => {
     const { cluster, dir } = localCluster(t, "&cpu=1");
     const release = join(dir, "release");
-    const print = `console.log("cpus", /Cpus_allowed_list:\\s*(.+)/.exec(require("fs").readFileSync("/proc/self/status", "utf8"))[1])`;
     const half = { cpu: 0.5 };
     const ids = [];
     for (const name of ["h0", "h1"]) {
-      const id = await cluster.launch({ name, entrypoint: untilFile(release, print), resources: half });
+      const id = await cluster.launch({ name, entrypoint: untilFile(release, printCpus), resources: half });
       ids.push(id);
       assert.deepEqual(parseCpuList((await logLineMatching(cluster, id, /^\[replica-0\] cpus (.+)$/))[1]), [myCpus[0]]);
     }

@@ -16,6 +16,11 @@ export class DashboardEvents {
     private readonly refreshMs = config.dashboardRefreshMs,
   ) {}
 
+  /** Pages following the updates now. */
+  get listeners(): number {
+    return this.#clients.size;
+  }
+
   /** Streams to `res` until the page goes away: the state now, then every change. */
   async add(res: ServerResponse): Promise<void> {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });

@@ -34,14 +34,14 @@ function drawJobs(s) {
   if (!s.jobs.length) return fill("jobs", [none("no jobs yet")]);
   var open = {}; // log tails the viewer opened stay open across updates
   document.querySelectorAll("#jobs tr[data-job] details[open]").forEach(function (d) { open[d.closest("tr").getAttribute("data-job")] = true; });
-  fill("jobs", [table(["Job", "Name", "Status", "Replicas", "Error", "Log tail"], s.jobs.slice().reverse().map(function (j) {
+  fill("jobs", [table(["Job", "Name", "Status", "Replicas", "Request", "Error", "Log tail"], s.jobs.slice().reverse().map(function (j) {
     var tail = j.logTail.length
       ? el("details", open[j.jobId] ? { open: "" } : {}, [
           el("summary", { text: j.logTail.length + (j.logTail.length === 1 ? " line" : " lines") }),
           el("pre", { text: j.logTail.join("\n") }),
         ])
       : "";
-    return { attrs: { "data-job": j.jobId }, cells: [j.jobId, j.name, status(j.status, "status"), replicas(j), j.errorMessage || "", tail] };
+    return { attrs: { "data-job": j.jobId }, cells: [j.jobId, j.name, status(j.status, "status"), replicas(j), j.request, j.errorMessage || "", tail] };
   }))], s.errors.jobs);
 }
 function loadOf(s) {

@@ -36,6 +36,8 @@ export interface DashboardOptions {
 export interface Dashboard {
   /** `http://host:port`, no trailing slash: `${url}/metrics` is the metrics. Give viewers the token separately. */
   readonly url: string;
+  /** Pages open now (following its live updates). */
+  readonly viewers: number;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const shown = host === "0.0.0.0" || host === "::" ? hostname() : host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${shown}:${bound}`,
+    get viewers() {
+      return events.listeners;
+    },
     async close() {
       events.close();
       server.closeAllConnections();

@@ -1,6 +1,7 @@
 // Which cores, GPUs and how much memory a job gets, out of what the jobs
 // already running hold. A core is 1000 millicores: a replica asking 2.5 cpu
 // gets two whole free cores and half of a third, shared with other fractions.
+import { bytes } from "../size.ts";
 import type { Capacity } from "./capacity.ts";
 
 /** What a job asks for, per replica. */
@@ -80,17 +81,6 @@ export function allocate(need: Need, capacity: Capacity, held: readonly Grant[])
 
 export function isShortage(x: Grant | Shortage): x is Shortage {
   return "resource" in x;
-}
-
-/** "512 MB", "1.5 GB": sizes as the messages show them. */
-export function bytes(n: number): string {
-  const units = ["B", "KB", "MB", "GB", "TB"];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${round(n)} ${units[i]}`;
 }
 
 function round(n: number): number {

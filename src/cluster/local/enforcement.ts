@@ -3,7 +3,7 @@
 // it cannot enforce, which JobInfo.notEnforced reports.
 import { spawnSync } from "node:child_process";
 import type { CheckedRequest } from "../job-request.ts";
-import { bytes } from "./allocation.ts";
+import { bytes } from "../size.ts";
 import type { EnforcementPlan } from "./job-record.ts";
 import { memoryLimitKind } from "./memory-limit.ts";
 

@@ -38,6 +38,8 @@ export interface LocalJobRecord {
   /** Launch order in this cluster: FIFO among jobs of equal priority. */
   readonly seq: number;
   readonly priority: number;
+  /** JobInfo.request; absent in the records of an older fray. */
+  readonly request?: string;
   readonly need: Need;
   readonly capacity: Capacity;
   readonly plan: EnforcementPlan;

@@ -4,7 +4,7 @@
 // its end (which says whether the OOM killer ended it).
 import { existsSync } from "node:fs";
 import { jobInfo } from "../cluster.ts";
-import { bytes } from "./allocation.ts";
+import { bytes } from "../size.ts";
 import { failureMessage, logCause } from "../failure-message.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd } from "./job-record.ts";
 import { readJson, readText } from "../job-files.ts";
@@ -26,12 +26,11 @@ export function localJobInfo(dir: string, job: LocalJobRecord): JobInfo {
   const supervisor = readJson<ProcessRecord>(files.supervisor);
   const supervising = supervisor === undefined || isRunning(supervisor.pid, supervisor.startTime); // none yet: its launch is under way
   const replicas = readJson<{ replicas: ProcessRecord[] }>(files.replicas)?.replicas;
+  const launched = { ...job, notEnforced: job.plan.notEnforced };
   const all = (task: TaskStatus) =>
     jobInfo(
-      job.jobId,
-      job.name,
+      launched,
       Array.from({ length: job.need.replicas }, () => task),
-      job.plan.notEnforced,
     );
   if (!replicas) {
     if (existsSync(files.stopped)) return all({ status: "stopped", errorMessage: "was stopped by terminate() before it started" });
@@ -63,7 +62,7 @@ export function localJobInfo(dir: string, job: LocalJobRecord): JobInfo {
     if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, files.log(i)), ...counts };
     return { status: "failed", errorMessage: "ended without an exit record (its process was killed)", ...counts };
   });
-  return jobInfo(job.jobId, job.name, tasks, job.plan.notEnforced);
+  return jobInfo(launched, tasks);
 }
 
 /** Its loop runs, or a command it left does, or it ended but its supervisor has not yet noted how. */

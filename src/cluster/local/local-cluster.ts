@@ -102,6 +102,7 @@ export class LocalCluster extends Cluster {
         createdAt: Date.now(),
         seq: nextSeq(this.#root),
         priority: job.priority,
+        request: job.request,
         need,
         capacity: this.capacity,
         plan,

@@ -4,19 +4,24 @@
 // under its well-known id, serves the cluster's dashboard (FRAY_DASHBOARD_LISTEN,
 // loopback by default), and then says where both are by writing STATE_FILE.
 // Every connection and every dashboard request needs FRAY_TOKEN. It serves
-// until it is killed.
+// until it is idle, its state directory is gone, or it is stopped
+// (service-lifetime.ts), or until it is killed.
 //   node namespace-main.js ADDR STATE_FILE CLUSTER_SPEC
-import { renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { config } from "../../runtime/base/config.ts";
 import { sessionToken } from "../../runtime/net/credentials.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import { kSpawnWith } from "../../mesh/proc-mesh.ts";
 import { runWorker } from "../../mesh/workers.ts";
 import { NamespaceActor } from "../../job/namespace/namespace-actor.ts";
 import { NAMESPACE_MESH_ID } from "../../job/namespace/namespace-client.ts";
 import { createCluster } from "../create.ts";
+import { writeJson } from "../job-files.ts";
+import { TERMINAL } from "../types.ts";
 import { clusterSources, runtimeSources } from "../dashboard/sources.ts";
 import { startDashboard } from "../dashboard/server.ts";
+import { SERVICE_CONTROL_ID, ServiceControl, watchLifetime } from "./service-lifetime.ts";
 
 const [listen, stateFile, spec] = process.argv.slice(2);
 if (!listen || !stateFile || !spec) {
@@ -34,8 +39,18 @@ try {
     token: sessionToken(),
     sources: { ...runtimeSources(), ...clusterSources(cluster) },
   });
-  writeFileSync(`${stateFile}.tmp`, `${JSON.stringify({ addr, pid: process.pid, dashboard: dashboard.url })}\n`);
-  renameSync(`${stateFile}.tmp`, stateFile); // whole or not at all, for whoever waits on it
+  const control = thisProc()[kSpawnWith]({ id: SERVICE_CONTROL_ID }, "namespace-service", ServiceControl);
+  await control.initialized;
+  watchLifetime(dirname(stateFile), {
+    hostedActors: async () => (await namespace.list.callOne()).length,
+    clients: () => currentProc().connectedPeers().length + dashboard.viewers,
+    liveJobs: async () => (await cluster.listJobs()).filter((j) => !TERMINAL.has(j.status)).length,
+    close: async () => {
+      await namespace.stop(); // its cleanup ends the actors it hosts
+      await dashboard.close();
+    },
+  });
+  writeJson(stateFile, { addr, pid: process.pid, dashboard: dashboard.url }); // whole or not at all, for whoever waits on it
   console.log(`fray namespace service at ${addr} (pid ${process.pid}), dashboard at ${dashboard.url}`);
 } catch (err) {
   console.error(`fray: the namespace service cannot start: ${(err as Error).message}`);

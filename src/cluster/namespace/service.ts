@@ -3,11 +3,13 @@
 //
 // A cluster's namespace service: the process that holds the cluster's named
 // actors (service-main.ts). It starts on demand, the first time a
-// job is launched, and outlives the jobs that use it; its state lives in the
-// cluster's state directory, so any later process finds it:
+// job is launched, and outlives the jobs that use it until it is idle, its
+// state directory is gone, or it is stopped (service-lifetime.ts); its state
+// lives in the cluster's state directory, so any later process finds it:
 //   namespace/token         the cluster's token (0600): every connection proves it
 //   namespace/service.json  {addr, pid} of the running service
 //   namespace/port          the port it listens on, kept for its restarts
+//   namespace/asked         touched by each launch: the service is not idle
 //   namespace/service.log   its output
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -19,8 +21,12 @@ import { parseAddress, tcpHostPort } from "../../runtime/net/address.ts";
 import { config, settingName, settingNow } from "../../runtime/base/config.ts";
 import { workerExecArgv } from "../../runtime/hosts/host-agent.ts";
 import { pollUntil } from "../../runtime/base/poll.ts";
-import { readJson, readText } from "../job-files.ts";
+import { actorMeshAt } from "../../mesh/mesh-at.ts";
+import { useToken } from "../../runtime/net/credentials.ts";
+import { currentProc } from "../../runtime/runtime.ts";
+import { readJson, readText, writeJson } from "../job-files.ts";
 import { isRunning, signal, startTimeOf } from "../process-group.ts";
+import { SERVICE_CONTROL_ID, serviceFiles, type ServiceControl } from "./service-lifetime.ts";
 
 const ENTRY = fileURLToPath(new URL(`./service-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
 
@@ -42,6 +48,7 @@ interface ServiceRecord {
 
 export class NamespaceService {
   readonly #dir: string;
+  readonly #files: ReturnType<typeof serviceFiles>;
 
   /** `clusterRoot`: the cluster's state directory; `spec`: the cluster's, for its dashboard. */
   constructor(
@@ -49,6 +56,7 @@ export class NamespaceService {
     private readonly spec: string,
   ) {
     this.#dir = join(clusterRoot, "namespace");
+    this.#files = serviceFiles(this.#dir);
   }
 
   /** The cluster's token, made on first use. */
@@ -71,17 +79,19 @@ export class NamespaceService {
 
   /** The running service (its recorded process, started at its recorded time), or null. */
   async running(): Promise<NamespaceServiceInfo | null> {
-    const record = readJson<ServiceRecord>(join(this.#dir, "service.json"));
+    const record = readJson<ServiceRecord>(this.#files.record);
     if (!record || !record.startTime || !isRunning(record.pid, record.startTime)) return null;
     return { address: record.addr, token: this.token(), pid: record.pid, dashboard: record.dashboard };
   }
 
   /** The running service, started if none runs (one start at a time, across processes). */
   async ensure(): Promise<NamespaceServiceInfo> {
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    // Before the record is read: a service leaving for want of use looks at this after hiding its record (service-lifetime.ts).
+    writeFileSync(this.#files.asked, `${process.pid} ${Date.now()} ${randomBytes(4).toString("hex")}\n`);
     const up = await this.running();
     if (up) return up;
-    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    const lock = join(this.#dir, "starting");
+    const lock = this.#files.startLock;
     const deadline = { intervalMs: 50, deadlineMs: config.namespaceStartTimeoutMs, bound: settingNow("namespaceStartTimeoutMs") };
     let started: NamespaceServiceInfo | null = null;
     await pollUntil(
@@ -103,23 +113,51 @@ export class NamespaceService {
     return started!;
   }
 
-  /** Stops the running service, if any; the actors it hosts end with it. */
-  async stop(): Promise<void> {
-    const record = readJson<ServiceRecord>(join(this.#dir, "service.json"));
-    if (!record?.startTime || !isRunning(record.pid, record.startTime)) return;
-    signal(record.pid, "SIGTERM");
-    await pollUntil(() => !isRunning(record.pid, record.startTime!), {
-      intervalMs: 20,
-      deadlineMs: config.terminateGraceMs,
-      bound: settingNow("terminateGraceMs"),
-      what: () => `namespace service ${record.pid} to exit`,
-    }).catch(() => signal(record.pid, "SIGKILL"));
+  /**
+   * Stops the running service, if any; the actors it hosts end with it. `ask`: by a call that proves the cluster's
+   * token, as every call to it must (`fray cluster stop`; it makes this process's runtime, with the cluster's token,
+   * if it has none yet); else by SIGTERM, which only its user may send, leaving this process's runtime alone.
+   * Resolves to its pid once it has exited, or null if none ran. A refused call throws, and the service runs on; one
+   * that does not exit within FRAY_TERMINATE_GRACE_MS is killed (SIGKILL).
+   */
+  async stop(ask: boolean): Promise<number | null> {
+    const record = readJson<ServiceRecord>(this.#files.record);
+    if (!record?.startTime || !isRunning(record.pid, record.startTime)) return null;
+    const { pid, startTime } = record;
+    const grace = { intervalMs: 20, deadlineMs: config.terminateGraceMs, bound: settingNow("terminateGraceMs") };
+    const exited = pollUntil(() => !isRunning(pid, startTime), { ...grace, what: `namespace service ${pid} to exit` }).then(
+      () => true,
+      () => false,
+    );
+    const refusal = ask ? await Promise.race([this.#ask(record), exited.then(() => null)]) : (signal(pid, "SIGTERM"), null);
+    if (await exited) return pid; // an answer lost as it exited is no refusal
+    if (refusal) throw new Error(`the namespace service (pid ${pid}) at ${record.addr} refused to stop: ${refusal.message}`, { cause: refusal });
+    signal(pid, "SIGKILL"); // told to, it did not exit
+    await pollUntil(() => !isRunning(pid, startTime), { ...grace, what: `namespace service ${pid} to exit after SIGKILL` });
+    return pid;
+  }
+
+  /** Calls the service's ServiceControl.shutdown; resolves to why it failed, or null once it answered. */
+  async #ask(record: ServiceRecord): Promise<Error | null> {
+    const cannot = (why: string) =>
+      new Error(`cannot ask the namespace service at ${record.addr} to stop: ${why}; stop it without asking, or from another process`);
+    try {
+      useToken(this.token());
+    } catch (err) {
+      throw cannot((err as Error).message);
+    }
+    if (currentProc().lostPeer(record.addr)) throw cannot("this process lost an earlier service at that address, and does not dial it again");
+    const control = actorMeshAt<ServiceControl>(record.addr, SERVICE_CONTROL_ID, "namespace-service", null, "ServiceControl");
+    return control.shutdown.callOne(`pid ${process.pid}`).then(
+      () => null,
+      (err: Error) => err,
+    );
   }
 
   async #start(): Promise<NamespaceServiceInfo> {
     const token = this.token();
     const listen = this.#listenAddress();
-    const stateFile = join(this.#dir, "service.json");
+    const stateFile = this.#files.record;
     rmSync(stateFile, { force: true });
     const log = openSync(join(this.#dir, "service.log"), "a");
     let child;
@@ -153,7 +191,7 @@ export class NamespaceService {
         what: () => `the namespace service (pid ${pid}) to start`,
       },
     );
-    writeFileSync(stateFile, `${JSON.stringify({ ...record, startTime: startTimeOf(pid) })}\n`);
+    writeJson(stateFile, { ...record, startTime: startTimeOf(pid) }); // whole: the service reads it too
     return { address: record.addr, token, pid, dashboard: record.dashboard };
   }
 

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { config, settingName, settingNow } from "../../runtime/base/config.ts";
 import { pollUntil } from "../../runtime/base/poll.ts";
-import { Cluster, jobInfo } from "../cluster.ts";
+import { Cluster, jobInfo, type LaunchedJob } from "../cluster.ts";
 import type { ClusterSpec } from "../cluster-spec.ts";
 import { JobNotFoundError } from "../errors.ts";
 import { readJson, readText, writeJson } from "../job-files.ts";
@@ -34,12 +34,9 @@ const MiB = 2 ** 20;
 /** Pending reasons that mean the request exceeds every node or the partition's limits. */
 const NEVER_RUNS = new Set(["PartitionConfig", "BadConstraints", "PartitionNodeLimit"]);
 
-interface SlurmJobRecord {
-  readonly jobId: JobId;
-  readonly name: string;
+interface SlurmJobRecord extends LaunchedJob {
   readonly replicas: number;
   readonly createdAt: number;
-  readonly notEnforced?: readonly string[];
 }
 
 export class SlurmCluster extends Cluster {
@@ -121,6 +118,7 @@ export class SlurmCluster extends Cluster {
       name: job.name,
       replicas: job.replicas,
       createdAt: Date.now(),
+      request: job.request,
       notEnforced,
     } satisfies SlurmJobRecord);
     return jobId;
@@ -184,7 +182,7 @@ export class SlurmCluster extends Cluster {
     const tasks = Array.from({ length: job.replicas }, (_, i) =>
       replicaStatus(state, readText(slurmFiles.exit(this.#root, jobId, i)), slurmFiles.log(this.#root, jobId, i), marks),
     );
-    return jobInfo(jobId, job.name, tasks, job.notEnforced);
+    return jobInfo(job, tasks);
   }
 }
 

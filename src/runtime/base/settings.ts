@@ -95,6 +95,16 @@ export const SETTINGS = {
       "announcing one is disconnected before anything is allocated",
   },
   namespaceStartTimeoutMs: ms("FRAY_NAMESPACE_START_TIMEOUT_MS", 60_000, "how long a cluster waits for its namespace service to start"),
+  namespaceIdleMs: {
+    env: "FRAY_NAMESPACE_IDLE_MS",
+    kind: "ms",
+    default: 600_000,
+    min: 1_000,
+    doc:
+      "how long a cluster's namespace service runs idle — no pending or running job, no hosted actor (detached or not), no connected " +
+      "client or open dashboard page, not asked for by a launch — before it exits by itself (the next launch starts it again); it also " +
+      "exits once its state directory is removed, and at `fray cluster stop`",
+  },
   npmInstallTimeoutMs: ms(
     "FRAY_NPM_INSTALL_TIMEOUT_MS",
     600_000,

@@ -87,6 +87,11 @@ export class Connections {
     return link;
   }
 
+  /** The peers with a connection now (whichever way it came), this proc itself aside. */
+  connectedPeers(): string[] {
+    return [...this.#links.values()].filter((l) => l.connected && l.addr !== this.addr).map((l) => l.addr);
+  }
+
   /** Whether the link to `addr` exists and is connected. */
   connected(addr: string): boolean {
     return this.#links.get(addr)?.connected ?? false;

@@ -238,6 +238,11 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     for (const handler of [...this.#peerLost]) handler(addr, reported, isFailure);
   }
 
+  /** The peers connected to this proc now, other than the child processes it started: its clients, say. */
+  connectedPeers(): string[] {
+    return this.#connections.connectedPeers().filter((a) => !this.#connections.children.has(a) && !this.#lost.has(a));
+  }
+
   /** The live child processes this proc started (not yet lost). */
   children(): string[] {
     return [...this.#connections.children].filter((a) => a !== this.addr && !this.#lost.has(a));
