@@ -67,6 +67,18 @@ it("data-pipeline: map → shuffle → reduce gives, on sync, threads and proces
   }
 });
 
+it("rl-curriculum: a trainer and two rollout jobs share the curriculum; the weights reach the rollouts each iteration; the policy learns the best arm", async () => {
+  await withLocalCluster((spec) => {
+    const out = example("rl-curriculum", "--iterations", "8", "--weights-mib", "4", "--cluster", spec);
+    const lines = [...out.matchAll(/iteration (\d+): mean payout ([\d.]+), P\(best arm\) ([\d.]+), level (\d), (\d+) episodes/g)];
+    assert.equal(lines.length, 8, out);
+    const [first, last] = [lines[0], lines[7]];
+    assert.ok(Number(last[2]) > Number(first[2]), `the mean payout rose: ${first[2]} → ${last[2]}`);
+    assert.ok(Number(last[3]) > 0.5, `P(best arm) ended at ${last[3]}`);
+    assert.match(out, /2 rollouts read 8 × 4 MiB of weights from the trainer/);
+  });
+});
+
 it("launch-training: a job with resources, an npm package and a retry; the crashed replica resumes from its checkpoint; logs stream", async () => {
   await withLocalCluster((spec) => {
     const out = example("launch-training", "--epochs", "5", "--rows", "2000", "--cluster", spec);
