@@ -67,7 +67,7 @@ it("data-pipeline: map → shuffle → reduce gives, on sync, threads and proces
   }
 });
 
-it("rl-curriculum: a trainer and two rollout jobs share the curriculum; weights reach the rollouts each iteration; the policy learns the best arm", async () => {
+it("rl-curriculum: a trainer and two rollout jobs share the curriculum; weights reach the rollouts each step; the policy learns the best arm", async () => {
   await withLocalCluster((spec) => {
     const out = example("rl-curriculum", "--iterations", "8", "--weights-mib", "4", "--cluster", spec);
     const lines = [...out.matchAll(/iteration (\d+): mean payout ([\d.]+), P\(best arm\) ([\d.]+), level (\d), (\d+) episodes/g)];

@@ -34,6 +34,8 @@ before(() => {
   const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", scratch], repo)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(scratch, packed[0].filename);
   cpSync(join(repo, "test/package-install-project"), project, { recursive: true });
+  // The examples are user code too: they type-check in this project, against the installed package.
+  cpSync(join(repo, "examples"), join(project, "examples"), { recursive: true, filter: (path) => !path.endsWith("tsconfig.json") });
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
   // --prefer-offline: npm's cache makes a repeated run quick.
   run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, "typescript@7", "typescript5@npm:typescript@5"], project);
@@ -70,7 +72,7 @@ const entryPoints = Object.entries(exportsMap).flatMap(([key, target]) =>
 
 it(
   "TypeScript 7 and 5, with a default strict tsconfig (nodenext, no types, no lib, no skipLibCheck), accept code importing every entry " +
-    "point and each entry point's @example",
+    "point, each entry point's @example, and the examples",
   () => {
     // Each entry file (shipped in src/) opens with a module comment carrying one example; it must compile against the package.
     assert.equal(entryPoints.length, 7);

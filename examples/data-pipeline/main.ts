@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createJobContext, type JobKind, type ObjectRef } from "fray";
-import { mapFile, pick, reducePartition, writeInput, type Rates, type Totals } from "./stages.ts";
+import { mapFile, pick, reducePartition, writeInput, type Rates, type Totals } from "./stages.js";
 
 const kind = (process.argv[2] ?? "processes") as JobKind;
 const files = Number(process.argv[3] ?? 24);

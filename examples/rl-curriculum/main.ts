@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { createCluster, Entrypoint } from "fray/cluster";
-import { rollout, trainer } from "./jobs.ts";
+import { rollout, trainer } from "./jobs.js";
 
 const { values } = parseArgs({
   options: {

@@ -1,7 +1,7 @@
 // Zephyr-style map/reduce over a generated corpus. Runs unchanged on every
 // backend:  node --import tsx examples/word-count/main.ts [sync|threads|processes]
 import { createJobContext, type JobContext } from "fray";
-import { countWords, makeShard, mergeAll } from "./tasks.ts";
+import { countWords, makeShard, mergeAll } from "./tasks.js";
 
 const kind = (process.argv[2] ?? "threads") as "sync" | "threads" | "processes";
 const shards = Number(process.argv[3] ?? 16);
