@@ -8,11 +8,12 @@ import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, TaskCancelledError, type ActorHandle, type JobContext, type ObjectRef } from "../../src/job.ts";
 import { thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { add } from "../fixtures/tasks.ts";
-import { Board, parentOf, record, spin, untilCancelled, waitForKey, where } from "../fixtures/cancel-tasks.ts";
+import { Board, cancelFromTask, parentOf, record, spin, untilCancelled, waitForKey, where } from "../fixtures/cancel-tasks.ts";
 import { isAlive, track, waitForExit } from "../helpers.ts";
 
-// A cancelled task that computes without end loses its worker this soon (not a timing assertion: how long the tests wait).
-process.env.FRAY_CANCEL_GRACE_MS = "200";
+// A cancelled task still running this long after loses its worker. Not a timing assertion: long enough for the
+// async tasks here to report their abort on a loaded machine, short enough for the test of a task that never yields.
+process.env.FRAY_CANCEL_GRACE_MS = "3000";
 
 type Make = (workers: number) => { ctx: JobContext; procs?: ProcMesh };
 const backends: Array<[string, Make]> = [
@@ -90,6 +91,14 @@ for (const [kind, make] of backends) {
       assert.equal((await ctx.get(board.keys.remote())).includes("flat.child:aborted"), false);
       await ctx.cancel(child);
       assert.equal(await ctx.get(board.waitFor.remote("flat.child:aborted")), "TaskCancelledError");
+    });
+
+    it("a task cancels another task", async () => {
+      const victim = ctx.run(untilCancelled, board, "other");
+      await ctx.get(board.waitFor.remote("other:started"));
+      assert.equal(await ctx.get(ctx.run(cancelFromTask, { ref: victim })), "cancelled");
+      await assert.rejects(ctx.get(victim), cancelled(/untilCancelled/));
+      assert.equal(await ctx.get(board.waitFor.remote("other:aborted")), "TaskCancelledError");
     });
 
     it("cancelling a finished task does nothing: get still gives its value", async () => {

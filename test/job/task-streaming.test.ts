@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, TaskCancelledError, type ActorHandle, type JobContext, type ObjectRef } from "../../src/job.ts";
 import { thisHost, type ProcMesh } from "../../src/mesh.ts";
-import { Board, countTo, failAfter, notAGenerator, Producer, untilLeft } from "../fixtures/cancel-tasks.ts";
+import { Board, countTo, failAfter, notAGenerator, Producer, streamingParent, sumOfStream, untilLeft } from "../fixtures/cancel-tasks.ts";
 import { track } from "../helpers.ts";
 
 const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
@@ -88,6 +88,17 @@ for (const [kind, make] of backends) {
       await assert.rejects(async () => {
         for await (const ref of stream) void ref;
       }, /notAGenerator returned number, not an async iterable: a streaming task is an async generator function/);
+    });
+
+    it("a task reads a stream it started, and cancelling the task cancels its streams", async () => {
+      const sum = ctx.run(sumOfStream, board, 3);
+      await ctx.get(board.mark.remote("more")); // marked already by the first test, unless it runs alone
+      assert.deepEqual(await ctx.get(sum), [0, 1, 2]);
+
+      const parent = ctx.run(streamingParent, board, "nested");
+      await ctx.get(board.waitFor.remote("nested:read"));
+      await ctx.cancel(parent);
+      assert.equal(await ctx.get(board.waitFor.remote("nested:closed")), true);
     });
 
     it("streams an actor's async generator method: remoteStreaming", async () => {
