@@ -220,7 +220,7 @@ export class ActorCell {
       stats.received++;
       stats.calls++;
       if (first) stats.receivedBytes += payloadBytes(frame);
-      start = callStart();
+      start = callStart(stats);
     }
     let args: unknown[];
     try {
