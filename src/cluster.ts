@@ -18,6 +18,11 @@
  * @module fray/cluster
  */
 export { Cluster } from "./cluster/cluster.ts";
+export { Client, type HostActorOptions, type HostedActor } from "./cluster/client/client.ts";
+export type { ActorConfig, ClientActorOptions } from "./cluster/client/client-actor-options.ts";
+export type { ClientActorGroup, GroupLifecycle } from "./cluster/client/client-group.ts";
+export { createClient, currentClient, withClient } from "./cluster/client/current-client.ts";
+export { JobHandle, waitAll, type JobWaitOptions, type LogSink, type LogsOptions } from "./cluster/job-handle.ts";
 export type { ActorRow } from "./cluster/cluster-actors.ts";
 export type { NamespaceServiceInfo } from "./cluster/namespace/service.ts";
 export { createCluster, currentCluster, withCluster } from "./cluster/create.ts";
