@@ -92,7 +92,8 @@ export class JobHandle {
           void next.then(() => lines.return(undefined as never)).catch(() => {}); // stop following once the pending read is done
           const status = await this.status().catch(() => "unknown");
           throw new PollTimeoutError(
-            `gave up waiting for job ${this.jobId} to end after ${timeout} s (wait's timeout of ${timeout} s); it is still ${status}: wait longer, or terminate() it`,
+            `gave up waiting for job ${this.jobId} to end after ${timeout} s (wait's timeout of ${timeout} s); it is still ${status}: ` +
+              "wait longer, or terminate() it",
           );
         }
         if (step.done) return step.value;

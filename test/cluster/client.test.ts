@@ -133,10 +133,7 @@ describe("Client on a local cluster", () => {
     assert.equal(await client.get(actor.bump.remote()), 1);
     const job = await client.submit({ name: "visitor", entrypoint: Entrypoint.fromCallable(visit, ["shared-introspect", { cpu: 1, memory: 64 * 2 ** 20 }]) });
     assert.equal(await job.wait({ timeout: 120 }), "succeeded");
-    assert.match(
-      (await job.logs()).join("\n"),
-      /visited shared-introspect: calls=2 place=\{"index":0,"groupName":"shared-introspect","sameInMethod":true\}/,
-    );
+    assert.match((await job.logs()).join("\n"), /visited shared-introspect: calls=2 place=\{"index":0,"groupName":"shared-introspect","sameInMethod":true\}/);
     const row = (await fx.cluster.listActors()).find((r) => r.name === "shared-introspect");
     assert.equal(row?.state, "alive");
     assert.notEqual(row.pid, process.pid);
@@ -167,7 +164,10 @@ describe("Client on a local cluster", () => {
     await assert.rejects(client.get(a.failNow.remote("a again")), /a again/);
     await assert.rejects(client.get(b.failNow.remote("b once")), /b once/);
     await assert.rejects(client.get(b.failNow.remote("b twice")), /b twice/);
-    await assert.rejects(client.get(b.bump.remote()), (e: Error) => e instanceof SupervisionError && /maxRestarts 1/.test(e.message) && /b twice/.test(e.message));
+    await assert.rejects(
+      client.get(b.bump.remote()),
+      (e: Error) => e instanceof SupervisionError && /maxRestarts 1/.test(e.message) && /b twice/.test(e.message),
+    );
     // The namespace records each end as it hears of the failure, a moment after the call rejected.
     await pollUntil(() => group.isDone(), { intervalMs: 50, deadlineMs: 30_000, what: "the group to be done", bound: "the test's 30 s" });
   });

@@ -404,7 +404,10 @@ describe("Client on slurm", () => {
     const job = await client.submit({ name: "poster", entrypoint: Entrypoint.fromCallable(postTo, ["slurm-board", "from-a-node"]) });
     const lines: string[] = [];
     assert.equal(await job.wait({ timeout: 240, streamLogs: (line) => lines.push(line) }), "succeeded");
-    assert.ok(lines.some((l) => l.startsWith("[replica-0] posted from-a-node")), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => l.startsWith("[replica-0] posted from-a-node")),
+      lines.join("\n"),
+    );
     assert.deepEqual(await client.get(board.handle.read.remote()), ["from-a-node"]);
     assert.equal((await fx.cluster.listActors()).find((r) => r.name === "slurm-board")?.pid, process.pid);
   });

@@ -135,9 +135,7 @@ export class Client {
     const keeper = await (this.#keeper ??= startKeeper((failure) => void this.#hosted.get(failure.meshName)?.shutdown()));
     const offered = isClass ? null : offerInstance(what);
     const spawned = keeper.asOwner(() =>
-      isClass
-        ? thisProc()[kSpawnWith]({ meta }, name, Class, ...((args ?? []) as never[]))
-        : thisProc()[kSpawnWith]({ meta }, name, HostedInstance, offered!),
+      isClass ? thisProc()[kSpawnWith]({ meta }, name, Class, ...((args ?? []) as never[])) : thisProc()[kSpawnWith]({ meta }, name, HostedInstance, offered!),
     );
     try {
       await spawned.initialized;
@@ -189,9 +187,7 @@ export class Client {
 
   /** The job context this client's actors are made and called through: a driver of the cluster's namespace. */
   #ctx(): Promise<JobContext> {
-    return (this.#context ??= this.cluster.namespace().then(({ address, token }) =>
-      createJobContext("threads", { maxWorkers: 1, namespace: address, token }),
-    ));
+    return (this.#context ??= this.cluster.namespace().then(({ address, token }) => createJobContext("threads", { maxWorkers: 1, namespace: address, token })));
   }
 
   #check(): void {

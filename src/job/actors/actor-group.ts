@@ -193,7 +193,11 @@ export function createActorGroup<C extends ActorClass>(
   const { name } = options;
   // Each member learns its place (currentActor().index, .groupName).
   const group = name ?? Class.name;
-  const memberOptions = (i: number): MemberOptions => ({ ...options, ...(name === undefined ? {} : { name: `${name}-${i}` }), groupMember: { group, index: i } });
+  const memberOptions = (i: number): MemberOptions => ({
+    ...options,
+    ...(name === undefined ? {} : { name: `${name}-${i}` }),
+    groupMember: { group, index: i },
+  });
   // Refused here, once, rather than by every member in the background.
   checkActorOptions(memberOptions(0));
   checkResources(options.resources ?? {}, `actor group ${name ?? Class.name}`);

@@ -50,7 +50,10 @@ export class ActorRegistry {
     private readonly asOwner: <T>(spawn: () => T) => T,
   ) {}
 
-  /** The workers' processes: worker `i` is rank `i` of `procs` flattened; `namespace`: the shared one's address, if any; `head`: the head's [address, mesh id]. */
+  /**
+   * The workers' processes: worker `i` is rank `i` of `procs` flattened; `namespace`: the shared one's address, if any;
+   * `head`: the head's [address, mesh id].
+   */
   useProcs(procs: ProcMesh, namespace: string | null, head: readonly [string, string]): void {
     this.#procs = procs;
     this.#shared = namespace;

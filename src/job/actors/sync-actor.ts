@@ -78,9 +78,8 @@ export class SyncActor {
     const max = this.options.maxRestarts ?? 0;
     if (max !== -1 && this.#restarts >= max) {
       const limit = max === 0 ? "it has maxRestarts 0" : `it was restarted ${this.#restarts} times (maxRestarts ${max})`;
-      this.#dead = new SupervisionError(`actor ${this.#label} (${this.Class.name}) failed and is not started again: ${limit}; it failed with: ${cause.message}`, {
-        cause,
-      });
+      const label = `actor ${this.#label} (${this.Class.name})`;
+      this.#dead = new SupervisionError(`${label} failed and is not started again: ${limit}; it failed with: ${cause.message}`, { cause });
       return;
     }
     this.#restarts++;
