@@ -194,6 +194,23 @@ describe("Client on a local cluster", () => {
     await assert.rejects(client.get(hosted.handle.read.remote()), /board/);
   });
 
+  it("a hosted actor knows itself (currentActor()); fail() ends it without ending this process, and frees its name", async () => {
+    const hosted = await client.hostActor(Introspect, [], { name: "hosted-introspect" });
+    assert.deepEqual(await client.get(hosted.handle.place.remote()), { index: 0, groupName: "hosted-introspect", sameInMethod: true });
+    const self = await client.get(hosted.handle.self.remote());
+    assert.equal(await client.get(self.bump.remote()), 1);
+    assert.equal(await client.get(hosted.handle.bump.remote()), 2, "its own handle reached the same instance");
+    await assert.rejects(client.get(hosted.handle.failNow.remote("hosted gave up")), /hosted gave up/);
+    // Its keeper hears of the failure and takes its name out of the namespace.
+    await pollUntil(async () => !(await fx.cluster.listActors()).some((r) => r.name === "hosted-introspect"), {
+      intervalMs: 50,
+      deadlineMs: 30_000,
+      what: "hosted-introspect to leave the namespace",
+      bound: "the test's 30 s",
+    });
+    await assert.rejects(client.get(hosted.handle.bump.remote()), /hosted-introspect|hosted gave up/);
+  });
+
   it("currentClient(): the one withClient set, else FRAY_CLUSTER_SPEC's (one per spec), else local's", () => {
     assert.equal(
       withClient(client, () => currentClient()),
