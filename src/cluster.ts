@@ -3,7 +3,10 @@
  * `fray/cluster`: launch, poll, follow, wait for and stop jobs on this machine
  * or on a Slurm cluster. `createCluster(spec)` picks the backend (`local`,
  * `slurm?partition=…`); a job is an entrypoint with resources, replicas and an
- * environment, and the cluster's named actors live in its namespace. The
+ * environment, and the cluster's named actors live in its namespace.
+ * `createClient(spec)`/`currentClient()` give Marin's Client API over the same
+ * clusters: `submit` → `JobHandle`, `waitAll`, namespace actors and groups,
+ * `hostActor` (an actor in the caller's process that jobs reach by name). The
  * dashboard (`startDashboard`, its sources and types) is still exported here
  * for one release, deprecated: import it from `fray/dashboard`.
  *
