@@ -33,3 +33,4 @@ export type { ObjectRefStream } from "./job/object-ref-stream.ts";
 export type { CancelOptions, StreamingFunction, Yielded } from "./job/job-context.ts";
 export { TaskCancelledError } from "./job/errors.ts";
 export type { ActorOptions, Resources, TaskOptions } from "./job/options.ts";
+export { currentActor, type ActorContext } from "./job/actors/current-actor.ts";

@@ -24,12 +24,13 @@ import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
 import { TaskCancelledError } from "./errors.ts";
 import { SyncTasks } from "./sync-tasks.ts";
 import { asStream, StreamBuffer } from "./tasks/stream-buffer.ts";
-import type { CallLimiter as Limiter } from "./actors/call-limiter.ts";
 import { ObjectStore } from "./object-store.ts";
 import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "./options.ts";
 import { namedActorExists, RefReader } from "./refs.ts";
 import { withTaskEnv } from "./tasks/task-env.ts";
 import { CallLimiter } from "./actors/call-limiter.ts";
+import { syncActorScope } from "./actors/current-actor.ts";
+import { SyncActor } from "./actors/sync-actor.ts";
 import { config, settingName } from "../runtime/base/config.ts";
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -49,7 +50,9 @@ export class SyncJobContext implements JobContext {
   readonly #store = new ObjectStore();
   readonly #refs = new RefReader(this.#store);
   readonly #owner: RefOwner = { head: null, store: this.#store };
-  readonly #named = new Map<string, { Class: Function; options: ActorOptions; handle: Promise<ActorHandle<object>> }>();
+  readonly #named = new Map<string, { Class: Function; options: ActorOptions; handle: Promise<ActorHandle<object>>; actor: SyncActor }>();
+  /** Every actor made here, whose shutdown signals abort when the context shuts down. */
+  readonly #actors = new Set<SyncActor>();
   readonly #tasks = new SyncTasks();
   #next = 0;
 
@@ -75,11 +78,14 @@ export class SyncJobContext implements JobContext {
       this.#tasks.end(task);
       entry.reject(error);
     };
-    // A task cancelled while its arguments were pending never starts.
+    // A task cancelled while its arguments were pending never starts. One run from an actor's method is no part of
+    // the actor: currentActor() there is refused, as on the other backends.
     const call = (values: unknown[]) =>
       task.cancelled
         ? undefined
-        : withTaskEnv(options.env, () => withJobContext(this, () => this.#tasks.run(task, () => (fn as unknown as (...a: unknown[]) => unknown)(...values))));
+        : syncActorScope.run(null, () =>
+            withTaskEnv(options.env, () => withJobContext(this, () => this.#tasks.run(task, () => (fn as unknown as (...a: unknown[]) => unknown)(...values)))),
+          );
     if (!args.some((a) => a instanceof ObjectRef)) {
       try {
         const result = call(args as unknown[]);
@@ -104,7 +110,7 @@ export class SyncJobContext implements JobContext {
   }
 
   /** Runs `start` (a generator function's call) as a task whose yielded values fill a stream; an actor's `limiter` holds a call slot meanwhile. */
-  #stream<T>(ref: ObjectRef, name: string, values: Promise<unknown[]>, start: (values: unknown[]) => unknown, limiter?: Limiter): ObjectRefStream<T> {
+  #stream<T>(ref: ObjectRef, name: string, values: Promise<unknown[]>, start: (values: unknown[]) => unknown, limiter?: CallLimiter): ObjectRefStream<T> {
     const entry = this.#store.entry(ref.id);
     const buffer = new StreamBuffer();
     const task = this.#tasks.start(ref.id, name, (error) => (entry.reject(error), buffer.finish({ error })));
@@ -112,7 +118,7 @@ export class SyncJobContext implements JobContext {
       const resolved = await values;
       if (task.cancelled) return 0;
       let n = 0;
-      for await (const value of asStream(start(resolved), name)) {
+      for await (const value of asStream(await start(resolved), name)) {
         if (task.cancelled) break;
         const id = `${ref.id}:${n++}`;
         this.#store.entry(id).resolve(value);
@@ -120,7 +126,8 @@ export class SyncJobContext implements JobContext {
       }
       return n;
     };
-    const run = () => this.#tasks.run(task, () => withJobContext(this, drive));
+    // A streaming task is no part of an actor that starts it (currentActor() there is refused, as on the other backends).
+    const run = () => this.#tasks.run(task, () => withJobContext(this, () => (limiter ? drive() : syncActorScope.run(null, drive))));
     (limiter ? limiter.run(run) : run()).then(
       (n) => (this.#tasks.end(task), entry.resolve(n), buffer.finish()),
       (error: unknown) => (this.#tasks.end(task), entry.reject(error), buffer.finish({ error })),
@@ -193,17 +200,14 @@ export class SyncJobContext implements JobContext {
       }
       return named.handle as Promise<ActorHandle<InstanceType<C>>>;
     }
+    let handle: ActorHandle<InstanceType<C>> | null = null;
+    const actor = new SyncActor(Class, args as unknown[], options, this, () => handle as ActorHandle<object>);
     const created = (async () => {
       checkEndpointNames(Class); // as on a mesh, so code tested here runs on every backend
-      const instance = withJobContext(this, () => new Class(...args)) as Record<string, unknown>;
+      // The handle first: the constructor may ask currentActor() for it.
       // maxConcurrency calls at a time (default one), started in order; state survives a failed call.
       const limiter = new CallLimiter(options.maxConcurrency ?? 1);
-      const methodOf = (method: string): Function => {
-        const fn = instance[method];
-        if (typeof fn !== "function") throw new TypeError(`${Class.name} has no method '${method}'`);
-        return fn;
-      };
-      return actorHandle<InstanceType<C>>(
+      handle = actorHandle<InstanceType<C>>(
         (method, callArgs) => {
           checkMethodArity(Class, method, callArgs);
           const ref = this.#newRef();
@@ -212,10 +216,8 @@ export class SyncJobContext implements JobContext {
           // A call is a task here: cancelled while it waits for the actor, it never runs; while it runs, it sees the signal abort.
           const task = this.#tasks.start(ref.id, `${Class.name}.${method}`, (error) => entry.reject(error));
           const run = limiter.run(async () => {
-            const fn = methodOf(method);
             const resolved = await values;
-            if (task.cancelled) return undefined;
-            return withJobContext(this, () => this.#tasks.run(task, () => fn.apply(instance, resolved)));
+            return task.cancelled ? undefined : this.#tasks.run(task, () => actor.call(method, resolved));
           });
           run.then(
             (v) => (this.#tasks.end(task), entry.resolve(v)),
@@ -226,13 +228,15 @@ export class SyncJobContext implements JobContext {
         SYNC_HANDLE,
         (method, callArgs) => {
           checkMethodArity(Class, method, callArgs);
-          const fn = methodOf(method);
-          return this.#stream(this.#newRef(), `${Class.name}.${method}`, this.#refs.all(callArgs), (values) => fn.apply(instance, values), limiter);
+          return this.#stream(this.#newRef(), `${Class.name}.${method}`, this.#refs.all(callArgs), (values) => actor.call(method, values), limiter);
         },
       );
+      actor.construct();
+      this.#actors.add(actor);
+      return handle;
     })();
     if (name !== undefined) {
-      this.#named.set(name, { Class, options, handle: created as Promise<ActorHandle<object>> });
+      this.#named.set(name, { Class, options, handle: created as Promise<ActorHandle<object>>, actor });
       created.catch(() => this.#named.delete(name));
     }
     return created;
@@ -243,7 +247,11 @@ export class SyncJobContext implements JobContext {
   }
 
   async killActor(name: string): Promise<void> {
-    if (!this.#named.delete(name)) throw new Error(`there is no actor named '${name}' in this job; kill one by the name it was created with`);
+    const named = this.#named.get(name);
+    if (!named) throw new Error(`there is no actor named '${name}' in this job; kill one by the name it was created with`);
+    this.#named.delete(name);
+    this.#actors.delete(named.actor);
+    named.actor.stop("it was killed (killActor)");
   }
 
   /**
@@ -270,7 +278,10 @@ export class SyncJobContext implements JobContext {
     return this.shutdown();
   }
 
-  async shutdown(): Promise<void> {}
+  async shutdown(): Promise<void> {
+    for (const actor of this.#actors) actor.stop("its job context was shut down");
+    this.#actors.clear();
+  }
 
   #newRef(): ObjectRef {
     return this.#store.track(new ObjectRef(`sync-${this.#next++}`, this.#owner));

@@ -32,6 +32,8 @@ export interface SpawnOptions {
   readonly maxConcurrency?: number;
   /** The mesh id, instead of a fresh one: a well-known actor that processes told only its address can call (mesh-at.ts). */
   readonly id?: string;
+  /** Plain data every member is told about itself (its `context`'s ActorIdentity.meta), kept across respawns. */
+  readonly meta?: unknown;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface SpawnOptions {
  */
 export const kKillProcs = Symbol("fray.killProcs");
 
-const SPAWN_OPTIONS = new Set(["maxConcurrency", "id"]);
+const SPAWN_OPTIONS = new Set(["maxConcurrency", "id", "meta"]);
 
 function checkSpawnOptions(options: SpawnOptions): void {
   const unknown = Object.keys(options).filter((k) => !SPAWN_OPTIONS.has(k));
@@ -187,6 +189,7 @@ export class ProcMesh {
               reply: { addr: proc.addr, id: port },
               ...(mc === undefined ? {} : { maxConcurrency: mc }),
               ...(origins ? { origin: origins[members[rank]] } : {}),
+              ...(options.meta === undefined ? {} : { meta: options.meta }),
             },
             payload,
           );
@@ -203,6 +206,7 @@ export class ProcMesh {
       ownerActor,
       ext: rawExtent,
       maxConcurrency: mc,
+      meta: options.meta,
       payload,
       located,
       slots: this.#slots,

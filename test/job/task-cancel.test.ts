@@ -65,8 +65,9 @@ for (const [kind, make] of backends) {
       await ctx.cancel(task);
       await assert.rejects(ctx.get(task), cancelled(/untilCancelled/));
       assert.equal(await ctx.get(board.waitFor.remote("async:aborted")), "TaskCancelledError");
-      // Every worker's cpu is free: as many tasks as workers run at once (each waits for all to have started).
-      const all = [0, 1].map((i) => ctx.run(untilCancelled, board, `free${i}`));
+      // Every worker's cpu is free: as many tasks as workers run at once. (An explicit request: tasks with the default
+      // one may be sent ahead to a busy worker, to start when it is free, which these never are.)
+      const all = [0, 1].map((i) => ctx.createTask(untilCancelled, [board, `free${i}`], { resources: { cpu: 1 } }));
       await ctx.get([0, 1].map((i) => board.waitFor.remote(`free${i}:started`)));
       for (const t of all) await ctx.cancel(t);
     });
@@ -96,7 +97,7 @@ for (const [kind, make] of backends) {
     it("a task cancels another task", async () => {
       const victim = ctx.run(untilCancelled, board, "other");
       await ctx.get(board.waitFor.remote("other:started"));
-      assert.equal(await ctx.get(ctx.run(cancelFromTask, { ref: victim })), "cancelled");
+      assert.equal(await ctx.get(ctx.createTask(cancelFromTask, [{ ref: victim }], { resources: { cpu: 1 } })), "cancelled");
       await assert.rejects(ctx.get(victim), cancelled(/untilCancelled/));
       assert.equal(await ctx.get(board.waitFor.remote("other:aborted")), "TaskCancelledError");
     });

@@ -72,7 +72,7 @@ export interface DashboardState {
 const TAIL_LINES = 20;
 const JOBS_WITH_TAILS = 20;
 
-/** This process's runtime, and the metrics of it and every process it started (zero unless FRAY_METRICS=1). */
+/** This process's runtime, and the metrics of it and every process it started (zero where FRAY_METRICS=0). */
 export function runtimeSources(): DashboardSources {
   return { runtime: () => runtimeSnapshot(), ...metricsSources(collectMetrics) };
 }

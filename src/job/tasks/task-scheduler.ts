@@ -74,8 +74,9 @@ export class TaskScheduler {
     this.resultsPort = { addr: proc.addr, id: this.#portId };
   }
 
-  /** The job ended: results that still arrive are dropped. */
+  /** The job ended: results that still arrive are dropped, and no worker is replaced any more. */
   close(): void {
+    this.#replacement = null;
     currentProc().closePort(this.#portId);
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }

@@ -1,8 +1,9 @@
 // Where peers on other hosts reach this machine. A client (a driver) listens on
 // a Unix socket, which only its own host can dial; references it hands out (its
 // ports, buffers, the procs it starts) carry that address. So a client that
-// talks to a peer on another host, or is told FRAY_ADVERTISE_HOST, listens on TCP
-// at an address of this machine that those peers reach (proc/proc.ts).
+// talks to a peer on another host, or to a service this machine offers other
+// hosts (a namespace service at a network address), or is told
+// FRAY_ADVERTISE_HOST, listens on TCP at an address those hosts reach (proc/proc.ts).
 import { readFileSync } from "node:fs";
 import { isIPv4 } from "node:net";
 import { networkInterfaces } from "node:os";
@@ -11,7 +12,7 @@ import { parseAddress, tcpHostPort } from "./address.ts";
 
 /** Whether `host` (an IP or name from a peer's address) is this machine. */
 export function isThisHost(host: string): boolean {
-  if (host === "localhost" || host.startsWith("127.") || host === "::1" || host === "0.0.0.0" || host === "::") return true;
+  if (isLoopback(host)) return true;
   return Object.values(networkInterfaces()).some((list) => list?.some((i) => i.address === host));
 }
 
@@ -25,10 +26,31 @@ export function farPeer(peers: readonly string[]): { peer: string; host: string 
   return null;
 }
 
-/** The TCP host a client should listen on to be reached by `peers` (addresses it will talk to), or null: a Unix socket will do. */
+/**
+ * The first of `peers` served at a network address of this machine (not
+ * loopback): a service there (a namespace service for a cluster's nodes, say)
+ * is for other hosts, which may be handed what this process makes.
+ */
+function servedHere(peers: readonly string[]): string | null {
+  for (const peer of peers) {
+    if (!peer.startsWith("tcp://")) continue;
+    const { host } = tcpHostPort(parseAddress(peer).advertise);
+    if (isThisHost(host) && !isLoopback(host)) return host;
+  }
+  return null;
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host.startsWith("127.") || host === "::1" || host === "0.0.0.0" || host === "::";
+}
+
+/**
+ * The TCP host a client should listen on to be reached by `peers` (addresses
+ * it will talk to) and by the hosts they serve, or null: a Unix socket will do.
+ */
 export function clientTcpHost(peers: readonly string[]): string | null {
   const far = farPeer(peers);
-  return config.advertiseHost ?? (far && addressFacing(far.host));
+  return config.advertiseHost ?? (far ? addressFacing(far.host) : servedHere(peers));
 }
 
 /** The IPv4 address of this machine on the network `host` is on, else on the default route's interface. */
