@@ -102,6 +102,16 @@ for (const [kind, make] of backends) {
       assert.equal(await ctx.get(board.waitFor.remote("other:aborted")), "TaskCancelledError");
     });
 
+    it("an actor call's ref rejects with TaskCancelledError; the call itself runs on", async () => {
+      const call = board.waitFor.remote("call.go");
+      await ctx.cancel(call);
+      await assert.rejects(ctx.get(call), TaskCancelledError);
+      // The actor was not interrupted: it still answers a call that waits for the same mark (and ends the first).
+      const again = board.waitFor.remote("call.go");
+      await ctx.get(board.mark.remote("call.go"));
+      assert.equal(await ctx.get(again), true);
+    });
+
     it("cancelling a finished task does nothing: get still gives its value", async () => {
       const ref = ctx.run(add, 2, 3);
       assert.equal(await ctx.get(ref), 5);

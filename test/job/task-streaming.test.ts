@@ -122,5 +122,14 @@ for (const [kind, make] of backends) {
       }, /producer failed/);
       assert.deepEqual(before, [1]);
     });
+
+    it("an actor in a process of its own (a namespace hosts it) streams too", async () => {
+      const hosted = await ctx.createActor(Producer, [], { preemptible: false });
+      const refs: ObjectRef<number>[] = [];
+      for await (const ref of hosted.count.remoteStreaming(2)) refs.push(ref);
+      assert.deepEqual(await ctx.get(refs), [0, 10]);
+      for await (const ref of hosted.ticks.remoteStreaming()) if ((await ctx.get(ref)) === 1) break;
+      assert.equal(await ctx.get(hosted.wasClosed.remote()), true);
+    });
   });
 }
