@@ -1,7 +1,8 @@
 // The dashboard in a real browser (Debian's headless chromium, driven by playwright-core): with the
 // token it shows a live mesh's actors and a finished cluster job, and a rank killed with SIGKILL
 // shows up as a failure while the page is open; without the token, or with a wrong one, the page
-// shows the login form and the APIs answer 401. Screenshots go to test-artifacts/.
+// shows the login form and the APIs answer 401. Screenshots go to FRAY_TEST_SCREENSHOTS if set, else
+// to the test's temp directory (removed at the end); the test prints where.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -20,10 +21,10 @@ import { testPackages } from "../../scripts/test-setup.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const cli = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-const artifacts = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 
 describe("the dashboard in a browser", () => {
   const dir = mkdtempSync(join(tmpdir(), "fray-dashboard-"));
+  const artifacts = process.env.FRAY_TEST_SCREENSHOTS ?? join(dir, "screenshots");
   let cluster: Cluster;
   let jobId: string;
   let procs: ProcMesh;
@@ -37,6 +38,7 @@ describe("the dashboard in a browser", () => {
   before(async () => {
     await testPackages("chromium"); // npm test's setup installed it; this file run by itself installs it too, or says how
     mkdirSync(artifacts, { recursive: true });
+    console.log(`# screenshots of the dashboard: ${artifacts}`);
     cluster = createCluster(`local?dir=${dir}`);
     token = cluster.token();
     // This process talks to the cluster's namespace service too, so its meshes share the cluster's token.

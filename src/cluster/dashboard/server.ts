@@ -9,6 +9,7 @@
 //   GET  /                 the page (with ?token=: signs in, then redirects without it)
 //   POST /login, /logout   the login form; signing out
 //   GET  /api/state        everything, as JSON; /api/jobs, /api/actors, /api/failures: parts of it
+//   GET  /api/job?id=JOB   one job's page: its row, its processes' reports and its whole log
 //   GET  /api/events       Server-Sent Events: `state` whenever it changes
 //   GET  /metrics          Prometheus text, when a metrics source is given
 import { randomBytes } from "node:crypto";
@@ -81,6 +82,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       if (!sources.metrics) return json(res, 404, { error: "this dashboard has no metrics source" });
       return send(res, 200, "text/plain; version=0.0.4; charset=utf-8", await sources.metrics());
     }
+    if (path === "/api/job") {
+      const id = url.searchParams.get("id");
+      if (!sources.job) return json(res, 404, { error: "this dashboard shows no cluster's jobs" });
+      if (!id) return json(res, 400, { error: "give the job: /api/job?id=JOB_ID" });
+      try {
+        return json(res, 200, await sources.job(id));
+      } catch (err) {
+        return json(res, (err as Error).name === "JobNotFoundError" ? 404 : 500, { error: (err as Error).message });
+      }
+    }
     const part = API[path];
     if (!part) return json(res, 404, { error: `no such page or API: ${path}` });
     return json(res, 200, part(await collectState(sources)));
@@ -129,7 +140,7 @@ const API: Record<string, (s: DashboardState) => unknown> = {
     load: s.actorLoad,
     errors: s.errors,
   }),
-  "/api/failures": (s) => ({ failures: s.runtime?.failures ?? null, error: s.errors.runtime }),
+  "/api/failures": (s) => ({ failures: s.failures, errors: s.errors }),
 };
 
 /** "127.0.0.1:0", "[::1]:8265", "8265". */
