@@ -12,6 +12,7 @@ import type { MetricsJson } from "../../runtime/metrics/registry.ts";
 import type { MeshSnapshot } from "../../runtime/supervision/supervisor.ts";
 import type { FailureRecord } from "../../runtime/supervision/failure-history.ts";
 import type { FailedTask, TasksReport } from "../../job/tasks/task-history.ts";
+import type { LogError } from "../failure-message.ts";
 
 /** One process of a job, as the dashboard shows it. */
 export interface ProcessRow {
@@ -63,6 +64,8 @@ const FAILED_TASKS = 50;
 
 export class ReportReader {
   readonly #cache = new Map<string, { mtimeMs: number; size: number; report: ProcessReport }>();
+  /** What failed replicas' logs say went wrong, by log path, with the log's mtime then (kept for whoever reads the logs). */
+  readonly logErrors = new Map<string, { readonly mtimeMs: number | null; readonly error: LogError | null }>();
 
   /** The reports in `dir` (none for null or a missing directory). */
   read(jobId: string, dir: string | null): JobReports {

@@ -193,13 +193,20 @@ async function loadJobs(cluster: Cluster, reader: ReportReader): Promise<{ rows:
 async function jobRow(cluster: Cluster, reader: ReportReader, job: JobInfo, full: boolean, metrics?: (m: MetricFamily[][]) => void): Promise<JobRow> {
   const files = await cluster[kJobFiles](job.jobId);
   const failed = (i: number) => job.tasks[i]?.status === "failed" || job.tasks[i]?.status === "stopped";
-  const replicaErrors = files.logs.map((log, i) => (failed(i) ? logError(log.path) : null));
   const replicaEndedAt = files.logs.map((log) => {
     try {
       return statSync(log.path).mtimeMs;
     } catch {
       return null;
     }
+  });
+  const replicaErrors = files.logs.map((log, i) => {
+    if (!failed(i)) return null;
+    const known = reader.logErrors.get(log.path);
+    if (known && known.mtimeMs === replicaEndedAt[i]) return known.error;
+    const error = logError(log.path); // the log's last 16 KiB, read again only once it changed
+    reader.logErrors.set(log.path, { mtimeMs: replicaEndedAt[i], error });
+    return error;
   });
   const first = replicaErrors.find((e) => e !== null);
   const headline = first ? (first.errorClass ? `${first.errorClass}: ${first.message}` : first.message) : job.errorMessage?.split(" | ")[0];
