@@ -14,8 +14,10 @@ import { after, before, describe, it } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createCluster, Entrypoint, type Cluster } from "../../src/cluster.ts";
 import { startDashboard, type Dashboard } from "../../src/dashboard.ts";
+import { createJobContext } from "../../src/job.ts";
 import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { echoMesh, parseShards } from "../fixtures/dashboard-jobs.ts";
+import { Restartable } from "../fixtures/namespace-actors.ts";
 import { testPackages } from "../../scripts/test-setup.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -183,6 +185,34 @@ describe("the dashboard of a local cluster with real jobs", () => {
       await page.screenshot({ path: join(screenshots, "job-page-mesh.png"), fullPage: true });
     } finally {
       await page.context().close();
+    }
+  });
+
+  it("on the cluster's namespace service, shows a named actor once (not also as the mesh that hosts it), with its pid", async () => {
+    const service = await cluster.namespace();
+    const ctx = createJobContext("processes", { maxWorkers: 1, namespace: service.address, token: service.token });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    try {
+      const keeper = await ctx.createActor(Restartable, [], { name: "keeper" });
+      const pid = await ctx.get(keeper.pid.remote());
+      assert.equal((await page.goto(`${service.dashboard}/?token=${service.token}`))?.status(), 200);
+      await page.waitForFunction(() => /keeper/.test(document.querySelector("#actors")?.textContent ?? ""));
+      const rows = await page.$$eval("#actors tbody tr", (trs) => trs.map((tr) => tr.textContent ?? ""));
+      const keepers = rows.filter((r) => r.includes("keeper"));
+      assert.equal(keepers.length, 1, rows.join("\n"));
+      assert.match(keepers[0], new RegExp(`Restartable.*pid ${pid}.*alive`));
+      assert.ok(
+        rows.every((r) => !/NamespaceActor|127\.0\.0\.1/.test(r)),
+        `the service's own actor is hidden, hosts are names: ${rows.join("\n")}`,
+      );
+      await page.screenshot({ path: join(screenshots, "namespace-service.png"), fullPage: true });
+      await page.check("#show-internal");
+      await page.waitForFunction(() => /NamespaceActor/.test(document.querySelector("#actors")?.textContent ?? ""));
+      const shown = await page.$$eval("#actors tbody tr", (trs) => trs.map((tr) => tr.textContent ?? ""));
+      assert.equal(shown.filter((r) => r.includes("NamespaceActor")).length, 1, `the namespace actor once: ${shown.join("\n")}`);
+    } finally {
+      await page.close();
+      await ctx.shutdown();
     }
   });
 });
