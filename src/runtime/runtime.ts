@@ -173,6 +173,11 @@ export async function serveVirtualProc(addr: string, ended: () => void): Promise
   return proc;
 }
 
+/** Whether this process has its Proc yet (a dashboard that only reads a cluster should not make one). */
+export function hasProc(): boolean {
+  return g[CURRENT] !== undefined;
+}
+
 /** What this process's runtime holds now (its Proc is created if it has none yet): the dashboard's view. */
 export function runtimeSnapshot(): RuntimeSnapshot {
   return snapshotOf(currentProc());

@@ -16,6 +16,8 @@ import { createCluster, Entrypoint, type Cluster } from "../../src/cluster.ts";
 import { metricsSources, startDashboard, type Dashboard, type MetricFamily } from "../../src/dashboard.ts";
 import { setUnhandledFaultHook, thisHost, type ActorMesh, type MeshFailure, type ProcMesh } from "../../src/mesh.ts";
 import { Echo } from "../fixtures/actors.ts";
+import { failing } from "../fixtures/tasks.ts";
+import { createJobContext } from "../../src/job.ts";
 import { track } from "../helpers.ts";
 import { testPackages } from "../../scripts/test-setup.ts";
 
@@ -85,6 +87,11 @@ describe("the dashboard in a browser", () => {
       assert.match((await page.textContent(`#jobs tr[data-job="${jobId}"] pre`))!, /\[replica-0\] hi/);
       assert.match((await page.textContent("#topology"))!, /trainers\[0\].*/);
       assert.match((await page.textContent("#failures"))!, /no failures/);
+      // The CPU and memory charts: this process and each worker process of its mesh (read from /proc).
+      for (const pid of procs.pids) {
+        await page.waitForFunction((p) => !!document.querySelector(`svg[data-chart="rss"] polyline[data-line="trainers · pid ${p}"]`), pid);
+      }
+      await page.waitForFunction(() => Number(document.querySelector(`svg[data-chart="cpu"] polyline`)?.getAttribute("data-points") ?? 0) >= 2);
       const cookies = await page.context().cookies();
       assert.equal(cookies.length, 1);
       assert.notEqual(cookies[0].value, token, "the cookie holds a session id, not the token");
@@ -109,6 +116,21 @@ describe("the dashboard in a browser", () => {
       assert.equal(failures.length, 1, "the test's fault hook saw the same failure");
       await page.screenshot({ path: join(artifacts, "dashboard-failure.png"), fullPage: true });
     } finally {
+      await page.context().close();
+    }
+  });
+
+  it("shows a task of this process that failed, with its name, error class and message", async () => {
+    const page = await signedIn();
+    const ctx = createJobContext("threads", { maxWorkers: 1 });
+    try {
+      await assert.rejects(ctx.get(ctx.createTask(failing, [], { name: "doomed" })), /Task failed!/);
+      const failure = await page.waitForSelector(`#failures li.failure[data-kind="task"][data-task="doomed"]`);
+      assert.match((await failure.textContent())!, /ValueError: Task failed!/);
+      assert.match((await failure.textContent())!, new RegExp(`pid \\d+`));
+      await page.waitForSelector(`#tasks tr[data-task="doomed"]`);
+    } finally {
+      await ctx.shutdown();
       await page.context().close();
     }
   });

@@ -5,7 +5,7 @@
 // of meshes (this process's and the jobs' processes'), and dead namespace actors.
 import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
 import type { ActorRow } from "../cluster-actors.ts";
-import type { JobRow } from "./sources.ts";
+import type { JobRow, TasksSnapshot } from "./sources.ts";
 
 export interface FailureRow {
   readonly kind: "job" | "task" | "actor";
@@ -27,8 +27,26 @@ export interface FailureRow {
 /** Failures kept in the panel: the newest. */
 const SHOWN = 200;
 
-export function failureRows(jobs: readonly JobRow[] | null, runtime: RuntimeSnapshot | null, namespaceActors: readonly ActorRow[] | null): FailureRow[] {
+export function failureRows(
+  jobs: readonly JobRow[] | null,
+  runtime: RuntimeSnapshot | null,
+  namespaceActors: readonly ActorRow[] | null,
+  tasks: TasksSnapshot | null,
+): FailureRow[] {
   const rows: FailureRow[] = [];
+  const taskRow = (task: NonNullable<TasksSnapshot["failedTasks"]>[number], jobId?: string): FailureRow => ({
+    kind: "task",
+    time: task.time,
+    what: `task ${task.name}`,
+    errorClass: task.errorClass,
+    message: task.message,
+    causes: task.causes,
+    ...(jobId === undefined ? {} : { jobId }),
+    replica: task.where.replica,
+    host: task.where.host,
+    pid: task.workerPid ?? task.where.pid,
+  });
+  for (const task of tasks?.failedTasks ?? []) rows.push(taskRow(task));
   for (const job of jobs ?? []) {
     job.tasks.forEach((replica, i) => {
       if (replica.status !== "failed" && !(replica.status === "stopped" && replica.errorMessage)) return;
@@ -45,20 +63,7 @@ export function failureRows(jobs: readonly JobRow[] | null, runtime: RuntimeSnap
         replica: i,
       });
     });
-    for (const task of job.reports.tasks.failedTasks) {
-      rows.push({
-        kind: "task",
-        time: task.time,
-        what: `task ${task.name}`,
-        errorClass: task.errorClass,
-        message: task.message,
-        causes: task.causes,
-        jobId: job.jobId,
-        replica: task.where.replica,
-        host: task.where.host,
-        pid: task.workerPid ?? task.where.pid,
-      });
-    }
+    for (const task of job.reports.tasks.failedTasks) rows.push(taskRow(task, job.jobId));
     for (const f of job.reports.failures) {
       const mesh = job.reports.meshes.find((m) => m.id === f.meshId && m.owner.pid === f.owner.pid && m.owner.host === f.owner.host);
       const member = mesh?.members[f.rank];

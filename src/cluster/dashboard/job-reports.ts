@@ -31,7 +31,8 @@ export interface ProcessRow {
 
 /** Where something in a job ran: its replica, process and host. */
 export interface Place {
-  readonly jobId: string;
+  /** The job; absent for the dashboard's own process. */
+  readonly jobId?: string;
   readonly replica: number | null;
   readonly pid: number;
   readonly host: string;

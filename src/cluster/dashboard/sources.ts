@@ -3,17 +3,17 @@
 // listens for updates). Each is optional; one that fails leaves its section
 // empty with the error shown, not the whole page.
 import { statSync } from "node:fs";
-import { hostname } from "node:os";
 import { metricsOn } from "../../runtime/base/counters.ts";
 import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
-import { collectMetrics, runtimeSnapshot } from "../../runtime/runtime.ts";
+import { collectMetrics, hasProc, runtimeSnapshot } from "../../runtime/runtime.ts";
 import type { ActorRow } from "../cluster-actors.ts";
 import { kJobFiles, type Cluster } from "../cluster.ts";
 import { logError, type LogError } from "../failure-message.ts";
 import type { JobInfo } from "../types.ts";
 import { failureRows, type FailureRow } from "./failures.ts";
-import { ReportReader, type JobReports } from "./job-reports.ts";
-import { metricTotal, metricsSources, type MetricFamily, type MetricsSnapshot } from "./metrics.ts";
+import { ReportReader, type JobReports, type JobTasks } from "./job-reports.ts";
+import { ownProcesses, ownTasks } from "./own-process.ts";
+import { metricsSources, type MetricFamily, type MetricsSnapshot } from "./metrics.ts";
 import { SeriesRecorder, type SampleInput, type Series } from "./series.ts";
 
 /** A cluster job with the last lines of its logs, why its replicas failed, and what its processes reported. */
@@ -41,6 +41,8 @@ export interface JobDetail {
 export interface TasksSnapshot {
   readonly counts: Readonly<Record<string, number>>;
   readonly recent?: readonly { readonly id: string; readonly name: string; readonly state: string; readonly error?: string }[];
+  /** The failed tasks of this process (not of a cluster's jobs: those are in their JobRow), newest first, for the Failures panel. */
+  readonly failedTasks?: JobTasks["failedTasks"];
 }
 
 /** Call latency of one endpoint (`Class.method`). */
@@ -103,15 +105,34 @@ const TAIL_LINES = 20;
 const JOBS_WITH_TAILS = 20;
 const LOG_LINES = 10_000;
 
-/** This process's runtime, and the metrics of it and every process it started (zero unless FRAY_METRICS=1). */
+/**
+ * This process's runtime and tasks, the metrics of it and every process it started (zero unless FRAY_METRICS=1),
+ * and the CPU and memory of it and of the processes it started on this host.
+ */
 export function runtimeSources(): DashboardSources {
   const recorder = new SeriesRecorder();
   const series = async (): Promise<SampleInput> => {
     const json = metricsOn ? ((await collectMetrics()).json as readonly MetricFamily[]) : [];
-    const ended = ["fray_tasks_done_total", "fray_tasks_failed_total"].map((n) => metricTotal(json, n));
-    return { metrics: json, tasksEnded: metricsOn ? (ended[0] ?? 0) + (ended[1] ?? 0) : undefined, processes: [thisProcess()] };
+    const tasks = ownTasks(null);
+    return { metrics: json, tasksEnded: tasks.done + tasks.failed, processes: ownProcesses(runtimeSnapshot()) };
   };
-  return { runtime: () => runtimeSnapshot(), ...metricsSources(collectMetrics), series: () => recorder.sample(series) };
+  return {
+    runtime: () => runtimeSnapshot(),
+    ...metricsSources(collectMetrics),
+    tasks: () => tasksSnapshot([ownTasks(runtimeSnapshot())], true),
+    series: () => recorder.sample(series),
+  };
+}
+
+/** Counts of `all` added up, the newest failed ones of each, and `own`'s (the first) failed tasks for the Failures panel. */
+function tasksSnapshot(all: readonly JobTasks[], own: boolean): TasksSnapshot {
+  const sum = (k: "submitted" | "done" | "failed" | "retried" | "inFlight") => all.reduce((n, t) => n + t[k], 0);
+  const failed = all.flatMap((t) => t.failedTasks).sort((a, b) => b.time - a.time);
+  return {
+    counts: { submitted: sum("submitted"), "queued or running": sum("inFlight"), done: sum("done"), failed: sum("failed"), retried: sum("retried") },
+    recent: failed.slice(0, 20).map((t) => ({ id: t.id, name: t.name, state: "failed", error: `${t.errorClass}: ${t.message}` })),
+    ...(own && all.length > 0 ? { failedTasks: all[0].failedTasks } : {}),
+  };
 }
 
 /**
@@ -133,26 +154,16 @@ export function clusterSources(cluster: Cluster): DashboardSources {
     const registry = await (await import("../../runtime/metrics/registry.ts")).mergeMetrics(jsons as never);
     return { text: await registry.metrics(), json: (await registry.getMetricsAsJSON()) as unknown as MetricFamily[] };
   };
-  const totals = async () => {
-    const jobs = (await load()).rows.map((j) => j.reports.tasks);
-    const sum = (k: "submitted" | "done" | "failed" | "retried" | "inFlight") => jobs.reduce((n, t) => n + t[k], 0);
-    return { jobs, sum };
-  };
+  /** This process's tasks first, then its jobs'. */
+  const allTasks = async () => [ownTasks(hasProc() ? runtimeSnapshot() : null), ...(await load()).rows.map((j) => j.reports.tasks)];
   return {
     jobs: async () => (await load()).rows,
     namespaceActors: () => cluster.listActors(),
     ...metricsSources(merged),
-    tasks: async () => {
-      const { jobs, sum } = await totals();
-      const failed = jobs.flatMap((t) => t.failedTasks).sort((a, b) => b.time - a.time);
-      return {
-        counts: { submitted: sum("submitted"), "queued or running": sum("inFlight"), done: sum("done"), failed: sum("failed"), retried: sum("retried") },
-        recent: failed.slice(0, 20).map((t) => ({ id: t.id, name: t.name, state: "failed", error: `${t.errorClass}: ${t.message}` })),
-      };
-    },
+    tasks: async () => tasksSnapshot(await allTasks(), true),
     series: () =>
       recorder.sample(async () => {
-        const [{ sum }, { json }, { rows }] = await Promise.all([totals(), merged(), load()]);
+        const [tasks, { json }, { rows }] = await Promise.all([allTasks(), merged(), load()]);
         const processes = rows.flatMap((j) =>
           j.reports.processes
             .filter((p) => p.state === "alive")
@@ -167,7 +178,8 @@ export function clusterSources(cluster: Cluster): DashboardSources {
         // The figures are as new as the newest report (unless this process's own, read now, are among them).
         const reported = Math.max(0, ...rows.flatMap((j) => j.reports.processes.map((p) => p.reportedAt)));
         const dataTime = metricsOn ? Date.now() : reported;
-        return { metrics: json, tasksEnded: sum("done") + sum("failed"), dataTime, processes: [thisProcess(), ...processes] };
+        const tasksEnded = tasks.reduce((n, t) => n + t.done + t.failed, 0);
+        return { metrics: json, tasksEnded, dataTime, processes: [...ownProcesses(hasProc() ? runtimeSnapshot() : null), ...processes] };
       }),
     job: async (jobId) => {
       const [info, log] = await Promise.all([cluster.poll(jobId), cluster.logs(jobId)]);
@@ -216,17 +228,6 @@ async function jobRow(cluster: Cluster, reader: ReportReader, job: JobInfo, full
   return { ...job, logTail, replicaErrors, replicaEndedAt, ...(headline ? { headline } : {}), reports };
 }
 
-/** This process, for the CPU and memory charts. */
-function thisProcess(): SampleInput["processes"][number] {
-  const cpu = process.cpuUsage();
-  return {
-    key: `${hostname()}/${process.pid}`,
-    label: `dashboard · pid ${process.pid}`,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    rssBytes: process.memoryUsage.rss(),
-  };
-}
-
 const KEYS = ["runtime", "jobs", "namespaceActors", "tasks", "latency", "actorLoad", "series"] as const;
 
 /** Asks every source at once. */
@@ -245,5 +246,5 @@ export async function collectState(sources: DashboardSources): Promise<Dashboard
     }),
   );
   const state = Object.fromEntries(KEYS.map((k, i) => [k, values[i]])) as Omit<DashboardState, "time" | "failures" | "errors">;
-  return { time: Date.now(), ...state, failures: failureRows(state.jobs, state.runtime, state.namespaceActors), errors };
+  return { time: Date.now(), ...state, failures: failureRows(state.jobs, state.runtime, state.namespaceActors, state.tasks), errors };
 }
