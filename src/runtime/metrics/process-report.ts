@@ -94,7 +94,13 @@ export function startProcessReport(proc: Proc): void {
   };
   void tick();
   setInterval(() => void tick(), config.reportIntervalMs).unref();
-  process.on("exit", () => write(true));
+  process.on("exit", () => {
+    try {
+      write(true);
+    } catch {
+      // Its last word could not be put together as it exits (its runtime half torn down): it reads as gone instead.
+    }
+  });
 }
 
 function numberOrNull(text: string | undefined): number | null {
