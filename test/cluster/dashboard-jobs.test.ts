@@ -31,6 +31,7 @@ describe("the dashboard of a local cluster with real jobs", () => {
   let browser: Browser;
   let token: string;
   let diskJob: string;
+  let killedJob: string;
   let tasksJob: string;
   let meshJob: string;
   let killed: number;
@@ -45,6 +46,7 @@ describe("the dashboard of a local cluster with real jobs", () => {
       name: "disk",
       entrypoint: Entrypoint.fromBinary(process.execPath, ["-e", "throw new Error('disk full on /data', { cause: new Error('quota of 10 GB reached') })"]),
     });
+    killedJob = await cluster.launch({ name: "oom", entrypoint: Entrypoint.fromBinary(process.execPath, ["-e", "process.kill(process.pid, 'SIGKILL')"]) });
     tasksJob = await cluster.launch({ name: "shards", entrypoint: Entrypoint.fromCallable(parseShards, [SHARDS]) });
     meshJob = await cluster.launch({
       name: "trainer",
@@ -54,6 +56,7 @@ describe("the dashboard of a local cluster with real jobs", () => {
     });
     assert.equal((await cluster.wait(diskJob)).status, "failed");
     assert.equal((await cluster.wait(tasksJob)).status, "failed");
+    assert.equal((await cluster.wait(killedJob)).status, "failed");
     await cluster.listActors(); // this process's runtime takes the cluster's token before the dashboard starts it
     const pidsFile = join(dir, "pids-0.json");
     await pollUntil(() => readJsonOrNull(pidsFile) !== null, { intervalMs: 50, deadlineMs: 120_000, what: () => `${pidsFile} from job ${meshJob}` });
@@ -119,6 +122,9 @@ describe("the dashboard of a local cluster with real jobs", () => {
       const text = (await failure.textContent())!;
       assert.match(text, /SIGKILL/);
       assert.match(text, new RegExp(`pid ${killed}`));
+      // A replica killed by a signal says so: its log shows no error.
+      const replica = await page.waitForSelector(`#failures li.failure[data-kind="job"][data-job="${killedJob}"]`);
+      assert.match((await replica.textContent())!, /was killed by SIGKILL/);
       await page.screenshot({ path: join(screenshots, "killed-rank.png"), fullPage: true });
     } finally {
       await page.context().close();

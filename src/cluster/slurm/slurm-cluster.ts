@@ -104,6 +104,7 @@ export class SlurmCluster extends Cluster {
     const jobId = (
       await sbatch(args, script, job.name).catch((err: unknown) => {
         rmSync(argsFile, { force: true });
+        rmSync(reportDir, { recursive: true, force: true });
         throw err;
       })
     ).split(";")[0];
@@ -112,6 +113,7 @@ export class SlurmCluster extends Cluster {
     if (never) {
       await run("scancel", [jobId]).catch(() => {});
       rmSync(argsFile, { force: true });
+      rmSync(reportDir, { recursive: true, force: true });
       throw new Error(
         `Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${options.sbatch.slice(1).join(" ")}; ask for less`,
       );
