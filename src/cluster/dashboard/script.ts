@@ -60,7 +60,7 @@ function failureItem(f) {
     el("span", { "class": "message", text: f.message }),
     el("div", { "class": "where muted" }, f.jobId ? [jobLink(f.jobId, "job " + f.jobId), place[0] ? " · " + place[0] : ""]
       : [el("a", { href: f.kind === "task" ? "#tasks" : "#actors", text: "this dashboard's process" }), place[0] ? " · " + place[0] : ""]),
-    f.causes.length > 1 || (f.causes.length === 1 && f.causes[0] !== f.errorClass + ": " + f.message)
+    f.causes.length > 1 || (f.causes.length === 1 && f.causes[0] !== f.errorClass + ": " + f.message && f.causes[0] !== f.message)
       ? el("ol", { "class": "causes" }, f.causes.map(function (c) { return el("li", { text: c }); })) : null]);
 }
 `;
