@@ -48,7 +48,9 @@ export interface Series {
 }
 
 /** At most one sample per this many ms, kept for KEEP_MS. */
-const SAMPLE_MS = 500;
+const SAMPLE_MS = 1_000;
+/** Processes a point keeps: the busiest by CPU and the largest by memory, this many of each (the page draws fewer). */
+const PROCESSES_KEPT = 8;
 const KEEP_MS = 5 * 60_000;
 /**
  * Rates are taken over at least this long: the figures of a cluster's jobs come from reports each process
@@ -77,7 +79,9 @@ export class SeriesRecorder {
   async sample(read: () => Promise<SampleInput>): Promise<Series> {
     const now = Date.now();
     if (!this.#last || now - this.#last.time >= SAMPLE_MS) this.#add(now, await read());
-    return { points: [...this.#points], processes: Object.fromEntries(this.#labels), metricsOn: this.#metricsOn };
+    const shown = new Set(this.#points.flatMap((p) => [...Object.keys(p.cpuPercent), ...Object.keys(p.rssBytes)]));
+    const processes = Object.fromEntries([...this.#labels].filter(([key]) => shown.has(key)));
+    return { points: [...this.#points], processes, metricsOn: this.#metricsOn };
   }
 
   #add(time: number, input: SampleInput): void {
@@ -123,11 +127,25 @@ export class SeriesRecorder {
       bufferBytesPerSec: rate("buffer"),
       collectiveBytesPerSec: rate("collective"),
       ...(base && seconds > 0 ? latencySince(base.buckets, raw.buckets) : {}),
-      cpuPercent,
-      rssBytes: Object.fromEntries(input.processes.map((p) => [p.key, p.rssBytes])),
+      ...keptProcesses(cpuPercent, input.processes),
     });
     while (this.#points.length > 0 && this.#points[0].time < time - KEEP_MS) this.#points.shift();
   }
+}
+
+/** The figures of the PROCESSES_KEPT busiest and the PROCESSES_KEPT largest processes: a job of a thousand stays a small page. */
+function keptProcesses(cpuPercent: Record<string, number>, processes: SampleInput["processes"]): Pick<SeriesPoint, "cpuPercent" | "rssBytes"> {
+  const top = (entries: [string, number][]) =>
+    entries
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, PROCESSES_KEPT)
+      .map(([k]) => k);
+  const rss = new Map(processes.map((p) => [p.key, p.rssBytes]));
+  const kept = new Set([...top(Object.entries(cpuPercent)), ...top([...rss])]);
+  return {
+    cpuPercent: Object.fromEntries(Object.entries(cpuPercent).filter(([k]) => kept.has(k))),
+    rssBytes: Object.fromEntries([...rss].filter(([k]) => kept.has(k))),
+  };
 }
 
 /** p50 and p99 of the calls that ended between two readings of the buckets; none if none ended. */
