@@ -3,7 +3,10 @@
  * `fray/cluster`: launch, poll, follow, wait for and stop jobs on this machine
  * or on a Slurm cluster. `createCluster(spec)` picks the backend (`local`,
  * `slurm?partition=…`); a job is an entrypoint with resources, replicas and an
- * environment, and the cluster's named actors live in its namespace. The
+ * environment, and the cluster's named actors live in its namespace.
+ * `createClient(spec)`/`currentClient()` give Marin's Client API over the same
+ * clusters: `submit` → `JobHandle`, `waitAll`, namespace actors and groups,
+ * `hostActor` (an actor in the caller's process that jobs reach by name). The
  * dashboard (`startDashboard`, its sources and types) is still exported here
  * for one release, deprecated: import it from `fray/dashboard`.
  *
@@ -18,6 +21,11 @@
  * @module fray/cluster
  */
 export { Cluster } from "./cluster/cluster.ts";
+export { Client, type HostActorOptions, type HostedActor } from "./cluster/client/client.ts";
+export type { ActorConfig, ClientActorOptions } from "./cluster/client/client-actor-options.ts";
+export type { ClientActorGroup, GroupLifecycle } from "./cluster/client/client-group.ts";
+export { createClient, currentClient, withClient } from "./cluster/client/current-client.ts";
+export { JobHandle, waitAll, type JobWaitOptions, type LogSink, type LogsOptions } from "./cluster/job-handle.ts";
 export type { ActorRow } from "./cluster/cluster-actors.ts";
 export type { NamespaceServiceInfo } from "./cluster/namespace/service.ts";
 export { createCluster, currentCluster, withCluster } from "./cluster/create.ts";

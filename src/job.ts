@@ -30,3 +30,4 @@ export type { ActorGroup, GroupCall, WaitReadyOptions } from "./job/actors/actor
 export type { ActorHandle, RemoteMethod } from "./job/actors/actor-handle.ts";
 export { ObjectRef } from "./job/object-ref.ts";
 export type { ActorOptions, Resources, TaskOptions } from "./job/options.ts";
+export { currentActor, type ActorContext } from "./job/actors/current-actor.ts";

@@ -75,6 +75,7 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     environment: ["."], // workspaces, npm packages, setup scripts
     dashboard: ["."], // the web UI and its API
     namespace: [".", "dashboard"], // the cluster's namespace service (which serves the dashboard)
+    client: ["."], // Marin's Client API over a Cluster: job handles, namespace actors, hosted actors
     local: [".", "environment", "namespace"],
     slurm: [".", "environment", "namespace"],
   },

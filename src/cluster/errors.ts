@@ -1,5 +1,6 @@
 // Errors of `fray/cluster`.
 import { registerErrorClass } from "../wire/error-codec.ts";
+import type { JobHandle } from "./job-handle.ts";
 import type { JobId, JobInfo } from "./types.ts";
 
 /** poll/wait/terminate/monitor of an id this cluster never launched (or whose state was deleted). */
@@ -25,18 +26,22 @@ export class JobFailedError extends Error {
   }
 }
 
-/** `launch(request, { adoptExisting: false })` of a name a pending or running job already has. */
+/** `launch(request, { adoptExisting: false })` (or `submit`) of a name a pending or running job already has. */
 export class JobAlreadyExistsError extends Error {
   override name = "JobAlreadyExistsError";
+  /** The existing job's handle (absent on an error that crossed from another process: it is not sent). */
+  declare readonly handle?: JobHandle;
   constructor(
     readonly jobName: string,
     readonly jobId: JobId,
     status: string,
+    handle?: JobHandle,
   ) {
     super(
-      `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it, pick another name, or launch with { ` +
-        `adoptExisting: true } to get its id`,
+      `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it (error.handle is its handle), pick another name, or ` +
+        `launch with { adoptExisting: true } to get its id`,
     );
+    Object.defineProperty(this, "handle", { value: handle, enumerable: false }); // a Cluster does not travel
   }
 }
 

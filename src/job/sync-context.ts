@@ -14,6 +14,8 @@ import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions,
 import { namedActorExists, RefReader } from "./refs.ts";
 import { withTaskEnv } from "./tasks/task-env.ts";
 import { CallLimiter } from "./actors/call-limiter.ts";
+import { syncActorScope } from "./actors/current-actor.ts";
+import { SyncActor } from "./actors/sync-actor.ts";
 import { config, settingName } from "../runtime/base/config.ts";
 
 /** What a sync job's handles carry: their calls run in this process, so they cannot be sent to another. */
@@ -29,7 +31,9 @@ export class SyncJobContext implements JobContext {
   readonly #store = new ObjectStore();
   readonly #refs = new RefReader(this.#store);
   readonly #owner: RefOwner = { head: null, store: this.#store };
-  readonly #named = new Map<string, { Class: Function; options: ActorOptions; handle: Promise<ActorHandle<object>> }>();
+  readonly #named = new Map<string, { Class: Function; options: ActorOptions; handle: Promise<ActorHandle<object>>; actor: SyncActor }>();
+  /** Every actor made here, whose shutdown signals abort when the context shuts down. */
+  readonly #actors = new Set<SyncActor>();
   #next = 0;
 
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
@@ -41,7 +45,9 @@ export class SyncJobContext implements JobContext {
     checkArity(fn, args.length, functionLabel(fn));
     const ref = this.#newRef();
     const entry = this.#store.entry(ref.id);
-    const call = (values: unknown[]) => withTaskEnv(options.env, () => withJobContext(this, () => (fn as unknown as (...a: unknown[]) => unknown)(...values)));
+    // A task run from an actor's method is no part of the actor: currentActor() there is refused, as on the other backends.
+    const call = (values: unknown[]) =>
+      syncActorScope.run(null, () => withTaskEnv(options.env, () => withJobContext(this, () => (fn as unknown as (...a: unknown[]) => unknown)(...values))));
     if (!args.some((a) => a instanceof ObjectRef)) {
       try {
         entry.resolve(call(args as unknown[]));
@@ -102,30 +108,30 @@ export class SyncJobContext implements JobContext {
       }
       return named.handle as Promise<ActorHandle<InstanceType<C>>>;
     }
+    let handle: ActorHandle<InstanceType<C>> | null = null;
+    const actor = new SyncActor(Class, args as unknown[], options, this, () => handle as ActorHandle<object>);
     const created = (async () => {
       checkEndpointNames(Class); // as on a mesh, so code tested here runs on every backend
-      const instance = withJobContext(this, () => new Class(...args)) as Record<string, unknown>;
+      // The handle first: the constructor may ask currentActor() for it.
       // maxConcurrency calls at a time (default one), started in order; state survives a failed call.
       const limiter = new CallLimiter(options.maxConcurrency ?? 1);
-      return actorHandle<InstanceType<C>>((method, callArgs) => {
+      handle = actorHandle<InstanceType<C>>((method, callArgs) => {
         checkMethodArity(Class, method, callArgs);
         const ref = this.#newRef();
         const values = this.#refs.all(callArgs);
-        const run = limiter.run(async () => {
-          const fn = instance[method];
-          if (typeof fn !== "function") throw new TypeError(`${Class.name} has no method '${method}'`);
-          const resolved = await values;
-          return withJobContext(this, () => (fn as Function).apply(instance, resolved));
-        });
+        const run = limiter.run(async () => actor.call(method, await values));
         run.then(
           (v) => this.#store.entry(ref.id).resolve(v),
           (e: unknown) => this.#store.entry(ref.id).reject(e),
         );
         return ref;
       }, SYNC_HANDLE);
+      actor.construct();
+      this.#actors.add(actor);
+      return handle;
     })();
     if (name !== undefined) {
-      this.#named.set(name, { Class, options, handle: created as Promise<ActorHandle<object>> });
+      this.#named.set(name, { Class, options, handle: created as Promise<ActorHandle<object>>, actor });
       created.catch(() => this.#named.delete(name));
     }
     return created;
@@ -136,7 +142,11 @@ export class SyncJobContext implements JobContext {
   }
 
   async killActor(name: string): Promise<void> {
-    if (!this.#named.delete(name)) throw new Error(`there is no actor named '${name}' in this job; kill one by the name it was created with`);
+    const named = this.#named.get(name);
+    if (!named) throw new Error(`there is no actor named '${name}' in this job; kill one by the name it was created with`);
+    this.#named.delete(name);
+    this.#actors.delete(named.actor);
+    named.actor.stop("it was killed (killActor)");
   }
 
   /**
@@ -163,7 +173,10 @@ export class SyncJobContext implements JobContext {
     return this.shutdown();
   }
 
-  async shutdown(): Promise<void> {}
+  async shutdown(): Promise<void> {
+    for (const actor of this.#actors) actor.stop("its job context was shut down");
+    this.#actors.clear();
+  }
 
   #newRef(): ObjectRef {
     return this.#store.track(new ObjectRef(`sync-${this.#next++}`, this.#owner));

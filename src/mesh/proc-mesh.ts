@@ -32,9 +32,11 @@ export interface SpawnOptions {
   readonly maxConcurrency?: number;
   /** The mesh id, instead of a fresh one: a well-known actor that processes told only its address can call (mesh-at.ts). */
   readonly id?: string;
+  /** Plain data every member is told about itself (its `context`'s ActorIdentity.meta), kept across respawns. */
+  readonly meta?: unknown;
 }
 
-const SPAWN_OPTIONS = new Set(["maxConcurrency", "id"]);
+const SPAWN_OPTIONS = new Set(["maxConcurrency", "id", "meta"]);
 
 function checkSpawnOptions(options: SpawnOptions): void {
   const unknown = Object.keys(options).filter((k) => !SPAWN_OPTIONS.has(k));
@@ -179,6 +181,7 @@ export class ProcMesh {
               reply: { addr: proc.addr, id: port },
               ...(mc === undefined ? {} : { maxConcurrency: mc }),
               ...(origins ? { origin: origins[members[rank]] } : {}),
+              ...(options.meta === undefined ? {} : { meta: options.meta }),
             },
             payload,
           );
@@ -195,6 +198,7 @@ export class ProcMesh {
       ownerActor,
       ext: rawExtent,
       maxConcurrency: mc,
+      meta: options.meta,
       payload,
       located,
       slots: this.#slots,

@@ -58,6 +58,8 @@ export interface SpawnRecipe {
   readonly ownerActor: string | null;
   readonly ext: RawExtent;
   readonly maxConcurrency: number | undefined;
+  /** What each member is told about itself (SpawnOptions.meta). */
+  readonly meta?: unknown;
   /** The constructor arguments, encoded once at spawn. */
   readonly payload: Encoded;
   readonly located: Promise<{ readonly url: string; readonly exportName: string }>;
@@ -186,6 +188,7 @@ export class RankRespawner {
           reply: { addr: proc.addr, id: port },
           ...(recipe.maxConcurrency === undefined ? {} : { mc: recipe.maxConcurrency }),
           ...(recipe.origins ? { origin: recipe.origins[recipe.slotOf[member]] } : {}),
+          ...(recipe.meta === undefined ? {} : { meta: recipe.meta }),
         },
         recipe.payload,
       );

@@ -2,7 +2,7 @@
 // a binary job that throws "disk full on /data" shows that headline and its cause; a job whose tasks
 // fail shows each failed task with its name, error and cause chain, newest first, linking to the job's
 // page; a rank of a job's mesh killed with SIGKILL shows up with its signal; the charts have points,
-// the jobs' metrics (FRAY_METRICS=1 in the job) among them; fray's own meshes are hidden until the
+// the jobs' metrics among them; fray's own meshes are hidden until the
 // toggle shows them; a job's page shows its replicas, tasks, processes, meshes and a log filtered by
 // replica. A screenshot of each view goes to FRAY_TEST_SCREENSHOTS if set, else to the test's temp
 // directory (removed at the end); the test prints where.

@@ -17,13 +17,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, it } from "node:test";
-import { createCluster, Entrypoint } from "../../src/cluster.ts";
+import { createClient, createCluster, Entrypoint } from "../../src/cluster.ts";
 import { SlurmJob } from "../../src/launchers.ts";
 import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { clusterFixture, clusterParitySuite, logLineMatching, nodeScript } from "./cluster-suite.ts";
 import { slurmHosts, spawnOnNode } from "./slurm-hosts.ts";
 import { namespaceSuite } from "../job/namespace-suite.ts";
 import { NodeName } from "../fixtures/actors.ts";
+import { Board, postTo } from "../fixtures/client-actors.ts";
 import { gradient, Trainer } from "../fixtures/collective-actors.ts";
 import { waitForExit } from "../helpers.ts";
 
@@ -390,5 +391,24 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
     assert.equal(info.errorMessage, `replica 0 ${why}; replica 1 ${why}`);
     assert.equal(info.failures, 2);
     assert.equal(info.preemptions, 4);
+  });
+});
+
+describe("Client on slurm", () => {
+  const fx = clusterFixture("slurm");
+
+  it("submit → JobHandle streams a node's lines; a job on a node posts to a Board the client hosts on the submit host", async (t) => {
+    const client = createClient(fx.spec);
+    t.after(() => client.shutdown()); // before the fixture stops the namespace service
+    const board = await client.hostActor(Board, [], { name: "slurm-board" });
+    const job = await client.submit({ name: "poster", entrypoint: Entrypoint.fromCallable(postTo, ["slurm-board", "from-a-node"]) });
+    const lines: string[] = [];
+    assert.equal(await job.wait({ timeout: 240, streamLogs: (line) => lines.push(line) }), "succeeded");
+    assert.ok(
+      lines.some((l) => l.startsWith("[replica-0] posted from-a-node")),
+      lines.join("\n"),
+    );
+    assert.deepEqual(await client.get(board.handle.read.remote()), ["from-a-node"]);
+    assert.equal((await fx.cluster.listActors()).find((r) => r.name === "slurm-board")?.pid, process.pid);
   });
 });

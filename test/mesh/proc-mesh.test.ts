@@ -1,9 +1,10 @@
 // ProcMesh and slicing: extents, points, slices with steps, and the errors a
 // bad slice gets. Ported from Monarch's mesh tests.
 import assert from "node:assert/strict";
+import nodeModule from "node:module";
 import { after, before, describe, it } from "node:test";
 import { thisHost, thisProc, type ProcMesh } from "../../src/mesh.ts";
-import { Counter, Driver } from "../fixtures/actors.ts";
+import { CompileCacheReader, Counter, Driver } from "../fixtures/actors.ts";
 import { isAlive, track } from "../helpers.ts";
 
 describe("{hosts: 1, gpus: 2}", () => {
@@ -114,5 +115,24 @@ describe("procs packed into fewer OS processes", () => {
       Array.from({ length: 64 }, (_, i) => i),
     );
     assert.throws(() => thisHost().spawnProcs({ ranks: 2 }, { processes: 3 }), /processes must be an integer from 1 to the mesh size 2, got 3/);
+  });
+});
+
+describe("worker start", () => {
+  // Workers compile the runtime once per machine, not once each (benchmark P6); Node 20 has no compile cache.
+  const hasCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
+  const what = hasCache ? "keeps node's compile cache" : "runs without a compile cache (this node has none)";
+  it(`a worker process ${what}; NODE_DISABLE_COMPILE_CACHE turns it off`, async () => {
+    await using procs = track(thisHost().spawnProcs({ procs: 1 }));
+    const dir = await procs.spawn("cache", CompileCacheReader).directory.callOne();
+    if (hasCache) assert.equal(typeof dir, "string");
+    else assert.equal(dir, null);
+    process.env.NODE_DISABLE_COMPILE_CACHE = "1";
+    try {
+      await using off = track(thisHost().spawnProcs({ procs: 1 }));
+      assert.equal(await off.spawn("no-cache", CompileCacheReader).directory.callOne(), null);
+    } finally {
+      delete process.env.NODE_DISABLE_COMPILE_CACHE;
+    }
   });
 });

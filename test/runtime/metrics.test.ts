@@ -41,7 +41,7 @@ function runClient(env: Record<string, string>, n: number): ReturnType<typeof sp
 }
 
 describe("metrics", () => {
-  it("1,000 calls to an actor in a worker process read 1,000 calls, messages and latency observations in the merged metrics", async () => {
+  it("1,000 calls to an actor in a worker process read 1,000 calls and messages, and 125 latency observations (one in 8), in the merged metrics", async () => {
     await using procs = thisHost().spawnProcs({ procs: 1 });
     const counter = procs.spawn("counted", Counter, 0);
     for (let i = 0; i < 1000; i++) await counter.incr.callOne(1);
@@ -51,8 +51,9 @@ describe("metrics", () => {
     assert.equal(processes.length, 2, `processes: ${processes.join(", ")}`);
     const incr = { class: "Counter", endpoint: "incr" };
     assert.equal(valueOf(json, "fray_endpoint_calls_total", incr), 1000); // counted in the worker
-    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", incr), 1000);
-    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), 1000);
+    // FRAY_METRICS_DURATION_SAMPLE (8): the 1st, 9th, … 993rd calls are timed.
+    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", incr), 125);
+    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), 125);
     assert.equal(valueOf(json, "fray_messages_received_total", incr), 1000);
     assert.equal(valueOf(json, "fray_messages_sent_total", incr), 1000); // counted in this process
     assert.ok(valueOf(json, "fray_message_bytes_sent_total", incr)! > 0);
@@ -137,6 +138,30 @@ describe("metrics", () => {
     assert.equal(valueOf(json, "fray_tasks_running"), 0);
     assert.equal(valueOf(json, "fray_tasks_failed_total") ?? 0, 0);
     assert.ok(valueOf(json, "fray_object_store_entries")! >= 0);
+  });
+
+  it("unset, FRAY_METRICS is on: a client and its worker count; FRAY_METRICS_DURATION_SAMPLE=1 times every call", () => {
+    const env = { ...process.env, FRAY_METRICS_DURATION_SAMPLE: "1" };
+    delete env.FRAY_METRICS;
+    const { status, stdout, stderr } = spawnSync(process.execPath, ["--import", "tsx", client, "100"], {
+      env,
+      encoding: "utf8",
+      timeout: 120_000,
+      killSignal: "SIGKILL",
+    });
+    assert.equal(status, 0, String(stderr));
+    const out = JSON.parse(String(stdout).trim().split("\n").pop()!) as { json: Json; value: number };
+    assert.equal(out.value, 100);
+    const incr = { class: "Counter", endpoint: "incr" };
+    assert.equal(valueOf(out.json, "fray_endpoint_calls_total", incr), 100);
+    assert.equal(valueOf(out.json, "fray_messages_sent_total", incr), 100);
+    assert.equal(valueOf(out.json, "fray_endpoint_duration_seconds_count", incr), 100);
+  });
+
+  it("FRAY_METRICS_DURATION_SAMPLE below 1 is refused, naming the setting", () => {
+    const { status, stderr } = runClient({ FRAY_METRICS_DURATION_SAMPLE: "0" }, 1);
+    assert.notEqual(status, 0);
+    assert.match(String(stderr), /FRAY_METRICS_DURATION_SAMPLE/);
   });
 
   it("with FRAY_METRICS=0 a client and its worker count nothing, though the metrics are still served", () => {

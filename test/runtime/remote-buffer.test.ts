@@ -332,7 +332,10 @@ describe("faults", () => {
     process.kill(procs.pids[0], "SIGKILL");
     await waitForExit([procs.pids[0]]);
     const sibling = owners.slice({ hosts: 1 });
-    const refused = new RegExp(`cannot connect to ${escape(buf.owner)}: connect ECONNREFUSED .* nothing listens on it: its process has exited`);
+    // Refused; or reset, when a dial reached the listener's backlog just before the kill took it down (seen once under load).
+    const refused = new RegExp(
+      `cannot connect to ${escape(buf.owner)}: (connect ECONNREFUSED .* nothing listens on it: its process has exited|read ECONNRESET)`,
+    );
     await assert.rejects(sibling.copyOf.callOne(buf, 120), (e: Error) => {
       assert.match(e.message, new RegExp(`the process owning RemoteBuffer \\S+ \\(${escape(buf.owner)}\\) is gone: `));
       return refused.test(e.message);

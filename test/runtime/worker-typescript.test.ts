@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { freePort } from "../../src/runtime/net/address.ts";
@@ -28,7 +28,10 @@ function installWithoutTsx(dir: string): string {
   cpSync(join(repo, "package.json"), join(fray, "package.json"));
   const { dependencies } = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { dependencies: Record<string, string> };
   mkdirSync(join(fray, "node_modules"));
-  for (const name of Object.keys(dependencies)) symlinkSync(join(repo, "node_modules", name), join(fray, "node_modules", name));
+  for (const name of Object.keys(dependencies)) {
+    mkdirSync(dirname(join(fray, "node_modules", name)), { recursive: true }); // a scoped name (@types/node) sits in its scope's folder
+    symlinkSync(join(repo, "node_modules", name), join(fray, "node_modules", name));
+  }
   return join(fray, "dist", "cli", "main.js");
 }
 

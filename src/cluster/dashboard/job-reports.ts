@@ -56,7 +56,7 @@ export interface JobReports {
   /** The meshes its live processes own, each with its owner. */
   readonly meshes: readonly (MeshSnapshot & { readonly owner: Place & { readonly addr: string } })[];
   readonly failures: readonly (FailureRecord & { readonly owner: Place })[];
-  /** Each process's own metrics (FRAY_METRICS=1 in the job). */
+  /** Each process's own metrics (none from a process with FRAY_METRICS=0). */
   readonly metrics: readonly MetricsJson[];
 }
 

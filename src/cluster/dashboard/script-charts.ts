@@ -93,7 +93,7 @@ function drawCharts(s) {
     chart("cpu", "CPU per process", "% of a core", perProcess(series, "cpuPercent", 1)),
     chart("rss", "Memory per process", "RSS MiB", perProcess(series, "rssBytes", 1 / 1048576)),
   ];
-  var off = "Messages, bytes, latency and transfers are counted with FRAY_METRICS=1 (in the jobs, or in this dashboard's process).";
+  var off = "Messages, bytes, latency and transfers come from the metrics, which FRAY_METRICS=0 turned off (in the jobs and this dashboard's process).";
   var note = series.metricsOn ? [] : [none(off)];
   fill("charts", note.concat([el("div", { "class": "charts" }, nodes)]), s.errors.series);
 }

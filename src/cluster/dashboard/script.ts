@@ -183,7 +183,7 @@ function drawTasks(s) {
 function ms(x) { return x == null ? "" : x.toFixed(2); }
 function drawLatency(s) {
   if (!s.latency) return fill("latency", [none("no latency source given (metrics off)")], s.errors.latency);
-  if (!s.latency.length) return fill("latency", [none("no calls yet (metrics count them with FRAY_METRICS=1)")]);
+  if (!s.latency.length) return fill("latency", [none("no calls yet (none are counted where FRAY_METRICS=0)")]);
   var latency = s.latency.map(function (l) { return { cells: [l.endpoint, l.count, ms(l.meanMs), ms(l.p50Ms), ms(l.p99Ms)] }; });
   fill("latency", [table(["Endpoint", "Calls", "Mean ms", "p50 ms", "p99 ms"], latency)], s.errors.latency);
 }

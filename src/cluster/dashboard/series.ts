@@ -43,7 +43,7 @@ export interface Series {
   readonly points: readonly SeriesPoint[];
   /** The processes the points name, by key: "replica 0 · pid 4242 on vm". */
   readonly processes: Readonly<Record<string, string>>;
-  /** Whether the metrics that rates and latency come from are on anywhere (FRAY_METRICS=1). */
+  /** Whether the metrics that rates and latency come from are on anywhere (FRAY_METRICS is 1 by default). */
   readonly metricsOn: boolean;
 }
 

@@ -106,7 +106,7 @@ const JOBS_WITH_TAILS = 20;
 const LOG_LINES = 10_000;
 
 /**
- * This process's runtime and tasks, the metrics of it and every process it started (zero unless FRAY_METRICS=1),
+ * This process's runtime and tasks, the metrics of it and every process it started (zero where FRAY_METRICS=0),
  * and the CPU and memory of it and of the processes it started on this host.
  */
 export function runtimeSources(): DashboardSources {
@@ -137,7 +137,7 @@ function tasksSnapshot(all: readonly JobTasks[], own: boolean): TasksSnapshot {
 
 /**
  * A cluster's jobs (the newest with their log tails, replicas' errors and what their processes reported), its
- * namespace's actors, the tasks of its jobs, and metrics: this process's and its jobs' (with FRAY_METRICS=1 there).
+ * namespace's actors, the tasks of its jobs, and metrics: this process's and its jobs' (unless FRAY_METRICS=0 there).
  */
 export function clusterSources(cluster: Cluster): DashboardSources {
   const reader = new ReportReader();

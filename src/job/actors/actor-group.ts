@@ -7,6 +7,7 @@ import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 import { ActorRef } from "./actor-ref.ts";
 import type { ActorClass, JobContext } from "../job-context.ts";
 import { checkActorOptions, checkResources, type ActorOptions } from "../options.ts";
+import type { MemberOptions } from "./current-actor.ts";
 
 /** `group.all.method.remote(...args)`: one ref per ready member, in member order. */
 export type GroupCall<T> = {
@@ -190,7 +191,13 @@ export function createActorGroup<C extends ActorClass>(
     throw new RangeError(`an actor group needs a positive integer count of members, got ${String(count)}; pass e.g. createActorGroup(${Class.name}, args, 3)`);
   }
   const { name } = options;
-  const memberOptions = (i: number): ActorOptions => (name === undefined ? options : { ...options, name: `${name}-${i}` });
+  // Each member learns its place (currentActor().index, .groupName).
+  const group = name ?? Class.name;
+  const memberOptions = (i: number): MemberOptions => ({
+    ...options,
+    ...(name === undefined ? {} : { name: `${name}-${i}` }),
+    groupMember: { group, index: i },
+  });
   // Refused here, once, rather than by every member in the background.
   checkActorOptions(memberOptions(0));
   checkResources(options.resources ?? {}, `actor group ${name ?? Class.name}`);

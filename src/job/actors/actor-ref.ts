@@ -70,7 +70,11 @@ interface HandleFactory {
   [kHandleFor]<T>(target: ActorTarget): ActorHandle<T>;
 }
 
-/** A handle that arrived here: through the job context running its caller, else through its owner's head. */
+/** A handle that arrived here (or that an actor made of itself): through the job context running its caller, else through its owner's head. */
+export function revivedHandle(target: ActorTarget, owner: RefOwner): ActorHandle<object> {
+  return revived(target, owner as HeadOwner);
+}
+
 function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
   return actorHandle(
     (method, args) => {

@@ -19,6 +19,7 @@ import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, t
 import { namedActorExists, type RefReader } from "../refs.ts";
 import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
 import { currentProc } from "../../runtime/runtime.ts";
+import { placeOf, type ActorMeta, type MemberOptions } from "./current-actor.ts";
 
 /** An actor class, or where a worker exported it from. */
 export type ActorCode = Function | CodeLocation;
@@ -38,6 +39,8 @@ export class ActorRegistry {
   #unnamed = 0;
   #shared: string | null = null;
   #private: NamespaceClient | null = null;
+  /** The head's [address, mesh id]: what each actor is told owns its own handle (currentActor().handle). */
+  #head: readonly [string, string] = ["", ""];
   readonly #hostedCalls = new HostedCalls((ns) => this.#namespace(ns));
 
   constructor(
@@ -47,10 +50,14 @@ export class ActorRegistry {
     private readonly asOwner: <T>(spawn: () => T) => T,
   ) {}
 
-  /** The workers' processes: worker `i` is rank `i` of `procs` flattened; `namespace`: the shared one's address, if any. */
-  useProcs(procs: ProcMesh, namespace: string | null): void {
+  /**
+   * The workers' processes: worker `i` is rank `i` of `procs` flattened; `namespace`: the shared one's address, if any;
+   * `head`: the head's [address, mesh id].
+   */
+  useProcs(procs: ProcMesh, namespace: string | null, head: readonly [string, string]): void {
     this.#procs = procs;
     this.#shared = namespace;
+    this.#head = head;
   }
 
   create(Class: ActorCode, args: readonly unknown[], options: ActorOptions): Promise<ActorTarget> {
@@ -127,12 +134,19 @@ export class ActorRegistry {
     return (this.#private ??= NamespaceClient.private(this.asOwner));
   }
 
+  /** What the actor is told of itself (currentActor()). */
+  #meta(Class: ActorCode, options: MemberOptions): ActorMeta {
+    return { fray: "actor", ...placeOf(options, typeof Class === "function" ? Class.name : Class.exportName), head: this.#head };
+  }
+
   async #hosted(Class: ActorCode, args: readonly unknown[], options: ActorOptions, ns: string | null): Promise<ActorTarget> {
     const { url, exportName } = await codeOf(Class);
     const client = await this.#namespace(ns);
     const values = await this.refs.all(args);
     const owner = options.lifetime === "detached" ? null : currentProc().addr;
-    const info = await client.create({ url, exportName, args: values, options, owner });
+    // The namespace fills in the key and incarnation of each incarnation it starts.
+    const meta: ActorMeta = { ...this.#meta(Class, options), hosted: { ns, key: "", incarnation: 0, maxTaskRetries: options.maxTaskRetries ?? 0 } };
+    const info = await client.create({ url, exportName, args: values, options, owner, meta });
     return { mesh: info.mesh, hosted: { ns, key: info.key, incarnation: info.incarnation, maxTaskRetries: info.maxTaskRetries } };
   }
 
@@ -150,7 +164,8 @@ export class ActorRegistry {
       const values = await this.refs.all(args);
       const meshName = options.name ?? `actor-${this.#unnamed++}`;
       const procs = this.#procs!.flatten("workers").slice({ workers: worker.index });
-      const mesh = this.asOwner(() => procs[kSpawnWith]({ maxConcurrency: options.maxConcurrency ?? 1 }, meshName, Ctor, ...(values as never[])));
+      const spawnOptions = { maxConcurrency: options.maxConcurrency ?? 1, meta: this.#meta(Class, options) };
+      const mesh = this.asOwner(() => procs[kSpawnWith](spawnOptions, meshName, Ctor, ...(values as never[])));
       await mesh.initialized.catch((err: unknown) => {
         throw err instanceof ActorError ? err.cause : err;
       });

@@ -3,6 +3,7 @@
 // it stands — starting, alive, restarting after its process died, or dead.
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import type { ActorMeta } from "../actors/current-actor.ts";
 import type { ActorOptions, Resources } from "../options.ts";
 
 /** What a job asks the namespace to host. */
@@ -13,6 +14,8 @@ export interface HostedActorSpec {
   readonly options: ActorOptions;
   /** The driver it dies with (its proc address); null for a detached actor. */
   readonly owner: string | null;
+  /** What the actor is told of itself (currentActor()); each incarnation gets its own key and incarnation in `hosted`. */
+  readonly meta?: ActorMeta;
 }
 
 /** What a caller needs to reach a hosted actor, and to find its next incarnation. */

@@ -93,6 +93,24 @@ export class NamespaceActor extends Actor {
     return actor.info();
   }
 
+  /**
+   * Registers an actor that lives in another process — a client's, which hosts it (Client.hostActor) — under its name,
+   * so jobs find it (createActor with getIfExists). It is never restarted; it ends when that process goes away or kills it.
+   */
+  @endpoint({ concurrent: true })
+  adopt(spec: HostedActorSpec, className: string, mesh: ActorMesh<object>, place: { pid: number; host: string }): HostedActorInfo {
+    const name = spec.options.name;
+    if (name === undefined) throw new TypeError("an actor hosted by its caller needs a name: jobs find it by that name");
+    if (this.#byName.has(name)) throw namedActorExists(name);
+    const actor = new HostedActor(name, name, className, spec, {});
+    actor.holds = false; // it holds nothing of this host
+    Object.assign(actor, { mesh, pid: place.pid, host: place.host, incarnation: 1 });
+    this.#actors.set(name, actor);
+    this.#byName.set(name, actor);
+    actor.become("alive");
+    return actor.info();
+  }
+
   /** The incarnation after `incarnation` once it answers, or why there will be none. */
   @endpoint({ concurrent: true })
   next(key: string, incarnation: number): Promise<HostedActorInfo | Gone> {
@@ -190,7 +208,9 @@ export class NamespaceActor extends Actor {
     const procs = this.#host.spawnProcs({});
     actor.procs = procs;
     this.#byMesh.set(meshName, actor);
-    const mesh = procs[kSpawnWith]({ maxConcurrency: actor.spec.options.maxConcurrency ?? 1 }, meshName, Ctor, ...(actor.spec.args as never[]));
+    const { meta } = actor.spec;
+    const told = meta?.hosted ? { meta: { ...meta, hosted: { ...meta.hosted, key: actor.key, incarnation } } } : {};
+    const mesh = procs[kSpawnWith]({ maxConcurrency: actor.spec.options.maxConcurrency ?? 1, ...told }, meshName, Ctor, ...(actor.spec.args as never[]));
     const where = procs.spawn(`ns-info-${actor.key}-${incarnation}`, ProcInfo);
     let place: { pid: number; host: string };
     try {

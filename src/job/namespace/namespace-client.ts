@@ -50,6 +50,11 @@ export class NamespaceClient {
     return this.#call(() => this.mesh.create.callOne(spec));
   }
 
+  /** Registers the actor `mesh`, which lives in the caller's process, under `spec.options.name` (NamespaceActor.adopt). */
+  adopt(spec: HostedActorSpec, className: string, mesh: ActorMesh<object>, place: { pid: number; host: string }): Promise<HostedActorInfo> {
+    return this.#call(() => this.mesh.adopt.callOne(spec, className, mesh, place));
+  }
+
   next(key: string, incarnation: number): Promise<HostedActorInfo> {
     return this.#call(() => this.mesh.next.callOne(key, incarnation));
   }

@@ -2,7 +2,7 @@
 // job reports it, see runtime/metrics/process-report.ts): how many were
 // submitted, finished, failed and ran again, and the last failed ones with
 // their error and its cause chain. Always kept (a few additions per task),
-// unlike the metrics, which FRAY_METRICS turns on.
+// even where FRAY_METRICS=0 turns the metrics off.
 import { addReportPart } from "../../runtime/metrics/process-report.ts";
 import { causeChain } from "../../runtime/supervision/failure-history.ts";
 

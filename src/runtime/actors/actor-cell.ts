@@ -75,6 +75,8 @@ export class ActorCell {
   #cleanedUp = false;
   /** This actor's endpoints' metrics records, by endpoint name (valid ones only, so labels stay bounded). */
   #stats = new Map<string, EndpointStats>();
+  /** Aborted when a stop is asked for or the actor dies: identity.stopping. */
+  readonly #stopping = new AbortController();
 
   private constructor(
     private readonly host: ActorHost,
@@ -91,6 +93,8 @@ export class ActorCell {
       origin: spawn.origin,
       abort: (reason) => this.die(reason instanceof Error ? reason : new Error(`aborted: ${String(reason ?? "no reason given")}`)),
       proc: host.proc,
+      ...(spawn.meta === undefined ? {} : { meta: spawn.meta }),
+      stopping: this.#stopping.signal,
     };
   }
 
@@ -111,7 +115,9 @@ export class ActorCell {
       const args = decode(frame.payload, frame.attachments) as unknown[];
       const context: MessageContext = { actor: this.identity, rank: spawn.rank, extent: spawn.extent };
       this.#instance = messageContext.run(context, () => new Class(...args));
-      this.#Class = Class;
+      // A constructor that hands back an object of another class (an instance a client hosts) serves that class's endpoints.
+      const instance: object = this.#instance;
+      this.#Class = instance instanceof Class ? Class : instance.constructor;
       if (this.#state === "constructing") this.#state = "ready";
       this.host.sendToPort(spawn.reply, spawn.rank, null, false);
     } catch (err) {
@@ -140,6 +146,8 @@ export class ActorCell {
   /** Stops after the messages already queued: owned meshes first, then `cleanup()`. */
   stop(): Promise<void> {
     if (this.#state === "dead" || this.#state === "stopped") return Promise.resolve();
+    // Now, not when the stop's turn comes: a running call that waits for the signal can then end, and let the stop run.
+    this.#stopping.abort(new Error(`actor ${this.key} (${this.identity.className}) is being stopped`));
     return new Promise((done) => this.#enqueue({ t: "stop", done }));
   }
 
@@ -151,6 +159,7 @@ export class ActorCell {
     if (this.#state === "dead" || this.#state === "stopped") return;
     this.#state = "dead";
     this.#error = cause;
+    this.#stopping.abort(cause);
     const gone = new SupervisionError(`actor ${this.key} (${this.identity.className}) failed: ${cause.message}`, { cause });
     this.host.gone(this, gone);
     for (const { call, rank } of this.#running) if (call.reply) this.host.sendToPort(call.reply, rank, gone, true);
@@ -220,7 +229,7 @@ export class ActorCell {
       stats.received++;
       stats.calls++;
       if (first) stats.receivedBytes += payloadBytes(frame);
-      start = callStart();
+      start = callStart(stats);
     }
     let args: unknown[];
     try {
@@ -241,7 +250,8 @@ export class ActorCell {
           .resolve(args, this.identity.rank)
           .then((shards) => messageContext.run(context, () => (method as Function).apply(this.#instance, shards)));
     } catch (err) {
-      this.#reject(call, rank, err);
+      // An endpoint that killed its own actor (abort) and threw: its caller hears of the death, as a running call's would.
+      this.#reject(call, rank, (this.#state as State) === "dead" ? this.#unavailable() : err);
       if (stats) callEnd(stats, start, true);
       return undefined;
     }

@@ -10,9 +10,10 @@
 // (prom-client's own observe() hashes the labels each time: a quarter of a
 // one-way message's cost). With FRAY_METRICS=0 every hot path checks
 // `metricsOn` and does nothing more.
-// Off by default: benchmark O1 measured them costing more than the 5% of a
-// one-way message (P3) allowed for being on (reading the clock twice per call
-// for the latency histogram is most of it); a round trip (P2) hardly notices.
+// On by default, so a first look at /metrics shows something: reading the
+// clock twice per call for the latency histogram cost a one-way message (P3)
+// ~15% (benchmark O1), so the histogram times one call in
+// FRAY_METRICS_DURATION_SAMPLE per endpoint and the rest is a few additions.
 // Labels stay bounded: actor class and endpoint name, message kind, actor
 // class for failures and restarts; never per-call, per-actor or mesh ids.
 import { config, settingName } from "./config.ts";
@@ -53,19 +54,26 @@ export interface EndpointStats {
 /** Upper bounds of the endpoint-duration buckets, in seconds. */
 export const BOUNDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** When a call starts (its arguments not yet decoded), for callEnd. */
-export function callStart(): number {
-  return performance.now();
+const durationSample = config.metricsDurationSample;
+
+/**
+ * When a call counted in `stats.calls` starts (its arguments not yet decoded),
+ * for callEnd; -1 for a call the duration histogram does not time (it times
+ * the first and then one in FRAY_METRICS_DURATION_SAMPLE).
+ */
+export function callStart(stats: EndpointStats): number {
+  return (stats.calls - 1) % durationSample === 0 ? performance.now() : -1;
 }
 
 /** Counts a call that started at `start` (callStart) and ended now, its result sent. */
 export function callEnd(stats: EndpointStats, start: number, failed: boolean): void {
+  if (failed) stats.errors++;
+  if (start < 0) return;
   const seconds = (performance.now() - start) / 1000;
   let i = 0;
   while (i < BOUNDS.length && seconds > BOUNDS[i]) i++;
   stats.buckets[i]++;
   stats.seconds += seconds;
-  if (failed) stats.errors++;
 }
 
 const endpoints = new Map<string, EndpointStats>();
@@ -101,14 +109,16 @@ export function endpointStats(className: string, endpoint: string): EndpointStat
 export function encodedBytes(e: { readonly body: Uint8Array; readonly attachments: readonly Uint8Array[] } | undefined): number {
   if (!e) return 0;
   let n = e.body.length;
-  for (const a of e.attachments) n += a.byteLength;
+  const { attachments } = e;
+  for (let i = 0; i < attachments.length; i++) n += attachments[i].byteLength; // on every frame: no iterator
   return n;
 }
 
 /** The bytes of a received frame's payload, attachments included. */
 export function payloadBytes(frame: { readonly payload: Uint8Array; readonly attachments: readonly Uint8Array[] }): number {
   let n = frame.payload.length;
-  for (const a of frame.attachments) n += a.byteLength;
+  const { attachments } = frame;
+  for (let i = 0; i < attachments.length; i++) n += attachments[i].byteLength;
   return n;
 }
 

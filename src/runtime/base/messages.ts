@@ -40,6 +40,8 @@ export interface Spawn {
   readonly maxConcurrency?: number;
   /** The tag of its output lines: its proc's place in the ProcMesh (log-origin.ts). */
   readonly origin?: string;
+  /** What its spawner tells the actor about itself (plain data; the job layer's actor context, job/actors/current-actor.ts). */
+  readonly meta?: unknown;
 }
 
 /** What a call says the same to every process it goes to. */

@@ -4,7 +4,7 @@
 // runtime writes FRAY_REPORT_DIR/<host>-<pid>.json: its place, CPU time and
 // memory, its runtime snapshot (meshes with their members' pids, actors,
 // failures), what upper layers add (the job layer: its tasks) and, with
-// FRAY_METRICS=1, its own metrics. Worker processes inherit FRAY_REPORT_DIR, so
+// unless FRAY_METRICS=0, its own metrics. Worker processes inherit FRAY_REPORT_DIR, so
 // each writes its own. Nothing is written without FRAY_REPORT_DIR.
 import { renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
@@ -35,7 +35,7 @@ export interface ProcessReport {
   readonly snapshot: RuntimeSnapshot;
   /** What upper layers added (addReportPart), by name. */
   readonly parts: Readonly<Record<string, unknown>>;
-  /** Its own metrics (prom-client JSON), when FRAY_METRICS=1. */
+  /** Its own metrics (prom-client JSON); null with FRAY_METRICS=0. */
   readonly metrics: MetricsJson | null;
 }
 

@@ -24,7 +24,9 @@ type HistogramValues = MetricObjectWithValues<MetricValueWithName<HistogramLabel
 
 const DURATION = {
   name: "fray_endpoint_duration_seconds",
-  help: "How long an actor in this process took to handle a call, from decoding its arguments to sending its result (async endpoints included)",
+  help:
+    "How long an actor in this process took to handle a call, from decoding its arguments to sending its result (async endpoints included); " +
+    "one call in FRAY_METRICS_DURATION_SAMPLE per endpoint is timed",
 };
 
 /** A prom-client Histogram whose values are read from the records (filled by observeCall) when scraped. */

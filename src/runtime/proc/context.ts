@@ -19,6 +19,10 @@ export interface ActorIdentity {
   readonly abort: (reason?: unknown) => void;
   /** The Proc the actor lives in: `currentProc()` inside it when one OS process holds several (virtual-proc.ts). */
   readonly proc: Proc;
+  /** What its spawner told it about itself (Spawn.meta), if anything. */
+  readonly meta?: unknown;
+  /** Aborts as soon as the actor is asked to stop (before its running calls end, so they can) or dies. */
+  readonly stopping: AbortSignal;
 }
 
 export interface MessageContext {
