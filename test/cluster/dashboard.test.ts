@@ -219,6 +219,8 @@ describe("fray dashboard", () => {
         jobs.jobs.map((j: { jobId: string; status: string; logTail: string[] }) => [j.jobId, j.status, j.logTail]),
         [[jobId, "succeeded", ["[replica-0] from the job"]]],
       );
+      const actors = await (await fetch(`${url}api/actors`, { headers: { authorization: `Bearer ${cluster.token()}` } })).json();
+      assert.deepEqual(actors.errors, {}, "every source answered (this process took no token of its own)");
     } finally {
       child.kill("SIGTERM");
       if (child.exitCode === null) await once(child, "exit");

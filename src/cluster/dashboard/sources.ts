@@ -149,7 +149,9 @@ export function clusterSources(cluster: Cluster): DashboardSources {
     return last.loaded;
   };
   const merged = async (): Promise<MetricsSnapshot> => {
-    const jsons = [...(metricsOn ? [(await collectMetrics()).json as unknown as MetricFamily[]] : []), ...(await load()).metrics];
+    // This process's own only if it has a runtime: making one here would take a token of its own before the namespace's.
+    const own = metricsOn && hasProc() ? [(await collectMetrics()).json as unknown as MetricFamily[]] : [];
+    const jsons = [...own, ...(await load()).metrics];
     if (jsons.length === 0) return { text: "", json: [] };
     const registry = await (await import("../../runtime/metrics/registry.ts")).mergeMetrics(jsons as never);
     return { text: await registry.metrics(), json: (await registry.getMetricsAsJSON()) as unknown as MetricFamily[] };
@@ -177,7 +179,7 @@ export function clusterSources(cluster: Cluster): DashboardSources {
         );
         // The figures are as new as the newest report (unless this process's own, read now, are among them).
         const reported = Math.max(0, ...rows.flatMap((j) => j.reports.processes.map((p) => p.reportedAt)));
-        const dataTime = metricsOn ? Date.now() : reported;
+        const dataTime = metricsOn && hasProc() ? Date.now() : reported;
         const tasksEnded = tasks.reduce((n, t) => n + t.done + t.failed, 0);
         return { metrics: json, tasksEnded, dataTime, processes: [...ownProcesses(hasProc() ? runtimeSnapshot() : null), ...processes] };
       }),
