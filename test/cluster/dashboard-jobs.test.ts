@@ -57,11 +57,10 @@ describe("the dashboard of a local cluster with real jobs", () => {
     assert.equal((await cluster.wait(diskJob)).status, "failed");
     assert.equal((await cluster.wait(tasksJob)).status, "failed");
     assert.equal((await cluster.wait(killedJob)).status, "failed");
-    await cluster.listActors(); // this process's runtime takes the cluster's token before the dashboard starts it
     const pidsFile = join(dir, "pids-0.json");
     await pollUntil(() => readJsonOrNull(pidsFile) !== null, { intervalMs: 50, deadlineMs: 120_000, what: () => `${pidsFile} from job ${meshJob}` });
     killed = (readJsonOrNull(pidsFile) as number[])[1];
-    dashboard = await startDashboard({ token, cluster, refreshMs: 200 });
+    dashboard = await startDashboard({ token, cluster, refreshMs: 200 }); // this process's runtime takes the cluster's token
     browser = await chromium.launch({ executablePath: CHROMIUM });
   });
 

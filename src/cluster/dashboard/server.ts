@@ -15,6 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { hostname } from "node:os";
+import { hasToken, useToken } from "../../runtime/net/credentials.ts";
 import type { Cluster } from "../cluster.ts";
 import { DashboardAuth, sameOrigin } from "./auth.ts";
 import { DashboardEvents } from "./events.ts";
@@ -50,6 +51,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   if (options.refreshMs !== undefined && !(Number.isFinite(options.refreshMs) && options.refreshMs > 0)) {
     throw new RangeError(`startDashboard: refreshMs must be a positive number of milliseconds, got ${options.refreshMs}`);
   }
+  // Showing this process's runtime beside a cluster's actors: the runtime takes the cluster's token (as listing the
+  // namespace's actors would), unless this process has one already, rather than a random one that the namespace refuses.
+  if (!options.sources && options.cluster && !hasToken()) useToken(options.cluster.token());
   const sources = options.sources ?? { ...runtimeSources(), ...(options.cluster ? clusterSources(options.cluster) : {}) };
   const events = new DashboardEvents(sources, options.refreshMs);
   const server = createServer((req, res) => {
