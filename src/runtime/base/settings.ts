@@ -186,6 +186,11 @@ export const SETTINGS = {
     "how often a dashboard asks its sources (jobs, actors, failures, metrics) for news to push to open pages",
   ),
   dashboardSessionMs: ms("FRAY_DASHBOARD_SESSION_MS", 43_200_000, "how long a dashboard sign-in (its session cookie) lasts"),
+  reportIntervalMs: ms(
+    "FRAY_REPORT_INTERVAL_MS",
+    1_000,
+    "how often each process of a cluster job writes its report for the dashboard (its actors, tasks, failures, CPU, memory and metrics)",
+  ),
 
   metrics: {
     env: "FRAY_METRICS",
@@ -265,6 +270,11 @@ export const SETTINGS = {
   replicaCount: { env: "FRAY_REPLICA_COUNT", kind: "given", doc: "how many replicas the cluster job has" },
   processId: { env: "FRAY_PROCESS_ID", kind: "given", doc: "which of its replica's processes this is, 0 to `processesPerTask` − 1" },
   processCount: { env: "FRAY_PROCESS_COUNT", kind: "given", doc: "how many processes each replica of the cluster job runs (`processesPerTask`)" },
+  reportDir: {
+    env: "FRAY_REPORT_DIR",
+    kind: "given",
+    doc: "where a cluster job's processes write their reports for the dashboard (one file per process; in the job's state directory)",
+  },
   replicaExitFile: { env: "FRAY_REPLICA_EXIT_FILE", kind: "given", doc: "the file where a replica's exit codes and error are recorded" },
   procAddr: { env: "FRAY_PROC_ADDR", kind: "given", doc: "the address a worker process started by `spawnProcs()` serves at" },
   parentAddr: { env: "FRAY_PARENT_ADDR", kind: "given", doc: "the address of the process that started this worker" },
