@@ -3,10 +3,21 @@
 // into 2 processes (ranks of one process exchange in memory); mismatched calls;
 // kill -9 of a rank mid-allReduce.
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { Channel, collective, setUnhandledFaultHook, thisHost, type ActorMesh, type ProcMesh, type UnhandledFaultHook } from "../../src/mesh.ts";
+import {
+  Channel,
+  collective,
+  setUnhandledFaultHook,
+  thisHost,
+  type ActorMesh,
+  type CollectivePath,
+  type CollectivePathStats,
+  type ProcMesh,
+  type UnhandledFaultHook,
+} from "../../src/mesh.ts";
 import { CollectiveInbox } from "../../src/runtime/bulk/collective-inbox.ts";
-import { gradient, Trainer } from "../fixtures/collective-actors.ts";
+import { gradient, outboxFilesOf, Trainer } from "../fixtures/collective-actors.ts";
 import { track } from "../helpers.ts";
 
 const L = 1000;
@@ -18,15 +29,57 @@ const concat = (...parts: Float32Array[]) => {
   return out;
 };
 
-function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string, number>, more?: (mesh: () => ActorMesh<Trainer>) => void) {
+/** The /dev/shm entries collective outboxes would leave (they are unlinked as soon as made). */
+const outboxEntries = () => readdirSync("/dev/shm").filter((f) => f.startsWith("fray-coll-"));
+
+/**
+ * Runs the collective tests on the mesh `start` makes, whose ranks in different procs exchange
+ * large arrays by `path`; `env` is set while the mesh starts (its processes inherit it).
+ */
+function dataParallel(
+  title: string,
+  start: () => ProcMesh,
+  sizes: Record<string, number>,
+  path: CollectivePath,
+  env: Record<string, string> = {},
+  more?: (mesh: () => ActorMesh<Trainer>) => void,
+) {
   describe(title, () => {
     let procs: ProcMesh;
     let trainers: ActorMesh<Trainer>;
     before(() => {
-      procs = track(start());
+      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+      Object.assign(process.env, env);
+      try {
+        procs = track(start());
+      } finally {
+        for (const [k, v] of Object.entries(saved))
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+      }
       trainers = procs.spawn("trainers", Trainer);
     });
     after(() => procs.stop());
+
+    it(`moves large arrays between procs by ${path}, small ones in frames`, async () => {
+      await trainers.allReduce.call("sum", 4); // the group's first call: the ranks learn their paths
+      const delta = async (run: () => Promise<unknown>) => {
+        const before = (await trainers.pathStats.call()).values();
+        await run();
+        const after = (await trainers.pathStats.call()).values();
+        const paths = Object.keys(after[0]) as CollectivePath[];
+        return after.map((a: CollectivePathStats, r) => Object.fromEntries(paths.map((p) => [p, a[p].pieces - before[r][p].pieces])));
+      };
+      const large = await delta(() => trainers.allReduceIs.call(1 << 18, 10));
+      // The counts are per process (per thread for threads), whose ranks each send a piece to every other rank per round.
+      const perProc = procs.pids.length === 2 ? 2 : 1;
+      const cross = 4 - perProc; // ranks in other procs
+      for (const d of large)
+        assert.deepEqual(d, { local: perProc * 2 * (3 - cross), sharedArrayBuffer: 0, sharedMemory: 0, socket: 0, [path]: perProc * 2 * cross });
+      const small = await delta(() => trainers.allGather.call(8));
+      for (const d of small) assert.deepEqual(d, { local: perProc * (3 - cross), sharedArrayBuffer: 0, sharedMemory: 0, socket: perProc * cross });
+      assert.deepEqual(outboxEntries(), []); // outboxes are unlinked as soon as made
+    });
 
     it("allReduce sum, avg, max, min and prod give the exact expected arrays on every rank", async () => {
       assert.deepEqual(procs.sizes, sizes);
@@ -78,12 +131,17 @@ function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string
   });
 }
 
-dataParallel("4 ranks {gpus: 4}, one process each", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 });
-dataParallel("4 ranks {gpus: 4} on worker threads", () => thisHost().spawnProcs({ gpus: 4 }, { threads: true }), { gpus: 4 });
+dataParallel("4 ranks {gpus: 4}, one process each", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 }, "sharedMemory");
+dataParallel("4 ranks {gpus: 4}, one process each, FRAY_COLLECTIVE_SAME_HOST=socket", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 }, "socket", {
+  FRAY_COLLECTIVE_SAME_HOST: "socket",
+});
+dataParallel("4 ranks {gpus: 4} on worker threads", () => thisHost().spawnProcs({ gpus: 4 }, { threads: true }), { gpus: 4 }, "sharedArrayBuffer");
 dataParallel(
   "{hosts: 2, gpus: 2} packed into 2 processes",
   () => thisHost().spawnProcs({ hosts: 2, gpus: 2 }, { processes: 2 }),
   { hosts: 2, gpus: 2 },
+  "sharedMemory",
+  {},
   (trainers) => {
     it('dims: ["gpus"] reduces within each host only', async () => {
       // Host 0 holds ranks 1× and 2×, host 1 ranks 3× and 4×.
@@ -159,6 +217,11 @@ describe("kill -9 of a rank mid-allReduce", () => {
         [0, 1, 3].map((r) => [r, "SupervisionError", true]),
       );
       for (const [, , , message] of got) assert.match(message, /^collective\.allReduce cannot complete: rank 2 \{gpus: 2\} of mesh trainers is gone: /);
+      // The survivors staged their pieces in /dev/shm outboxes, which are unlinked: nothing to clean up, even after kill -9.
+      for (const r of [0, 1, 3]) assert.match(outboxFilesOf(procs.pids[r]).join(), /^\/dev\/shm\/fray-coll-\d+-\d+ \(deleted\)$/);
+      assert.deepEqual(outboxEntries(), []);
+      await procs.stop();
+      assert.deepEqual(outboxEntries(), []);
     } finally {
       entered.close();
       outcomes.close();
@@ -196,6 +259,24 @@ describe("a rank that never joins", () => {
       );
       for (const [, , , message] of got)
         assert.match(message, /^collective\.allReduce timed out after 300 ms waiting for its peers \(FRAY_COLLECTIVE_TIMEOUT_MS=300\)/);
+    } finally {
+      entered.close();
+      outcomes.close();
+    }
+  });
+
+  it("times out the same way when the others' pieces wait in shared memory", async () => {
+    const trainers = procs.spawn("late", Trainer);
+    await trainers.initialized; // so the first call's ranks arrive well within the 300 ms
+    await trainers.allReduce.call("sum", 4); // every rank joins the first call
+    const [enteredPort, entered] = Channel.open<number>();
+    const [outcomesPort, outcomes] = Channel.open<[number, string, boolean, string]>();
+    try {
+      trainers.allReduceWithout.broadcast(1, enteredPort, outcomesPort, 1 << 20);
+      const got = [await outcomes.recv(), await outcomes.recv(), await outcomes.recv()].sort((a, b) => a[0] - b[0]);
+      for (const [, , , message] of got) assert.match(message, /^collective\.allReduce timed out after 300 ms waiting for its peers/);
+      const sent = (await trainers.pathStats.call()).values();
+      for (const r of [0, 2, 3]) assert.equal(sent[r].sharedMemory.pieces, 3, `rank ${r} staged its reduce-scatter pieces in shared memory`);
     } finally {
       entered.close();
       outcomes.close();

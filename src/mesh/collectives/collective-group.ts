@@ -15,6 +15,9 @@ import { currentProc } from "../../runtime/runtime.ts";
 import { ACTORS } from "../../runtime/actors/actor-table.ts";
 import { COLLECTIVES } from "../../runtime/bulk/collective-inbox.ts";
 import { SUPERVISOR } from "../../runtime/supervision/supervisor.ts";
+import { hostIdentity, isShmRef, OpenedOutboxes, Outbox, pathTo, type HostIdentity } from "../../runtime/bulk/collective-outbox.ts";
+import { pathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
+import type { NumericArray } from "./reduce-op.ts";
 
 /** A rank of this process hands a piece to another: no copy, no encoding. */
 class LocalPiece {
@@ -112,30 +115,76 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
   };
 }
 
-/** Each rank's calls on a group, counted so successive collectives never mix their pieces. */
-const sequence = new Map<string, number>();
+/** What a rank keeps about a group between its calls on it. */
+interface GroupState {
+  /** Calls made so far (tags carry it, so successive calls never mix their pieces). */
+  seq: number;
+  /** How pieces travel to each member, learnt in the group's first call (until then, and if it failed: frames). */
+  paths: PiecePath[] | null;
+  /**
+   * Two outboxes, used by even and odd calls. Peers read call k's outbox during call k; call k + 2 may
+   * rewrite it once call k + 1 succeeded, as every peer then sent its first piece of call k + 1, which it
+   * does only after its call k ended (a rank's calls on a group run one at a time).
+   */
+  outboxes: [Outbox | null, Outbox | null];
+  lastOk: boolean;
+  /** The end of this rank's latest call on the group: the next one starts after it. */
+  tail: Promise<void>;
+}
+
+const states = new Map<string, GroupState>();
 
 /**
  * One collective call's exchange: `send` a piece to a group member, `recv` one
  * from a member. Every `recv` rejects with SupervisionError when a member's
  * process is lost, and with a timeout error after FRAY_COLLECTIVE_TIMEOUT_MS.
+ * A rank's calls on one group run one at a time, in call order.
  */
 export class Exchange {
   readonly #proc = currentProc();
   readonly #prefix: string;
   readonly #failed: Promise<never>;
+  readonly #state: GroupState;
+  readonly #seq: number;
+  readonly #ended: () => void;
   #fail!: (error: Error) => void;
   #unwatch: () => void = () => {};
   #timer: NodeJS.Timeout | undefined;
+  #outbox: Outbox | null = null;
+  #outboxBytes = 0;
+  #opened: OpenedOutboxes | null = null;
 
-  constructor(
+  /** Starts this rank's next call on `group` once its previous one has ended. */
+  static async open(group: Group, what: string): Promise<Exchange> {
+    const slot = `${group.key}@${group.me}`;
+    let state = states.get(slot);
+    if (!state) states.set(slot, (state = { seq: 0, paths: null, outboxes: [null, null], lastOk: true, tail: Promise.resolve() }));
+    const previous = state.tail;
+    let ended!: () => void;
+    state.tail = new Promise<void>((resolve) => (ended = resolve));
+    await previous;
+    const ex = new Exchange(group, what, state, ended);
+    if (ex.#seq === 0) {
+      try {
+        await ex.#learnPaths();
+      } catch (err) {
+        ex.close(true);
+        throw err;
+      }
+    }
+    return ex;
+  }
+
+  private constructor(
     readonly group: Group,
     readonly what: string,
+    state: GroupState,
+    ended: () => void,
   ) {
-    const counter = `${group.key}@${group.me}`;
-    const seq = sequence.get(counter) ?? 0;
-    sequence.set(counter, seq + 1);
-    this.#prefix = `${group.key}#${seq}`;
+    this.#state = state;
+    this.#ended = ended;
+    this.#seq = state.seq++;
+    this.#prefix = `${group.key}#${this.#seq}`;
     this.#failed = new Promise<never>((_, reject) => (this.#fail = reject));
     this.#failed.catch(() => {});
     const lost = (addr: string, error: Error) => {
@@ -195,10 +244,103 @@ export class Exchange {
     return Promise.all(ranks.map((_, i) => (i === me ? undefined : this.recv(i, round))));
   }
 
+  /** The group's first call: every rank tells every peer in another proc where it runs (a few bytes), so each picks its path to each. */
+  async #learnPaths(): Promise<void> {
+    const { addrs, me } = this.group;
+    const remote = (i: number) => i !== me && addrs[i] !== this.#proc.addr;
+    const mine = hostIdentity();
+    for (let i = 0; i < addrs.length; i++) if (remote(i)) this.send(i, "h", mine);
+    const theirs = await Promise.all(addrs.map((_, i) => (remote(i) ? (this.recv(i, "h") as Promise<HostIdentity>) : undefined)));
+    this.#state.paths = theirs.map((peer) => (peer ? pathTo(peer) : "local"));
+  }
+
+  /** How pieces travel to member `i`. */
+  path(i: number): PiecePath {
+    return this.#state.paths?.[i] ?? (this.group.addrs[i] === this.#proc.addr ? "local" : "socket");
+  }
+
+  /**
+   * Readies this call's outbox for up to `bytes` bytes when the array is large enough for shared memory
+   * (FRAY_COLLECTIVE_SHARED_MIN_BYTES) and some peer is on it; says whether it did. Every rank of the
+   * group decides the same for every call whose arrays agree.
+   */
+  share(bytes: number): boolean {
+    if (bytes < config.collectiveSharedMinBytes) return false;
+    const paths = this.group.addrs.map((_, i) => this.path(i));
+    const file = paths.includes("sharedMemory");
+    const sab = paths.includes("sharedArrayBuffer");
+    if (!file && !sab) return false;
+    const { outboxes } = this.#state;
+    const parity = this.#seq % 2;
+    let outbox = outboxes[parity];
+    // After a failed call, a peer may still be reading call k − 2's outbox: this call takes a fresh one.
+    if (outbox && (!this.#state.lastOk || outbox.file !== file || outbox.sab !== sab)) {
+      outbox.close();
+      outbox = null;
+    }
+    outbox ??= new Outbox(file, sab);
+    outboxes[parity] = outbox;
+    this.#outbox = outbox;
+    this.#outboxBytes = bytes;
+    return true;
+  }
+
+  /** Whether member `i`'s pieces of this call go through the outbox. */
+  isShared(i: number): boolean {
+    const path = this.path(i);
+    return this.#outbox !== null && (path === "sharedMemory" || path === "sharedArrayBuffer");
+  }
+
+  /** Whether a piece's data is in a peer's /dev/shm outbox (`fill` reads it), not in the piece. */
+  isRef(d: unknown): boolean {
+    return isShmRef(d);
+  }
+
+  /** Copies `view` to byte `offset` of this call's outbox, if `share` readied one (whose memory is reserved now: only ranks that stage pay for it). */
+  stage(offset: number, view: NumericArray): void {
+    if (!this.#outbox) return;
+    this.#outbox.reserve(this.#outboxBytes);
+    this.#outbox.put(offset, view);
+  }
+
+  /**
+   * What member `to` is sent for `view`: where it is in the outbox (staged at byte `offset`), when `to`
+   * is on shared memory and this call uses it; else `view` itself, or `copy()` of it when it is the user's
+   * array (which may change before a frame is written or a rank of this proc takes it).
+   */
+  data(to: number, view: NumericArray, offset: number, copy?: () => NumericArray): unknown {
+    let path = this.path(to);
+    if (this.#outbox === null && path !== "local") path = "socket";
+    const stats = pathStats[path];
+    stats.pieces++;
+    stats.bytes += view.byteLength;
+    if (path === "sharedMemory" || path === "sharedArrayBuffer") return this.#outbox!.ref(path, offset, view.byteLength, view);
+    return copy ? copy() : view;
+  }
+
+  /** A member's data `d` as an array like `like` of `length` elements: read from its outbox, or as it came. */
+  async take<A extends NumericArray>(d: unknown, like: A, length: number): Promise<A> {
+    if (!isShmRef(d)) return d as A;
+    const into = new (like.constructor as new (n: number) => A)(length);
+    await this.fill(d, into);
+    return into;
+  }
+
+  /** Copies a member's data `d` into `into`. */
+  async fill(d: unknown, into: NumericArray): Promise<void> {
+    if (!isShmRef(d)) return void into.set(d as never);
+    this.#opened ??= new OpenedOutboxes();
+    // A file that is gone belongs to a process that died after sending: its loss, being reported, fails the call.
+    if (!this.#opened.read(d, new Uint8Array(into.buffer, into.byteOffset, into.byteLength))) await this.#failed;
+  }
+
   /** Stops watching. After a failure, the pieces this rank will never take are dropped. */
   close(failed: boolean): void {
     clearTimeout(this.#timer);
     this.#unwatch();
+    this.#opened?.close();
+    this.#state.lastOk = !failed;
+    this.#ended();
     if (failed) this.#proc.get(COLLECTIVES).abandon(`${this.#prefix}.`, `>${this.group.me}`);
   }
 }
