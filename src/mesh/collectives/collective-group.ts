@@ -15,7 +15,7 @@ import { currentProc } from "../../runtime/runtime.ts";
 import { ACTORS } from "../../runtime/actors/actor-table.ts";
 import { COLLECTIVES } from "../../runtime/bulk/collective-inbox.ts";
 import { SUPERVISOR } from "../../runtime/supervision/supervisor.ts";
-import { hostIdentity, isShmRef, OpenedOutboxes, Outbox, pathTo, type HostIdentity } from "../../runtime/bulk/collective-outbox.ts";
+import { hostIdentity, isShmRef, OpenedOutboxes, Outbox, pathTo, type HostIdentity, type ShmRef } from "../../runtime/bulk/collective-outbox.ts";
 import { pathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
 import type { NumericArray } from "./reduce-op.ts";
 
@@ -291,11 +291,6 @@ export class Exchange {
     return this.#outbox !== null && (path === "sharedMemory" || path === "sharedArrayBuffer");
   }
 
-  /** Whether a piece's data is in a peer's /dev/shm outbox (`fill` reads it), not in the piece. */
-  isRef(d: unknown): boolean {
-    return isShmRef(d);
-  }
-
   /** Copies `view` to byte `offset` of this call's outbox, if `share` readied one (whose memory is reserved now: only ranks that stage pay for it). */
   stage(offset: number, view: NumericArray): void {
     if (!this.#outbox) return;
@@ -318,20 +313,30 @@ export class Exchange {
     return copy ? copy() : view;
   }
 
-  /** A member's data `d` as an array like `like` of `length` elements: read from its outbox, or as it came. */
-  async take<A extends NumericArray>(d: unknown, like: A, length: number): Promise<A> {
-    if (!isShmRef(d)) return d as A;
-    const into = new (like.constructor as new (n: number) => A)(length);
-    await this.fill(d, into);
-    return into;
-  }
-
-  /** Copies a member's data `d` into `into`. */
+  /** Copies a member's data `d` (all of it) into `into`. */
   async fill(d: unknown, into: NumericArray): Promise<void> {
     if (!isShmRef(d)) return void into.set(d as never);
-    this.#opened ??= new OpenedOutboxes();
     // A file that is gone belongs to a process that died after sending: its loss, being reported, fails the call.
-    if (!this.#opened.read(d, new Uint8Array(into.buffer, into.byteOffset, into.byteLength))) await this.#failed;
+    if (!this.#read(d, 0, into, true)) await this.#failed;
+  }
+
+  /**
+   * Elements [start, start + scratch.length) of a member's data `d`: a view of them, or `scratch` filled with
+   * them from shared memory (null: the peer's file is gone, and `failed()` will say why).
+   */
+  part<A extends NumericArray>(d: unknown, start: number, scratch: A): A | null {
+    if (!isShmRef(d)) return (d as A).subarray(start, start + scratch.length) as A;
+    return this.#read(d, start * scratch.BYTES_PER_ELEMENT, scratch, false) ? scratch : null;
+  }
+
+  /** Rejects when this call fails (for a caller that cannot go on). */
+  failed(): Promise<never> {
+    return this.#failed;
+  }
+
+  #read(d: ShmRef, from: number, into: NumericArray, whole: boolean): boolean {
+    this.#opened ??= new OpenedOutboxes();
+    return this.#opened.read(d, from, new Uint8Array(into.buffer, into.byteOffset, into.byteLength), whole);
   }
 
   /** Stops watching. After a failure, the pieces this rank will never take are dropped. */

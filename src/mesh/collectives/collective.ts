@@ -104,22 +104,34 @@ function checkRoot(what: string, root: unknown, size: number): number {
   return root as number;
 }
 
-/** `op` over the members' pieces in group order, `own` standing for this member's: a new array. */
-async function combine<A extends NumericArray>(ex: Exchange, op: ReduceOp, own: A, pieces: readonly Piece[]): Promise<A> {
+/** Elements per chunk of a reduction: the chunk being summed and a peer's piece of it stay in cache. */
+const CHUNK_BYTES = 128 * 1024;
+
+/**
+ * `op` over the members' pieces in group order (`own` standing for this member's) into `into`, which
+ * may be `own`'s memory. Chunk by chunk, so a piece in shared memory is read in small parts, each
+ * folded while in cache, with no array as large as the pieces made.
+ */
+async function combine<A extends NumericArray>(ex: Exchange, op: ReduceOp, own: A, pieces: readonly Piece[], into: A): Promise<A> {
   const { me, ranks } = ex.group;
   const Ctor = own.constructor as new (n: number) => A;
-  const acc = new Ctor(own.length);
-  let scratch: A | undefined; // pieces in shared memory are read into it one at a time
-  for (let i = 0; i < ranks.length; i++) {
-    const d = i === me ? own : pieces[i].d;
-    if (i === 0) await ex.fill(d, acc);
-    else if (ex.isRef(d)) {
-      await ex.fill(d, (scratch ??= new Ctor(own.length)));
-      fold(op, acc, scratch);
-    } else fold(op, acc, d as A);
+  const step = Math.max(1, Math.floor(CHUNK_BYTES / own.BYTES_PER_ELEMENT));
+  const sum = new Ctor(Math.min(step, own.length));
+  const scratch = new Ctor(Math.min(step, own.length));
+  for (let start = 0; start < own.length; start += step) {
+    const len = Math.min(step, own.length - start);
+    const acc = (len === sum.length ? sum : sum.subarray(0, len)) as A;
+    const buf = (len === scratch.length ? scratch : scratch.subarray(0, len)) as A;
+    for (let i = 0; i < ranks.length; i++) {
+      const part = i === me ? (own.subarray(start, start + len) as A) : ex.part(pieces[i].d, start, buf);
+      if (part === null) await ex.failed();
+      if (i === 0) acc.set(part as never);
+      else fold(op, acc, part!);
+    }
+    into.set(acc as never, start);
   }
-  finish(op, acc, ranks.length);
-  return acc;
+  finish(op, into, ranks.length);
+  return into;
 }
 
 /** Start of member `i`'s block when `n` elements are split into `size` blocks. */
@@ -135,10 +147,9 @@ async function allReduce<A extends NumericArray>(array: A, options: ReduceOption
     const mine = meta("allReduce", array, op);
     if (size === 1) return (finish(op, array, 1), array);
     if (array.byteLength <= config.collectiveDirectMaxBytes) {
-      const copy = array.slice();
+      const copy = array.slice() as A;
       const pieces = checkAgreement(what, group, mine, await ex.allToAll("a", (to) => ({ m: mine, d: ex.data(to, copy, 0) })));
-      array.set((await combine(ex, op, copy, pieces)) as never);
-      return array;
+      return combine(ex, op, copy, pieces, array);
     }
     // Reduce-scatter: member i reduces block i. Block i of `array` is only overwritten once member i
     // has it (its all-gather piece answers ours), so the pieces may alias `array`. In shared memory,
@@ -149,11 +160,11 @@ async function allReduce<A extends NumericArray>(array: A, options: ReduceOption
     const block = (i: number) => array.subarray(at(i), at(i + 1)) as A;
     if (ex.share(array.byteLength)) for (let i = 0; i < size; i++) if (i !== group.me && ex.isShared(i)) ex.stage(at(i) * bpe, block(i));
     const parts = checkAgreement(what, group, mine, await ex.allToAll("rs", (to) => ({ m: mine, d: ex.data(to, block(to), at(to) * bpe) })));
-    const acc = await combine(ex, op, block(group.me), parts);
-    // All-gather: every member's reduced block to everyone.
+    const acc = await combine(ex, op, block(group.me), parts, block(group.me));
+    // All-gather: every member's reduced block to everyone (a copy for those not on shared memory: it is the user's array).
     ex.stage(at(group.me) * bpe, acc);
-    const gathered = await ex.allToAll("ag", (to) => ex.data(to, acc, at(group.me) * bpe));
-    array.set(acc as never, at(group.me));
+    const copy = once(() => acc.slice());
+    const gathered = await ex.allToAll("ag", (to) => ex.data(to, acc, at(group.me) * bpe, copy));
     for (let i = 0; i < size; i++) if (i !== group.me) await ex.fill(gathered[i], block(i));
     return array;
   });
@@ -202,7 +213,7 @@ async function reduceScatter<A extends NumericArray>(array: A, options: ReduceOp
       mine,
       await ex.allToAll("rs", (to) => ({ m: mine, d: ex.data(to, view(to), to * len * bpe, () => view(to).slice()) })),
     );
-    return combine(ex, op, view(group.me), parts);
+    return combine(ex, op, view(group.me), parts, new (array.constructor as new (n: number) => A)(len));
   });
 }
 
@@ -234,7 +245,7 @@ async function reduce<A extends NumericArray>(array: A, options: RootOptions & R
     if (ex.share(array.byteLength) && group.me !== root && ex.isShared(root)) ex.stage(0, array);
     const d = (to: number) => (to === root ? ex.data(to, array, 0, () => array.slice()) : undefined);
     const pieces = checkAgreement(what, group, mine, await ex.allToAll("r", (to) => ({ m: mine, d: d(to) })));
-    if (group.me === root) array.set((await combine(ex, op, array, pieces)) as never);
+    if (group.me === root) await combine(ex, op, array, pieces, array);
     return array;
   });
 }

@@ -122,11 +122,12 @@ export class OpenedOutboxes {
   #fds = new Map<string, number>();
 
   /**
-   * Copies the bytes `ref` names into `into` (whose length must match). Returns false when the file is gone (its
-   * process died: the caller waits for the loss to be reported).
+   * Copies bytes `from`… of those `ref` names into `into`, which `whole` says must take all of them. Returns false
+   * when the file is gone (its process died: the caller waits for the loss to be reported).
    */
-  read(ref: ShmRef, into: Uint8Array): boolean {
-    if (ref.n !== into.byteLength) throw new RangeError(`a collective piece of ${ref.n} bytes where ${into.byteLength} were expected`);
+  read(ref: ShmRef, from: number, into: Uint8Array, whole: boolean): boolean {
+    if (whole ? ref.n !== into.byteLength : from + into.byteLength > ref.n)
+      throw new RangeError(`a collective piece of ${ref.n} bytes where ${whole ? into.byteLength : `at least ${from + into.byteLength}`} were expected`);
     let fd = this.#fds.get(ref.f);
     if (fd === undefined) {
       const m = /^\/proc\/(\d+)\/fd\/(\d+)$/.exec(ref.f);
@@ -147,7 +148,7 @@ export class OpenedOutboxes {
       }
       this.#fds.set(ref.f, fd);
     }
-    readAll(fd, into, ref.o);
+    readAll(fd, into, ref.o + from);
     return true;
   }
 
