@@ -16,6 +16,8 @@ import {
   type ProcMesh,
   type UnhandledFaultHook,
 } from "../../src/mesh.ts";
+import { fold } from "../../src/mesh/collectives/reduce-op.ts";
+import { simdChunks } from "../../src/mesh/collectives/simd-fold.ts";
 import { CollectiveInbox } from "../../src/runtime/bulk/collective-inbox.ts";
 import { gradient, outboxFilesOf, Trainer } from "../fixtures/collective-actors.ts";
 import { track } from "../helpers.ts";
@@ -301,5 +303,32 @@ describe("CollectiveInbox", () => {
     inbox.take("m/*#1.a.3>10", (p) => got.push(p));
     inbox.take("m/*#10.a.3>0", (p) => got.push(p));
     assert.deepEqual(got, ["early", "late", "m/*#1.a.3>10", "m/*#10.a.3>0"]);
+  });
+});
+
+describe("SIMD folds", () => {
+  it("give bit-identical results to the JS loop for every op on float32 and float64, NaN and ±0 included", () => {
+    const bytes = 128 * 1024;
+    const simd = simdChunks(bytes);
+    assert.ok(simd, "WebAssembly SIMD is available in Node");
+    for (const [kind, Ctor] of [
+      ["f32", Float32Array],
+      ["f64", Float64Array],
+    ] as const) {
+      const n = bytes / Ctor.BYTES_PER_ELEMENT;
+      const acc = new Ctor(simd.acc.buffer, simd.acc.byteOffset, n);
+      const x = new Ctor(simd.x.buffer, simd.x.byteOffset, n);
+      for (const op of ["sum", "prod", "max", "min"] as const) {
+        // A fixed pseudo-random pattern of mixed magnitudes and signs.
+        const a0 = new Ctor(n).map((_, i) => (((i * 7919) % 1000) - 500) * 1.37e-3 * (i % 3 ? 1e5 : 1));
+        const x0 = new Ctor(n).map((_, i) => (((i * 104729) % 997) - 498) * 2.11e-2);
+        [a0[0], x0[1], a0[2], x0[2], a0[3], x0[3]] = [NaN, NaN, -0, 0, 0, -0];
+        acc.set(a0);
+        x.set(x0);
+        simd.fold(kind, op, bytes);
+        fold(op, a0, x0);
+        assert.deepEqual(new Uint8Array(acc.buffer, acc.byteOffset, bytes), new Uint8Array(a0.buffer), `${kind} ${op}`);
+      }
+    }
   });
 });

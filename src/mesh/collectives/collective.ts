@@ -24,6 +24,7 @@ import { config } from "../../runtime/base/config.ts";
 import { pathStats, type PathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
 import type { Exchange, Group } from "./collective-group.ts";
 import { checkArray, checkOp, finish, fold, type NumericArray, type ReduceOp } from "./reduce-op.ts";
+import { simdChunks, simdKind } from "./simd-fold.ts";
 
 export type { NumericArray, ReduceOp, PathStats as CollectivePathStats, PiecePath as CollectivePath };
 
@@ -104,29 +105,37 @@ function checkRoot(what: string, root: unknown, size: number): number {
   return root as number;
 }
 
-/** Elements per chunk of a reduction: the chunk being summed and a peer's piece of it stay in cache. */
+/** Bytes per chunk of a reduction: the chunk being summed and a peer's part of it stay in cache. */
 const CHUNK_BYTES = 128 * 1024;
 
 /**
  * `op` over the members' pieces in group order (`own` standing for this member's) into `into`, which
  * may be `own`'s memory. Chunk by chunk, so a piece in shared memory is read in small parts, each
- * folded while in cache, with no array as large as the pieces made.
+ * folded while in cache, with no array as large as the pieces made; float arrays fold in SIMD.
  */
 async function combine<A extends NumericArray>(ex: Exchange, op: ReduceOp, own: A, pieces: readonly Piece[], into: A): Promise<A> {
   const { me, ranks } = ex.group;
-  const Ctor = own.constructor as new (n: number) => A;
-  const step = Math.max(1, Math.floor(CHUNK_BYTES / own.BYTES_PER_ELEMENT));
-  const sum = new Ctor(Math.min(step, own.length));
-  const scratch = new Ctor(Math.min(step, own.length));
+  const bpe = own.BYTES_PER_ELEMENT;
+  const step = Math.min(CHUNK_BYTES / bpe, own.length);
+  const kind = simdKind(own);
+  const simd = kind ? simdChunks(CHUNK_BYTES) : null;
+  const Ctor = own.constructor as { new (n: number): A; new (buffer: ArrayBufferLike, offset: number, length: number): A };
+  const sum = simd ? new Ctor(simd.acc.buffer, simd.acc.byteOffset, step) : new Ctor(step);
+  const scratch = simd ? new Ctor(simd.x.buffer, simd.x.byteOffset, step) : new Ctor(step);
   for (let start = 0; start < own.length; start += step) {
     const len = Math.min(step, own.length - start);
-    const acc = (len === sum.length ? sum : sum.subarray(0, len)) as A;
-    const buf = (len === scratch.length ? scratch : scratch.subarray(0, len)) as A;
+    const acc = (len === step ? sum : sum.subarray(0, len)) as A;
+    const buf = (len === step ? scratch : scratch.subarray(0, len)) as A;
     for (let i = 0; i < ranks.length; i++) {
       const part = i === me ? (own.subarray(start, start + len) as A) : ex.part(pieces[i].d, start, buf);
       if (part === null) await ex.failed();
       if (i === 0) acc.set(part as never);
-      else fold(op, acc, part!);
+      else if (simd) {
+        if (part !== buf) buf.set(part as never);
+        const vector = (len * bpe) & ~15;
+        simd.fold(kind!, op, vector);
+        if (vector < len * bpe) fold(op, acc.subarray(vector / bpe), buf.subarray(vector / bpe));
+      } else fold(op, acc, part!);
     }
     into.set(acc as never, start);
   }
