@@ -140,7 +140,8 @@ if (want("D6")) {
   const busFactor = { allReduce: (n) => (2 * (n - 1)) / n, allGather: (n) => (n - 1) / n, reduceScatter: (n) => (n - 1) / n, broadcast: () => 1 };
   const columns = ["ranks", "collective", "size", "time", "algbw GB/s", "busbw GB/s", "array bytes by"];
   const title =
-    "D6: collectives by size (as nccl-tests: float32 sum, algbw = size / time, busbw = algbw × 2(n−1)/n for allReduce, (n−1)/n for allGather and reduceScatter, 1 for broadcast; GB = 10⁹ bytes; time per call, mean of a run after a warm-up call, slowest rank)";
+    "D6: collectives by size (as nccl-tests: float32 sum, algbw = size / time, busbw = algbw × 2(n−1)/n for allReduce," +
+    " (n−1)/n for allGather and reduceScatter, 1 for broadcast; GB = 10⁹ bytes; time per call, mean of a run after a warm-up call, slowest rank)";
   const fmtSize = (b) => (b >= MiB ? `${b / MiB} MiB` : `${b / 1024} KiB`);
   const fmtTime = (ms) => (ms >= 1 ? `${ms.toFixed(1)} ms` : `${(ms * 1000).toFixed(0)} µs`);
   const setups = [
