@@ -150,9 +150,13 @@ if (want("D6")) {
     [
       "2 hosts × 2 processes, TCP loopback (socket frames between all, as between machines)",
       async () => {
-        const job = withEnv({ FRAY_COLLECTIVE_SAME_HOST: "socket" }, () => new ProcessJob({ meshes: { hosts: 2 } }));
+        // The workers, and the processes they start, inherit FRAY_COLLECTIVE_SAME_HOST=socket.
+        const saved = process.env.FRAY_COLLECTIVE_SAME_HOST;
+        process.env.FRAY_COLLECTIVE_SAME_HOST = "socket";
+        const restore = () => (saved === undefined ? delete process.env.FRAY_COLLECTIVE_SAME_HOST : (process.env.FRAY_COLLECTIVE_SAME_HOST = saved));
+        const job = new ProcessJob({ meshes: { hosts: 2 } });
         const { hosts } = await job.state();
-        return { procs: withEnv({ FRAY_COLLECTIVE_SAME_HOST: "socket" }, () => hosts.spawnProcs({ gpus: 2 })), stop: () => job.kill() };
+        return { procs: hosts.spawnProcs({ gpus: 2 }), stop: async () => (await job.kill(), restore()) };
       },
     ],
   ];

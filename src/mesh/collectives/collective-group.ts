@@ -15,7 +15,18 @@ import { currentProc } from "../../runtime/runtime.ts";
 import { ACTORS } from "../../runtime/actors/actor-table.ts";
 import { COLLECTIVES } from "../../runtime/bulk/collective-inbox.ts";
 import { SUPERVISOR } from "../../runtime/supervision/supervisor.ts";
-import { hostIdentity, isShmRef, OpenedOutboxes, Outbox, pathTo, type HostIdentity, type ShmRef } from "../../runtime/bulk/collective-outbox.ts";
+import {
+  hearOutboxes,
+  hostIdentity,
+  isSabRef,
+  isShmRef,
+  OpenedOutboxes,
+  Outbox,
+  pathTo,
+  sabView,
+  type HostIdentity,
+  type ShmRef,
+} from "../../runtime/bulk/collective-outbox.ts";
 import { pathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
 import type { NumericArray } from "./reduce-op.ts";
 
@@ -113,6 +124,15 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
     key,
     describe: (i) => describeRank({ rank: members[i], coords: spawned.coords(members[i]), mesh: ctx.actor.meshName }),
   };
+}
+
+/** A piece (or its data) naming another thread's SharedArrayBuffer outbox, with a view of the memory there in its place. */
+function inPlace(value: unknown): unknown {
+  if (isSabRef(value)) return sabView(value);
+  const d = (value as { d?: unknown } | null)?.d;
+  if (!isSabRef(d)) return value;
+  const view = sabView(d);
+  return view instanceof Promise ? view.then((v) => ({ ...(value as object), d: v })) : { ...(value as object), d: view };
 }
 
 /** What a rank keeps about a group between its calls on it. */
@@ -228,7 +248,7 @@ export class Exchange {
         if (piece instanceof LocalPiece) return resolve(piece.value);
         const { payload, attachments } = piece as { payload: Uint8Array; attachments: readonly Uint8Array[] };
         try {
-          resolve(decode(payload, attachments));
+          resolve(inPlace(decode(payload, attachments)));
         } catch (err) {
           reject(err);
         }
@@ -249,6 +269,7 @@ export class Exchange {
     const { addrs, me } = this.group;
     const remote = (i: number) => i !== me && addrs[i] !== this.#proc.addr;
     const mine = hostIdentity();
+    if (mine.host !== null) hearOutboxes();
     for (let i = 0; i < addrs.length; i++) if (remote(i)) this.send(i, "h", mine);
     const theirs = await Promise.all(addrs.map((_, i) => (remote(i) ? (this.recv(i, "h") as Promise<HostIdentity>) : undefined)));
     this.#state.paths = theirs.map((peer) => (peer ? pathTo(peer) : "local"));

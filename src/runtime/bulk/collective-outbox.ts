@@ -5,13 +5,17 @@
 // unlinked as soon as it is made (as RemoteBuffer staging files are:
 // shm-staging.ts), so nothing is left behind when a process is killed; a peer
 // opens it through /proc/<pid>/fd/<fd>. Between worker threads of one process
-// it is a SharedArrayBuffer, which thread transports pass by reference.
+// it is a SharedArrayBuffer, announced once (and again when it grows) on a
+// BroadcastChannel every thread using collectives listens on (threads talk to
+// each other over sockets, which would copy it); a piece then names it, and the
+// peer reads it in place.
 //
 // Two ranks use shared memory only if they see the same /dev/shm: the host
 // identity below (kernel boot id, the device and inode of /dev/shm, the pid
 // namespace) differs between machines, and between hosts that are network and
 // mount namespaces of one machine with a private /dev/shm (test/isolated-hosts.ts).
 import { closeSync, existsSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync } from "node:fs";
+import { BroadcastChannel, threadId } from "node:worker_threads";
 import { config, settingName } from "../base/config.ts";
 import { readAll, writeAll } from "./buffer-store.ts";
 import type { PiecePath } from "./collective-paths.ts";
@@ -71,6 +75,65 @@ export function isShmRef(value: unknown): value is ShmRef {
   return typeof value === "object" && value !== null && typeof (value as ShmRef).f === "string";
 }
 
+/** Where a thread of this process finds a piece in another's SharedArrayBuffer outbox: its id, the offset, the length in bytes, the array type. */
+export interface SabRef {
+  readonly s: string;
+  readonly o: number;
+  readonly n: number;
+  readonly t: string;
+}
+
+export function isSabRef(value: unknown): value is SabRef {
+  return typeof value === "object" && value !== null && typeof (value as SabRef).s === "string";
+}
+
+/** The SharedArrayBuffer outboxes of this process's threads, by id, as announced; and the pieces waiting for one. */
+const announced = new Map<string, SharedArrayBuffer>();
+const awaited = new Map<string, Array<(sab: SharedArrayBuffer) => void>>();
+let channel: BroadcastChannel | null = null;
+
+interface Announcement {
+  readonly id?: string;
+  readonly sab?: SharedArrayBuffer;
+  readonly drop?: string;
+}
+
+/**
+ * Hears of other threads' outboxes from now on. A rank calls it before it tells its peers where it
+ * runs (a group's first call), so it is listening before any of them can announce an outbox to it.
+ */
+export function hearOutboxes(): BroadcastChannel {
+  if (channel) return channel;
+  channel = new BroadcastChannel("fray-collective-outboxes");
+  (channel as unknown as { unref(): void }).unref(); // never what keeps a thread alive
+  channel.onmessage = (event) => {
+    const { id, sab, drop } = (event as unknown as { data: Announcement }).data;
+    if (drop) announced.delete(drop);
+    if (!id || !sab) return;
+    announced.set(id, sab);
+    for (const wake of awaited.get(id) ?? []) wake(sab);
+    awaited.delete(id);
+  };
+  return channel;
+}
+
+/** A typed array over the piece `ref` names, once its outbox's announcement has arrived. */
+export function sabView(ref: SabRef): ArrayBufferView | Promise<ArrayBufferView> {
+  const view = (sab: SharedArrayBuffer) => {
+    const Ctor = (globalThis as unknown as Record<string, new (b: SharedArrayBuffer, o: number, n: number) => ArrayBufferView & { BYTES_PER_ELEMENT: number }>)[
+      ref.t
+    ];
+    return new Ctor(sab, ref.o, ref.n / (Ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
+  };
+  const sab = announced.get(ref.s);
+  if (sab) return view(sab);
+  return new Promise((resolve) => {
+    const list = awaited.get(ref.s) ?? [];
+    list.push((got) => resolve(view(got)));
+    awaited.set(ref.s, list);
+  });
+}
+
 let next = 0;
 
 /** One rank's outbox for one group: a /dev/shm file, a SharedArrayBuffer, or both (peers of both kinds), grown as calls need. */
@@ -78,6 +141,7 @@ export class Outbox {
   #fd = -1;
   #file = "";
   #sab: SharedArrayBuffer | null = null;
+  #sabId = "";
 
   constructor(
     readonly file: boolean,
@@ -92,7 +156,12 @@ export class Outbox {
       unlinkSync(name);
       this.#file = `/proc/${process.pid}/fd/${this.#fd}`;
     }
-    if (this.sab && (this.#sab === null || this.#sab.byteLength < bytes)) this.#sab = new SharedArrayBuffer(bytes);
+    if (this.sab && (this.#sab === null || this.#sab.byteLength < bytes)) {
+      const drop = this.#sabId || undefined;
+      this.#sab = new SharedArrayBuffer(bytes);
+      this.#sabId = `${threadId}-${next++}`;
+      hearOutboxes().postMessage({ id: this.#sabId, sab: this.#sab, drop } satisfies Announcement);
+    }
   }
 
   /** Copies `view` into the outbox at byte `offset`. */
@@ -103,17 +172,18 @@ export class Outbox {
   }
 
   /** What a peer on `path` is sent for the `length` bytes at `offset`, as a typed array like `like`. */
-  ref(path: PiecePath, offset: number, length: number, like: ArrayBufferView): ShmRef | ArrayBufferView {
+  ref(path: PiecePath, offset: number, length: number, like: ArrayBufferView): ShmRef | SabRef {
     if (path === "sharedMemory") return { f: this.#file, o: offset, n: length };
-    const Ctor = like.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => ArrayBufferView;
-    return new Ctor(this.#sab!, offset, length / (like as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
+    return { s: this.#sabId, o: offset, n: length, t: like.constructor.name };
   }
 
   /** Frees the memory (peers that still have the file open keep it until they close it). */
   close(): void {
     if (this.#fd >= 0) closeSync(this.#fd);
+    if (this.#sabId) hearOutboxes().postMessage({ drop: this.#sabId } satisfies Announcement);
     this.#fd = -1;
     this.#sab = null;
+    this.#sabId = "";
   }
 }
 
