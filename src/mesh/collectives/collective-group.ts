@@ -2,7 +2,9 @@
 // the mesh (or slice) the current message was sent to, or (with `dims`) the ranks of it
 // that share every other coordinate with this one. Pieces go straight from
 // Proc to Proc (a "coll" frame, or a hand-over within one process), never
-// through an actor's mailbox: the actor is busy awaiting the collective.
+// through an actor's mailbox: the actor is busy awaiting the collective. A
+// group's first call learns, for each pair of ranks, whether large arrays can
+// go through shared memory instead (runtime/bulk/collective-outbox.ts).
 import { decode, encode } from "../../wire/codec.ts";
 import { config, settingNow } from "../../runtime/base/config.ts";
 import { messageContext } from "../../runtime/proc/context.ts";

@@ -1,5 +1,6 @@
 // mesh/collectives: allReduce & co. (this file) over a group of ranks
-// (collective-group.ts) with deterministic reductions (reduce-op.ts).
+// (collective-group.ts) with deterministic reductions (reduce-op.ts, and
+// simd-fold.ts for float arrays).
 //
 // Mesh collectives, like torch.distributed / ray.util.collective: called inside
 // an endpoint running on every rank of a mesh, on typed arrays, in place.
@@ -20,6 +21,10 @@
 // the whole array in that round (one round: latency-optimal); large ones
 // reduce-scatter then all-gather (each rank sends 2(n−1)/n of the array:
 // bandwidth-optimal, like a ring, in two rounds instead of 2(n−1)).
+//
+// Between ranks of one host, a large array's pieces go through shared memory:
+// the sender `stage`s them in its outbox once, and a piece then carries only
+// where they are (Exchange.data); receivers read them from there (fill, part).
 import { config } from "../../runtime/base/config.ts";
 import { pathStats, type PathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
 import type { Exchange, Group } from "./collective-group.ts";
