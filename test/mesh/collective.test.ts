@@ -19,6 +19,7 @@ import {
 import { fold } from "../../src/mesh/collectives/reduce-op.ts";
 import { simdChunks } from "../../src/mesh/collectives/simd-fold.ts";
 import { CollectiveInbox } from "../../src/runtime/bulk/collective-inbox.ts";
+import { hostIdentity, pathTo } from "../../src/runtime/bulk/collective-outbox.ts";
 import { gradient, outboxFilesOf, Trainer } from "../fixtures/collective-actors.ts";
 import { track } from "../helpers.ts";
 
@@ -329,6 +330,28 @@ describe("SIMD folds", () => {
         fold(op, a0, x0);
         assert.deepEqual(new Uint8Array(acc.buffer, acc.byteOffset, bytes), new Uint8Array(a0.buffer), `${kind} ${op}`);
       }
+    }
+  });
+});
+
+describe("the path between two ranks", () => {
+  it("is shared memory only to a peer that sees the same /dev/shm, and FRAY_COLLECTIVE_SAME_HOST is checked", () => {
+    const mine = hostIdentity();
+    assert.ok(mine.host, "this host has /dev/shm and /proc");
+    assert.equal(pathTo({ host: mine.host, pid: process.pid + 1 }), "sharedMemory");
+    assert.equal(pathTo({ host: mine.host, pid: process.pid }), "sharedArrayBuffer");
+    // Another machine, or a namespace with its own /dev/shm (another device), or a peer with shared memory off.
+    assert.equal(pathTo({ host: mine.host.replace(/\/\d+:/, "/1:"), pid: process.pid + 1 }), "socket");
+    assert.equal(pathTo({ host: null, pid: process.pid + 1 }), "socket");
+    const saved = process.env.FRAY_COLLECTIVE_SAME_HOST;
+    try {
+      process.env.FRAY_COLLECTIVE_SAME_HOST = "socket";
+      assert.equal(pathTo({ host: mine.host, pid: process.pid + 1 }), "socket");
+      process.env.FRAY_COLLECTIVE_SAME_HOST = "mmap";
+      assert.throws(() => hostIdentity(), /^RangeError: FRAY_COLLECTIVE_SAME_HOST="mmap" is neither "shm" nor "socket"; unset it or give one of those$/);
+    } finally {
+      if (saved === undefined) delete process.env.FRAY_COLLECTIVE_SAME_HOST;
+      else process.env.FRAY_COLLECTIVE_SAME_HOST = saved;
     }
   });
 });
