@@ -145,6 +145,22 @@ export const SETTINGS = {
       "the largest array `collective.allReduce` sends whole to every peer (one round, latency-optimal); larger ones are reduce-scattered " +
       "then all-gathered (two rounds, each rank sends 2(n−1)/n of the array: bandwidth-optimal)",
   },
+  collectiveSameHost: {
+    env: "FRAY_COLLECTIVE_SAME_HOST",
+    kind: "text",
+    default: "shm",
+    doc:
+      "how collectives move arrays between ranks that see the same /dev/shm: `shm` (an unlinked file in /dev/shm between processes, a " +
+      "SharedArrayBuffer between threads; socket frames where neither is possible) or `socket`",
+  },
+  collectiveSharedMinBytes: {
+    env: "FRAY_COLLECTIVE_SHARED_MIN_BYTES",
+    kind: "bytes",
+    default: 65_536,
+    doc:
+      "the smallest array a collective moves through shared memory between ranks of one host (smaller ones go in frames: fewer system " +
+      "calls); allReduce's one-round arrays (`FRAY_COLLECTIVE_DIRECT_MAX_BYTES`) always go in frames",
+  },
   bufferTimeoutMs: ms(
     "FRAY_BUFFER_TIMEOUT_MS",
     60_000,
