@@ -27,7 +27,7 @@ const groups = [
   ["slurm", ["S1", "P8"]],
   ["netns", ["N1", "N2"]],
   ["xhost", ["X1"]],
-  ["collective", ["D3"]],
+  ["collective", ["D3", "D6"]],
   ["dashboard", ["O2"]],
   ["training", ["A3"]],
 ];

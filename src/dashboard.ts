@@ -1,9 +1,10 @@
 /// <reference types="node" preserve="true" />
 /**
  * `fray/dashboard`: a live web page of a cluster's jobs and actors and of this
- * process's meshes — topology, actors, tasks, failures with their cause chains,
- * per-endpoint latency — served on loopback by default, every page and API
- * behind the token. `sources` replaces what it shows; the functions here build
+ * process's meshes — failures first (failed jobs, tasks and actors with their
+ * error and cause chain), live charts, a page per job with its log, topology,
+ * actors, tasks, per-endpoint latency — served on loopback by default, every
+ * page and API behind the token. `sources` replaces what it shows; the functions here build
  * them from a cluster, this process's runtime, or a metrics collection.
  *
  * @example
@@ -24,12 +25,18 @@ export {
   type ActorLoad,
   type DashboardSources,
   type DashboardState,
+  type JobDetail,
   type JobRow,
   type LatencyRow,
   type Source,
   type TasksSnapshot,
 } from "./cluster/dashboard/sources.ts";
 export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard/metrics.ts";
+export type { FailureRow } from "./cluster/dashboard/failures.ts";
+export type { JobReports, JobTasks, Place, ProcessRow } from "./cluster/dashboard/job-reports.ts";
+export type { Series, SeriesPoint } from "./cluster/dashboard/series.ts";
+export type { LogError } from "./cluster/failure-message.ts";
+export type { FailedTask } from "./job/tasks/task-history.ts";
 export type { LocalActor, RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
 export { runtimeSnapshot } from "./runtime/runtime.ts";
 export type { MeshSnapshot, MemberSnapshot } from "./runtime/supervision/supervisor.ts";

@@ -23,7 +23,16 @@ export { Actor, endpoint, type ActorHooks, type EndpointOptions } from "./mesh/a
 export { Accumulator } from "./mesh/accumulator.ts";
 export type { ActorMesh, ActorMeshImpl, Endpoints, EndpointOf, MeshMemberName, RespawnOptions } from "./mesh/actor-mesh.ts";
 export { Channel, Port, PortReceiver } from "./mesh/channel.ts";
-export { collective, type GroupOptions, type NumericArray, type ReduceOp, type ReduceOptions, type RootOptions } from "./mesh/collectives/collective.ts";
+export {
+  collective,
+  type CollectivePath,
+  type CollectivePathStats,
+  type GroupOptions,
+  type NumericArray,
+  type ReduceOp,
+  type ReduceOptions,
+  type RootOptions,
+} from "./mesh/collectives/collective.ts";
 export { context, currentRank, currentSize, type ActorInstance, type Context } from "./mesh/context.ts";
 export type { Endpoint } from "./mesh/endpoint.ts";
 export { ActorError, SupervisionError, type MeshFailure } from "./mesh/errors.ts";

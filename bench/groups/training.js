@@ -6,6 +6,7 @@
 import { availableParallelism } from "node:os";
 import { Accumulator, thisHost } from "../../dist/mesh.js";
 import { Trainer } from "../../dist/cli/demo-actors.js";
+import { Collectives } from "../fixtures/collective-actors.js";
 import { allShards, descend, stepOverShards, weightCount } from "../../dist/cli/demo-model.js";
 import { quick, report, want } from "../lib/group.js";
 import { median } from "../lib/stats.js";
@@ -70,6 +71,14 @@ if (want("A3"))
         times.allReduce.push(await allReduceBlock());
         times.accumulator.push(await accumulatorBlock());
       }
+      // Which path the gradients' allReduce took: what the trainers' processes sent, by path.
+      const stats = (await procs.spawn("paths", Collectives).pathStats.call()).values();
+      const sent = {};
+      for (const st of stats) for (const [p, { pieces }] of Object.entries(st)) sent[p] = (sent[p] ?? 0) + pieces;
+      const paths = Object.entries(sent)
+        .filter(([, k]) => k > 0)
+        .map(([p, k]) => `${p} ${k.toLocaleString("en")} pieces`)
+        .join(", ");
       const one = rate(median(times.one));
       const ours = rate(median(times.allReduce));
       const acc = rate(median(times.accumulator));
@@ -78,7 +87,7 @@ if (want("A3"))
       report(
         "A3",
         `demo training step, ${n} processes, gradients by collective.allReduce (${n} × ${batch.toLocaleString("en")} rows a step, median of ` +
-          `${blocks} blocks of ${stepsPerBlock} steps)`,
+          `${blocks} blocks of ${stepsPerBlock} steps; ${(weightCount + 1) * 8}-byte gradients; pieces the ranks sent, by path: ${paths})`,
         fmt(ours),
         "samples/s",
         `1 process ${fmt(one)} samples/s`,

@@ -30,6 +30,16 @@ export function report(...args) {
   if (results) appendFileSync(results, JSON.stringify(r) + "\n");
 }
 
+/**
+ * Prints one row of a table of its own (BENCHMARKS.md gives it a section after the main table): `table` names
+ * the section, `columns` its header, `cells` this row.
+ */
+export function tableRow(id, table, columns, cells) {
+  const r = { id, table, columns, cells };
+  console.log(`${id.padEnd(4)} ${cells.join(" | ")}`);
+  if (results) appendFileSync(results, JSON.stringify(r) + "\n");
+}
+
 /** Says why benchmarks that were asked for did not run (a missing tool or privilege). */
 export function skip(why) {
   console.log(`skipped: ${why}`);

@@ -13,8 +13,23 @@ export function consoleLine(r) {
   );
 }
 
+/** The sections of the rows that make tables of their own (tableRow() in group.js), each after the main table. */
+function ownTables(rows) {
+  const tables = new Map();
+  for (const r of rows) if (r.table) tables.set(r.table, [...(tables.get(r.table) ?? [r.columns]), r.cells]);
+  return [...tables].flatMap(([title, [columns, ...cells]]) => [
+    `## ${title}`,
+    "",
+    `| ${columns.join(" | ")} |`,
+    `| ${columns.map(() => "---").join(" | ")} |`,
+    ...cells.map((c) => `| ${c.join(" | ")} |`),
+    "",
+  ]);
+}
+
 /** The text of BENCHMARKS.md for `rows`, in the order given. */
-export function benchmarksMarkdown(rows, { quick }) {
+export function benchmarksMarkdown(allRows, { quick }) {
+  const rows = allRows.filter((r) => !r.table);
   return [
     "# Benchmarks",
     "",
@@ -29,5 +44,6 @@ export function benchmarksMarkdown(rows, { quick }) {
     "| --- | --- | --- | --- | --- | --- | --- |",
     ...rows.map((r) => `| ${r.id} | ${r.what} | ${r.value} ${r.unit} | ${r.baseline || "—"} | ${r.ratio || "—"} | ${r.goal} | ${r.met ? "yes" : "**no**"} |`),
     "",
+    ...ownTables(allRows),
   ].join("\n");
 }

@@ -1,6 +1,7 @@
-// `fray dashboard`: serves the dashboard of a cluster (its jobs with their
-// logs, the actors of its namespace service) from this process until it is
-// interrupted, guarded by the cluster's token.
+// `fray dashboard`: serves the dashboard of a cluster (its jobs' failures, logs,
+// tasks, processes and metrics as their processes report them, the actors of its
+// namespace service) from this process until it is interrupted, guarded by the
+// cluster's token.
 import { Command, Option } from "commander";
 import { createCluster } from "../cluster.ts";
 import { clusterSources, startDashboard } from "../dashboard.ts";
@@ -8,7 +9,7 @@ import { settingName } from "../runtime/base/config.ts";
 
 export function dashboardCommand(): Command {
   return new Command("dashboard")
-    .description("serve a live web dashboard of a cluster's jobs and actors (needs the cluster's token) until interrupted")
+    .description("serve a live web dashboard of a cluster's jobs (failures, tasks, logs, charts) and actors (needs the cluster's token) until interrupted")
     .addOption(new Option("--cluster <spec>", "cluster spec: local, local?dir=DIR, slurm?partition=P&account=A").env(settingName("clusterSpec")))
     .option("--listen <host:port>", "where to listen; another host than loopback exposes it (unencrypted) to the network", "127.0.0.1:0")
     .option("--print-url", "print the address with ?token= (anyone who sees it can sign in)")

@@ -10,6 +10,13 @@ import { LogTail, type LogFile } from "./log-tail.ts";
 import type { NamespaceService, NamespaceServiceInfo } from "./namespace/service.ts";
 import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type LaunchOptions, type TaskStatus, type WaitOptions } from "./types.ts";
 
+/**
+ * @internal
+ * For the dashboard (not part of the public API): where a job's processes write their reports
+ * (runtime/metrics/process-report.ts; null for a job launched before they did) and its replicas' logs.
+ */
+export const kJobFiles = Symbol("fray.cluster.jobFiles");
+
 export abstract class Cluster {
   /** The spec string this cluster was made from; replicas see it as FRAY_CLUSTER_SPEC. */
   abstract readonly spec: string;
@@ -42,6 +49,12 @@ export abstract class Cluster {
   abstract listJobs(): Promise<JobInfo[]>;
   /** The job's log files, one per replica. */
   protected abstract logFiles(jobId: JobId): Promise<LogFile[]>;
+  /** @internal Where the job's processes write their reports for the dashboard (FRAY_REPORT_DIR); null if they do not. */
+  protected abstract reportDir(jobId: JobId): string | null;
+  /** @internal See kJobFiles. */
+  async [kJobFiles](jobId: JobId): Promise<{ readonly reportDir: string | null; readonly logs: readonly LogFile[] }> {
+    return { reportDir: this.reportDir(jobId), logs: await this.logFiles(jobId) };
+  }
   /** The process that holds the cluster's named actors (see namespace/service.ts). */
   protected abstract readonly namespaceService: NamespaceService;
   /** How often monitor() looks for new lines and the job's end. */

@@ -54,8 +54,8 @@ export function logCause(path: string): string[] {
   return [...errors.flat(), ...tail.filter((l) => !shown.has(l))].map((l) => oneLine(l, LINE_CHARS));
 }
 
-/** The latest ERRORS errors of `lines` (trimmed, blank ones kept: they end a thrown error's message), each as its lines. */
-function errorsIn(lines: readonly string[]): string[][] {
+/** The latest `max` errors of `lines` (trimmed, blank ones kept: they end a thrown error's message), each as its lines. */
+function errorsIn(lines: readonly string[], max = ERRORS): string[][] {
   const found = new Map<number, string[]>(); // by the index of its first line
   lines.forEach((line, i) => {
     if (LOOKS_LIKE_AN_ERROR.test(line)) found.set(i, [line]);
@@ -78,7 +78,29 @@ function errorsIn(lines: readonly string[]): string[][] {
     latest.delete(key);
     latest.set(key, error);
   }
-  return [...latest.values()].slice(-ERRORS);
+  return [...latest.values()].slice(-max);
+}
+
+/** An error a log shows, split for people: "Error: disk full on /data" → class "Error", message "disk full on /data". */
+export interface LogError {
+  readonly errorClass: string;
+  readonly message: string;
+  /** `Name: message` of it and each "[cause]: …" printed after it, outermost first. */
+  readonly causes: readonly string[];
+}
+
+/** The last error the log at `path` shows (see logCause), with the causes printed after it; null when it shows none. */
+export function logError(path: string): LogError | null {
+  const lines = lastLines(path)
+    .map((l) => l.trim())
+    .filter((l) => !l.startsWith("[fray] "));
+  const errors = errorsIn(lines, 10).map((lines) => lines[0]);
+  let at = errors.length - 1;
+  while (at > 0 && errors[at].startsWith("[cause]: ")) at--;
+  if (at < 0) return null;
+  const [first, ...causes] = errors.slice(at).map((l) => oneLine(l.replace(/^(\[cause\]: |Uncaught )/, ""), LINE_CHARS));
+  const split = /^([A-Za-z_$][\w$.]*(?: \[\w+\])?): (.*)$/.exec(first);
+  return { errorClass: split ? split[1] : "", message: split ? split[2] : first, causes: [first, ...causes] };
 }
 
 /** The lines of the last TAIL_BYTES of the file at `path`; [] without it. */

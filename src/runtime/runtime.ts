@@ -20,6 +20,7 @@ import { COLLECTIVES, CollectiveInbox } from "./bulk/collective-inbox.ts";
 import { SHARDS, ShardStore } from "./bulk/shard-store.ts";
 import { CALLS, Calls } from "./calls/calls.ts";
 import { collectFrom, serveMetrics, type CollectedMetrics } from "./metrics/collect.ts";
+import { startProcessReport } from "./metrics/process-report.ts";
 import { snapshotOf, type RuntimeSnapshot } from "./metrics/runtime-snapshot.ts";
 import { serveLogs } from "./output/worker-output.ts";
 import { setWirePortSender } from "./ports/port.ts";
@@ -123,7 +124,9 @@ export function currentProc(peers: readonly string[] = []): Proc {
   listening.catch((err) => {
     throw err; // a client that cannot listen cannot work (the process ends)
   });
-  return (g[CURRENT] = assemble(proc));
+  g[CURRENT] = assemble(proc);
+  startProcessReport(proc);
+  return proc;
 }
 
 /** Refuses peers on another host when this process already listens where only its own host reaches it. */
@@ -147,6 +150,7 @@ export async function serveProc(addr: string): Promise<Proc> {
   const [proc, listening] = Proc.create(addr, true);
   assemble(proc);
   await listening;
+  startProcessReport(proc);
   return (g[CURRENT] = proc);
 }
 
@@ -167,6 +171,11 @@ export async function serveVirtualProc(addr: string, ended: () => void): Promise
   await listening;
   virtualProcs++;
   return proc;
+}
+
+/** Whether this process has its Proc yet (a dashboard that only reads a cluster should not make one). */
+export function hasProc(): boolean {
+  return g[CURRENT] !== undefined;
 }
 
 /** What this process's runtime holds now (its Proc is created if it has none yet): the dashboard's view. */

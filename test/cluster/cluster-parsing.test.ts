@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { failureMessage } from "../../src/cluster/failure-message.ts";
+import { failureMessage, logError } from "../../src/cluster/failure-message.ts";
 import { errorLine, parseExitRecord } from "../../src/cluster/replica-script.ts";
 import { parseSize } from "../../src/cluster/size.ts";
 import { parseScontrol, replicaStatus, type JobMarks, type SlurmJobState } from "../../src/cluster/slurm/state.ts";
@@ -236,4 +236,26 @@ it("other programs' errors lead their failure messages too: a Python traceback, 
     said([...thrown, "[fray] exited with code 1; starting it again (retry 1 of 1)", ...thrown].join("\n")),
     "exited with code 1: DiskFull: /data is full | at main (/work/job.js:7:3) | loading | at write (/work/job.js:3:9) | at main (/work/job.js:7:3)",
   );
+});
+
+it("the dashboard's error of a failed replica: the last error its log shows, split into class and message, with the causes printed after it", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "fray-failure-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const log = join(dir, "replica.log");
+  const script = "console.log('loading shards'); throw new Error('disk full on /data', { cause: new RangeError('quota of 10 GB reached') })";
+  const ran = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  writeFileSync(log, ran.stdout + ran.stderr);
+  assert.deepEqual(logError(log), {
+    errorClass: "Error",
+    message: "disk full on /data",
+    causes: ["Error: disk full on /data", "RangeError: quota of 10 GB reached"],
+  });
+  writeFileSync(
+    log,
+    ["epoch 1", "Traceback (most recent call last):", '  File "/work/train.py", line 3, in load', "FileNotFoundError: shard 7 is missing"].join("\n"),
+  );
+  assert.deepEqual(logError(log), { errorClass: "FileNotFoundError", message: "shard 7 is missing", causes: ["FileNotFoundError: shard 7 is missing"] });
+  writeFileSync(log, "no errors so far\nstep 3 of 3\n");
+  assert.equal(logError(log), null);
+  assert.equal(logError(join(dir, "none.log")), null);
 });

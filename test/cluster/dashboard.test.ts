@@ -1,7 +1,8 @@
 // The dashboard in a real browser (Debian's headless chromium, driven by playwright-core): with the
 // token it shows a live mesh's actors and a finished cluster job, and a rank killed with SIGKILL
 // shows up as a failure while the page is open; without the token, or with a wrong one, the page
-// shows the login form and the APIs answer 401. Screenshots go to test-artifacts/.
+// shows the login form and the APIs answer 401. Screenshots go to FRAY_TEST_SCREENSHOTS if set, else
+// to the test's temp directory (removed at the end); the test prints where.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -15,15 +16,17 @@ import { createCluster, Entrypoint, type Cluster } from "../../src/cluster.ts";
 import { metricsSources, startDashboard, type Dashboard, type MetricFamily } from "../../src/dashboard.ts";
 import { setUnhandledFaultHook, thisHost, type ActorMesh, type MeshFailure, type ProcMesh } from "../../src/mesh.ts";
 import { Echo } from "../fixtures/actors.ts";
+import { failing } from "../fixtures/tasks.ts";
+import { createJobContext } from "../../src/job.ts";
 import { track } from "../helpers.ts";
 import { testPackages } from "../../scripts/test-setup.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const cli = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
-const artifacts = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 
 describe("the dashboard in a browser", () => {
   const dir = mkdtempSync(join(tmpdir(), "fray-dashboard-"));
+  const artifacts = process.env.FRAY_TEST_SCREENSHOTS ?? join(dir, "screenshots");
   let cluster: Cluster;
   let jobId: string;
   let procs: ProcMesh;
@@ -37,6 +40,7 @@ describe("the dashboard in a browser", () => {
   before(async () => {
     await testPackages("chromium"); // npm test's setup installed it; this file run by itself installs it too, or says how
     mkdirSync(artifacts, { recursive: true });
+    console.log(`# screenshots of the dashboard: ${artifacts}`);
     cluster = createCluster(`local?dir=${dir}`);
     token = cluster.token();
     // This process talks to the cluster's namespace service too, so its meshes share the cluster's token.
@@ -83,6 +87,11 @@ describe("the dashboard in a browser", () => {
       assert.match((await page.textContent(`#jobs tr[data-job="${jobId}"] pre`))!, /\[replica-0\] hi/);
       assert.match((await page.textContent("#topology"))!, /trainers\[0\].*/);
       assert.match((await page.textContent("#failures"))!, /no failures/);
+      // The CPU and memory charts: this process and each worker process of its mesh (read from /proc).
+      for (const pid of procs.pids) {
+        await page.waitForFunction((p) => !!document.querySelector(`svg[data-chart="rss"] polyline[data-line="trainers · pid ${p}"]`), pid);
+      }
+      await page.waitForFunction(() => Number(document.querySelector(`svg[data-chart="cpu"] polyline`)?.getAttribute("data-points") ?? 0) >= 2);
       const cookies = await page.context().cookies();
       assert.equal(cookies.length, 1);
       assert.notEqual(cookies[0].value, token, "the cookie holds a session id, not the token");
@@ -107,6 +116,21 @@ describe("the dashboard in a browser", () => {
       assert.equal(failures.length, 1, "the test's fault hook saw the same failure");
       await page.screenshot({ path: join(artifacts, "dashboard-failure.png"), fullPage: true });
     } finally {
+      await page.context().close();
+    }
+  });
+
+  it("shows a task of this process that failed, with its name, error class and message", async () => {
+    const page = await signedIn();
+    const ctx = createJobContext("threads", { maxWorkers: 1 });
+    try {
+      await assert.rejects(ctx.get(ctx.createTask(failing, [], { name: "doomed" })), /Task failed!/);
+      const failure = await page.waitForSelector(`#failures li.failure[data-kind="task"][data-task="doomed"]`);
+      assert.match((await failure.textContent())!, /ValueError: Task failed!/);
+      assert.match((await failure.textContent())!, new RegExp(`pid \\d+`));
+      await page.waitForSelector(`#tasks tr[data-task="doomed"]`);
+    } finally {
+      await ctx.shutdown();
       await page.context().close();
     }
   });
@@ -195,6 +219,8 @@ describe("fray dashboard", () => {
         jobs.jobs.map((j: { jobId: string; status: string; logTail: string[] }) => [j.jobId, j.status, j.logTail]),
         [[jobId, "succeeded", ["[replica-0] from the job"]]],
       );
+      const actors = await (await fetch(`${url}api/actors`, { headers: { authorization: `Bearer ${cluster.token()}` } })).json();
+      assert.deepEqual(actors.errors, {}, "every source answered (this process took no token of its own)");
     } finally {
       child.kill("SIGTERM");
       if (child.exitCode === null) await once(child, "exit");

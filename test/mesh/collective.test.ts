@@ -3,10 +3,24 @@
 // into 2 processes (ranks of one process exchange in memory); mismatched calls;
 // kill -9 of a rank mid-allReduce.
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { Channel, collective, setUnhandledFaultHook, thisHost, type ActorMesh, type ProcMesh, type UnhandledFaultHook } from "../../src/mesh.ts";
+import {
+  Channel,
+  collective,
+  setUnhandledFaultHook,
+  thisHost,
+  type ActorMesh,
+  type CollectivePath,
+  type CollectivePathStats,
+  type ProcMesh,
+  type UnhandledFaultHook,
+} from "../../src/mesh.ts";
+import { fold } from "../../src/mesh/collectives/reduce-op.ts";
+import { simdChunks } from "../../src/mesh/collectives/simd-fold.ts";
 import { CollectiveInbox } from "../../src/runtime/bulk/collective-inbox.ts";
-import { gradient, Trainer } from "../fixtures/collective-actors.ts";
+import { hostIdentity, pathTo } from "../../src/runtime/bulk/collective-outbox.ts";
+import { gradient, outboxFilesOf, Trainer } from "../fixtures/collective-actors.ts";
 import { track } from "../helpers.ts";
 
 const L = 1000;
@@ -18,15 +32,57 @@ const concat = (...parts: Float32Array[]) => {
   return out;
 };
 
-function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string, number>, more?: (mesh: () => ActorMesh<Trainer>) => void) {
+/** The /dev/shm entries collective outboxes would leave (they are unlinked as soon as made). */
+const outboxEntries = () => readdirSync("/dev/shm").filter((f) => f.startsWith("fray-coll-"));
+
+/**
+ * Runs the collective tests on the mesh `start` makes, whose ranks in different procs exchange
+ * large arrays by `path`; `env` is set while the mesh starts (its processes inherit it).
+ */
+function dataParallel(
+  title: string,
+  start: () => ProcMesh,
+  sizes: Record<string, number>,
+  path: CollectivePath,
+  env: Record<string, string> = {},
+  more?: (mesh: () => ActorMesh<Trainer>) => void,
+) {
   describe(title, () => {
     let procs: ProcMesh;
     let trainers: ActorMesh<Trainer>;
     before(() => {
-      procs = track(start());
+      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+      Object.assign(process.env, env);
+      try {
+        procs = track(start());
+      } finally {
+        for (const [k, v] of Object.entries(saved))
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+      }
       trainers = procs.spawn("trainers", Trainer);
     });
     after(() => procs.stop());
+
+    it(`moves large arrays between procs by ${path}, small ones in frames`, async () => {
+      await trainers.allReduce.call("sum", 4); // the group's first call: the ranks learn their paths
+      const delta = async (run: () => Promise<unknown>) => {
+        const before = (await trainers.pathStats.call()).values();
+        await run();
+        const after = (await trainers.pathStats.call()).values();
+        const paths = Object.keys(after[0]) as CollectivePath[];
+        return after.map((a: CollectivePathStats, r) => Object.fromEntries(paths.map((p) => [p, a[p].pieces - before[r][p].pieces])));
+      };
+      const large = await delta(() => trainers.allReduceIs.call(1 << 18, 10));
+      // The counts are per process (per thread for threads), whose ranks each send a piece to every other rank per round.
+      const perProc = procs.pids.length === 2 ? 2 : 1;
+      const cross = 4 - perProc; // ranks in other procs
+      for (const d of large)
+        assert.deepEqual(d, { local: perProc * 2 * (3 - cross), sharedArrayBuffer: 0, sharedMemory: 0, socket: 0, [path]: perProc * 2 * cross });
+      const small = await delta(() => trainers.allGather.call(8));
+      for (const d of small) assert.deepEqual(d, { local: perProc * (3 - cross), sharedArrayBuffer: 0, sharedMemory: 0, socket: perProc * cross });
+      assert.deepEqual(outboxEntries(), []); // outboxes are unlinked as soon as made
+    });
 
     it("allReduce sum, avg, max, min and prod give the exact expected arrays on every rank", async () => {
       assert.deepEqual(procs.sizes, sizes);
@@ -78,12 +134,17 @@ function dataParallel(title: string, start: () => ProcMesh, sizes: Record<string
   });
 }
 
-dataParallel("4 ranks {gpus: 4}, one process each", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 });
-dataParallel("4 ranks {gpus: 4} on worker threads", () => thisHost().spawnProcs({ gpus: 4 }, { threads: true }), { gpus: 4 });
+dataParallel("4 ranks {gpus: 4}, one process each", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 }, "sharedMemory");
+dataParallel("4 ranks {gpus: 4}, one process each, FRAY_COLLECTIVE_SAME_HOST=socket", () => thisHost().spawnProcs({ gpus: 4 }), { gpus: 4 }, "socket", {
+  FRAY_COLLECTIVE_SAME_HOST: "socket",
+});
+dataParallel("4 ranks {gpus: 4} on worker threads", () => thisHost().spawnProcs({ gpus: 4 }, { threads: true }), { gpus: 4 }, "sharedArrayBuffer");
 dataParallel(
   "{hosts: 2, gpus: 2} packed into 2 processes",
   () => thisHost().spawnProcs({ hosts: 2, gpus: 2 }, { processes: 2 }),
   { hosts: 2, gpus: 2 },
+  "sharedMemory",
+  {},
   (trainers) => {
     it('dims: ["gpus"] reduces within each host only', async () => {
       // Host 0 holds ranks 1× and 2×, host 1 ranks 3× and 4×.
@@ -159,6 +220,11 @@ describe("kill -9 of a rank mid-allReduce", () => {
         [0, 1, 3].map((r) => [r, "SupervisionError", true]),
       );
       for (const [, , , message] of got) assert.match(message, /^collective\.allReduce cannot complete: rank 2 \{gpus: 2\} of mesh trainers is gone: /);
+      // The survivors staged their pieces in /dev/shm outboxes, which are unlinked: nothing to clean up, even after kill -9.
+      for (const r of [0, 1, 3]) assert.match(outboxFilesOf(procs.pids[r]).join(), /^\/dev\/shm\/fray-coll-\d+-\d+ \(deleted\)$/);
+      assert.deepEqual(outboxEntries(), []);
+      await procs.stop();
+      assert.deepEqual(outboxEntries(), []);
     } finally {
       entered.close();
       outcomes.close();
@@ -201,6 +267,24 @@ describe("a rank that never joins", () => {
       outcomes.close();
     }
   });
+
+  it("times out the same way when the others' pieces wait in shared memory", async () => {
+    const trainers = procs.spawn("late", Trainer);
+    await trainers.initialized; // so the first call's ranks arrive well within the 300 ms
+    await trainers.allReduce.call("sum", 4); // every rank joins the first call
+    const [enteredPort, entered] = Channel.open<number>();
+    const [outcomesPort, outcomes] = Channel.open<[number, string, boolean, string]>();
+    try {
+      trainers.allReduceWithout.broadcast(1, enteredPort, outcomesPort, 1 << 20);
+      const got = [await outcomes.recv(), await outcomes.recv(), await outcomes.recv()].sort((a, b) => a[0] - b[0]);
+      for (const [, , , message] of got) assert.match(message, /^collective\.allReduce timed out after 300 ms waiting for its peers/);
+      const sent = (await trainers.pathStats.call()).values();
+      for (const r of [0, 2, 3]) assert.equal(sent[r].sharedMemory.pieces, 3, `rank ${r} staged its reduce-scatter pieces in shared memory`);
+    } finally {
+      entered.close();
+      outcomes.close();
+    }
+  });
 });
 
 describe("CollectiveInbox", () => {
@@ -220,5 +304,54 @@ describe("CollectiveInbox", () => {
     inbox.take("m/*#1.a.3>10", (p) => got.push(p));
     inbox.take("m/*#10.a.3>0", (p) => got.push(p));
     assert.deepEqual(got, ["early", "late", "m/*#1.a.3>10", "m/*#10.a.3>0"]);
+  });
+});
+
+describe("SIMD folds", () => {
+  it("give bit-identical results to the JS loop for every op on float32 and float64, NaN and ±0 included", () => {
+    const bytes = 128 * 1024;
+    const simd = simdChunks(bytes);
+    assert.ok(simd, "WebAssembly SIMD is available in Node");
+    for (const [kind, Ctor] of [
+      ["f32", Float32Array],
+      ["f64", Float64Array],
+    ] as const) {
+      const n = bytes / Ctor.BYTES_PER_ELEMENT;
+      const acc = new Ctor(simd.acc.buffer, simd.acc.byteOffset, n);
+      const x = new Ctor(simd.x.buffer, simd.x.byteOffset, n);
+      for (const op of ["sum", "prod", "max", "min"] as const) {
+        // A fixed pseudo-random pattern of mixed magnitudes and signs.
+        const a0 = new Ctor(n).map((_, i) => (((i * 7919) % 1000) - 500) * 1.37e-3 * (i % 3 ? 1e5 : 1));
+        const x0 = new Ctor(n).map((_, i) => (((i * 104729) % 997) - 498) * 2.11e-2);
+        [a0[0], x0[1], a0[2], x0[2], a0[3], x0[3]] = [NaN, NaN, -0, 0, 0, -0];
+        acc.set(a0);
+        x.set(x0);
+        simd.fold(kind, op, bytes);
+        fold(op, a0, x0);
+        assert.deepEqual(new Uint8Array(acc.buffer, acc.byteOffset, bytes), new Uint8Array(a0.buffer), `${kind} ${op}`);
+      }
+    }
+  });
+});
+
+describe("the path between two ranks", () => {
+  it("is shared memory only to a peer that sees the same /dev/shm, and FRAY_COLLECTIVE_SAME_HOST is checked", () => {
+    const mine = hostIdentity();
+    assert.ok(mine.host, "this host has /dev/shm and /proc");
+    assert.equal(pathTo({ host: mine.host, pid: process.pid + 1 }), "sharedMemory");
+    assert.equal(pathTo({ host: mine.host, pid: process.pid }), "sharedArrayBuffer");
+    // Another machine, or a namespace with its own /dev/shm (another device), or a peer with shared memory off.
+    assert.equal(pathTo({ host: mine.host.replace(/\/\d+:/, "/1:"), pid: process.pid + 1 }), "socket");
+    assert.equal(pathTo({ host: null, pid: process.pid + 1 }), "socket");
+    const saved = process.env.FRAY_COLLECTIVE_SAME_HOST;
+    try {
+      process.env.FRAY_COLLECTIVE_SAME_HOST = "socket";
+      assert.equal(pathTo({ host: mine.host, pid: process.pid + 1 }), "socket");
+      process.env.FRAY_COLLECTIVE_SAME_HOST = "mmap";
+      assert.throws(() => hostIdentity(), /^RangeError: FRAY_COLLECTIVE_SAME_HOST="mmap" is neither "shm" nor "socket"; unset it or give one of those$/);
+    } finally {
+      if (saved === undefined) delete process.env.FRAY_COLLECTIVE_SAME_HOST;
+      else process.env.FRAY_COLLECTIVE_SAME_HOST = saved;
+    }
   });
 });

@@ -33,6 +33,17 @@ it("attaches to workers on three isolated hosts; a cut host fails only its ranks
   const next = async () => JSON.parse((await out.next()).value as string);
   assert.deepEqual(await next(), { sums: [6, 6, 6] });
   assert.deepEqual(await next(), { allReduced: [true, true, true] });
+  // Per rank: [pieces through /dev/shm, pieces by socket]: the large allReduce sends 1 + 1 to the rank on its host and
+  // 2 + 2 to the other host's; the first (small) call goes in frames to all 3.
+  assert.deepEqual(await next(), {
+    pairs: [true, true, true, true],
+    paths: [
+      [2, 7],
+      [2, 7],
+      [2, 7],
+      [2, 7],
+    ],
+  });
   assert.deepEqual(await next(), { buffers: [9 << 20, 9 << 20, 5 << 20] });
   assert.deepEqual(await next(), { ready: true });
   hosts[2].setLink(false);

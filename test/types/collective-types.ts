@@ -1,5 +1,5 @@
 // Compile-time checks of the collectives' types: results keep the array's type, ops are checked.
-import { collective } from "../../src/mesh.ts";
+import { collective, type CollectivePath, type CollectivePathStats } from "../../src/mesh.ts";
 
 export async function typed(): Promise<void> {
   const grads: Float32Array = await collective.allReduce(new Float32Array(4), { op: "avg", dims: ["gpus"] });
@@ -9,6 +9,10 @@ export async function typed(): Promise<void> {
   const root: Uint8Array = await collective.reduce(new Uint8Array(2), { root: 0, op: "min" });
   await collective.barrier({ dims: ["hosts"] });
   void [grads, all, mine, big, root];
+  const stats: CollectivePathStats = collective.pathStats();
+  const path: CollectivePath = "sharedMemory";
+  const bytes: number = stats[path].bytes + stats.socket.pieces;
+  void bytes;
 
   // @ts-expect-error: not an op
   await collective.allReduce(new Float32Array(4), { op: "mean" });

@@ -75,7 +75,7 @@ export function latencyRows(json: readonly MetricFamily[]): LatencyRow[] {
 }
 
 /** The `q` quantile of cumulative buckets (upper bound, count ≤ it), interpolated within its bucket. */
-function quantile(buckets: readonly [number, number][], count: number, q: number): number {
+export function quantile(buckets: readonly [number, number][], count: number, q: number): number {
   const rank = q * count;
   let lower = 0;
   let below = 0;
@@ -99,6 +99,24 @@ function taskCounts(json: readonly MetricFamily[]): TasksSnapshot {
       failed: total("fray_tasks_failed_total"),
     },
   };
+}
+
+/** Every endpoint's duration buckets added up: cumulative [upper bound in seconds, count], by bound. */
+export function allEndpointBuckets(json: readonly MetricFamily[]): [number, number][] {
+  const byLe = new Map<number, number>();
+  for (const v of json.find((m) => m.name === DURATION)?.values ?? []) {
+    if (!(v.metricName ?? "").endsWith("_bucket")) continue;
+    const le = v.labels.le === "+Inf" ? Infinity : Number(v.labels.le);
+    byLe.set(le, (byLe.get(le) ?? 0) + v.value);
+  }
+  return [...byLe].sort((a, b) => a[0] - b[0]);
+}
+
+/** The sum of a metric's values, those whose labels match `where` (all without it); undefined if there is no such metric. */
+export function metricTotal(json: readonly MetricFamily[], name: string, where: Readonly<Record<string, string>> = {}): number | undefined {
+  const family = json.find((m) => m.name === name);
+  if (!family) return undefined;
+  return family.values.filter((v) => Object.entries(where).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
 }
 
 function byClass(json: readonly MetricFamily[], name: string): Map<string, number> {

@@ -22,8 +22,24 @@ const STYLE = `
   .failure ol { margin: 2px 0; color: #4a5366; }
   .muted { color: #7a8396; }
   .error { color: #b3261e; }
+  [hidden] { display: none !important; }
   #live { font-size: 12px; }
+  header a, header label { color: #fff; }
   ul.tree { margin: 2px 0 2px 6px; padding-left: 14px; }
+  ul.failures { padding: 0; margin: 0; }
+  .failure .error-class { font-weight: 600; color: #b3261e; }
+  .failure .message { font-weight: 600; }
+  .where { font-size: 12px; }
+  .state-gone, .state-exited { color: #7a8396; }
+  .charts { display: flex; flex-wrap: wrap; gap: 10px; }
+  figure.chart { margin: 0; border: 1px solid #eef0f3; border-radius: 4px; padding: 4px 6px; }
+  figure.chart figcaption { font-size: 12px; font-weight: 600; color: #4a5366; }
+  .legend { font-size: 11px; display: flex; flex-wrap: wrap; gap: 2px 8px; max-width: 320px; }
+  .key[data-color="0"] { color: #2f6fdd; } .key[data-color="1"] { color: #d2452f; } .key[data-color="2"] { color: #1e7b34; }
+  .key[data-color="3"] { color: #8a5a00; } .key[data-color="4"] { color: #7b3fb3; } .key[data-color="5"] { color: #0f8a8a; }
+  .key[data-color="6"] { color: #b3265e; } .key[data-color="7"] { color: #555d6e; }
+  #job-log { max-height: 32em; white-space: pre-wrap; }
+  .log-filters { display: flex; gap: 10px; align-items: center; margin-bottom: 4px; }
 `;
 
 function page(title: string, nonce: string, body: string, script = ""): string {
@@ -39,15 +55,31 @@ export function dashboardPage(nonce: string): string {
   return page(
     "Fray dashboard",
     nonce,
-    `<header><h1>Fray dashboard</h1><span id="live" class="muted">connecting…</span>
+    `<header><h1><a href="#">Fray dashboard</a></h1>
+<label><input type="checkbox" id="show-internal"> show fray's own meshes</label>
+<span id="live" class="muted">connecting…</span>
 <form method="post" action="/logout"><button type="submit">Sign out</button></form></header>
-<main>
+<main id="overview">
+${section("failures", "Failures (newest first)")}
+${section("charts", "Over the last minutes")}
 ${section("jobs", "Jobs")}
-${section("topology", "Meshes &amp; topology (hosts → procs → actors)")}
+${section("topology", "Meshes &amp; topology (hosts → processes → actors)")}
 ${section("actors", "Actors")}
 ${section("tasks", "Tasks")}
-${section("failures", "Failures")}
 ${section("latency", "Endpoint latency")}
+</main>
+<main id="job-page" hidden>
+<p><a href="#">← all jobs</a></p>
+<section id="job-summary"><h2 id="job-title">Job</h2><div class="body muted">loading…</div></section>
+${section("job-replicas", "Replicas")}
+${section("job-tasks", "Tasks")}
+${section("job-processes", "Processes")}
+${section("job-actors", "Meshes &amp; actors")}
+<section id="job-log-section"><h2>Log</h2>
+<div class="log-filters"><select id="log-replica" aria-label="replica"></select>
+<input type="search" id="log-search" placeholder="filter lines" aria-label="filter lines">
+<label><input type="checkbox" id="log-follow" checked> follow</label><span id="log-count" class="muted"></span></div>
+<pre id="job-log"></pre></section>
 </main>`,
     DASHBOARD_SCRIPT,
   );

@@ -9,11 +9,13 @@
 //   GET  /                 the page (with ?token=: signs in, then redirects without it)
 //   POST /login, /logout   the login form; signing out
 //   GET  /api/state        everything, as JSON; /api/jobs, /api/actors, /api/failures: parts of it
+//   GET  /api/job?id=JOB   one job's page: its row, its processes' reports and its whole log
 //   GET  /api/events       Server-Sent Events: `state` whenever it changes
 //   GET  /metrics          Prometheus text, when a metrics source is given
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { hostname } from "node:os";
+import { hasToken, useToken } from "../../runtime/net/credentials.ts";
 import type { Cluster } from "../cluster.ts";
 import { DashboardAuth, sameOrigin } from "./auth.ts";
 import { DashboardEvents } from "./events.ts";
@@ -49,6 +51,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   if (options.refreshMs !== undefined && !(Number.isFinite(options.refreshMs) && options.refreshMs > 0)) {
     throw new RangeError(`startDashboard: refreshMs must be a positive number of milliseconds, got ${options.refreshMs}`);
   }
+  // Showing this process's runtime beside a cluster's actors: the runtime takes the cluster's token (as listing the
+  // namespace's actors would), unless this process has one already, rather than a random one that the namespace refuses.
+  if (!options.sources && options.cluster && !hasToken()) useToken(options.cluster.token());
   const sources = options.sources ?? { ...runtimeSources(), ...(options.cluster ? clusterSources(options.cluster) : {}) };
   const events = new DashboardEvents(sources, options.refreshMs);
   const server = createServer((req, res) => {
@@ -80,6 +85,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     if (path === "/metrics") {
       if (!sources.metrics) return json(res, 404, { error: "this dashboard has no metrics source" });
       return send(res, 200, "text/plain; version=0.0.4; charset=utf-8", await sources.metrics());
+    }
+    if (path === "/api/job") {
+      const id = url.searchParams.get("id");
+      if (!sources.job) return json(res, 404, { error: "this dashboard shows no cluster's jobs" });
+      if (!id) return json(res, 400, { error: "give the job: /api/job?id=JOB_ID" });
+      try {
+        return json(res, 200, await sources.job(id));
+      } catch (err) {
+        return json(res, (err as Error).name === "JobNotFoundError" ? 404 : 500, { error: (err as Error).message });
+      }
     }
     const part = API[path];
     if (!part) return json(res, 404, { error: `no such page or API: ${path}` });
@@ -129,7 +144,7 @@ const API: Record<string, (s: DashboardState) => unknown> = {
     load: s.actorLoad,
     errors: s.errors,
   }),
-  "/api/failures": (s) => ({ failures: s.runtime?.failures ?? null, error: s.errors.runtime }),
+  "/api/failures": (s) => ({ failures: s.failures, errors: s.errors }),
 };
 
 /** "127.0.0.1:0", "[::1]:8265", "8265". */

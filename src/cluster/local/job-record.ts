@@ -77,6 +77,7 @@ export function jobFiles(dir: string) {
     halt: join(dir, "halt"),
     stopped: join(dir, "stopped"),
     gangFailed: join(dir, "gang-failed"),
+    reports: join(dir, "reports"),
     log: (i: number) => join(dir, `replica-${i}.log`),
     exit: (i: number) => join(dir, `replica-${i}.exit`),
     end: (i: number) => join(dir, `replica-${i}.end`),

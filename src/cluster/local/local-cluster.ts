@@ -69,7 +69,7 @@ export class LocalCluster extends Cluster {
     const jobId = `${job.name}-${randomBytes(4).toString("hex")}`;
     const dir = join(this.#root, jobId);
     const files = jobFiles(dir);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(files.reports, { recursive: true });
     const prepared = await replicaCommand(job, join(dir, "callable-args.bin"))
       .then((command) => prepareEnvironment(job, command, { jobDir: dir, clusterRoot: this.#root }))
       .catch((err: unknown) => {
@@ -84,6 +84,7 @@ export class LocalCluster extends Cluster {
       [settingName("replicaCount")]: String(job.replicas),
       [settingName("namespace")]: namespace.address,
       [settingName("token")]: namespace.token,
+      [settingName("reportDir")]: files.reports,
     };
     delete env.NODE_TEST_CONTEXT; // a job started from a test is not itself a test
     const run = {
@@ -186,6 +187,11 @@ export class LocalCluster extends Cluster {
     const job = this.#job(jobId);
     const files = jobFiles(join(this.#root, jobId));
     return Array.from({ length: job.need.replicas }, (_, i) => ({ path: files.log(i), prefix: `[replica-${i}] ` }));
+  }
+
+  protected reportDir(jobId: JobId): string {
+    this.#job(jobId);
+    return jobFiles(join(this.#root, jobId)).reports;
   }
 
   #job(jobId: JobId): LocalJobRecord {

@@ -37,6 +37,8 @@ const NEVER_RUNS = new Set(["PartitionConfig", "BadConstraints", "PartitionNodeL
 interface SlurmJobRecord extends LaunchedJob {
   readonly replicas: number;
   readonly createdAt: number;
+  /** Where its processes write their reports for the dashboard (absent in records of older versions). */
+  readonly reportDir?: string;
 }
 
 export class SlurmCluster extends Cluster {
@@ -88,8 +90,11 @@ export class SlurmCluster extends Cluster {
     const jobDir = join(this.#root, `launch-${launchId}`);
     const { cwd, env: jobEnv, command } = await prepareEnvironment(job, await replicaCommand(job, argsFile), { jobDir, clusterRoot: this.#root });
     const namespace = await this.namespace(); // once the request is known to be good: a refused one starts nothing
+    const reportDir = join(this.#root, "reports", launchId);
+    mkdirSync(reportDir, { recursive: true });
     const env = {
       ...jobEnv,
+      [settingName("reportDir")]: reportDir,
       [settingName("clusterSpec")]: this.spec,
       [settingName("replicaCount")]: String(job.replicas),
       [settingName("namespace")]: namespace.address,
@@ -99,6 +104,7 @@ export class SlurmCluster extends Cluster {
     const jobId = (
       await sbatch(args, script, job.name).catch((err: unknown) => {
         rmSync(argsFile, { force: true });
+        rmSync(reportDir, { recursive: true, force: true });
         throw err;
       })
     ).split(";")[0];
@@ -107,6 +113,7 @@ export class SlurmCluster extends Cluster {
     if (never) {
       await run("scancel", [jobId]).catch(() => {});
       rmSync(argsFile, { force: true });
+      rmSync(reportDir, { recursive: true, force: true });
       throw new Error(
         `Slurm cannot ever run job ${job.name} (Reason=${never.reason}): no node in the partition has ${options.sbatch.slice(1).join(" ")}; ask for less`,
       );
@@ -120,6 +127,7 @@ export class SlurmCluster extends Cluster {
       createdAt: Date.now(),
       request: job.request,
       notEnforced,
+      reportDir,
     } satisfies SlurmJobRecord);
     return jobId;
   }
@@ -162,6 +170,10 @@ export class SlurmCluster extends Cluster {
   protected async logFiles(jobId: JobId): Promise<LogFile[]> {
     const job = this.#job(jobId);
     return Array.from({ length: job.replicas }, (_, i) => ({ path: slurmFiles.log(this.#root, jobId, i), prefix: `[replica-${i}] ` }));
+  }
+
+  protected reportDir(jobId: JobId): string | null {
+    return this.#job(jobId).reportDir ?? null;
   }
 
   #job(jobId: JobId): SlurmJobRecord {

@@ -29,13 +29,13 @@ export interface ActorContext<T = object> {
   fail(error: unknown): never;
 }
 
-/** createActorGroup's word to each member's createActor: its group and index (not a user option). @internal */
+/** createActorGroup's word to each member's createActor: its group and index (not a user option). */
 export interface GroupMember {
   readonly group: string;
   readonly index: number;
 }
 
-/** ActorOptions as createActorGroup passes them: with the member's place. @internal */
+/** ActorOptions as createActorGroup passes them: with the member's place. */
 export type MemberOptions = ActorOptions & { readonly groupMember?: GroupMember };
 
 /** The plain data an actor is spawned with on the mesh backends (Spawn.meta). */

@@ -28,6 +28,7 @@ import { TASK_RESOURCES, type Resources, type TaskOptions } from "../options.ts"
 import type { RefReader } from "../refs.ts";
 import { nameUnsendableArgument } from "./task-args.ts";
 import { TaskBatch, type SlotUse } from "./task-batch.ts";
+import { TASK_HISTORY } from "./task-history.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
 import { currentProc } from "../../runtime/runtime.ts";
@@ -105,8 +106,10 @@ export class TaskScheduler {
     const resources = options.resources ?? TASK_RESOURCES;
     const name = options.name ?? (typeof fn === "function" ? String(fn.name || "task") : fn.exportName);
     const impossible = this.pool.impossible(resources, `task ${name}`);
+    TASK_HISTORY.submitted++;
     if (impossible) {
       this.store.entry(id).reject(impossible);
+      TASK_HISTORY.failed(id, name, impossible, null);
       if (metricsOn) {
         taskStats.submitted++;
         taskStats.failedQueued++;
@@ -257,9 +260,11 @@ export class TaskScheduler {
     const entry = this.store.entry(running.task.id);
     if (ok) {
       entry.resolve(value);
+      TASK_HISTORY.done++;
       if (metricsOn) taskStats.done++;
     } else {
       entry.reject(value);
+      TASK_HISTORY.failed(running.task.id, running.task.name, value, running.worker.index);
       if (metricsOn) taskStats.failedRunning++;
     }
   }
@@ -271,14 +276,16 @@ export class TaskScheduler {
     const entry = this.store.entry(task.id);
     if (err instanceof SupervisionError && task.retriesLeft > 0 && !entry.settled) {
       task.retriesLeft--;
+      TASK_HISTORY.retried++;
       if (metricsOn) taskStats.requeued++;
       this.#queue.unshift(task);
       if (task.resources !== TASK_RESOURCES) this.#othersQueued++;
     } else {
       if (metricsOn) taskStats.failedRunning++;
-      entry.reject(
-        err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args),
-      );
+      const error =
+        err instanceof ActorError ? err.cause : nameUnsendableArgument(err, typeof task.fn === "function" ? functionLabel(task.fn) : task.fn.exportName, args);
+      if (!entry.settled) TASK_HISTORY.failed(task.id, task.name, error, running.worker.index);
+      entry.reject(error);
     }
   }
 
@@ -384,6 +391,7 @@ export class TaskScheduler {
     this.#queue.retain((task) => {
       const err = this.pool.impossible(task.resources, `task ${task.name}`);
       if (err) this.store.entry(task.id).reject(err);
+      if (err) TASK_HISTORY.failed(task.id, task.name, err, null);
       if (err && metricsOn) taskStats.failedQueued++;
       return !err;
     });

@@ -1,5 +1,6 @@
 // mesh/collectives: allReduce & co. (this file) over a group of ranks
-// (collective-group.ts) with deterministic reductions (reduce-op.ts).
+// (collective-group.ts) with deterministic reductions (reduce-op.ts, and
+// simd-fold.ts for float arrays).
 //
 // Mesh collectives, like torch.distributed / ray.util.collective: called inside
 // an endpoint running on every rank of a mesh, on typed arrays, in place.
@@ -20,11 +21,17 @@
 // the whole array in that round (one round: latency-optimal); large ones
 // reduce-scatter then all-gather (each rank sends 2(n−1)/n of the array:
 // bandwidth-optimal, like a ring, in two rounds instead of 2(n−1)).
+//
+// Between ranks of one host, a large array's pieces go through shared memory:
+// the sender `stage`s them in its outbox once, and a piece then carries only
+// where they are (Exchange.data); receivers read them from there (fill, part).
 import { config } from "../../runtime/base/config.ts";
+import { pathStats, type PathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
 import type { Exchange, Group } from "./collective-group.ts";
 import { checkArray, checkOp, finish, fold, type NumericArray, type ReduceOp } from "./reduce-op.ts";
+import { simdChunks, simdKind } from "./simd-fold.ts";
 
-export type { NumericArray, ReduceOp };
+export type { NumericArray, ReduceOp, PathStats as CollectivePathStats, PiecePath as CollectivePath };
 
 export interface GroupOptions {
   /** Run among the ranks that differ only along these dimensions (default: all of the message's). */
@@ -81,7 +88,7 @@ let groups: Promise<typeof import("./collective-group.ts")> | null = null;
 async function run<T>(what: string, dims: readonly string[] | undefined, body: (ex: Exchange, group: Group) => Promise<T>): Promise<T> {
   const { currentGroup, Exchange } = await (groups ??= import("./collective-group.ts"));
   const group = await currentGroup(what, dims);
-  const ex = new Exchange(group, what);
+  const ex = await Exchange.open(group, what);
   try {
     const result = await body(ex, group);
     ex.close(false);
@@ -103,13 +110,42 @@ function checkRoot(what: string, root: unknown, size: number): number {
   return root as number;
 }
 
-/** `op` over the members' pieces in group order, `own` standing for this member's: a new array. */
-function combine<A extends NumericArray>(op: ReduceOp, group: Group, own: A, pieces: readonly Piece[]): A {
-  const size = group.ranks.length;
-  const acc = (group.me === 0 ? own : pieces[0].d!).slice() as A;
-  for (let i = 1; i < size; i++) fold(op, acc, i === group.me ? own : pieces[i].d!);
-  finish(op, acc, size);
-  return acc;
+/** Bytes per chunk of a reduction: the chunk being summed and a peer's part of it stay in cache. */
+const CHUNK_BYTES = 128 * 1024;
+
+/**
+ * `op` over the members' pieces in group order (`own` standing for this member's) into `into`, which
+ * may be `own`'s memory. Chunk by chunk, so a piece in shared memory is read in small parts, each
+ * folded while in cache, with no array as large as the pieces made; float arrays fold in SIMD.
+ */
+async function combine<A extends NumericArray>(ex: Exchange, op: ReduceOp, own: A, pieces: readonly Piece[], into: A): Promise<A> {
+  const { me, ranks } = ex.group;
+  const bpe = own.BYTES_PER_ELEMENT;
+  const step = Math.min(CHUNK_BYTES / bpe, own.length);
+  const kind = simdKind(own);
+  const simd = kind ? simdChunks(CHUNK_BYTES) : null;
+  const Ctor = own.constructor as { new (n: number): A; new (buffer: ArrayBufferLike, offset: number, length: number): A };
+  const sum = simd ? new Ctor(simd.acc.buffer, simd.acc.byteOffset, step) : new Ctor(step);
+  const scratch = simd ? new Ctor(simd.x.buffer, simd.x.byteOffset, step) : new Ctor(step);
+  for (let start = 0; start < own.length; start += step) {
+    const len = Math.min(step, own.length - start);
+    const acc = (len === step ? sum : sum.subarray(0, len)) as A;
+    const buf = (len === step ? scratch : scratch.subarray(0, len)) as A;
+    for (let i = 0; i < ranks.length; i++) {
+      const part = i === me ? (own.subarray(start, start + len) as A) : ex.part(pieces[i].d, start, buf);
+      if (part === null) await ex.failed();
+      if (i === 0) acc.set(part as never);
+      else if (simd) {
+        if (part !== buf) buf.set(part as never);
+        const vector = (len * bpe) & ~15;
+        simd.fold(kind!, op, vector);
+        if (vector < len * bpe) fold(op, acc.subarray(vector / bpe), buf.subarray(vector / bpe));
+      } else fold(op, acc, part!);
+    }
+    into.set(acc as never, start);
+  }
+  finish(op, into, ranks.length);
+  return into;
 }
 
 /** Start of member `i`'s block when `n` elements are split into `size` blocks. */
@@ -125,21 +161,25 @@ async function allReduce<A extends NumericArray>(array: A, options: ReduceOption
     const mine = meta("allReduce", array, op);
     if (size === 1) return (finish(op, array, 1), array);
     if (array.byteLength <= config.collectiveDirectMaxBytes) {
-      const copy = array.slice();
-      const pieces = checkAgreement(what, group, mine, await ex.allToAll("a", () => ({ m: mine, d: copy })));
-      array.set(combine(op, group, copy, pieces) as never);
-      return array;
+      const copy = array.slice() as A;
+      const pieces = checkAgreement(what, group, mine, await ex.allToAll("a", (to) => ({ m: mine, d: ex.data(to, copy, 0) })));
+      return combine(ex, op, copy, pieces, array);
     }
     // Reduce-scatter: member i reduces block i. Block i of `array` is only overwritten once member i
-    // has it (its all-gather piece answers ours), so the pieces may alias `array`.
+    // has it (its all-gather piece answers ours), so the pieces may alias `array`. In shared memory,
+    // block i is at its own offset in the outbox; this member's reduced block then goes in its place.
     const n = array.length;
-    const block = (i: number) => array.subarray(blockStart(n, size, i), blockStart(n, size, i + 1)) as A;
-    const parts = checkAgreement(what, group, mine, await ex.allToAll("rs", (to) => ({ m: mine, d: block(to) })));
-    const acc = combine(op, group, block(group.me), parts);
-    // All-gather: every member's reduced block to everyone.
-    const gathered = await ex.allToAll("ag", () => acc);
-    array.set(acc as never, blockStart(n, size, group.me));
-    gathered.forEach((b, i) => i !== group.me && array.set(b as never, blockStart(n, size, i)));
+    const bpe = array.BYTES_PER_ELEMENT;
+    const at = (i: number) => blockStart(n, size, i);
+    const block = (i: number) => array.subarray(at(i), at(i + 1)) as A;
+    if (ex.share(array.byteLength)) for (let i = 0; i < size; i++) if (i !== group.me && ex.isShared(i)) ex.stage(at(i) * bpe, block(i));
+    const parts = checkAgreement(what, group, mine, await ex.allToAll("rs", (to) => ({ m: mine, d: ex.data(to, block(to), at(to) * bpe) })));
+    const acc = await combine(ex, op, block(group.me), parts, block(group.me));
+    // All-gather: every member's reduced block to everyone (a copy for those not on shared memory: it is the user's array).
+    ex.stage(at(group.me) * bpe, acc);
+    const copy = once(() => acc.slice());
+    const gathered = await ex.allToAll("ag", (to) => ex.data(to, acc, at(group.me) * bpe, copy));
+    for (let i = 0; i < size; i++) if (i !== group.me) await ex.fill(gathered[i], block(i));
     return array;
   });
 }
@@ -154,10 +194,11 @@ async function allGather<A extends NumericArray>(array: A, options: GroupOptions
   checkArray(what, array);
   return run(what, options.dims, async (ex, group) => {
     const mine = meta("allGather", array);
-    const copy = array.slice();
-    const pieces = checkAgreement(what, group, mine, await ex.allToAll("g", () => ({ m: mine, d: copy })));
+    if (ex.share(array.byteLength)) ex.stage(0, array);
+    const copy = once(() => array.slice());
+    const pieces = checkAgreement(what, group, mine, await ex.allToAll("g", (to) => ({ m: mine, d: ex.data(to, array, 0, copy) })));
     const out = new (array.constructor as new (n: number) => A)(array.length * group.ranks.length);
-    pieces.forEach((p, i) => out.set((i === group.me ? array : p.d!) as never, i * array.length));
+    for (let i = 0; i < pieces.length; i++) await ex.fill(i === group.me ? array : pieces[i].d, out.subarray(i * array.length, (i + 1) * array.length));
     return out;
   });
 }
@@ -177,9 +218,16 @@ async function reduceScatter<A extends NumericArray>(array: A, options: ReduceOp
       throw new RangeError(`${what}: the array's length ${array.length} is not a multiple of the group's ${size} ranks; pad it to a multiple`);
     const mine = meta("reduceScatter", array, op);
     const len = array.length / size;
-    const block = (i: number) => array.slice(i * len, (i + 1) * len) as A;
-    const parts = checkAgreement(what, group, mine, await ex.allToAll("rs", (to) => ({ m: mine, d: block(to) })));
-    return combine(op, group, array.subarray(group.me * len, (group.me + 1) * len) as A, parts);
+    const bpe = array.BYTES_PER_ELEMENT;
+    const view = (i: number) => array.subarray(i * len, (i + 1) * len) as A;
+    if (ex.share(array.byteLength)) for (let i = 0; i < size; i++) if (i !== group.me && ex.isShared(i)) ex.stage(i * len * bpe, view(i));
+    const parts = checkAgreement(
+      what,
+      group,
+      mine,
+      await ex.allToAll("rs", (to) => ({ m: mine, d: ex.data(to, view(to), to * len * bpe, () => view(to).slice()) })),
+    );
+    return combine(ex, op, view(group.me), parts, new (array.constructor as new (n: number) => A)(len));
   });
 }
 
@@ -190,9 +238,11 @@ async function broadcast<A extends NumericArray>(array: A, options: RootOptions 
   return run(what, options.dims, async (ex, group) => {
     const root = checkRoot(what, options.root ?? 0, group.ranks.length);
     const mine = meta("broadcast", array, undefined, root);
-    const copy = group.me === root ? array.slice() : undefined;
-    const pieces = checkAgreement(what, group, mine, await ex.allToAll("b", () => ({ m: mine, d: copy })));
-    if (group.me !== root) array.set(pieces[root].d! as never);
+    const isRoot = group.me === root;
+    if (ex.share(array.byteLength) && isRoot) ex.stage(0, array);
+    const copy = once(() => array.slice());
+    const pieces = checkAgreement(what, group, mine, await ex.allToAll("b", (to) => ({ m: mine, d: isRoot ? ex.data(to, array, 0, copy) : undefined })));
+    if (!isRoot) await ex.fill(pieces[root].d, array);
     return array;
   });
 }
@@ -206,10 +256,18 @@ async function reduce<A extends NumericArray>(array: A, options: RootOptions & R
     const size = group.ranks.length;
     const root = checkRoot(what, options.root ?? 0, size);
     const mine = meta("reduce", array, op, root);
-    const pieces = checkAgreement(what, group, mine, await ex.allToAll("r", (to) => ({ m: mine, d: to === root ? array.slice() : undefined })));
-    if (group.me === root) array.set(combine(op, group, array, pieces) as never);
+    if (ex.share(array.byteLength) && group.me !== root && ex.isShared(root)) ex.stage(0, array);
+    const d = (to: number) => (to === root ? ex.data(to, array, 0, () => array.slice()) : undefined);
+    const pieces = checkAgreement(what, group, mine, await ex.allToAll("r", (to) => ({ m: mine, d: d(to) })));
+    if (group.me === root) await combine(ex, op, array, pieces, array);
     return array;
   });
+}
+
+/** `make()`, called at most once. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 /** Resolves once every member of the group has called it. */
@@ -221,5 +279,15 @@ async function barrier(options: GroupOptions = {}): Promise<void> {
   });
 }
 
+/**
+ * How many pieces of array data (and their bytes) the ranks of this process — of this thread, for ranks
+ * on worker threads — sent to peers so far, by path: "local" (a rank of the same proc), "sharedArrayBuffer"
+ * (another thread), "sharedMemory" (another process seeing the same /dev/shm) or "socket" (frames). A copy.
+ */
+function pathStatsNow(): PathStats {
+  const copy = (p: keyof PathStats) => ({ ...pathStats[p] });
+  return { local: copy("local"), sharedArrayBuffer: copy("sharedArrayBuffer"), sharedMemory: copy("sharedMemory"), socket: copy("socket") };
+}
+
 /** The collectives, as one namespace: `collective.allReduce(grads, { op: "avg" })`. */
-export const collective = { allReduce, allGather, reduceScatter, broadcast, reduce, barrier } as const;
+export const collective = { allReduce, allGather, reduceScatter, broadcast, reduce, barrier, pathStats: pathStatsNow } as const;

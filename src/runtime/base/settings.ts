@@ -151,6 +151,22 @@ export const SETTINGS = {
       "the largest array `collective.allReduce` sends whole to every peer (one round, latency-optimal); larger ones are reduce-scattered " +
       "then all-gathered (two rounds, each rank sends 2(n−1)/n of the array: bandwidth-optimal)",
   },
+  collectiveSameHost: {
+    env: "FRAY_COLLECTIVE_SAME_HOST",
+    kind: "text",
+    default: "shm",
+    doc:
+      "how collectives move arrays between ranks that see the same /dev/shm: `shm` (an unlinked file in /dev/shm between processes, a " +
+      "SharedArrayBuffer between threads; socket frames where neither is possible) or `socket`",
+  },
+  collectiveSharedMinBytes: {
+    env: "FRAY_COLLECTIVE_SHARED_MIN_BYTES",
+    kind: "bytes",
+    default: 65_536,
+    doc:
+      "the smallest array a collective moves through shared memory between ranks of one host (smaller ones go in frames: fewer system " +
+      "calls); allReduce's one-round arrays (`FRAY_COLLECTIVE_DIRECT_MAX_BYTES`) always go in frames",
+  },
   bufferTimeoutMs: ms(
     "FRAY_BUFFER_TIMEOUT_MS",
     60_000,
@@ -192,6 +208,11 @@ export const SETTINGS = {
     "how often a dashboard asks its sources (jobs, actors, failures, metrics) for news to push to open pages",
   ),
   dashboardSessionMs: ms("FRAY_DASHBOARD_SESSION_MS", 43_200_000, "how long a dashboard sign-in (its session cookie) lasts"),
+  reportIntervalMs: ms(
+    "FRAY_REPORT_INTERVAL_MS",
+    1_000,
+    "how often each process of a cluster job writes its report for the dashboard (its actors, tasks, failures, CPU, memory and metrics)",
+  ),
 
   metrics: {
     env: "FRAY_METRICS",
@@ -271,6 +292,11 @@ export const SETTINGS = {
   replicaCount: { env: "FRAY_REPLICA_COUNT", kind: "given", doc: "how many replicas the cluster job has" },
   processId: { env: "FRAY_PROCESS_ID", kind: "given", doc: "which of its replica's processes this is, 0 to `processesPerTask` − 1" },
   processCount: { env: "FRAY_PROCESS_COUNT", kind: "given", doc: "how many processes each replica of the cluster job runs (`processesPerTask`)" },
+  reportDir: {
+    env: "FRAY_REPORT_DIR",
+    kind: "given",
+    doc: "where a cluster job's processes write their reports for the dashboard (one file per process; in the job's state directory)",
+  },
   replicaExitFile: { env: "FRAY_REPLICA_EXIT_FILE", kind: "given", doc: "the file where a replica's exit codes and error are recorded" },
   procAddr: { env: "FRAY_PROC_ADDR", kind: "given", doc: "the address a worker process started by `spawnProcs()` serves at" },
   parentAddr: { env: "FRAY_PARENT_ADDR", kind: "given", doc: "the address of the process that started this worker" },

@@ -21,6 +21,7 @@ import { ConnectionError } from "../base/errors.ts";
 import { hold, release } from "../base/keep-alive.ts";
 import { CALLS } from "../calls/calls.ts";
 import type { ProcMessaging } from "../proc/messaging.ts";
+import { recordPid } from "../proc/proc-pids.ts";
 import type { Proc } from "../proc/proc.ts";
 import { streamWorkerOutput, type WorkerLog } from "../output/worker-output.ts";
 import { resolveTsx, typeScriptFlags } from "./typescript-loader.ts";
@@ -164,6 +165,7 @@ export function startProc(
   };
   const started = options.thread ? startThread(proc, entry, env, addr, options.log) : startProcess(entry, env, addr, options.log, options.typescript);
   const { label } = started;
+  recordPid(addr, started.pid);
   const connected = proc.expectPeer(addr);
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(

@@ -14,6 +14,11 @@ export function sessionToken(): string {
   return (token ??= config.token ?? randomBytes(32).toString("hex"));
 }
 
+/** Whether this process has its token yet (given, from FRAY_TOKEN, or made at its first connection). */
+export function hasToken(): boolean {
+  return token !== null || config.token !== undefined;
+}
+
 /** Environment that gives a worker this process's token (and TLS files). */
 export function tokenEnv(): Record<string, string> {
   const env: Record<string, string> = { [settingName("token")]: sessionToken() };

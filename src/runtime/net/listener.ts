@@ -2,7 +2,7 @@
 // has certificates). Nothing a peer sends is decoded before it has proved it
 // knows the session token (and, with TLS, shown a certificate from our CA).
 // Whatever one connection does ends at most that connection, never the process.
-import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { linkSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type ListenOptions, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,14 +48,33 @@ export function listen(addr: string, at: ListenOptions, serving: boolean, handle
         .createServer({ ...material, requestCert: true, rejectUnauthorized: true }, onSocket)
         .on("tlsClientError", () => handlers.refused())
     : createServer(onSocket);
+  // A Unix socket is bound beside its path and linked into place once it listens: node binds and listens in two
+  // system calls, and a dialer that found the file between them would be refused as if its process had exited
+  // (refusals.ts), which a loaded machine made happen. Linking fails where the path exists, as binding would.
+  const path = "path" in at && at.path ? at.path : null;
+  const binding = path ? `${path}.b` : null;
+  const fail = (reject: (e: Error) => void, err: NodeJS.ErrnoException) => {
+    const inUse = err.code === "EADDRINUSE" || err.code === "EEXIST";
+    const message = err.code === "EEXIST" ? `listen EADDRINUSE: address already in use ${path}` : err.message;
+    reject(new ConnectionError(`cannot listen on ${addr}: ${message}${inUse ? " (another process holds it; pick another address)" : ""}`, { cause: err }));
+  };
   const listening = new Promise<number | undefined>((resolve, reject) => {
-    server.once("error", (err: NodeJS.ErrnoException) => {
-      const hint = err.code === "EADDRINUSE" ? " (another process holds it; pick another address)" : "";
-      reject(new ConnectionError(`cannot listen on ${addr}: ${err.message}${hint}`, { cause: err }));
-    });
-    server.listen(at, () => {
+    server.once("error", (err: NodeJS.ErrnoException) => fail(reject, err));
+    server.listen(binding ? { ...at, path: binding } : at, () => {
       // From now on an error is one failed accept (say, out of file descriptors), not the listener's end.
       server.on("error", () => {});
+      if (path && binding) {
+        try {
+          linkSync(binding, path);
+        } catch (err) {
+          server.close();
+          fail(reject, err as NodeJS.ErrnoException);
+          return;
+        } finally {
+          rmSync(binding, { force: true });
+        }
+        server.once("close", () => rmSync(path, { force: true })); // as node removes a socket it bound itself
+      }
       const bound = server.address();
       resolve(bound && typeof bound === "object" ? bound.port : undefined);
     });

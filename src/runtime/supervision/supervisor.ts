@@ -7,8 +7,10 @@
 // A process's supervision state: the meshes it owns (and which actor owns
 // each), what it knows to be dead, and where failures go. Failures arrive as
 // "fault" messages from actors that died, or as lost peer processes.
+import { hostname } from "node:os";
 import { decode, encode, type Encoded } from "../../wire/codec.ts";
 import { hostOf } from "../net/address.ts";
+import { pidAt } from "../proc/proc-pids.ts";
 import { causeChain, FailureHistory } from "./failure-history.ts";
 import { hold, release } from "../base/keep-alive.ts";
 import { countFailure } from "../base/counters.ts";
@@ -57,6 +59,8 @@ export interface MemberSnapshot {
   readonly addr: string;
   /** The host of its process: this machine's name for a local process. */
   readonly host: string;
+  /** Its OS process, when this process started it. */
+  readonly pid?: number;
   readonly failed: boolean;
   /** Why it failed or stopped, outermost error first. */
   readonly causes?: readonly string[];
@@ -182,7 +186,9 @@ export class Supervisor {
       ownerActor: m.ownerActor,
       members: m.addrs.map((addr, rank) => {
         const why = m.dead.has(rank) ? this.unreachable(addr, m.id, rank) : undefined;
-        return { rank, addr, host: hostOf(addr), failed: m.dead.has(rank), ...(why ? { causes: causeChain(why) } : {}) };
+        const pid = pidAt(addr);
+        const member = { rank, addr, host: shownHost(addr), ...(pid === undefined ? {} : { pid }), failed: m.dead.has(rank) };
+        return why ? { ...member, causes: causeChain(why) } : member;
       }),
     }));
   }
@@ -248,4 +254,10 @@ export class Supervisor {
 export function splitKey(key: string): [meshId: string, member: number] {
   const dot = key.lastIndexOf(".");
   return [key.slice(0, dot), Number(key.slice(dot + 1))];
+}
+
+/** The host of a proc address as people know it: this machine's name for a loopback one (as for a Unix socket). */
+function shownHost(addr: string): string {
+  const host = hostOf(addr);
+  return host === "127.0.0.1" || host === "[::1]" || host === "localhost" ? hostname() : host;
 }

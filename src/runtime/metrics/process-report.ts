@@ -1,0 +1,108 @@
+// What a process of a cluster job tells the dashboard, through the job's state
+// directory (so it reaches a dashboard on any host that shares the filesystem):
+// every FRAY_REPORT_INTERVAL_MS, and once more as it exits, each process with a
+// runtime writes FRAY_REPORT_DIR/<host>-<pid>.json: its place, CPU time and
+// memory, its runtime snapshot (meshes with their members' pids, actors,
+// failures), what upper layers add (the job layer: its tasks) and, with
+// unless FRAY_METRICS=0, its own metrics. Worker processes inherit FRAY_REPORT_DIR, so
+// each writes its own. Nothing is written without FRAY_REPORT_DIR.
+import { renameSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { isMainThread } from "node:worker_threads";
+import { config } from "../base/config.ts";
+import { metricsOn } from "../base/counters.ts";
+import type { Proc } from "../proc/proc.ts";
+import type { MetricsJson } from "./registry.ts";
+import { snapshotOf, type RuntimeSnapshot } from "./runtime-snapshot.ts";
+
+export interface ProcessReport {
+  readonly pid: number;
+  readonly host: string;
+  /** The cluster job's replica and process within it (FRAY_REPLICA_ID, FRAY_PROCESS_ID), inherited by its workers. */
+  readonly replica: number | null;
+  readonly process: number | null;
+  /** The proc that started this one (a worker's parent); null for a replica's own process. */
+  readonly parentAddr: string | null;
+  readonly startedAt: number;
+  /** When it was written (ms since the epoch). */
+  readonly time: number;
+  /** Written as the process exited: its last word. */
+  readonly exited: boolean;
+  /** CPU time used so far (user + system) and resident memory. */
+  readonly cpuSeconds: number;
+  readonly rssBytes: number;
+  readonly snapshot: RuntimeSnapshot;
+  /** What upper layers added (addReportPart), by name. */
+  readonly parts: Readonly<Record<string, unknown>>;
+  /** Its own metrics (prom-client JSON); null with FRAY_METRICS=0. */
+  readonly metrics: MetricsJson | null;
+}
+
+const parts = new Map<string, () => unknown>();
+
+/** Adds `read()`'s value to this process's reports as `parts[name]`. */
+export function addReportPart(name: string, read: () => unknown): void {
+  parts.set(name, read);
+}
+
+let started = false;
+
+/**
+ * Starts reporting `proc` if this process belongs to a cluster job (FRAY_REPORT_DIR); once per process, from its
+ * main thread only (a worker thread's process is its parent's, which reports it: CPU, memory, the meshes it owns).
+ */
+export function startProcessReport(proc: Proc): void {
+  const dir = config.reportDir;
+  if (started || !isMainThread || dir === undefined || dir === "") return;
+  started = true;
+  const file = join(dir, `${hostname()}-${process.pid}.json`);
+  const startedAt = Date.now();
+  let metrics: MetricsJson | null = null;
+  let warned = false;
+  const write = (exited: boolean) => {
+    const cpu = process.cpuUsage();
+    const report: ProcessReport = {
+      pid: process.pid,
+      host: hostname(),
+      replica: numberOrNull(config.replicaId),
+      process: numberOrNull(config.processId),
+      parentAddr: config.parentAddr ?? null,
+      startedAt,
+      time: Date.now(),
+      exited,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      rssBytes: process.memoryUsage.rss(),
+      snapshot: snapshotOf(proc),
+      parts: Object.fromEntries([...parts].map(([name, read]) => [name, read()])),
+      metrics,
+    };
+    try {
+      writeFileSync(`${file}.tmp`, JSON.stringify(report));
+      renameSync(`${file}.tmp`, file); // a reader never sees half of one
+    } catch (err) {
+      // ENOENT: the job's directory is gone (the job was removed), so there is nobody to tell; anything else is said once.
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" && !warned) {
+        warned = true;
+        console.error(`fray: cannot write this process's report for the dashboard to ${file}: ${(err as Error).message}`);
+      }
+    }
+  };
+  const tick = async () => {
+    if (metricsOn) metrics = await (await import("./registry.ts")).metricsJson();
+    write(false);
+  };
+  void tick();
+  setInterval(() => void tick(), config.reportIntervalMs).unref();
+  process.on("exit", () => {
+    try {
+      write(true);
+    } catch {
+      // Its last word could not be put together as it exits (its runtime half torn down): it reads as gone instead.
+    }
+  });
+}
+
+function numberOrNull(text: string | undefined): number | null {
+  return text === undefined || text === "" ? null : Number(text);
+}
