@@ -18,7 +18,7 @@ import { ObjectStore } from "./object-store.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
 import { RefReader } from "./refs.ts";
 import { TaskScheduler, type TaskCode } from "./tasks/task-scheduler.ts";
-import { HeadStreams } from "./tasks/head-streams.ts";
+import { HeadStreams } from "./streams/head-streams.ts";
 import { kKillProcs } from "../mesh/proc-mesh.ts";
 import { WorkerPool } from "./tasks/worker-pool.ts";
 

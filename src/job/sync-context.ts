@@ -23,7 +23,7 @@ import { kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
 import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
 import { TaskCancelledError } from "./errors.ts";
 import { SyncTasks } from "./sync-tasks.ts";
-import { asStream, StreamBuffer } from "./tasks/stream-buffer.ts";
+import { asStream, StreamBuffer } from "./streams/stream-buffer.ts";
 import { ObjectStore } from "./object-store.ts";
 import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "./options.ts";
 import { namedActorExists, RefReader } from "./refs.ts";

@@ -7,8 +7,8 @@
 import { registerBuiltinEndpoint } from "../../runtime/actors/builtin-endpoints.ts";
 import type { PortRef } from "../../runtime/base/messages.ts";
 import { currentProc } from "../../runtime/runtime.ts";
-import { asStream } from "../tasks/stream-buffer.ts";
-import { pump, STREAM_CONTROL } from "../tasks/stream-pump.ts";
+import { asStream } from "../streams/stream-buffer.ts";
+import { pump, STREAM_CONTROL } from "../streams/stream-pump.ts";
 
 export const STREAM_ENDPOINT = "fray:job.stream";
 

@@ -10,8 +10,8 @@ import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ambient, withJobContext, type JobKind } from "../job-context.ts";
 import type { HeadActor } from "../head-actor.ts";
 import { RemoteJobContext, type TaskControls, type TaskSlot } from "../remote-context.ts";
-import { asStream } from "./stream-buffer.ts";
-import { pump } from "./stream-pump.ts";
+import { asStream } from "../streams/stream-buffer.ts";
+import { pump } from "../streams/stream-pump.ts";
 import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
 import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";

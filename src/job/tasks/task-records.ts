@@ -18,7 +18,7 @@ export interface Task {
   readonly args: readonly unknown[];
   readonly resources: Resources;
   readonly env: Readonly<Record<string, string>> | undefined;
-  /** A streaming task's port at the head (head-streams.ts); it runs with a call of its own. */
+  /** A streaming task's port at the head (../streams/head-streams.ts); it runs with a call of its own. */
   readonly stream: PortRef | null;
   retriesLeft: number;
 }

@@ -1,7 +1,6 @@
 // job/tasks: tasks on workers: placement and resources (this file, task-records.ts, worker-pool.ts,
 // task-queue.ts), batches (task-batch.ts, start-reports.ts), the Executor that runs them in a
-// worker (executor.ts, slots.ts, task-env.ts, task-args.ts), cancelling (task-tree.ts,
-// worker-replacement.ts) and streams (head-streams.ts, stream-buffer.ts, stream-pump.ts).
+// worker (executor.ts, slots.ts, task-env.ts, task-args.ts), cancels (task-tree.ts, worker-replacement.ts).
 //
 // Placement of tasks: the queue of tasks waiting for a worker, sending each to
 // the Executor of a worker with room (or ahead of a free slot, for tasks with
@@ -9,9 +8,7 @@
 // worker or is blocked in get()/wait(). Tasks placed in one tick go to each
 // worker in one batch (task-batch.ts); one whose code is not located yet, whose
 // arguments hold refs, or that streams goes on its own once they are. A task
-// whose worker died runs again (maxRetries) or fails with SupervisionError. A
-// cancelled task leaves the queue, or is told to stop at its worker, which is
-// replaced if the task has not ended within FRAY_CANCEL_GRACE_MS.
+// whose worker died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../../runtime/actors/arity.ts";
 import { hold, release } from "../../runtime/base/keep-alive.ts";
 import type { PortRef } from "../../runtime/base/messages.ts";
@@ -314,11 +311,9 @@ export class TaskScheduler {
   }
 
   /**
-   * Cancels the task of ref `id` (and, if `recursive`, the tasks it submitted,
-   * and theirs): a queued one leaves the queue; one at a worker is told to stop,
-   * and its worker is replaced if it has not ended within FRAY_CANCEL_GRACE_MS.
-   * A ref of no task here (an actor call; a nested task whose submit is on its
-   * way) rejects, unless it is settled: nothing happens to a task that ended.
+   * Cancels the task of ref `id` (and, if `recursive`, the tasks it submitted, and theirs): a queued one leaves the queue;
+   * one at a worker is told to stop, and its worker is replaced if it has not ended within FRAY_CANCEL_GRACE_MS. A ref of
+   * no task here (an actor call; a nested task whose submit is on its way) rejects, unless settled (a task that ended).
    */
   cancel(id: string, recursive: boolean): void {
     const running = this.#running.get(id);
@@ -353,11 +348,7 @@ export class TaskScheduler {
       this.#dispatch();
       return;
     }
-    try {
-      this.#executor(worker.index).cancelTask.broadcast(task.id, reason);
-    } catch {
-      // its worker is gone: workerDied ends the task
-    }
+    if (this.pool.alive(worker.index)) this.#executor(worker.index).cancelTask.broadcast(task.id, reason); // else workerDied ends it
     // One sent ahead has not started: its worker drops it when it comes to it. One that started and does not end holds its worker.
     const timer = setTimeout(() => {
       if (this.#running.get(task.id) === running && running.state !== "prefetched") this.#replacement?.replace(worker.index, task.name);

@@ -1,3 +1,6 @@
+// job/streams: streaming tasks and actor calls — what the producer does (stream-pump.ts), what the
+// owner keeps (stream-buffer.ts, this file); the reader's side is ObjectRefStream (../object-ref-stream.ts).
+//
 // The job head's streams: for each streaming task or actor call, the port its
 // producer sends to (stream-pump.ts) and the refs of what arrived
 // (stream-buffer.ts), until its reader has read the end or left early. Values
