@@ -254,6 +254,7 @@ export class TaskScheduler {
   /** A task's value or what it threw arrived. */
   #finished(running: Running, ok: boolean, value: unknown): void {
     this.#release(running);
+    if (running.cancelled) return; // its ref rejected, and the history counted it, when it was cancelled
     const entry = this.store.entry(running.task.id);
     if (ok) {
       entry.resolve(value);
@@ -333,7 +334,9 @@ export class TaskScheduler {
     if (!task) return false;
     if (task.resources !== TASK_RESOURCES) this.#othersQueued--;
     if (metricsOn) taskStats.failedQueued++;
-    this.store.entry(id).reject(new TaskCancelledError(task.name));
+    const reason = new TaskCancelledError(task.name);
+    TASK_HISTORY.failed(id, task.name, reason, null);
+    this.store.entry(id).reject(reason);
     return true;
   }
 
@@ -343,11 +346,8 @@ export class TaskScheduler {
     const { task, worker } = running;
     const reason = new TaskCancelledError(task.name);
     this.store.entry(task.id).reject(reason); // cancelled tasks are not run again (Ray's rule too)
-    if (running.preparing) {
-      this.#finished(running, false, reason); // it never reached its worker
-      this.#dispatch();
-      return;
-    }
+    TASK_HISTORY.failed(task.id, task.name, reason, running.preparing ? null : worker.index);
+    if (running.preparing) return (this.#release(running), this.#dispatch()); // it never reached its worker
     if (this.pool.alive(worker.index)) this.#executor(worker.index).cancelTask.broadcast(task.id, reason); // else workerDied ends it
     // One sent ahead has not started: its worker drops it when it comes to it. One that started and does not end holds its worker.
     const timer = setTimeout(() => {
