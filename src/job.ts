@@ -29,5 +29,8 @@ export {
 export type { ActorGroup, GroupCall, WaitReadyOptions } from "./job/actors/actor-group.ts";
 export type { ActorHandle, RemoteMethod } from "./job/actors/actor-handle.ts";
 export { ObjectRef } from "./job/object-ref.ts";
+export type { ObjectRefStream } from "./job/object-ref-stream.ts";
+export type { CancelOptions, StreamingFunction, Yielded } from "./job/job-context.ts";
+export { TaskCancelledError } from "./job/errors.ts";
 export type { ActorOptions, Resources, TaskOptions } from "./job/options.ts";
 export { currentActor, type ActorContext } from "./job/actors/current-actor.ts";

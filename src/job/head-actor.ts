@@ -32,9 +32,26 @@ export class HeadActor extends Actor {
     return true;
   }
 
+  /** `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). */
   @endpoint({ concurrent: true })
-  remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions): void {
-    this.#head.submit(id, { url, exportName }, args, options);
+  remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent: string | null = null): void {
+    this.#head.submit(id, { url, exportName }, args, options, parent);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null): void {
+    this.#head.submitStream(id, { url, exportName }, args, parent);
+  }
+
+  /** The ref id of item `index` of stream `id`, or null after its last; `taskId`: the reading task, which lends its resources out meanwhile. */
+  @endpoint({ concurrent: true })
+  remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null> {
+    return this.#head.streamNext(id, index, taskId);
+  }
+
+  @endpoint({ concurrent: true })
+  remoteCancel(id: string, recursive: boolean): void {
+    this.#head.cancel(id, recursive);
   }
 
   /** Worker `worker`'s tasks that got a slot (start-reports.ts). */
@@ -72,8 +89,9 @@ export class HeadActor extends Actor {
 
   /** Also how handles called where no job context runs reach their actor (actor-ref.ts): from any process. */
   @endpoint({ concurrent: true })
-  remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[]): void {
-    this.#head.callActor(id, target, method, args);
+  remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream = false): void {
+    if (stream) this.#head.callActorStream(id, target, method, args);
+    else this.#head.callActor(id, target, method, args);
   }
 
   @endpoint({ concurrent: true })

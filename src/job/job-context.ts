@@ -4,6 +4,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { ActorGroup } from "./actors/actor-group.ts";
 import type { ActorHandle } from "./actors/actor-handle.ts";
 import type { ObjectRef } from "./object-ref.ts";
+import type { ObjectRefStream } from "./object-ref-stream.ts";
 import type { ActorOptions, TaskOptions } from "./options.ts";
 
 export type JobKind = "sync" | "threads" | "processes" | "mesh";
@@ -20,12 +21,38 @@ export interface WaitOptions {
 }
 
 export type TaskFunction = (...args: never[]) => unknown;
+/** A task that streams its results: an async generator function (`async function* gen() { yield … }`). */
+export type StreamingFunction = (...args: never[]) => AsyncIterable<unknown>;
+/** What a streaming function yields. */
+export type Yielded<F> = F extends (...args: never[]) => AsyncIterable<infer T> ? T : never;
+
+export interface CancelOptions {
+  /** Cancel the tasks (and streams) the task started too, and theirs; default true. */
+  readonly recursive?: boolean;
+}
 export type ActorClass = new (...args: never[]) => object;
 
 export interface JobContext {
   readonly kind: JobKind;
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>>;
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options?: TaskOptions): ObjectRef<Awaited<ReturnType<F>>>;
+  /**
+   * Runs `fn`, an async generator function, as a task whose values arrive one
+   * ref per yielded value, in order, while it still runs. Leaving the
+   * `for await` loop early cancels the task; what the generator throws ends
+   * the stream with that error, after the refs of the values it yielded before.
+   */
+  runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>>;
+  /**
+   * Cancels the task behind `ref` (or a stream): a pending one never starts; a
+   * running one sees `getJobContext().signal` abort, and if it has not ended
+   * within FRAY_CANCEL_GRACE_MS its worker is replaced. `get` rejects with
+   * TaskCancelledError. Nothing happens to a task that ended (its value stays).
+   * Resolves once the cancellation is recorded by the job.
+   */
+  cancel(ref: ObjectRef | ObjectRefStream<unknown>, options?: CancelOptions): Promise<void>;
+  /** Aborts when the task running this code is cancelled (its reason a TaskCancelledError); never, outside tasks. */
+  readonly signal: AbortSignal;
   get<T>(ref: ObjectRef<T>): Promise<T>;
   get<T extends readonly unknown[]>(refs: T): Promise<{ -readonly [K in keyof T]: Resolved<T[K]> }>;
   get<T>(value: T): Promise<T>;
@@ -50,6 +77,9 @@ export interface JobContext {
 const slot = Symbol.for("fray.job.context");
 const g = globalThis as unknown as Record<symbol, { als: AsyncLocalStorage<JobContext>; processDefault: JobContext | null } | undefined>;
 export const ambient = (g[slot] ??= { als: new AsyncLocalStorage<JobContext>(), processDefault: null });
+
+/** The signal of code that no cancel can reach (a driver, an actor). */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /** Runs `fn` with `ctx` as the context `getJobContext()` returns, across awaits. */
 export function withJobContext<T>(ctx: JobContext, fn: () => T): T {

@@ -18,6 +18,8 @@ import { ObjectStore } from "./object-store.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
 import { RefReader } from "./refs.ts";
 import { TaskScheduler, type TaskCode } from "./tasks/task-scheduler.ts";
+import { HeadStreams } from "./streams/head-streams.ts";
+import { kKillProcs } from "../mesh/proc-mesh.ts";
 import { WorkerPool } from "./tasks/worker-pool.ts";
 
 /** The mesh of the workers' Executors; createActor refuses names starting with "fray-", so no actor of the job can pose as it. */
@@ -40,6 +42,7 @@ export class JobHead {
   readonly refs = new RefReader(this.store);
   readonly #pool = new WorkerPool();
   readonly #scheduler = new TaskScheduler(this.refs, this.#pool);
+  readonly #streams = new HeadStreams(this.store);
   readonly #actors: ActorRegistry;
   readonly #owner: MessageContext | undefined;
   #procs: ProcMesh | null = null;
@@ -63,7 +66,11 @@ export class JobHead {
     const executors = this.#asOwner(() =>
       setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort),
     );
-    this.#scheduler.useExecutors(executors);
+    // A worker whose cancelled task would not end is killed and started again, as the Executors' owner.
+    this.#scheduler.useExecutors(executors, {
+      kill: (worker) => setup.procs.flatten("workers").slice({ workers: worker })[kKillProcs](),
+      respawn: (worker) => this.#asOwner(() => executors.respawn(worker)),
+    });
     await executors.initialized;
   }
 
@@ -73,8 +80,25 @@ export class JobHead {
     this.#scheduler.workerDied(failure.rank, failure.cause);
   }
 
-  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions): void {
-    this.#scheduler.submit(id, fn, args, options);
+  /** `parent`: the task that submitted it, if any. */
+  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null): void {
+    this.#scheduler.submit(id, fn, args, options, parent);
+  }
+
+  /** Submits a streaming task: what it yields is kept as stream `id`. */
+  submitStream(id: string, fn: TaskCode, args: readonly unknown[], parent: string | null): void {
+    this.#scheduler.submit(id, fn, args, {}, parent, this.#streams.open(id));
+  }
+
+  /** Item `index` of stream `id` (its ref id), or null after its last; task `taskId` (if any) lends its resources out meanwhile. */
+  streamNext(id: string, index: number, taskId: string | null): Promise<string | null> {
+    return this.#blocked(taskId, () => this.#streams.next(id, index));
+  }
+
+  /** Cancels the task, stream or actor call of ref `id` (with what it started, if `recursive`); nothing happens to one that ended. */
+  cancel(id: string, recursive: boolean): void {
+    this.#scheduler.cancel(id, recursive);
+    this.#streams.cancel(id);
   }
 
   /** Worker `worker`'s tasks that got a slot there. */
@@ -107,6 +131,11 @@ export class JobHead {
 
   callActor(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
     this.#actors.call(id, target, method, args);
+  }
+
+  /** Calls `method`, an async generator, as stream `id`. */
+  callActorStream(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
+    this.#actors.callStream(id, target, method, args, this.#streams.open(id));
   }
 
   killActor(name: string): Promise<void> {

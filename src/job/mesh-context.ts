@@ -7,10 +7,23 @@ import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
 import { ActorRef, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
-import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
+import {
+  NEVER_ABORTED,
+  type ActorClass,
+  type CancelOptions,
+  type JobContext,
+  type JobKind,
+  type Refs,
+  type StreamingFunction,
+  type TaskFunction,
+  type WaitOptions,
+  type Yielded,
+} from "./job-context.ts";
 import { startHead } from "./head-actor.ts";
 import type { JobHead } from "./job-head.ts";
-import { headOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
+import { headOwner, kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
+import { ActorError } from "../mesh/errors.ts";
 import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
 import { currentProc } from "../runtime/runtime.ts";
 
@@ -21,6 +34,11 @@ export class MeshJobContext implements JobContext {
   /** The head once #ready resolved: tasks go to it at once, not through a promise each. */
   #head: JobHead | null = null;
   #shutdown = false;
+
+  /** The driver is no task: nothing cancels it. */
+  get signal(): AbortSignal {
+    return NEVER_ABORTED;
+  }
 
   constructor(
     readonly kind: JobKind,
@@ -51,6 +69,39 @@ export class MeshJobContext implements JobContext {
     if (this.#head) submit(this.#head);
     else this.#ready.then(submit, () => {});
     return ref;
+  }
+
+  runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {
+    this.#check();
+    checkArity(fn, args.length, functionLabel(fn));
+    const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
+    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args as unknown[], null);
+    if (this.#head) submit(this.#head);
+    else this.#ready.then(submit, () => {});
+    return this.#stream(ref);
+  }
+
+  /** The reading side of stream `ref`: its head is in this process, and keeps its items until they are handed out. */
+  #stream<T>(ref: ObjectRef<number>): ObjectRefStream<T> {
+    return new ObjectRefStream<T>(ref, {
+      next: async (index) => {
+        const head = await this.#ready;
+        const id = await head.streamNext(ref.id, index, null);
+        return id === null ? null : head.store.track(new ObjectRef(id, this.#owner));
+      },
+      cancel: () => this.cancel(ref),
+    });
+  }
+
+  async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
+    const ref = cancelTarget(target);
+    const recursive = options.recursive ?? true;
+    const owner = ref[kOwner];
+    if (owner === this.#owner) return (await this.#ready).cancel(ref.id, recursive);
+    if (owner.head === null) throw new Error(`${ref} belongs to a sync job context; cancel it with that context`);
+    await owner.head.remoteCancel.callOne(ref.id, recursive).catch((err: unknown) => {
+      throw err instanceof ActorError ? err.cause : err;
+    }); // another job's ref: its head cancels it
   }
 
   get(value: unknown): Promise<never> {
@@ -108,6 +159,12 @@ export class MeshJobContext implements JobContext {
         return ref;
       },
       new ActorRef(target, this.#owner),
+      (method, args) => {
+        checkMethodArity(Class, method, args);
+        const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
+        this.#ready.then((head) => head.callActorStream(ref.id, target, method, args));
+        return this.#stream(ref);
+      },
     );
   }
 

@@ -9,13 +9,30 @@ import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
 import { ActorRef, callThroughHead, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
-import type { ActorClass, JobContext, JobKind, Refs, TaskFunction, WaitOptions } from "./job-context.ts";
+import {
+  NEVER_ABORTED,
+  type ActorClass,
+  type CancelOptions,
+  type JobContext,
+  type JobKind,
+  type Refs,
+  type StreamingFunction,
+  type TaskFunction,
+  type WaitOptions,
+  type Yielded,
+} from "./job-context.ts";
 import type { HeadActor } from "./head-actor.ts";
-import { headOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
+import { headOwner, kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { nameUnsendableArgument } from "./tasks/task-args.ts";
 import { currentProc } from "../runtime/runtime.ts";
 import { tooLargeArguments } from "../wire/codec.ts";
+
+/** What a task's Executor lends its context: the task's AbortSignal, made when the task first reads it. */
+export interface TaskControls {
+  signalFor(taskId: string): AbortSignal;
+}
 
 /** A running task's slot in its Executor, lent out while the task waits. */
 export interface TaskSlot {
@@ -32,18 +49,25 @@ export class RemoteJobContext implements JobContext {
   readonly #owner: RefOwner;
   readonly #taskId: string | null;
   readonly #slot: TaskSlot | null;
+  readonly #controls: TaskControls | null;
 
-  /** `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits. */
+  /** `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits; `controls`: its Executor's. */
   constructor(
     head: ActorMesh<HeadActor>,
     readonly kind: JobKind,
     taskId: string | null = null,
     slot: TaskSlot | null = null,
+    controls: TaskControls | null = null,
   ) {
     this.#head = head;
     this.#owner = headOwner(head);
     this.#taskId = taskId;
     this.#slot = slot;
+    this.#controls = controls;
+  }
+
+  get signal(): AbortSignal {
+    return this.#taskId !== null && this.#controls ? this.#controls.signalFor(this.#taskId) : NEVER_ABORTED;
   }
 
   /** Runs `wait` with this task's slot lent out. */
@@ -67,12 +91,49 @@ export class RemoteJobContext implements JobContext {
     const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
     locate(fn).then(({ url, exportName }) => {
       try {
-        this.#head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options);
+        this.#head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options, this.#taskId);
       } catch (err) {
         fail(err); // an argument the codec cannot send: the ref rejects with it
       }
     }, fail);
     return ref as ObjectRef<Awaited<ReturnType<F>>>;
+  }
+
+  runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {
+    checkArity(fn, args.length, functionLabel(fn));
+    const ref = this.#newRef() as ObjectRef<number>;
+    const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
+    locate(fn).then(({ url, exportName }) => {
+      try {
+        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args as unknown[], this.#taskId);
+      } catch (err) {
+        fail(err);
+      }
+    }, fail);
+    return this.#stream(ref);
+  }
+
+  /** The reading side of stream `ref`, whose items the head keeps: each asked for in turn, this task's resources lent out meanwhile. */
+  #stream<T>(ref: ObjectRef<number>): ObjectRefStream<T> {
+    return new ObjectRefStream<T>(ref, {
+      next: async (index) => {
+        const id = await this.#blocked(() => unwrap(this.#head.remoteStreamNext.callOne(ref.id, index, this.#taskId)));
+        return id === null ? null : new ObjectRef(id, this.#owner);
+      },
+      cancel: () => this.cancel(ref),
+    });
+  }
+
+  cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
+    let ref: ObjectRef;
+    try {
+      ref = cancelTarget(target);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    const owner = ref[kOwner];
+    if (owner.head === null) return Promise.reject(new Error(`${ref} belongs to a sync job context in another process; it cannot be cancelled from here`));
+    return unwrap(owner.head.remoteCancel.callOne(ref.id, options.recursive ?? true));
   }
 
   get(value: unknown): Promise<never> {
@@ -132,6 +193,12 @@ export class RemoteJobContext implements JobContext {
         return ref;
       },
       new ActorRef(target, this.#owner),
+      (method, args) => {
+        checkMethodArity(Class, method, args);
+        const ref = this.#newRef() as ObjectRef<number>;
+        callThroughHead(this.#head, ref.id, target, method, args, true);
+        return this.#stream(ref);
+      },
     );
   }
 

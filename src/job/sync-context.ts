@@ -7,8 +7,23 @@ import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
 import { ActorRef } from "./actors/actor-ref.ts";
-import { withJobContext, type ActorClass, type JobContext, type JobKind, type Refs, type TaskFunction, type WaitOptions } from "./job-context.ts";
-import { ObjectRef, type RefOwner } from "./object-ref.ts";
+import {
+  withJobContext,
+  type ActorClass,
+  type CancelOptions,
+  type JobContext,
+  type JobKind,
+  type Refs,
+  type StreamingFunction,
+  type TaskFunction,
+  type WaitOptions,
+  type Yielded,
+} from "./job-context.ts";
+import { kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
+import { TaskCancelledError } from "./errors.ts";
+import { SyncTasks } from "./sync-tasks.ts";
+import { asStream, StreamBuffer } from "./streams/stream-buffer.ts";
 import { ObjectStore } from "./object-store.ts";
 import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "./options.ts";
 import { namedActorExists, RefReader } from "./refs.ts";
@@ -17,6 +32,10 @@ import { CallLimiter } from "./actors/call-limiter.ts";
 import { syncActorScope } from "./actors/current-actor.ts";
 import { SyncActor } from "./actors/sync-actor.ts";
 import { config, settingName } from "../runtime/base/config.ts";
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+}
 
 /** What a sync job's handles carry: their calls run in this process, so they cannot be sent to another. */
 const SYNC_HANDLE = new ActorRef(
@@ -34,7 +53,12 @@ export class SyncJobContext implements JobContext {
   readonly #named = new Map<string, { Class: Function; options: ActorOptions; handle: Promise<ActorHandle<object>>; actor: SyncActor }>();
   /** Every actor made here, whose shutdown signals abort when the context shuts down. */
   readonly #actors = new Set<SyncActor>();
+  readonly #tasks = new SyncTasks();
   #next = 0;
+
+  get signal(): AbortSignal {
+    return this.#tasks.signal;
+  }
 
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
     return this.createTask(fn, args);
@@ -45,25 +69,93 @@ export class SyncJobContext implements JobContext {
     checkArity(fn, args.length, functionLabel(fn));
     const ref = this.#newRef();
     const entry = this.#store.entry(ref.id);
-    // A task run from an actor's method is no part of the actor: currentActor() there is refused, as on the other backends.
+    const task = this.#tasks.start(ref.id, options.name ?? functionLabel(fn), (error) => entry.reject(error));
+    const settle = (value: unknown) => {
+      this.#tasks.end(task);
+      entry.resolve(value);
+    };
+    const fail = (error: unknown) => {
+      this.#tasks.end(task);
+      entry.reject(error);
+    };
+    // A task cancelled while its arguments were pending never starts. One run from an actor's method is no part of
+    // the actor: currentActor() there is refused, as on the other backends.
     const call = (values: unknown[]) =>
-      syncActorScope.run(null, () => withTaskEnv(options.env, () => withJobContext(this, () => (fn as unknown as (...a: unknown[]) => unknown)(...values))));
+      task.cancelled
+        ? undefined
+        : syncActorScope.run(null, () =>
+            withTaskEnv(options.env, () => withJobContext(this, () => this.#tasks.run(task, () => (fn as unknown as (...a: unknown[]) => unknown)(...values)))),
+          );
     if (!args.some((a) => a instanceof ObjectRef)) {
       try {
-        entry.resolve(call(args as unknown[]));
+        const result = call(args as unknown[]);
+        if (isThenable(result)) Promise.resolve(result).then(settle, fail);
+        else settle(result);
       } catch (err) {
-        entry.reject(err);
+        fail(err);
       }
     } else {
       this.#refs
         .all(args as unknown[])
         .then(call)
-        .then(
-          (v) => entry.resolve(v),
-          (e: unknown) => entry.reject(e),
-        );
+        .then(settle, fail);
     }
     return ref as ObjectRef<Awaited<ReturnType<F>>>;
+  }
+
+  runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {
+    checkArity(fn, args.length, functionLabel(fn));
+    const name = functionLabel(fn);
+    return this.#stream(this.#newRef(), name, this.#refs.all(args as unknown[]), (values) => (fn as unknown as (...a: unknown[]) => unknown)(...values));
+  }
+
+  /** Runs `start` (a generator function's call) as a task whose yielded values fill a stream; an actor's `limiter` holds a call slot meanwhile. */
+  #stream<T>(ref: ObjectRef, name: string, values: Promise<unknown[]>, start: (values: unknown[]) => unknown, limiter?: CallLimiter): ObjectRefStream<T> {
+    const entry = this.#store.entry(ref.id);
+    const buffer = new StreamBuffer();
+    const task = this.#tasks.start(ref.id, name, (error) => (entry.reject(error), buffer.finish({ error })));
+    const drive = async (): Promise<number> => {
+      const resolved = await values;
+      if (task.cancelled) return 0;
+      let n = 0;
+      for await (const value of asStream(await start(resolved), name)) {
+        if (task.cancelled) break;
+        const id = `${ref.id}:${n++}`;
+        this.#store.entry(id).resolve(value);
+        buffer.push(id);
+      }
+      return n;
+    };
+    // A streaming task is no part of an actor that starts it (currentActor() there is refused, as on the other backends).
+    const run = () => this.#tasks.run(task, () => withJobContext(this, () => (limiter ? drive() : syncActorScope.run(null, drive))));
+    (limiter ? limiter.run(run) : run()).then(
+      (n) => (this.#tasks.end(task), entry.resolve(n), buffer.finish()),
+      (error: unknown) => (this.#tasks.end(task), entry.reject(error), buffer.finish({ error })),
+    );
+    let handed = 0;
+    return new ObjectRefStream<T>(ref as ObjectRef<number>, {
+      next: async (index) => {
+        const id = await buffer.next(index);
+        if (id === null) return null;
+        handed = index + 1;
+        return this.#store.track(new ObjectRef(id, this.#owner));
+      },
+      cancel: async () => {
+        await this.cancel(ref);
+        for (const id of buffer.unread(handed)) this.#store.release(id);
+      },
+    });
+  }
+
+  async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
+    const ref = cancelTarget(target);
+    const owner = ref[kOwner];
+    if (owner.head !== null || owner.store !== this.#store) {
+      throw new Error(`${ref} belongs to another job; cancel it with the job context that made it`);
+    }
+    if (this.#tasks.cancel(ref.id, options.recursive ?? true)) return;
+    const entry = this.#store.entry(ref.id);
+    if (!entry.settled) entry.reject(new TaskCancelledError(String(ref)));
   }
 
   get(value: unknown): Promise<never> {
@@ -115,17 +207,30 @@ export class SyncJobContext implements JobContext {
       // The handle first: the constructor may ask currentActor() for it.
       // maxConcurrency calls at a time (default one), started in order; state survives a failed call.
       const limiter = new CallLimiter(options.maxConcurrency ?? 1);
-      handle = actorHandle<InstanceType<C>>((method, callArgs) => {
-        checkMethodArity(Class, method, callArgs);
-        const ref = this.#newRef();
-        const values = this.#refs.all(callArgs);
-        const run = limiter.run(async () => actor.call(method, await values));
-        run.then(
-          (v) => this.#store.entry(ref.id).resolve(v),
-          (e: unknown) => this.#store.entry(ref.id).reject(e),
-        );
-        return ref;
-      }, SYNC_HANDLE);
+      handle = actorHandle<InstanceType<C>>(
+        (method, callArgs) => {
+          checkMethodArity(Class, method, callArgs);
+          const ref = this.#newRef();
+          const entry = this.#store.entry(ref.id);
+          const values = this.#refs.all(callArgs);
+          // A call is a task here: cancelled while it waits for the actor, it never runs; while it runs, it sees the signal abort.
+          const task = this.#tasks.start(ref.id, `${Class.name}.${method}`, (error) => entry.reject(error));
+          const run = limiter.run(async () => {
+            const resolved = await values;
+            return task.cancelled ? undefined : this.#tasks.run(task, () => actor.call(method, resolved));
+          });
+          run.then(
+            (v) => (this.#tasks.end(task), entry.resolve(v)),
+            (e: unknown) => (this.#tasks.end(task), entry.reject(e)),
+          );
+          return ref;
+        },
+        SYNC_HANDLE,
+        (method, callArgs) => {
+          checkMethodArity(Class, method, callArgs);
+          return this.#stream(this.#newRef(), `${Class.name}.${method}`, this.#refs.all(callArgs), (values) => actor.call(method, values), limiter);
+        },
+      );
       actor.construct();
       this.#actors.add(actor);
       return handle;

@@ -36,6 +36,14 @@ export interface SpawnOptions {
   readonly meta?: unknown;
 }
 
+/**
+ * Kills the processes of a ProcMesh (worker threads: terminates them) at once,
+ * as a crash would — their actors fail and owners hear of it — so that
+ * `respawn` can start them again: `procMesh[kKillProcs]()`. The job layer's
+ * way to stop a task stuck in code that never yields. Not part of the facade.
+ */
+export const kKillProcs = Symbol("fray.killProcs");
+
 const SPAWN_OPTIONS = new Set(["maxConcurrency", "id", "meta"]);
 
 function checkSpawnOptions(options: SpawnOptions): void {
@@ -220,6 +228,11 @@ export class ProcMesh {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
+  }
+
+  /** @internal See kKillProcs. */
+  [kKillProcs](): void {
+    for (const slot of new Set(this.#members())) slot.handle?.kill("SIGKILL");
   }
 
   #members(): ProcSlot[] {

@@ -6,7 +6,22 @@ import { createJobContext } from "../../src/job.ts";
 import { ContextProbe, contextSurface, createNamed } from "../fixtures/head-probes.ts";
 
 /** The JobContext API: all a task or actor should find on the context it sees. */
-const JOB_CONTEXT_API = ["asCompleted", "createActor", "createActorGroup", "createTask", "get", "killActor", "kind", "put", "run", "shutdown", "wait"];
+const JOB_CONTEXT_API = [
+  "asCompleted",
+  "cancel",
+  "createActor",
+  "createActorGroup",
+  "createTask",
+  "get",
+  "killActor",
+  "kind",
+  "put",
+  "run",
+  "runStreaming",
+  "shutdown",
+  "signal",
+  "wait",
+];
 
 for (const kind of ["threads", "processes"] as const) {
   describe(`the job head's control surface on ${kind}`, () => {

@@ -57,6 +57,11 @@ export class ActorGroup<T> {
         return handle[method].remote(...args);
       },
       new ActorRef(null, null, "group.any picks a ready member at each call, in this process: send group.handles (the members' own handles) instead"),
+      (method, args) => {
+        const ready = this.#readyOrThrow(`any.${method}`);
+        const handle = ready[this.#turn++ % ready.length] as unknown as Record<string, { remoteStreaming(...a: unknown[]): never }>;
+        return handle[method].remoteStreaming(...args);
+      },
     );
     this.all = groupCall<T>((method) => this.#readyOrThrow(`all.${method}`));
   }

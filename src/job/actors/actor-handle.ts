@@ -5,12 +5,19 @@ import type { MeshMemberName } from "../../mesh/actor-mesh.ts";
 import type { NotEndpointName } from "../../runtime/actors/endpoint-options.ts";
 import type { Refs } from "../job-context.ts";
 import type { ObjectRef } from "../object-ref.ts";
+import type { ObjectRefStream } from "../object-ref-stream.ts";
 
 /** @inline */
 type Method = (...args: never[]) => unknown;
 
 export interface RemoteMethod<F extends Method> {
   remote(...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>>;
+  /**
+   * For a method that is an async generator: calls it as a stream, one ref per
+   * value it yields, in order, while it runs (as `ctx.runStreaming`). The call
+   * holds one of the actor's call slots (maxConcurrency) until the generator ends.
+   */
+  remoteStreaming: ReturnType<F> extends AsyncIterable<infer T> ? (...args: Refs<Parameters<F>>) => ObjectRefStream<T> : never;
 }
 
 /** A handle's methods: the endpoints the actor would have on a mesh (createActor refuses names of mesh members). */
@@ -21,17 +28,25 @@ export type ActorHandle<T> = {
 };
 
 /**
- * Builds a handle whose `name.remote(...args)` calls `invoke(name, args)`;
- * `extra` holds its own members (an ActorRef, for one that can be sent).
+ * Builds a handle whose `name.remote(...args)` calls `invoke(name, args)`, and
+ * `name.remoteStreaming(...args)` calls `stream(name, args)`; `extra` holds
+ * its own members (an ActorRef, for one that can be sent).
  */
-export function actorHandle<T>(invoke: (method: string, args: unknown[]) => ObjectRef, extra: object): ActorHandle<T> {
+export function actorHandle<T>(
+  invoke: (method: string, args: unknown[]) => ObjectRef,
+  extra: object,
+  stream: (method: string, args: unknown[]) => ObjectRefStream<unknown>,
+): ActorHandle<T> {
   const methods = new Map<string, RemoteMethod<Method>>();
   return new Proxy(extra, {
     get(target, prop) {
       if (typeof prop === "symbol" || prop in target) return Reflect.get(target, prop);
       if (prop === "then" || prop === "toJSON") return undefined;
       let m = methods.get(prop);
-      if (!m) methods.set(prop, (m = { remote: (...args: unknown[]) => invoke(prop, args) } as RemoteMethod<Method>));
+      if (!m) {
+        m = { remote: (...args: unknown[]) => invoke(prop, args), remoteStreaming: (...args: unknown[]) => stream(prop, args) } as RemoteMethod<Method>;
+        methods.set(prop, m);
+      }
       return m;
     },
   }) as ActorHandle<T>;

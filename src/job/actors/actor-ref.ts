@@ -13,6 +13,8 @@ import { currentProc } from "../../runtime/runtime.ts";
 import type { HeadActor } from "../head-actor.ts";
 import { ambient } from "../job-context.ts";
 import { headAt, kOwner, ObjectRef, type RefOwner } from "../object-ref.ts";
+import { ObjectRefStream } from "../object-ref-stream.ts";
+import { ActorError } from "../../mesh/errors.ts";
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 
 /** For an actor a namespace hosts: where to ask for its next incarnation when this one dies. */
@@ -76,22 +78,44 @@ export function revivedHandle(target: ActorTarget, owner: RefOwner): ActorHandle
 }
 
 function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
+  type Methods = Record<string, { remote(...a: unknown[]): ObjectRef; remoteStreaming(...a: unknown[]): ObjectRefStream<unknown> }>;
+  const context = () => (ambient.als.getStore() ?? ambient.processDefault) as unknown as Partial<HandleFactory> | null;
   return actorHandle(
     (method, args) => {
-      const ctx = (ambient.als.getStore() ?? ambient.processDefault) as unknown as Partial<HandleFactory> | null;
-      if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Record<string, { remote(...a: unknown[]): ObjectRef }>)[method].remote(...args);
+      const ctx = context();
+      if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Methods)[method].remote(...args);
       const ref = new ObjectRef(currentProc().nextId(), owner);
       callThroughHead(owner.head, ref.id, target, method, args);
       return ref;
     },
     new ActorRef(target, owner),
+    (method, args) => {
+      const ctx = context();
+      if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Methods)[method].remoteStreaming(...args);
+      const ref = new ObjectRef<number>(currentProc().nextId(), owner);
+      callThroughHead(owner.head, ref.id, target, method, args, true);
+      const cause = (err: unknown) => {
+        throw err instanceof ActorError ? err.cause : err;
+      };
+      return new ObjectRefStream(ref, {
+        next: async (index) => {
+          const id = await owner.head.remoteStreamNext.callOne(ref.id, index, null).catch(cause);
+          return id === null ? null : new ObjectRef(id, owner);
+        },
+        cancel: () => owner.head.remoteCancel.callOne(ref.id, true).catch(cause),
+      });
+    },
   );
 }
 
-/** Sends the call of `method` to `target` through `head`, which fills ref `id` with its result; one too large to send throws naming the method. */
-export function callThroughHead(head: ActorMesh<HeadActor>, id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
+/**
+ * Sends the call of `method` to `target` through `head`, which fills ref `id`
+ * with its result (`stream`: keeps what it yields as stream `id`); one too
+ * large to send throws naming the method.
+ */
+export function callThroughHead(head: ActorMesh<HeadActor>, id: string, target: ActorTarget, method: string, args: readonly unknown[], stream = false): void {
   try {
-    head.remoteCallActor.broadcast(id, target, method, args as unknown[]);
+    head.remoteCallActor.broadcast(id, target, method, args as unknown[], stream);
   } catch (err) {
     throw tooLargeArguments(err, `${target.mesh[kMesh].className}.${method}`, args);
   }

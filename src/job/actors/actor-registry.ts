@@ -19,6 +19,8 @@ import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, t
 import { namedActorExists, type RefReader } from "../refs.ts";
 import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
 import { currentProc } from "../../runtime/runtime.ts";
+import type { PortRef } from "../../runtime/base/messages.ts";
+import { STREAM_ENDPOINT } from "./stream-endpoint.ts";
 import { placeOf, type ActorMeta, type MemberOptions } from "./current-actor.ts";
 
 /** An actor class, or where a worker exported it from. */
@@ -120,6 +122,14 @@ export class ActorRegistry {
         (v) => entry.resolve(v),
         (err: unknown) => entry.reject(err instanceof ActorError ? err.cause : err),
       );
+  }
+
+  /** Calls `method`, an async generator, of the actor `target` as a stream whose values go to `port` (stream-endpoint.ts); entry `id` gets their count. */
+  callStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], port: PortRef): void {
+    this.refs.all(args).then(
+      (values) => this.call(id, target, STREAM_ENDPOINT, [method, values, port]),
+      (err: unknown) => this.refs.store.entry(id).reject(err),
+    );
   }
 
   /** The job is over: its ephemeral actors in the shared namespace end, and its private namespace stops. */

@@ -22,6 +22,7 @@ import { checkSameClass, checkSameOptions } from "../options.ts";
 import { namedActorExists } from "../refs.ts";
 import { countRestart } from "../../runtime/base/counters.ts";
 import { currentProc } from "../../runtime/runtime.ts";
+import "../actors/stream-endpoint.ts"; // hosted actors' processes load this module (ProcInfo): their actors can stream
 
 /** Reports where its process is; spawned beside each hosted actor. */
 export class ProcInfo extends Actor {

@@ -9,7 +9,10 @@ import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ambient, withJobContext, type JobKind } from "../job-context.ts";
 import type { HeadActor } from "../head-actor.ts";
-import { RemoteJobContext, type TaskSlot } from "../remote-context.ts";
+import { RemoteJobContext, type TaskControls, type TaskSlot } from "../remote-context.ts";
+import { asStream } from "../streams/stream-buffer.ts";
+import { pump } from "../streams/stream-pump.ts";
+import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
 import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
 import { TASK_FIELDS, type SlotUse } from "./task-batch.ts";
@@ -25,6 +28,11 @@ export class Executor extends Actor {
   readonly #starts: StartReports;
   /** Where results of batched tasks go: the head's port, each as the rank of its task's number. */
   readonly #results: PortRef;
+  /** Tasks the head cancelled that have not ended here, and why (most workers never see one: checked by size first). */
+  readonly #cancelled = new Map<string, Error>();
+  /** The AbortControllers of tasks that read their signal. */
+  readonly #controllers = new Map<string, AbortController>();
+  readonly #controls: TaskControls = { signalFor: (taskId) => this.#signalFor(taskId) };
 
   constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef) {
     super();
@@ -35,6 +43,33 @@ export class Executor extends Actor {
     const worker = messageContext.getStore()?.rank ?? 0; // rank i runs on worker i
     this.#starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
     ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
+  }
+
+  /**
+   * The head cancelled task `taskId`: one waiting here never starts, a running
+   * one sees its signal abort (a CPU-bound one cannot: the head replaces this
+   * worker if it has not ended within FRAY_CANCEL_GRACE_MS).
+   */
+  @endpoint({ concurrent: true })
+  cancelTask(taskId: string, reason: Error): void {
+    this.#cancelled.set(taskId, reason);
+    this.#controllers.get(taskId)?.abort(reason);
+  }
+
+  #signalFor(taskId: string): AbortSignal {
+    let controller = this.#controllers.get(taskId);
+    if (!controller) {
+      this.#controllers.set(taskId, (controller = new AbortController()));
+      const reason = this.#cancelled.get(taskId);
+      if (reason) controller.abort(reason);
+    }
+    return controller.signal;
+  }
+
+  /** What a task that ended leaves here: nothing, unless it was cancelled or read its signal. */
+  #ended(taskId: string): void {
+    if (this.#cancelled.size !== 0) this.#cancelled.delete(taskId);
+    if (this.#controllers.size !== 0) this.#controllers.delete(taskId);
   }
 
   /**
@@ -66,6 +101,13 @@ export class Executor extends Actor {
 
   /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */
   #start(fn: Function, taskId: string, number: number, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> | undefined {
+    const cancelled = this.#cancelled.size === 0 ? undefined : this.#cancelled.get(taskId);
+    if (cancelled) {
+      if (use) this.#slots.release(); // it never starts: the slot it took goes to the next task
+      this.#ended(taskId);
+      this.#sendResult(number, cancelled, true);
+      return undefined;
+    }
     let slot: HeldSlot | null = null;
     if (use) {
       if (use === 2) this.#starts.started(taskId);
@@ -73,28 +115,30 @@ export class Executor extends Actor {
     }
     let result: unknown;
     try {
-      result = withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot), () => fn(...args)));
+      result = withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls), () => fn(...args)));
     } catch (err) {
       slot?.end();
+      this.#ended(taskId);
       this.#sendResult(number, err, true);
       return undefined;
     }
     if (!isThenable(result)) {
       slot?.end();
+      this.#ended(taskId);
       this.#sendResult(number, result, false);
       return undefined;
     }
     return Promise.resolve(result).then(
-      (value) => (slot?.end(), this.#sendResult(number, value, false)),
-      (err: unknown) => (slot?.end(), this.#sendResult(number, err, true)),
+      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, value, false)),
+      (err: unknown) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
   /** A task that waits for its function to load or for a slot. */
   #later(taskId: string, number: number, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> {
-    return this.#task(taskId, url, exportName, args, env, use).then(
-      (value) => this.#sendResult(number, value, false),
-      (err: unknown) => this.#sendResult(number, err, true),
+    return this.#task(taskId, url, exportName, args, env, use, null).then(
+      (value) => (this.#ended(taskId), this.#sendResult(number, value, false)),
+      (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
@@ -110,27 +154,60 @@ export class Executor extends Actor {
     proc.sendToPort(this.#results, number, value, true);
   }
 
-  /** Runs one task and answers with its value (for tasks that did not go in a batch: refs to resolve, say). */
+  /**
+   * Runs one task and answers with its value (for tasks that did not go in a
+   * batch: refs to resolve, say). With `stream`, the task is a generator whose
+   * values go to that port as it yields them (stream-pump.ts); its value is their count.
+   */
   @endpoint({ concurrent: true })
-  runTask(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse = 0): Promise<unknown> {
-    return this.#task(taskId, url, exportName, args, env, use);
+  runTask(
+    taskId: string,
+    url: string,
+    exportName: string,
+    args: unknown[],
+    env: Record<string, string> | null,
+    use: SlotUse = 0,
+    stream: PortRef | null = null,
+  ): Promise<unknown> {
+    return this.#task(taskId, url, exportName, args, env, use, stream).finally(() => this.#ended(taskId));
   }
 
   /** A task that uses a slot waits for one first (and reports when it has it, if it was sent ahead). */
-  async #task(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<unknown> {
-    if (!use) return this.#run(taskId, url, exportName, args, env, null);
+  async #task(
+    taskId: string,
+    url: string,
+    exportName: string,
+    args: unknown[],
+    env: Record<string, string> | null,
+    use: SlotUse,
+    stream: PortRef | null,
+  ): Promise<unknown> {
+    if (!use) return this.#run(taskId, url, exportName, args, env, null, stream);
     const wait = this.#slots.acquire();
     if (wait) await wait;
+    const cancelled = this.#cancelled.size === 0 ? undefined : this.#cancelled.get(taskId);
+    if (cancelled) {
+      this.#slots.release();
+      throw cancelled;
+    }
     if (use === 2) this.#starts.started(taskId);
     const slot = new HeldSlot(this.#slots, this.#starts);
     try {
-      return await this.#run(taskId, url, exportName, args, env, slot);
+      return await this.#run(taskId, url, exportName, args, env, slot, stream);
     } finally {
       slot.end();
     }
   }
 
-  async #run(taskId: string, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, slot: TaskSlot | null): Promise<unknown> {
+  async #run(
+    taskId: string,
+    url: string,
+    exportName: string,
+    args: unknown[],
+    env: Record<string, string> | null,
+    slot: TaskSlot | null,
+    stream: PortRef | null,
+  ): Promise<unknown> {
     const key = `${url}#${exportName}`;
     let fn = this.#functions.get(key);
     if (!fn) {
@@ -138,8 +215,13 @@ export class Executor extends Actor {
       if (typeof fn !== "function") throw new TypeError(`${exportName} exported from ${url} is not a function`);
       this.#functions.set(key, fn);
     }
+    const cancelled = this.#cancelled.size === 0 ? undefined : this.#cancelled.get(taskId);
+    if (cancelled) throw cancelled;
     const f = fn;
-    return await withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot), () => f(...args)));
+    const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls);
+    if (stream === null) return await withTaskEnv(env, () => withJobContext(ctx, () => f(...args)));
+    // The generator's body runs in the task's context across its awaits: it is created and pulled inside it.
+    return await withTaskEnv(env, () => withJobContext(ctx, () => pump(asStream(f(...args), exportName), stream, () => this.#cancelled.has(taskId))));
   }
 }
 
@@ -150,6 +232,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /** A running task's slot, lent out while it waits in get()/wait(). */
 class HeldSlot implements TaskSlot {
   #held = true;
+  /** A task can end while a get() of it still waits (it stopped at its signal, say): that get must not take a slot back. */
+  #ended = false;
 
   constructor(
     private readonly slots: Slots,
@@ -165,7 +249,7 @@ class HeldSlot implements TaskSlot {
   }
 
   unblock(): void {
-    if (!this.#held) {
+    if (!this.#held && !this.#ended) {
       this.slots.reclaim();
       this.#held = true;
     }
@@ -173,6 +257,7 @@ class HeldSlot implements TaskSlot {
 
   /** The task ended: its slot is free (once, even if it ends twice). */
   end(): void {
+    this.#ended = true;
     if (this.#held) {
       this.slots.release();
       this.#held = false;

@@ -32,6 +32,17 @@ export class TaskQueue<T> {
     } else this.#items.splice(this.#head + i, 1);
   }
 
+  /** Removes and returns the first item `match` accepts (a scan: for a rare cancel). */
+  take(match: (item: T) => boolean): T | undefined {
+    for (let i = 0; i < this.length; i++) {
+      const item = this.at(i);
+      if (!match(item)) continue;
+      this.removeAt(i);
+      return item;
+    }
+    return undefined;
+  }
+
   /** Keeps the items for which `keep` is true. */
   retain(keep: (item: T) => boolean): void {
     this.#items = this.#items.slice(this.#head).filter(keep);

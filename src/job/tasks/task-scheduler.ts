@@ -1,14 +1,14 @@
-// job/tasks: tasks on workers: placement and resources (this file, worker-pool.ts,
-// task-queue.ts), batches (task-batch.ts, start-reports.ts) and the Executor that runs them in a
-// worker (executor.ts, slots.ts, task-env.ts, task-args.ts).
+// job/tasks: tasks on workers: placement and resources (this file, task-records.ts, worker-pool.ts,
+// task-queue.ts), batches (task-batch.ts, start-reports.ts), the Executor that runs them in a
+// worker (executor.ts, slots.ts, task-env.ts, task-args.ts), cancels (task-tree.ts, worker-replacement.ts).
 //
 // Placement of tasks: the queue of tasks waiting for a worker, sending each to
 // the Executor of a worker with room (or ahead of a free slot, for tasks with
 // the default request), and a task's resources while it runs, waits at its
 // worker or is blocked in get()/wait(). Tasks placed in one tick go to each
-// worker in one batch (task-batch.ts); one whose code is not located yet or
-// whose arguments hold refs goes on its own once they are. A task whose worker
-// died runs again (maxRetries) or fails with SupervisionError.
+// worker in one batch (task-batch.ts); one whose code is not located yet, whose
+// arguments hold refs, or that streams goes on its own once they are. A task
+// whose worker died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../../runtime/actors/arity.ts";
 import { hold, release } from "../../runtime/base/keep-alive.ts";
 import type { PortRef } from "../../runtime/base/messages.ts";
@@ -27,33 +27,15 @@ import { nameUnsendableArgument } from "./task-args.ts";
 import { TaskBatch, type SlotUse } from "./task-batch.ts";
 import { TASK_HISTORY } from "./task-history.ts";
 import { TaskQueue } from "./task-queue.ts";
-import { give, take, type Worker, type WorkerPool } from "./worker-pool.ts";
+import { give, take, type WorkerPool } from "./worker-pool.ts";
 import { currentProc } from "../../runtime/runtime.ts";
+import { config, settingName } from "../../runtime/base/config.ts";
+import { TaskCancelledError } from "../errors.ts";
+import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
+import { TaskTree } from "./task-tree.ts";
+import type { Running, Task, TaskCode } from "./task-records.ts";
 
-/** A task function, or where a worker exported it from. */
-export type TaskCode = Function | CodeLocation;
-
-/** Where a sent task is: waiting at its worker, running (holding its resources), or blocked in get() (lent them out). */
-type TaskState = "prefetched" | "running" | "blocked";
-
-interface Task {
-  readonly id: string;
-  readonly name: string;
-  readonly fn: TaskCode;
-  readonly args: readonly unknown[];
-  readonly resources: Resources;
-  readonly env: Readonly<Record<string, string>> | undefined;
-  retriesLeft: number;
-}
-
-/** A task sent to a worker. */
-interface Running {
-  readonly task: Task;
-  readonly worker: Worker;
-  /** Its result arrives at the results port as this rank (a retried task gets a new one, so a stale result is ignored). */
-  readonly number: number;
-  state: TaskState;
-}
+export type { TaskCode };
 
 export class TaskScheduler {
   #executors: ActorMesh<Executor> | null = null;
@@ -73,6 +55,10 @@ export class TaskScheduler {
   #outgoing: Array<TaskBatch<Running> | undefined> = [];
   #flushScheduled = false;
   #unwatch: Array<() => void> = [];
+  #replacement: WorkerReplacement | null = null;
+  #tree = new TaskTree();
+  /** Refs cancelled before their task arrived (a nested task's submit is on its way): it never runs. */
+  #cancelledEarly = new Set<string>();
 
   private readonly store: ObjectStore;
 
@@ -86,22 +72,34 @@ export class TaskScheduler {
     this.resultsPort = { addr: proc.addr, id: this.#portId };
   }
 
-  /** The job ended: results that still arrive are dropped. */
+  /** The job ended: results that still arrive are dropped, and no worker is replaced any more. */
   close(): void {
+    this.#replacement = null;
     currentProc().closePort(this.#portId);
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 
   /** The Executors tasks are sent to: rank `i` runs on worker `i`. */
-  useExecutors(executors: ActorMesh<Executor>): void {
+  useExecutors(executors: ActorMesh<Executor>, replacer: WorkerReplacer | null = null): void {
     this.#executors = executors;
     this.#executorSlices = [];
-    // A batch goes one-way, so no reply fails when its worker's process is lost: this does (a stop included, which supervision does not report).
-    for (let i = 0; i < executors.size; i++) this.#unwatch.push(onRankLost(executors, i, (error) => this.workerDied(i, error)));
+    this.#replacement =
+      replacer && new WorkerReplacement(this.pool, replacer, (index, error) => (error ? this.#failImpossible() : this.#watch(index), this.#dispatch()));
+    for (let i = 0; i < executors.size; i++) this.#watch(i);
   }
 
-  /** Queues a task whose result fills entry `id` of the store. */
-  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions): void {
+  /** A batch goes one-way, so no reply fails when its worker's process is lost: this does (a stop included, which supervision does not report). */
+  #watch(worker: number): void {
+    this.#unwatch.push(onRankLost(this.#executors!, worker, (error) => this.workerDied(worker, error)));
+  }
+
+  /**
+   * Queues a task whose result fills entry `id` of the store. `parent`: the
+   * task that submitted it; `stream`: a streaming task's port.
+   */
+  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null, stream: PortRef | null = null): void {
+    if (this.#cancelledEarly.size !== 0 && this.#cancelledEarly.delete(id)) return; // its ref rejected already
+    if (parent !== null) this.#tree.add(parent, id);
     const resources = options.resources ?? TASK_RESOURCES;
     const name = options.name ?? (typeof fn === "function" ? String(fn.name || "task") : fn.exportName);
     const impossible = this.pool.impossible(resources, `task ${name}`);
@@ -115,7 +113,7 @@ export class TaskScheduler {
       }
       return;
     }
-    this.#queue.push({ id, name, fn, args, resources, env: options.env, retriesLeft: options.maxRetries ?? 0 });
+    this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, retriesLeft: options.maxRetries ?? 0 });
     if (resources !== TASK_RESOURCES) this.#othersQueued++;
     if (metricsOn) taskStats.submitted++;
     this.#dispatch();
@@ -155,7 +153,7 @@ export class TaskScheduler {
   #send(running: Running): void {
     const { task } = running;
     const location = typeof task.fn === "function" ? this.#located.get(task.fn) : task.fn;
-    if (!location || task.args.some((a) => a instanceof ObjectRef)) {
+    if (!location || task.stream !== null || task.args.some((a) => a instanceof ObjectRef)) {
       void this.#execute(running);
       return;
     }
@@ -205,9 +203,12 @@ export class TaskScheduler {
     const { task, worker } = running;
     let args = task.args;
     try {
+      running.preparing = true;
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
       if (args.some((a) => a instanceof ObjectRef)) args = await this.refs.all(args);
+      running.preparing = false;
+      if (this.#running.get(task.id) !== running) return; // cancelled meanwhile
       const value = await this.#executor(worker.index).runTask.callOne(
         task.id,
         location.url,
@@ -215,6 +216,7 @@ export class TaskScheduler {
         args as unknown[],
         task.env ?? null,
         slotUse(running),
+        task.stream,
       );
       if (this.#running.get(task.id) === running) this.#finished(running, true, value);
     } catch (err) {
@@ -252,6 +254,7 @@ export class TaskScheduler {
   /** A task's value or what it threw arrived. */
   #finished(running: Running, ok: boolean, value: unknown): void {
     this.#release(running);
+    if (running.cancelled) return; // its ref rejected, and the history counted it, when it was cancelled
     const entry = this.store.entry(running.task.id);
     if (ok) {
       entry.resolve(value);
@@ -287,6 +290,7 @@ export class TaskScheduler {
   /** A task left its worker: what it held there is free again. */
   #release(running: Running): void {
     this.#running.delete(running.task.id);
+    this.#tree.ended(running.task.id);
     this.#byNumber.delete(running.number);
     if (this.#running.size === 0) release();
     if (running.state === "running") give(running.worker, running.task.resources);
@@ -307,18 +311,70 @@ export class TaskScheduler {
     } else take(running.worker, running.task.resources);
   }
 
+  /**
+   * Cancels the task of ref `id` (and, if `recursive`, the tasks it submitted, and theirs): a queued one leaves the queue;
+   * one at a worker is told to stop, and its worker is replaced if it has not ended within FRAY_CANCEL_GRACE_MS. A ref of
+   * no task here (an actor call; a nested task whose submit is on its way) rejects, unless settled (a task that ended).
+   */
+  cancel(id: string, recursive: boolean): void {
+    const running = this.#running.get(id);
+    if (running) this.#cancelRunning(running);
+    else if (!this.#cancelQueued(id)) {
+      const entry = this.store.entry(id);
+      if (!entry.settled) {
+        this.#cancelledEarly.add(id);
+        entry.reject(new TaskCancelledError(`of ObjectRef(${id})`));
+      }
+    }
+    if (recursive) for (const child of this.#tree.take(id)) this.cancel(child, true);
+  }
+
+  #cancelQueued(id: string): boolean {
+    const task = this.#queue.take((t) => t.id === id);
+    if (!task) return false;
+    if (task.resources !== TASK_RESOURCES) this.#othersQueued--;
+    if (metricsOn) taskStats.failedQueued++;
+    const reason = new TaskCancelledError(task.name);
+    TASK_HISTORY.failed(id, task.name, reason, null);
+    this.store.entry(id).reject(reason);
+    return true;
+  }
+
+  #cancelRunning(running: Running): void {
+    if (running.cancelled) return;
+    running.cancelled = true;
+    const { task, worker } = running;
+    const reason = new TaskCancelledError(task.name);
+    this.store.entry(task.id).reject(reason); // cancelled tasks are not run again (Ray's rule too)
+    TASK_HISTORY.failed(task.id, task.name, reason, running.preparing ? null : worker.index);
+    if (running.preparing) return (this.#release(running), this.#dispatch()); // it never reached its worker
+    if (this.pool.alive(worker.index)) this.#executor(worker.index).cancelTask.broadcast(task.id, reason); // else workerDied ends it
+    // One sent ahead has not started: its worker drops it when it comes to it. One that started and does not end holds its worker.
+    const timer = setTimeout(() => {
+      if (this.#running.get(task.id) === running && running.state !== "prefetched") this.#replacement?.replace(worker.index, task.name);
+    }, config.cancelGraceMs);
+    timer.unref();
+  }
+
   /** Worker `index` died: its tasks run again (maxRetries) or fail with SupervisionError, as do queued tasks no worker left can run. */
   workerDied(index: number, cause: Error): void {
-    this.pool.markDead(index);
+    if (!this.pool.alive(index)) return; // reported twice (its process lost, then its mesh failed)
+    const replacedFor = this.#replacement?.replacedFor(index);
+    this.pool.markDead(index, replacedFor !== undefined);
     for (const running of [...this.#running.values()]) {
       if (running.worker.index !== index) continue;
-      this.#failed(
-        running,
-        new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${cause.message}`, { cause }),
-        running.task.args,
-      );
+      if (replacedFor !== undefined && running.state === "prefetched" && !running.cancelled) {
+        // Sent ahead, it never started: it goes back to the queue, its retries untouched.
+        this.#release(running);
+        this.#queue.unshift(running.task);
+        if (running.task.resources !== TASK_RESOURCES) this.#othersQueued++;
+        continue;
+      }
+      const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop cancelled task ${replacedFor} (${settingName("cancelGraceMs")})`;
+      this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, { cause }), running.task.args);
     }
-    this.#failImpossible();
+    if (replacedFor !== undefined) this.#replacement!.respawn(index);
+    else this.#failImpossible();
     this.#dispatch();
   }
 

@@ -16,6 +16,8 @@ export interface Worker {
   lastDone: number;
   meanGap: number;
   alive: boolean;
+  /** Dead while it is started again (worker-replacement.ts): tasks that need it wait. */
+  restarting: boolean;
 }
 
 /** Tasks with the default request may be sent this far ahead of a free slot, so a worker never idles between them. */
@@ -42,13 +44,31 @@ export class WorkerPool {
       lastDone: 0,
       meanGap: Infinity,
       alive: true,
+      restarting: false,
     }));
   }
 
-  /** Worker `index` died: nothing is placed on it any more. */
-  markDead(index: number): void {
+  /** Worker `index` died: nothing is placed on it any more (until it is revived, if `restarting`). */
+  markDead(index: number, restarting = false): void {
     const worker = this.#workers[index];
-    if (worker) worker.alive = false;
+    if (!worker) return;
+    worker.alive = false;
+    worker.restarting = restarting;
+  }
+
+  alive(index: number): boolean {
+    return this.#workers[index]?.alive ?? false;
+  }
+
+  /** Worker `index` was started again: alive, all free, nothing sent ahead. */
+  revive(index: number): void {
+    const worker = this.#workers[index];
+    if (!worker) return;
+    worker.alive = true;
+    worker.restarting = false;
+    worker.prefetched = 0;
+    for (const r of Object.keys(worker.free)) delete worker.free[r];
+    Object.assign(worker.free, worker.capacity);
   }
 
   /** The alive worker with room for `request` and the most free cpu (with no task waiting there, if `idleOnly`). */
@@ -83,7 +103,7 @@ export class WorkerPool {
   /** An error naming the resource when no alive worker could ever satisfy `request`. */
   impossible(request: Resources, what: string): Error | null {
     if (request === TASK_RESOURCES && this.#workers.some((w) => w.alive && fits(w.capacity, request))) return null; // the common case, without allocating
-    const alive = this.#workers.filter((w) => w.alive);
+    const alive = this.#workers.filter((w) => w.alive || w.restarting);
     if (alive.some((w) => fits(w.capacity, request))) return null;
     if (alive.length === 0) return new SupervisionError(`${what} cannot run: every worker of this job has died`);
     const short = Object.keys(request).find((r) => !alive.some((w) => (w.capacity[r] ?? 0) >= request[r])) ?? Object.keys(request)[0];

@@ -51,6 +51,12 @@ export const SETTINGS = {
   procStartTimeoutMs: ms("FRAY_PROC_START_TIMEOUT_MS", 60_000, "how long a worker process may take to start and report in"),
   spawnWaitMs: ms("FRAY_SPAWN_WAIT_MS", 30_000, "how long a message for an actor that is not spawned (yet) waits for its spawn"),
   procStopTimeoutMs: ms("FRAY_PROC_STOP_TIMEOUT_MS", 5_000, "how long `ProcMesh.stop()` waits before SIGKILL"),
+  cancelGraceMs: ms(
+    "FRAY_CANCEL_GRACE_MS",
+    1_000,
+    "how long a cancelled task that is running may take to end (an async one sees `getJobContext().signal` abort) before its worker is " +
+      "replaced: the worker process is killed (a worker thread terminated) and a fresh one started; 0: at once",
+  ),
   cleanupTimeoutMs: ms("FRAY_CLEANUP_TIMEOUT_MS", 5_000, "how long an actor's `cleanup()` may run when it stops"),
   heartbeatIntervalMs: ms("FRAY_HEARTBEAT_INTERVAL_MS", 1_000, "how often a parent pings each worker process"),
   // Short: a remote host's worker only serves, so silence means the host or the network is down.

@@ -1,0 +1,16 @@
+// Errors of the job API (`fray`). Messages say what went wrong and what to do.
+import { registerErrorClass } from "../wire/error-codec.ts";
+
+/**
+ * `ctx.cancel(ref)` cancelled the task (or stream) before it finished: `get`
+ * of its ref rejects with this, wherever the ref is read. `taskName` names the
+ * task (the ref, for a task this process never saw submitted).
+ */
+export class TaskCancelledError extends Error {
+  override name = "TaskCancelledError";
+
+  constructor(readonly taskName: string) {
+    super(`task ${taskName} was cancelled (ctx.cancel): it has no result; run it again for one`);
+  }
+}
+registerErrorClass(TaskCancelledError);

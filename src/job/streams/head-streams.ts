@@ -1,0 +1,90 @@
+// job/streams: streaming tasks and actor calls — what the producer does (stream-pump.ts), what the
+// owner keeps (stream-buffer.ts, this file); the reader's side is ObjectRefStream (../object-ref-stream.ts).
+//
+// The job head's streams: for each streaming task or actor call, the port its
+// producer sends to (stream-pump.ts) and the refs of what arrived
+// (stream-buffer.ts), until its reader has read the end or left early. Values
+// are kept in the job's object store as `${id}:${i}`, so their refs work like
+// any other. A stream ends with the error its ref rejects with (the worker
+// died, the task was cancelled) unless its producer ended it first.
+import type { PortRef } from "../../runtime/base/messages.ts";
+import { currentProc } from "../../runtime/runtime.ts";
+import type { ObjectStore } from "../object-store.ts";
+import { TaskCancelledError } from "../errors.ts";
+import { StreamBuffer } from "./stream-buffer.ts";
+import { STREAM_CONTROL } from "./stream-pump.ts";
+
+interface Stream {
+  readonly buffer: StreamBuffer;
+  /** Open from the stream's submit until its end. */
+  port: number | null;
+  /** Where an actor's stream is stopped: its generator runs in the actor's mailbox, busy with this call. */
+  control: PortRef | null;
+  /** Items handed to the reader so far. */
+  read: number;
+}
+
+export class HeadStreams {
+  readonly #streams = new Map<string, Stream>();
+
+  constructor(private readonly store: ObjectStore) {}
+
+  /** Opens stream `id` (the ref of its task or call); returns the port its producer sends to. */
+  open(id: string): PortRef {
+    const proc = currentProc();
+    const stream = this.#stream(id);
+    const { buffer } = stream;
+    stream.port = proc.openPort((rank, ok, value) => {
+      if (buffer.ended) return; // cancelled: what is still on its way is dropped
+      if (rank === STREAM_CONTROL) {
+        stream.control = value as PortRef;
+      } else if (ok && rank >= 0) {
+        if (rank < buffer.size) return; // a task run again after its worker died yields its first values again
+        const item = `${id}:${rank}`;
+        this.store.entry(item).resolve(value);
+        buffer.push(item);
+      } else this.#end(stream, ok ? undefined : { error: value }); // the end, or an item that could not be sent
+    });
+    return { addr: proc.addr, id: stream.port };
+  }
+
+  /** Stream `id`, made by its reader's first question if that comes first (a task's submit waits for its code's location). */
+  #stream(id: string): Stream {
+    let stream = this.#streams.get(id);
+    if (!stream) {
+      const made: Stream = { buffer: new StreamBuffer(), port: null, control: null, read: 0 };
+      this.#streams.set(id, (stream = made));
+      this.store.entry(id).promise.catch((error: unknown) => this.#end(made, { error }));
+    }
+    return stream;
+  }
+
+  #end(stream: Stream, error?: { error: unknown }): void {
+    stream.buffer.finish(error);
+    if (stream.port !== null) currentProc().closePort(stream.port);
+  }
+
+  /** The id of item `index` of stream `id`, or null after its last. */
+  async next(id: string, index: number): Promise<string | null> {
+    const stream = this.#stream(id);
+    try {
+      const item = await stream.buffer.next(index);
+      if (item === null) this.#streams.delete(id);
+      else stream.read = Math.max(stream.read, index + 1);
+      return item;
+    } catch (err) {
+      this.#streams.delete(id);
+      throw err;
+    }
+  }
+
+  /** The reader of stream `id` left (or it was cancelled): an actor's generator is told to stop; values nobody was handed are released. */
+  cancel(id: string): void {
+    const stream = this.#streams.get(id);
+    if (!stream) return;
+    this.#streams.delete(id);
+    if (stream.control && !stream.buffer.ended) currentProc().sendToPort(stream.control, 0, null, false);
+    this.#end(stream, { error: new TaskCancelledError(`of ObjectRef(${id})`) });
+    for (const item of stream.buffer.unread(stream.read)) this.store.release(item);
+  }
+}

@@ -1,0 +1,36 @@
+// What the task scheduler keeps of each task: the task as submitted, and,
+// once it is placed, where it runs and how far it got.
+import type { PortRef } from "../../runtime/base/messages.ts";
+import type { CodeLocation } from "../../runtime/code/code-locator.ts";
+import type { Resources } from "../options.ts";
+import type { Worker } from "./worker-pool.ts";
+
+/** A task function, or where a worker exported it from. */
+export type TaskCode = Function | CodeLocation;
+
+/** Where a sent task is: waiting at its worker, running (holding its resources), or blocked in get() (lent them out). */
+export type TaskState = "prefetched" | "running" | "blocked";
+
+export interface Task {
+  readonly id: string;
+  readonly name: string;
+  readonly fn: TaskCode;
+  readonly args: readonly unknown[];
+  readonly resources: Resources;
+  readonly env: Readonly<Record<string, string>> | undefined;
+  /** A streaming task's port at the head (../streams/head-streams.ts); it runs with a call of its own. */
+  readonly stream: PortRef | null;
+  retriesLeft: number;
+}
+
+/** A task sent to a worker. */
+export interface Running {
+  readonly task: Task;
+  readonly worker: Worker;
+  /** Its result arrives at the results port as this rank (a retried task gets a new one, so a stale result is ignored). */
+  readonly number: number;
+  state: TaskState;
+  /** While its call of its own waits for its code's location or its refs: not at its worker yet. */
+  preparing?: boolean;
+  cancelled?: boolean;
+}

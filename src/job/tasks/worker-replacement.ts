@@ -1,0 +1,57 @@
+// Replacing a worker whose cancelled task would not end (CPU-bound code never
+// yields to see its signal): its process is killed (a worker thread
+// terminated) and, once its loss is reported, started again with a fresh
+// Executor. Meanwhile the worker counts as restarting, so tasks that only it
+// could run wait instead of failing.
+import type { WorkerPool } from "./worker-pool.ts";
+
+/** How the head kills a worker's process, and starts it (and its Executor) again. */
+export interface WorkerReplacer {
+  kill(worker: number): void;
+  respawn(worker: number): Promise<void>;
+}
+
+export class WorkerReplacement {
+  /** Workers being replaced, and the cancelled task each is replaced for. */
+  readonly #replacing = new Map<number, string>();
+
+  constructor(
+    private readonly pool: WorkerPool,
+    private readonly replacer: WorkerReplacer,
+    /** Worker `index` runs again (`error` null), or could not be started again. */
+    private readonly done: (index: number, error: Error | null) => void,
+  ) {}
+
+  /** Kills worker `index`, whose cancelled task `name` did not end. */
+  replace(index: number, name: string): void {
+    if (this.#replacing.has(index) || !this.pool.alive(index)) return;
+    this.#replacing.set(index, name);
+    this.replacer.kill(index);
+  }
+
+  /** The cancelled task worker `index` is being replaced for, if it is. */
+  replacedFor(index: number): string | undefined {
+    return this.#replacing.get(index);
+  }
+
+  /** Worker `index`, killed by `replace`, is reported dead: it starts again. */
+  respawn(index: number): void {
+    const name = this.#replacing.get(index)!;
+    // After every watcher of the lost process has heard of it: respawn replaces failed ranks only.
+    setImmediate(() => {
+      this.replacer.respawn(index).then(
+        () => {
+          this.#replacing.delete(index);
+          this.pool.revive(index);
+          this.done(index, null);
+        },
+        (err: Error) => {
+          this.#replacing.delete(index);
+          this.pool.markDead(index); // for good now
+          console.error(`fray: worker ${index} was killed to stop cancelled task ${name}, and could not be started again: ${err.message}`);
+          this.done(index, err);
+        },
+      );
+    });
+  }
+}
