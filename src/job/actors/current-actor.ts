@@ -94,7 +94,7 @@ function meshActorContext(actor: ActorIdentity, meta: ActorMeta): ActorContext {
     },
     index: meta.index,
     groupName: meta.groupName,
-    shutdownSignal: actor.stopping,
+    shutdownSignal: actor.stopping(),
     fail(error: unknown): never {
       const cause = error instanceof Error ? error : new Error(`failed: ${String(error)}`);
       actor.abort(cause);

@@ -21,8 +21,8 @@ export interface ActorIdentity {
   readonly proc: Proc;
   /** What its spawner told it about itself (Spawn.meta), if anything. */
   readonly meta?: unknown;
-  /** Aborts as soon as the actor is asked to stop (before its running calls end, so they can) or dies. */
-  readonly stopping: AbortSignal;
+  /** A signal that aborts as soon as the actor is asked to stop (before its running calls end, so they can) or dies. */
+  readonly stopping: () => AbortSignal;
 }
 
 export interface MessageContext {
