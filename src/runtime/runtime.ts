@@ -93,9 +93,15 @@ function assemble(proc: Proc): Proc {
   proc.route("procs", (request: StartProcs) =>
     request.addrs.forEach((_, i) => proc.sendToPort(request.reply, i, new Error(`${proc.addr} is not a worker that starts procs (run 'fray worker')`), true)),
   );
-  // A worker told to exit stops its actors (running their cleanups) after the calls sent before the exit, then ends.
+  // A worker told to exit stops its actors (running their cleanups) after the calls sent before the exit, then ends — within
+  // FRAY_PROC_STOP_TIMEOUT_MS, its own bound: a call that never returns holds the stop of its actor for ever, and a worker's
+  // agent, unlike a parent, cannot be asked to SIGKILL it.
   proc.route("exit", (header: Exit, _frame, peer) => {
-    if (proc.serving) calls.whenRan(peer, header.after ?? 0, () => void actors.stopAll().then(() => proc.exit()));
+    if (!proc.serving) return;
+    calls.whenRan(peer, header.after ?? 0, () => {
+      const bound = setTimeout(() => proc.exit(), config.procStopTimeoutMs);
+      void actors.stopAll().then(() => (clearTimeout(bound), proc.exit()));
+    });
   });
   return proc;
 }

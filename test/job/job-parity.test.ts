@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../../src/job.ts";
-import { thisHost, type ProcMesh } from "../../src/mesh.ts";
+import { SupervisionError, thisHost, type ProcMesh } from "../../src/mesh.ts";
 import {
   add,
   after,
@@ -22,6 +22,7 @@ import {
 } from "../fixtures/tasks.ts";
 import { InternalNames, Stoppable } from "../fixtures/actors.ts";
 import { ContextProbe, jobKind } from "../fixtures/head-probes.ts";
+import { Gate } from "../fixtures/namespace-actors.ts";
 import { isAlive, track, waitForExit } from "../helpers.ts";
 
 const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
@@ -51,6 +52,35 @@ for (const [kind, make] of backends) {
         assert.deepEqual([...pids].filter(isAlive), []);
       }
     });
+
+    // The sync backend hosts no actor in a process of its own (preemptible: false runs in this process).
+    if (kind !== "sync") {
+      it(
+        "shutdown() ends in bounded time while a call to an actor in a process of its own (preemptible: false) never returns; the call " +
+          "rejects saying the job was shut down, and the process is gone",
+        { timeout: 30_000 }, // before the fix, shutdown waited for the call for ever: fail, do not hang
+        async () => {
+          const { ctx: job, procs: jobProcs } = make();
+          try {
+            const gate = await job.createActor(Gate, [], { preemptible: false, maxConcurrency: 2 });
+            const hosted = await job.get(gate.pid.remote());
+            const held = job.get(gate.hold.remote(1)); // opened by no one
+            held.catch(() => {}); // asserted below, after the shutdown
+            await job.get(gate.open.remote(0)); // after hold(1) on the same actor: hold(1) is running
+            await job.shutdown();
+            await assert.rejects(held, (e: Error) => {
+              assert.ok(e instanceof SupervisionError, `${e.name}: ${e.message}`);
+              assert.match(e.message, /^the actor \S+ is gone: the job that called it was shut down, which ends the actors it created \(its method hold/);
+              return true;
+            });
+            assert.ok(!isAlive(hosted), "shutdown waited for the actor's process to end");
+          } finally {
+            await job.shutdown();
+            await jobProcs?.stop();
+          }
+        },
+      );
+    }
 
     it("tasks and actors see the kind of the job that runs them", async () => {
       assert.equal(await ctx.get(ctx.run(jobKind)), kind);

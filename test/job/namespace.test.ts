@@ -8,7 +8,7 @@ import { describe, it, type TestContext } from "node:test";
 import { createJobContext } from "../../src/job.ts";
 import { SupervisionError } from "../../src/mesh.ts";
 import { clusterFixture } from "../cluster/cluster-suite.ts";
-import { Restartable } from "../fixtures/namespace-actors.ts";
+import { Gate, Restartable } from "../fixtures/namespace-actors.ts";
 import { waitForExit } from "../helpers.ts";
 import { namespaceSuite } from "./namespace-suite.ts";
 
@@ -64,7 +64,10 @@ describe("a driver that opts into a local cluster's namespace", () => {
       ] as const) {
         await assert.rejects(user.get(handle.bump.remote()), (e: Error) => {
           assert.ok(e instanceof SupervisionError, `${e.name}: ${e.message}`);
-          assert.match(e.message, new RegExp(`^the named actor '${name}' is gone: it ended with the job that created it \\(its driver \\S+ ended`));
+          assert.match(
+            e.message,
+            new RegExp(`^the named actor '${name}' is gone: it ended with the job that created it \\(its driver \\S+ shut the job down\\)`),
+          );
           assert.doesNotMatch(e.message, /cannot be reached/);
           return true;
         });
@@ -75,6 +78,42 @@ describe("a driver that opts into a local cluster's namespace", () => {
       delete process.env.FRAY_TOKEN;
     }
   });
+
+  it(
+    "a job's shutdown ends its named actor in the service in bounded time while a call to it never returns; the call rejects saying the " +
+      "job was shut down, and other jobs' calls say the actor ended with it",
+    { timeout: 30_000 }, // a shutdown that waited for the call would hang: fail instead
+    async () => {
+      const service = await fx.cluster.namespace();
+      process.env.FRAY_TOKEN = service.token;
+      const creator = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
+      const user = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
+      try {
+        const gate = await creator.createActor(Gate, [], { name: "held", maxConcurrency: 2 });
+        const hosted = await creator.get(gate.pid.remote());
+        const held = creator.get(gate.hold.remote(1)); // opened by no one
+        held.catch(() => {}); // asserted below, after the shutdown
+        await creator.get(gate.open.remote(0)); // after hold(1) on the same actor: hold(1) is running
+        const seen = await user.createActor(Gate, [], { name: "held", maxConcurrency: 2, getIfExists: true });
+        await creator.shutdown();
+        await assert.rejects(held, (e: Error) => {
+          assert.ok(e instanceof SupervisionError, `${e.name}: ${e.message}`);
+          assert.match(e.message, /^the actor held is gone: the job that called it was shut down, which ends the actors it created \(its method hold/);
+          return true;
+        });
+        await waitForExit([hosted]); // in the service's host; before the fix it drained the call for ever
+        await assert.rejects(
+          user.get(seen.open.remote(1)),
+          (e: Error) =>
+            e instanceof SupervisionError &&
+            /^the named actor 'held' is gone: it ended with the job that created it \(its driver \S+ shut the job down\)/.test(e.message),
+        );
+      } finally {
+        await Promise.all([creator.shutdown(), user.shutdown()]);
+        delete process.env.FRAY_TOKEN;
+      }
+    },
+  );
 
   it("its named actor restarts in the service after kill -9; with the service killed, naming fails with an error naming its address", async () => {
     const service = await fx.cluster.namespace();

@@ -135,6 +135,7 @@ export class ActorRegistry {
   /** The job is over: its ephemeral actors in the shared namespace end, and its private namespace stops. */
   async close(): Promise<void> {
     const owner = currentProc().addr;
+    this.#hostedCalls.shutDown();
     const shared = this.#shared === null ? null : NamespaceClient.at(this.#shared).then((ns) => ns.close(owner));
     await Promise.all([shared, this.#private?.close(owner)]).catch(() => {}); // an unreachable service has nothing of ours to end
   }

@@ -22,9 +22,16 @@ interface Incarnation {
 export class HostedCalls {
   /** The newest incarnation known of each hosted actor, by namespace and key. */
   readonly #current = new Map<string, Incarnation>();
+  /** Set when the job shuts down: its hosted actors end, and calls still running say so rather than retry. */
+  #shutDown = false;
 
   /** `namespaceOf(ns)`: the client of namespace `ns` (null: the job's private one). */
   constructor(private readonly namespaceOf: (ns: string | null) => Promise<NamespaceClient>) {}
+
+  /** The job is shutting down (ActorRegistry.close), ending the hosted actors it created. */
+  shutDown(): void {
+    this.#shutDown = true;
+  }
 
   /** Calls `method` on the hosted actor `target` with `values`. */
   async call(target: ActorTarget & { hosted: HostedRef }, method: string, values: readonly unknown[]): Promise<unknown> {
@@ -41,6 +48,7 @@ export class HostedCalls {
       } catch (err) {
         if (!(err instanceof SupervisionError)) throw err;
         current.dead = true;
+        if (this.#shutDown) throw shutDownError(hosted, method, err);
         if (retries === 0) throw await this.#whyFailed(hosted, method, err);
         if (retries > 0) retries--;
       }
@@ -64,4 +72,11 @@ export class HostedCalls {
     if ((this.#current.get(id)?.number ?? -1) < next.number) this.#current.set(id, next);
     return next;
   }
+}
+
+/** A call that failed once its job began to shut down: that ended the actor (the job's ephemeral actors end with it). */
+function shutDownError(hosted: HostedRef, method: string, err: SupervisionError): SupervisionError {
+  const why = "the job that called it was shut down, which ends the actors it created";
+  const message = `the actor ${hosted.key} is gone: ${why} (its method ${method} could not finish: ${err.message})`;
+  return new SupervisionError(message, { cause: err });
 }

@@ -58,7 +58,7 @@ export class NamespaceActor extends Actor {
     super();
     this.#host = hostAddr ? attachToWorkers([hostAddr]) : thisHost();
     // A driver that goes away takes its ephemeral actors with it.
-    this.#unwatch = currentProc().onPeerLost((addr) => void this.#release(addr));
+    this.#unwatch = currentProc().onPeerLost((addr) => void this.#release(addr, "went away"));
   }
 
   @endpoint({ concurrent: true })
@@ -158,10 +158,10 @@ export class NamespaceActor extends Actor {
     return [...this.#actors.values()].map((a) => a.row());
   }
 
-  /** The driver `owner` is done: its ephemeral actors end. */
+  /** The driver `owner` shut its job down: its ephemeral actors end. */
   @endpoint({ concurrent: true })
   async release(owner: string): Promise<void> {
-    await this.#release(owner);
+    await this.#release(owner, "shut the job down");
   }
 
   /** Stopping the namespace (a driver's private one) ends the processes it hosts. */
@@ -236,10 +236,10 @@ export class NamespaceActor extends Actor {
     return actor.info();
   }
 
-  async #release(owner: string): Promise<void> {
+  /** Ends the ephemeral actors of the driver `owner`, which `how` (shut the job down, or went away). */
+  async #release(owner: string, how: string): Promise<void> {
     const mine = [...this.#actors.values()].filter((a) => a.spec.owner === owner);
-    const gone = (a: HostedActor) =>
-      new SupervisionError(`${describe(a)} is gone: it ended with the job that created it (its driver ${owner} ended, or went away)`);
+    const gone = (a: HostedActor) => new SupervisionError(`${describe(a)} is gone: it ended with the job that created it (its driver ${owner} ${how})`);
     await Promise.all(mine.map((a) => this.#end(a, gone(a))));
   }
 

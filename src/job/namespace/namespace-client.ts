@@ -79,10 +79,14 @@ export class NamespaceClient {
     return this.#call(() => this.mesh.release.callOne(owner));
   }
 
-  /** A private namespace stops with the actors it hosts; a shared one ends this driver's ephemeral actors. */
+  /**
+   * Ends this driver's ephemeral actors (each process asked to exit, killed after FRAY_PROC_STOP_TIMEOUT_MS: a call that never
+   * ends does not hold the job's shutdown); a private namespace then stops. Not the namespace's stop alone: that drains the
+   * meshes it owns first, and would wait on such a call for ever.
+   */
   async close(owner: string): Promise<void> {
+    await this.release(owner);
     if (this.addr === null) await this.mesh.stop();
-    else await this.release(owner);
   }
 
   async #call<T>(call: () => Promise<T | Gone>): Promise<T> {

@@ -50,7 +50,11 @@ export const SETTINGS = {
   authTimeoutMs: ms("FRAY_AUTH_TIMEOUT_MS", 10_000, "how long a new connection has to authenticate before it is closed"),
   procStartTimeoutMs: ms("FRAY_PROC_START_TIMEOUT_MS", 60_000, "how long a worker process may take to start and report in"),
   spawnWaitMs: ms("FRAY_SPAWN_WAIT_MS", 30_000, "how long a message for an actor that is not spawned (yet) waits for its spawn"),
-  procStopTimeoutMs: ms("FRAY_PROC_STOP_TIMEOUT_MS", 5_000, "how long `ProcMesh.stop()` waits before SIGKILL"),
+  procStopTimeoutMs: ms(
+    "FRAY_PROC_STOP_TIMEOUT_MS",
+    5_000,
+    "how long a proc told to stop (`ProcMesh.stop()`) may take to stop its actors: then it exits anyway (a parent SIGKILLs it)",
+  ),
   cancelGraceMs: ms(
     "FRAY_CANCEL_GRACE_MS",
     1_000,
