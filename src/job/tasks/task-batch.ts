@@ -27,7 +27,9 @@ export class TaskBatch<T> {
   readonly held: T[] = [];
   /** Some task's arguments might not arrive (too big for a frame, say): the batch is sent as a call whose failure fails its tasks. */
   acked = false;
-  #fnIndex = new Map<CodeLocation, number>();
+  /** The first function's location; the index of each, made only once a second function joins (most batches run one function). */
+  #first: CodeLocation | null = null;
+  #fnIndex: Map<CodeLocation, number> | null = null;
 
   add(
     location: CodeLocation,
@@ -38,11 +40,12 @@ export class TaskBatch<T> {
     slot: SlotUse,
     held: T,
   ): void {
-    let fn = this.#fnIndex.get(location);
+    let fn = location === this.#first ? 0 : this.#fnIndex?.get(location);
     if (fn === undefined) {
       fn = this.fns.length / 2;
       this.fns.push(location.url, location.exportName);
-      this.#fnIndex.set(location, fn);
+      if (this.#first === null) this.#first = location;
+      else (this.#fnIndex ??= new Map([[this.#first, 0]])).set(location, fn);
     }
     this.tasks.push(id, number, fn, args, env, slot);
     this.held.push(held);
