@@ -156,8 +156,9 @@ export class TaskScheduler {
       void this.#execute(running);
       return;
     }
-    const batch = (this.#outgoing[running.worker.index] ??= new TaskBatch());
-    batch.add(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
+    const batch = this.#outgoing[running.worker.index];
+    if (batch) batch.add(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
+    else this.#outgoing[running.worker.index] = new TaskBatch(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       process.nextTick(this.#flushNow); // after the microtasks queued now: every task placed in this turn
