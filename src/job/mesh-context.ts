@@ -62,13 +62,25 @@ export class MeshJobContext implements JobContext {
 
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
     this.#check();
-    checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
+    if (options.resources) checkResources(options.resources, `task ${options.name ?? fn.name}`);
     checkArity(fn, args.length, functionLabel(fn));
     const ref = new ObjectRef<Awaited<ReturnType<F>>>(currentProc().nextId(), this.#owner);
-    const submit = (head: JobHead) => (head.store.track(ref), head.submit(ref.id, fn, args as unknown[], options));
-    if (this.#head) submit(this.#head);
-    else this.#ready.then(submit, () => {});
+    if (this.#head) this.#submit(this.#head, ref, fn, args as unknown[], options);
+    else this.#submitWhenReady(ref, fn, args as unknown[], options);
     return ref;
+  }
+
+  // Methods, not closures: with the head ready, a task allocates no closure or context to reach it.
+  #submit(head: JobHead, ref: ObjectRef, fn: TaskFunction, args: unknown[], options: TaskOptions): void {
+    head.store.track(ref);
+    head.submit(ref.id, fn, args, options);
+  }
+
+  #submitWhenReady(ref: ObjectRef, fn: TaskFunction, args: unknown[], options: TaskOptions): void {
+    this.#ready.then(
+      (head) => this.#submit(head, ref, fn, args, options),
+      () => {},
+    );
   }
 
   runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {

@@ -76,6 +76,7 @@ export interface MeshTarget {
 }
 
 type Reply = (rank: number, ok: boolean, value: unknown) => void;
+const NOTHING = (): void => {};
 
 /** The ranks of a call that live in one process. */
 interface Group extends CallGroup {
@@ -241,8 +242,8 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const blocked = this.#unreachable(proc, targets);
     const groups = blocked ? blocked.groups : targets;
     let reply: PortRef | undefined;
-    let finish = () => {};
-    let settle: Reply = () => {};
+    let finish = NOTHING;
+    let settle: Reply = NOTHING;
     if (onReply) {
       const open = new Set<number>();
       for (const g of targets) for (const r of g.ranks) open.add(r);
@@ -270,7 +271,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       hold();
       reply = { addr: proc.addr, id };
       finish = () => {
-        finish = () => {};
+        finish = NOTHING;
         proc.closePort(id);
         unwatch();
         release();
@@ -282,14 +283,11 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     mesh.whenSendable(
       () => {
         if (metricsOn) this.#count(groups, encodedBytes(payload));
-        const fields: CallFields = {
-          mesh: mesh.id,
-          endpoint: name,
-          extent: mesh.rawExtent,
-          ...(reply ? { reply } : {}),
-          ...(mesh.sel ? { selection: mesh.sel } : {}),
-          ...(mesh.version ? { version: mesh.version } : {}),
-        };
+        // Absent fields are left out, not undefined (no spread of a temporary object each).
+        const fields: { -readonly [K in keyof CallFields]: CallFields[K] } = { mesh: mesh.id, endpoint: name, extent: mesh.rawExtent };
+        if (reply) fields.reply = reply;
+        if (mesh.sel) fields.selection = mesh.sel;
+        if (mesh.version) fields.version = mesh.version;
         proc.get(CALLS).send(fields, groups, payload);
       },
       (error) => {
@@ -312,7 +310,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const supervisor = proc.get(SUPERVISOR);
     const stopped = this.mesh.stopped;
     const dead = supervisor.deadMembers(this.mesh.id);
-    if (!stopped && !dead && !groups.some((g) => proc.lostPeer(g.addr))) return null;
+    if (!stopped && !dead && !anyLost(proc, groups)) return null;
     const errors: Array<[number, Error]> = [];
     const live: Group[] = [];
     for (const g of groups) {
@@ -377,6 +375,11 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 }
 
 /** A rank's failure as the caller sees it: supervision failures stay SupervisionErrors; a reply that cannot be decoded is no failure of the rank. */
+function anyLost(proc: Proc, groups: readonly Group[]): boolean {
+  for (const g of groups) if (proc.lostPeer(g.addr)) return true;
+  return false;
+}
+
 function callError(mesh: MeshTarget, endpoint: string, rank: number, remote: unknown): Error {
   const where = mesh.locate(rank);
   if (remote instanceof SupervisionError) {

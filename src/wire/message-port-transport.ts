@@ -20,15 +20,25 @@ export class MessagePortTransport extends TransportBase {
 
   constructor(private readonly port: MessagePort) {
     super();
-    port.on("message", ({ bytes: data, shared }: Batch) => {
-      const bytes = Buffer.from(data);
+    port.on("message", (message: ArrayBuffer | Batch) => {
+      // A batch with no attachment passed by reference comes as its bare buffer.
+      if (message instanceof ArrayBuffer) {
+        const bytes = Buffer.from(message);
+        for (let at = 0; at < bytes.length;) {
+          const size = bytes.readUInt32LE(at) + 4;
+          this.deliver(parseFrame(bytes, at, at + size));
+          at += size;
+        }
+        return;
+      }
+      const bytes = Buffer.from(message.bytes);
       const frames: Frame[] = [];
       for (let at = 0; at < bytes.length;) {
         const size = bytes.readUInt32LE(at) + 4;
         frames.push(parseFrame(bytes, at, at + size));
         at += size;
       }
-      for (const [f, a, buffer, offset, length] of shared) {
+      for (const [f, a, buffer, offset, length] of message.shared) {
         const attachments = [...frames[f].attachments];
         attachments[a] = new Uint8Array(buffer, offset, length);
         frames[f] = { ...frames[f], attachments };
@@ -40,33 +50,43 @@ export class MessagePortTransport extends TransportBase {
 
   send(frame: Frame): void {
     if (this.closed) return;
-    if (this.#pending.length === 0) process.nextTick(() => this.#flush());
+    if (this.#pending.length === 0) process.nextTick(this.#flushNow);
     this.#pending.push(frame);
   }
+
+  readonly #flushNow = () => this.#flush();
 
   #flush(): void {
     const frames = this.#pending;
     this.#pending = [];
     if (this.closed || frames.length === 0) return;
-    const shared: Shared[] = [];
-    const local = frames.map((f, i) => {
-      if (!f.attachments.some((a) => a.buffer instanceof SharedArrayBuffer)) return f;
-      const attachments = f.attachments.map((a, k) => {
-        if (!(a.buffer instanceof SharedArrayBuffer)) return a;
-        shared.push([i, k, a.buffer, a.byteOffset, a.byteLength]);
-        return EMPTY;
-      });
-      return { ...f, attachments };
-    });
-    const sizes = local.map(frameSize);
-    const bytes = new ArrayBuffer(sizes.reduce((a, b) => a + b, 0));
+    let shared: Shared[] | null = null;
+    let total = 0;
+    for (let i = 0; i < frames.length; i++) {
+      const f = frames[i];
+      if (f.attachments.length !== 0 && f.attachments.some((a) => a.buffer instanceof SharedArrayBuffer)) {
+        shared ??= [];
+        const attachments = [...f.attachments];
+        for (let k = 0; k < attachments.length; k++) {
+          const a = attachments[k];
+          if (!(a.buffer instanceof SharedArrayBuffer)) continue;
+          shared.push([i, k, a.buffer, a.byteOffset, a.byteLength]);
+          attachments[k] = EMPTY;
+        }
+        frames[i] = { ...f, attachments }; // `frames` is this flush's own array
+      }
+      total += frameSize(frames[i]);
+    }
+    const bytes = new ArrayBuffer(total);
     const target = Buffer.from(bytes);
     let at = 0;
-    local.forEach((f, i) => {
-      writeFrame(f, sizes[i], target, at);
-      at += sizes[i];
-    });
-    this.port.postMessage({ bytes, shared } satisfies Batch, [bytes]);
+    for (const f of frames) {
+      const size = frameSize(f);
+      writeFrame(f, size, target, at);
+      at += size;
+    }
+    if (shared === null) this.port.postMessage(bytes, [bytes]);
+    else this.port.postMessage({ bytes, shared } satisfies Batch, [bytes]);
   }
 
   close(): void {

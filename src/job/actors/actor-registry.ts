@@ -164,7 +164,7 @@ export class ActorRegistry {
   async #onWorker(Class: ActorCode, args: readonly unknown[], options: ActorOptions, entry: Named): Promise<ActorTarget> {
     const resources: Resources = options.resources ?? {};
     const label = options.name ?? (typeof Class === "function" ? Class.name : Class.exportName);
-    const impossible = this.pool.impossible(resources, `actor ${label}`);
+    const impossible = this.pool.impossible(resources, "actor", label);
     if (impossible) throw impossible;
     const worker = this.pool.pick(resources);
     if (!worker) throw new RangeError(`actor ${label} requests ${JSON.stringify(resources)}, which no worker has free now`);

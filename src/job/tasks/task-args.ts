@@ -4,6 +4,7 @@
 // This names it as the user wrote the call.
 import { encode, tooLargeArguments } from "../../wire/codec.ts";
 import { SerializationError } from "../../wire/errors.ts";
+import { ObjectRef } from "../object-ref.ts";
 
 /**
  * For a SerializationError: the same failure named "argument I of NAME: …"
@@ -20,4 +21,10 @@ export function nameUnsendableArgument(err: unknown, functionName: string, args:
     }
   }
   return err;
+}
+
+/** Some argument is a ref, to be resolved before the task is sent (a loop: no closure per task, as `some` takes). */
+export function hasRef(args: readonly unknown[]): boolean {
+  for (const a of args) if (a instanceof ObjectRef) return true;
+  return false;
 }

@@ -21,13 +21,32 @@ export type SlotUse = 0 | 1 | 2;
 
 export class TaskBatch<T> {
   /** Each function once: url, exportName, url, exportName, … */
-  readonly fns: string[] = [];
-  readonly tasks: unknown[] = [];
+  readonly fns: string[];
+  readonly tasks: unknown[];
   /** What the sender keeps per task, in the same order. */
-  readonly held: T[] = [];
+  readonly held: T[];
   /** Some task's arguments might not arrive (too big for a frame, say): the batch is sent as a call whose failure fails its tasks. */
-  acked = false;
-  #fnIndex = new Map<CodeLocation, number>();
+  acked: boolean;
+  /** The first task's function (index 0); the index of each, made only once a second function joins (most batches run one function). */
+  readonly #first: CodeLocation;
+  #fnIndex: Map<CodeLocation, number> | null = null;
+
+  /** A batch starts with its first task: its arrays are made at their size, not grown from empty, for a batch of one task. */
+  constructor(
+    location: CodeLocation,
+    id: string,
+    number: number,
+    args: readonly unknown[],
+    env: Readonly<Record<string, string>> | null,
+    slot: SlotUse,
+    held: T,
+  ) {
+    this.#first = location;
+    this.fns = [location.url, location.exportName];
+    this.tasks = [id, number, 0, args, env, slot];
+    this.held = [held];
+    this.acked = !allPlain(args);
+  }
 
   add(
     location: CodeLocation,
@@ -38,20 +57,25 @@ export class TaskBatch<T> {
     slot: SlotUse,
     held: T,
   ): void {
-    let fn = this.#fnIndex.get(location);
+    let fn = location === this.#first ? 0 : this.#fnIndex?.get(location);
     if (fn === undefined) {
       fn = this.fns.length / 2;
       this.fns.push(location.url, location.exportName);
-      this.#fnIndex.set(location, fn);
+      (this.#fnIndex ??= new Map([[this.#first, 0]])).set(location, fn);
     }
     this.tasks.push(id, number, fn, args, env, slot);
     this.held.push(held);
-    if (!this.acked) for (const a of args) if (!isPlain(a)) this.acked = true;
+    if (!this.acked) this.acked = !allPlain(args);
   }
 
   get size(): number {
     return this.held.length;
   }
+}
+
+function allPlain(args: readonly unknown[]): boolean {
+  for (const a of args) if (!isPlain(a)) return false;
+  return true;
 }
 
 /** A value that surely fits a frame and decodes anywhere. */

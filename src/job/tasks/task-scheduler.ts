@@ -19,11 +19,10 @@ import { onRankLost } from "../../mesh/liveness.ts";
 import { FrameError } from "../../wire/errors.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import type { Executor } from "./executor.ts";
-import { ObjectRef } from "../object-ref.ts";
 import type { ObjectStore } from "../object-store.ts";
 import { TASK_RESOURCES, type Resources, type TaskOptions } from "../options.ts";
 import type { RefReader } from "../refs.ts";
-import { nameUnsendableArgument } from "./task-args.ts";
+import { hasRef, nameUnsendableArgument } from "./task-args.ts";
 import { TaskBatch, type SlotUse } from "./task-batch.ts";
 import { TASK_HISTORY } from "./task-history.ts";
 import { TaskQueue } from "./task-queue.ts";
@@ -102,7 +101,7 @@ export class TaskScheduler {
     if (parent !== null) this.#tree.add(parent, id);
     const resources = options.resources ?? TASK_RESOURCES;
     const name = options.name ?? (typeof fn === "function" ? String(fn.name || "task") : fn.exportName);
-    const impossible = this.pool.impossible(resources, `task ${name}`);
+    const impossible = this.pool.impossible(resources, "task", name);
     TASK_HISTORY.submitted++;
     if (impossible) {
       this.store.entry(id).reject(impossible);
@@ -153,25 +152,29 @@ export class TaskScheduler {
   #send(running: Running): void {
     const { task } = running;
     const location = typeof task.fn === "function" ? this.#located.get(task.fn) : task.fn;
-    if (!location || task.stream !== null || task.args.some((a) => a instanceof ObjectRef)) {
+    if (!location || task.stream !== null || hasRef(task.args)) {
       void this.#execute(running);
       return;
     }
-    const batch = (this.#outgoing[running.worker.index] ??= new TaskBatch());
-    batch.add(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
+    const batch = this.#outgoing[running.worker.index];
+    if (batch) batch.add(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
+    else this.#outgoing[running.worker.index] = new TaskBatch(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
-      process.nextTick(() => this.#flush()); // after the microtasks queued now: every task placed in this turn
+      process.nextTick(this.#flushNow); // after the microtasks queued now: every task placed in this turn
     }
   }
+
+  readonly #flushNow = () => this.#flush();
 
   /** Sends each worker its batch. */
   #flush(): void {
     this.#flushScheduled = false;
     const batches = this.#outgoing;
     this.#outgoing = [];
-    batches.forEach((batch, index) => {
-      if (!batch) return;
+    for (let index = 0; index < batches.length; index++) {
+      const batch = batches[index];
+      if (!batch) continue;
       const { runBatch } = this.#executor(index);
       try {
         // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
@@ -181,7 +184,7 @@ export class TaskScheduler {
         // An argument the codec cannot send: each task goes on its own, to fail with its own error.
         for (const running of batch.held) void this.#execute(running);
       }
-    });
+    }
   }
 
   /** A batch's call failed: its tasks still running died with their worker, or (too big together) go one by one. */
@@ -206,7 +209,7 @@ export class TaskScheduler {
       running.preparing = true;
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
-      if (args.some((a) => a instanceof ObjectRef)) args = await this.refs.all(args);
+      if (hasRef(args)) args = await this.refs.all(args);
       running.preparing = false;
       if (this.#running.get(task.id) !== running) return; // cancelled meanwhile
       const value = await this.#executor(worker.index).runTask.callOne(
@@ -380,7 +383,7 @@ export class TaskScheduler {
 
   #failImpossible(): void {
     this.#queue.retain((task) => {
-      const err = this.pool.impossible(task.resources, `task ${task.name}`);
+      const err = this.pool.impossible(task.resources, "task", task.name);
       if (err) this.store.entry(task.id).reject(err);
       if (err) TASK_HISTORY.failed(task.id, task.name, err, null);
       if (err && metricsOn) taskStats.failedQueued++;

@@ -101,8 +101,9 @@ export class WorkerPool {
   }
 
   /** An error naming the resource when no alive worker could ever satisfy `request`. */
-  impossible(request: Resources, what: string): Error | null {
-    if (request === TASK_RESOURCES && this.#workers.some((w) => w.alive && fits(w.capacity, request))) return null; // the common case, without allocating
+  impossible(request: Resources, kind: "task" | "actor", name: string): Error | null {
+    if (request === TASK_RESOURCES) for (const w of this.#workers) if (w.alive && fits(w.capacity, request)) return null; // the common case, without allocating
+    const what = `${kind} ${name}`;
     const alive = this.#workers.filter((w) => w.alive || w.restarting);
     if (alive.some((w) => fits(w.capacity, request))) return null;
     if (alive.length === 0) return new SupervisionError(`${what} cannot run: every worker of this job has died`);
