@@ -3,12 +3,13 @@
 // limits, gang replicas with maxTaskFailures, and preemption by an outside SIGTERM.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, type TestContext } from "node:test";
 import { createCluster, type Cluster, type JobId, type JobInfo } from "../../src/cluster.ts";
+import { announceChange } from "../../src/cluster/local/admission.ts";
 import { parseCpuList } from "../../src/cluster/local/capacity.ts";
 import { startDashboard } from "../../src/dashboard.ts";
 import { pollUntil } from "../../src/runtime/base/poll.ts";
@@ -336,4 +337,15 @@ describe("the local cluster's scheduler", () => {
     const plain = await cluster.wait(await cluster.launch({ name: "plain", entrypoint: nodeScript("") }));
     assert.equal(plain.notEnforced, undefined);
   });
+});
+
+it("a change announced after the cluster's state dir was removed does not make it again (a job's supervisor ending late)", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "fray-scheduler-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const root = join(dir, "local");
+  announceChange(root);
+  assert.deepEqual(readdirSync(dir), []);
+  mkdirSync(root);
+  announceChange(root);
+  assert.ok(existsSync(join(root, "scheduler", "changes", "last")));
 });

@@ -121,9 +121,21 @@ export async function tryAdmit(root: string, job: LocalJobRecord): Promise<{ gra
 
 /** Tells waiting supervisors that resources or a place in the queue may have come free. */
 export function announceChange(root: string): void {
-  const dir = join(schedulerDir(root), "changes");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "last"), `${process.pid} ${Date.now()}\n`);
+  // Nothing made recursively: a cluster whose state dir was removed has nobody waiting, and must not have it made again.
+  const made = (path: string) => {
+    try {
+      mkdirSync(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  };
+  try {
+    made(schedulerDir(root));
+    made(join(schedulerDir(root), "changes"));
+    writeFileSync(join(schedulerDir(root), "changes", "last"), `${process.pid} ${Date.now()}\n`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
 }
 
 /** Resolves after `ms`, or sooner when a change is announced; `close` stops watching. */
