@@ -374,12 +374,13 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   }
 }
 
-/** A rank's failure as the caller sees it: supervision failures stay SupervisionErrors; a reply that cannot be decoded is no failure of the rank. */
+/** Whether the process of any of `groups` is known to be lost. */
 function anyLost(proc: Proc, groups: readonly Group[]): boolean {
   for (const g of groups) if (proc.lostPeer(g.addr)) return true;
   return false;
 }
 
+/** A rank's failure as the caller sees it: supervision failures stay SupervisionErrors; a reply that cannot be decoded is no failure of the rank. */
 function callError(mesh: MeshTarget, endpoint: string, rank: number, remote: unknown): Error {
   const where = mesh.locate(rank);
   if (remote instanceof SupervisionError) {

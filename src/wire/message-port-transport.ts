@@ -22,28 +22,21 @@ export class MessagePortTransport extends TransportBase {
     super();
     port.on("message", (message: ArrayBuffer | Batch) => {
       // A batch with no attachment passed by reference comes as its bare buffer.
-      if (message instanceof ArrayBuffer) {
-        const bytes = Buffer.from(message);
-        for (let at = 0; at < bytes.length;) {
-          const size = bytes.readUInt32LE(at) + 4;
-          this.deliver(parseFrame(bytes, at, at + size));
-          at += size;
-        }
-        return;
-      }
-      const bytes = Buffer.from(message.bytes);
-      const frames: Frame[] = [];
-      for (let at = 0; at < bytes.length;) {
+      const batch = message instanceof ArrayBuffer ? null : message;
+      const bytes = Buffer.from(batch ? batch.bytes : (message as ArrayBuffer));
+      let next = 0; // the next of batch.shared, which lists them in frame order
+      for (let at = 0, f = 0; at < bytes.length; f++) {
         const size = bytes.readUInt32LE(at) + 4;
-        frames.push(parseFrame(bytes, at, at + size));
+        let frame = parseFrame(bytes, at, at + size);
         at += size;
+        for (; batch && next < batch.shared.length && batch.shared[next][0] === f; next++) {
+          const [, a, buffer, offset, length] = batch.shared[next];
+          const attachments = [...frame.attachments];
+          attachments[a] = new Uint8Array(buffer, offset, length);
+          frame = { ...frame, attachments };
+        }
+        this.deliver(frame);
       }
-      for (const [f, a, buffer, offset, length] of message.shared) {
-        const attachments = [...frames[f].attachments];
-        attachments[a] = new Uint8Array(buffer, offset, length);
-        frames[f] = { ...frames[f], attachments };
-      }
-      for (const frame of frames) this.deliver(frame);
     });
     port.on("close", () => this.reportClose());
   }

@@ -66,6 +66,11 @@ export class Executor extends Actor {
     return controller.signal;
   }
 
+  /** Why task `taskId` was cancelled, if it was (most workers never see a cancel: checked by size first). */
+  #cancelReason(taskId: string): Error | undefined {
+    return this.#cancelled.size === 0 ? undefined : this.#cancelled.get(taskId);
+  }
+
   /** What a task that ended leaves here: nothing, unless it was cancelled or read its signal. */
   #ended(taskId: string): void {
     if (this.#cancelled.size !== 0) this.#cancelled.delete(taskId);
@@ -101,7 +106,7 @@ export class Executor extends Actor {
 
   /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */
   #start(fn: Function, taskId: string, number: number, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> | undefined {
-    const cancelled = this.#cancelled.size === 0 ? undefined : this.#cancelled.get(taskId);
+    const cancelled = this.#cancelReason(taskId);
     if (cancelled) {
       if (use) this.#slots.release(); // it never starts: the slot it took goes to the next task
       this.#ended(taskId);
@@ -185,7 +190,7 @@ export class Executor extends Actor {
     if (!use) return this.#run(taskId, url, exportName, args, env, null, stream);
     const wait = this.#slots.acquire();
     if (wait) await wait;
-    const cancelled = this.#cancelled.size === 0 ? undefined : this.#cancelled.get(taskId);
+    const cancelled = this.#cancelReason(taskId);
     if (cancelled) {
       this.#slots.release();
       throw cancelled;
@@ -215,7 +220,7 @@ export class Executor extends Actor {
       if (typeof fn !== "function") throw new TypeError(`${exportName} exported from ${url} is not a function`);
       this.#functions.set(key, fn);
     }
-    const cancelled = this.#cancelled.size === 0 ? undefined : this.#cancelled.get(taskId);
+    const cancelled = this.#cancelReason(taskId);
     if (cancelled) throw cancelled;
     const f = fn;
     const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls);

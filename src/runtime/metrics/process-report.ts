@@ -3,8 +3,8 @@
 // every FRAY_REPORT_INTERVAL_MS, and once more as it exits, each process with a
 // runtime writes FRAY_REPORT_DIR/<host>-<pid>.json: its place, CPU time and
 // memory, its runtime snapshot (meshes with their members' pids, actors,
-// failures), what upper layers add (the job layer: its tasks) and, with
-// unless FRAY_METRICS=0, its own metrics. Worker processes inherit FRAY_REPORT_DIR, so
+// failures), what upper layers add (the job layer: its tasks) and, unless
+// FRAY_METRICS=0, its own metrics. Worker processes inherit FRAY_REPORT_DIR, so
 // each writes its own. Nothing is written without FRAY_REPORT_DIR.
 import { renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
