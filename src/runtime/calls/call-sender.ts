@@ -36,6 +36,8 @@ export interface CallGroup {
   readonly ranks: readonly number[];
   /** The encoded header of a one-way, unnumbered call to this group, made once. */
   oneWay?: Uint8Array;
+  /** The same for a call that wants a reply (at a port of `addr`): the port's id goes beside it, each call its own. */
+  replying?: { readonly addr: string; readonly header: Uint8Array };
 }
 
 /** What the sender needs of its process. */
@@ -45,8 +47,11 @@ export interface CallSenderHost {
   connected(addr: string): boolean;
   /** Why `addr` is known to be gone, if it is. */
   lostPeer(addr: string): Error | undefined;
-  /** Sends an encoded header (a `repeatable` one: the same bytes each time); false when `addr` is known to be gone. */
-  sendEncoded(addr: string, kind: Header["kind"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean;
+  /**
+   * Sends an encoded header (a `repeatable` one: the same bytes each time, with `variable`, a reply port id, beside them);
+   * false when `addr` is known to be gone.
+   */
+  sendEncoded(addr: string, kind: Header["kind"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean, variable?: number): boolean;
 }
 
 /** The tree of a mesh's processes, made once for a set of groups (the endpoint keeps its set while nothing moves). */
@@ -166,9 +171,7 @@ export class CallSender {
         payload,
         false,
       );
-    else if (fields.reply)
-      sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
-    else
+    else if (!fields.reply)
       sent = this.host.sendEncoded(
         addr,
         "msg",
@@ -176,6 +179,8 @@ export class CallSender {
         payload,
         true,
       );
+    else if (fields.reply.id >>> 0 === fields.reply.id) sent = this.host.sendEncoded(addr, "msg", replyingHeader(fields, g), payload, true, fields.reply.id);
+    else sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
     if (sent) this.#sent.set(addr, n + 1);
   }
 
@@ -234,6 +239,18 @@ export class CallSender {
     if (origin !== this.host.addr)
       this.host.sendEncoded(origin, "cast-lost", encodeHeader({ kind: "cast-lost", addr, why } satisfies Header), undefined, false);
   }
+}
+
+/**
+ * The header of a call to `g` that wants a reply, made once per group and reply address: the link keeps it, and each call
+ * sends its reply port's id beside it (header-codec.ts: withReplyId puts it back).
+ */
+function replyingHeader(fields: CallFields, g: CallGroup): Uint8Array {
+  const addr = fields.reply!.addr;
+  if (g.replying?.addr === addr) return g.replying.header;
+  const header = encodeHeader({ kind: "msg", ...fields, reply: { addr, id: 0 }, members: g.members, ranks: g.ranks } satisfies Call);
+  g.replying = { addr, header };
+  return header;
 }
 
 /** The fields of a call, from a cast that came. */

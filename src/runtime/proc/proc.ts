@@ -179,11 +179,14 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     this.sendEncoded(addr, header.kind, encodeHeader(header), payload, false);
   }
 
-  /** Sends an encoded header (`repeatable`: the same bytes each time, which cross each link once); false if `addr` is gone. */
-  sendEncoded(addr: string, kind: Kind, header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean {
+  /**
+   * Sends an encoded header (`repeatable`: the same bytes each time, which cross each link once, with `variable` — a call's
+   * reply port id — beside them each time); false if `addr` is gone.
+   */
+  sendEncoded(addr: string, kind: Kind, header: Uint8Array, payload: Encoded | undefined, repeatable: boolean, variable?: number): boolean {
     if (this.#lost.has(addr)) return false; // nobody to receive it
     if (metricsOn) countFrameOut(kind, header.length + encodedBytes(payload));
-    this.#connections.link(addr).send(header, payload, repeatable);
+    this.#connections.link(addr).send(header, payload, repeatable, variable);
     return true;
   }
 
