@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { Unpackr } from "msgpackr";
 import { createJobContext } from "../../src/job.ts";
 import { headAt, kOwner, ObjectRef } from "../../src/job/object-ref.ts";
 import { ActorError, NotExportedError, SupervisionError } from "../../src/mesh.ts";
@@ -63,6 +64,21 @@ describe("codec", () => {
     );
     const value = nested(leaf);
     fc.assert(fc.property(value, (v) => assert.deepEqual(roundTrip(v), v)));
+  });
+
+  it("encodes the smallest values (small integers, null, booleans, undefined, []) as msgpack any decoder reads, and decodes them", () => {
+    const reference = new Unpackr({ moreTypes: true } as ConstructorParameters<typeof Unpackr>[0]);
+    for (const v of [0, 1, 63, 64, 127, 128, -1, null, true, false, undefined, [], [1]]) {
+      const { body, attachments } = encode(v);
+      assert.equal(attachments.length, 0);
+      assert.deepEqual(reference.unpack(Buffer.from(body)), v, `msgpackr reads ${String(v)}`);
+      assert.deepEqual(decode(body), v);
+    }
+    // An empty argument list arrives as a fresh array each time: the receiver may add to it (an explicit-port endpoint's Port).
+    const body = encodeArguments([], "f").body;
+    const first = decode(body) as unknown[];
+    first.push(1);
+    assert.deepEqual(decode(body), []);
   });
 
   it("round-trips every typed array kind, small and large", () => {
