@@ -16,7 +16,10 @@ interface Batch {
 }
 
 export class PortOutbox {
-  #batches = new Map<string, Batch>();
+  /** The ports with values queued, in the order of their first value: the order their frames go in. */
+  #order: Batch[] = [];
+  /** The batch of each port id (the first one's, should ports of two processes share an id): no string key made per value. */
+  #byId = new Map<number, Batch>();
   #scheduled = false;
 
   constructor(private readonly sendFrame: Send) {}
@@ -46,14 +49,17 @@ export class PortOutbox {
 
   /** Queues an encoded value (or error) for `ref`. Values with attachments go at once, after what is queued. */
   push(ref: PortRef, rank: number, payload: Encoded, isError: boolean): void {
-    const key = `${ref.addr}#${ref.id}`;
+    let batch = this.#find(ref);
     if (payload.attachments.length) {
-      this.#flushOne(key);
+      if (batch) this.#flushOne(batch);
       this.sendFrame(ref.addr, isError ? { kind: "port", id: ref.id, rank, isError: true } : { kind: "port", id: ref.id, rank }, payload);
       return;
     }
-    let batch = this.#batches.get(key);
-    if (!batch) this.#batches.set(key, (batch = { ref, ranks: [], errs: [], bodies: [] }));
+    if (!batch) {
+      batch = { ref, ranks: [], errs: [], bodies: [] };
+      this.#order.push(batch);
+      if (!this.#byId.has(ref.id)) this.#byId.set(ref.id, batch);
+    }
     batch.ranks.push(rank);
     batch.errs.push(isError ? 1 : 0);
     batch.bodies.push(payload.body);
@@ -66,13 +72,31 @@ export class PortOutbox {
   /** Sends everything queued. */
   flush(): void {
     this.#scheduled = false;
-    for (const key of [...this.#batches.keys()]) this.#flushOne(key);
+    const order = this.#order;
+    this.#order = [];
+    this.#byId.clear();
+    for (const batch of order) this.#send(batch);
   }
 
-  #flushOne(key: string): void {
-    const batch = this.#batches.get(key);
-    if (!batch) return;
-    this.#batches.delete(key);
+  #find(ref: PortRef): Batch | undefined {
+    const batch = this.#byId.get(ref.id);
+    if (!batch || batch.ref.addr === ref.addr) return batch;
+    for (const b of this.#order) if (b.ref.id === ref.id && b.ref.addr === ref.addr) return b; // another process's port of the same id
+    return undefined;
+  }
+
+  /** Sends one port's batch now, ahead of the rest. */
+  #flushOne(batch: Batch): void {
+    this.#order.splice(this.#order.indexOf(batch), 1);
+    if (this.#byId.get(batch.ref.id) === batch) {
+      this.#byId.delete(batch.ref.id);
+      const other = this.#order.find((b) => b.ref.id === batch.ref.id);
+      if (other) this.#byId.set(other.ref.id, other);
+    }
+    this.#send(batch);
+  }
+
+  #send(batch: Batch): void {
     const { ref, ranks, errs, bodies } = batch;
     try {
       if (bodies.length === 1) {
