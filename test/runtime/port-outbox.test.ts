@@ -57,4 +57,18 @@ describe("PortOutbox", () => {
     await new Promise((resolve) => process.nextTick(resolve));
     assert.deepEqual(sent.slice(2), [["unix:/b", { kind: "ports", id: 1, ranks: [0, 1], errors: [0, 0] }, ["b0", "b1"]]]);
   });
+
+  it("has each process's frames written once the tick's values are sent, not at the end of another tick", async () => {
+    const events: string[] = [];
+    const box = new PortOutbox(
+      (addr: string, header: Header) => events.push(`send ${addr} ${header.kind}`),
+      (addr: string) => events.push(`flush ${addr}`),
+    );
+    box.send({ addr: "unix:/a", id: 1 }, 0, 1, false, true);
+    box.send({ addr: "unix:/b", id: 2 }, 0, 2, false, true);
+    box.send({ addr: "unix:/a", id: 3 }, 0, 3, false, true);
+    await new Promise((resolve) => process.nextTick(resolve));
+    assert.deepEqual(events.slice(0, 3), ["send unix:/a port", "send unix:/b port", "send unix:/a port"]);
+    assert.deepEqual(new Set(events.slice(3)), new Set(["flush unix:/a", "flush unix:/b"]));
+  });
 });

@@ -87,6 +87,11 @@ export class Connections {
     return link;
   }
 
+  /** Writes the frames queued for `addr` now, not at the end of the tick (if there is a link to it). */
+  flush(addr: string): void {
+    this.#links.get(addr)?.flush();
+  }
+
   /** The peers with a connection now (whichever way it came), this proc itself aside. */
   connectedPeers(): string[] {
     return [...this.#links.values()].filter((l) => l.connected && l.addr !== this.addr).map((l) => l.addr);

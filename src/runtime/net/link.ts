@@ -48,6 +48,11 @@ export class Link {
     else this.#queue.push(frame);
   }
 
+  /** Writes what this link's transport queued now, not at the end of the tick (nothing while it is not connected). */
+  flush(): void {
+    this.#transport?.flush();
+  }
+
   /**
    * Refuses, before anything is queued or sent, a frame the peer would refuse:
    * over a socket the limit is FRAY_MAX_FRAME_BYTES (until the link is up, we

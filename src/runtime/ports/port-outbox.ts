@@ -2,6 +2,8 @@
 // port in one tick into one frame: the 128 actors of a process answering one
 // call send one reply frame, not 128. Each value is encoded when sent (so later
 // mutation cannot change it); the frame carries their bodies as one msgpack array.
+// The frames are written as soon as they are made, at the end of the tick that
+// sent the values, not at the end of one more (the transports' own batching).
 import { arrayOfEncoded, encode, type Encoded } from "../../wire/codec.ts";
 import { FrameError } from "../../wire/errors.ts";
 import type { Header, PortRef } from "../base/messages.ts";
@@ -18,11 +20,16 @@ interface Batch {
 export class PortOutbox {
   /** The ports with values queued, in the order of their first value: the order their frames go in. */
   #order: Batch[] = [];
+  #spare: Batch[] = [];
   /** The batch of each port id (the first one's, should ports of two processes share an id): no string key made per value. */
   #byId = new Map<number, Batch>();
   #scheduled = false;
 
-  constructor(private readonly sendFrame: Send) {}
+  /** `flushTo(addr)` writes the frames queued for `addr` at once: the replies of a tick, batched here, need not wait for the end of another. */
+  constructor(
+    private readonly sendFrame: Send,
+    private readonly flushTo: (addr: string) => void = () => {},
+  ) {}
 
   /**
    * Sends a value or error to a port. A value that cannot be sent throws when
@@ -56,13 +63,15 @@ export class PortOutbox {
       return;
     }
     if (!batch) {
-      batch = { ref, ranks: [], errs: [], bodies: [] };
+      // Made with its first value: most batches hold one (an empty array grows to 17 slots at its first push).
+      batch = { ref, ranks: [rank], errs: [isError ? 1 : 0], bodies: [payload.body] };
       this.#order.push(batch);
       if (!this.#byId.has(ref.id)) this.#byId.set(ref.id, batch);
+    } else {
+      batch.ranks.push(rank);
+      batch.errs.push(isError ? 1 : 0);
+      batch.bodies.push(payload.body);
     }
-    batch.ranks.push(rank);
-    batch.errs.push(isError ? 1 : 0);
-    batch.bodies.push(payload.body);
     if (!this.#scheduled) {
       this.#scheduled = true;
       process.nextTick(() => this.flush());
@@ -73,9 +82,13 @@ export class PortOutbox {
   flush(): void {
     this.#scheduled = false;
     const order = this.#order;
-    this.#order = [];
+    this.#order = this.#spare; // two arrays taking turns: none made per tick
     this.#byId.clear();
     for (const batch of order) this.#send(batch);
+    let flushed: string | null = null;
+    for (const { ref } of order) if (ref.addr !== flushed) this.flushTo((flushed = ref.addr)); // (a repeat finds nothing queued)
+    order.length = 0;
+    this.#spare = order;
   }
 
   #find(ref: PortRef): Batch | undefined {

@@ -35,7 +35,10 @@ export class Proc implements PortOwner, ProcMessaging, Router {
   readonly #subsystems: Subsystems;
   readonly #connections: Connections;
   readonly #inbox = new PortInbox();
-  readonly #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
+  readonly #outbox = new PortOutbox(
+    (addr, header, payload) => this.send(addr, header, payload),
+    (addr) => this.#connections.flush(addr),
+  );
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
   /** Peers known to be gone, with why: frames to them are dropped, and whoever asks learns why. */
