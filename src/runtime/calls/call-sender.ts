@@ -38,6 +38,8 @@ export interface CallGroup {
   oneWay?: Uint8Array;
   /** The same for a call that wants a reply (at a port of `addr`): the port's id goes beside it, each call its own. */
   replying?: { readonly addr: string; readonly header: Uint8Array };
+  /** Made for one call (the live ranks of a group with dead ones): its header goes in full, not kept by the link for calls to come. */
+  readonly transient?: boolean;
 }
 
 /** What the sender needs of its process. */
@@ -162,6 +164,7 @@ export class CallSender {
   #straight(fields: CallFields, g: CallGroup, payload: Encoded): void {
     const { addr } = g;
     const n = this.#sent.get(addr) ?? 0;
+    const { reply } = fields;
     let sent: boolean;
     if (this.#numbered.has(addr))
       sent = this.host.sendEncoded(
@@ -171,7 +174,10 @@ export class CallSender {
         payload,
         false,
       );
-    else if (!fields.reply)
+    else if (g.transient || (reply && reply.id >>> 0 !== reply.id))
+      sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
+    else if (reply) sent = this.host.sendEncoded(addr, "msg", replyingHeader(fields, g), payload, true, reply.id);
+    else
       sent = this.host.sendEncoded(
         addr,
         "msg",
@@ -179,8 +185,6 @@ export class CallSender {
         payload,
         true,
       );
-    else if (fields.reply.id >>> 0 === fields.reply.id) sent = this.host.sendEncoded(addr, "msg", replyingHeader(fields, g), payload, true, fields.reply.id);
-    else sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
     if (sent) this.#sent.set(addr, n + 1);
   }
 
@@ -193,7 +197,7 @@ export class CallSender {
         else this.#straight(fields, g, payload); // connects it, for the next cast
       }
       if (parts.length <= fanout) {
-        for (const [addr, members, ranks] of parts) this.#straight(fields, { addr, members, ranks }, payload);
+        for (const [addr, members, ranks] of parts) this.#straight(fields, { addr, members, ranks, transient: true }, payload);
         return;
       }
       // Kept only when every process is connected; a lost one makes the endpoint pass other groups.
