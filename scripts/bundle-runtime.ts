@@ -32,15 +32,17 @@ const distPath = (file: string) => relative(src, file).split(sep).join("/").repl
 
 /**
  * import() of one of fray's modules stays a load of that module's own file in dist/ (relative to the
- * bundle, at dist/'s top), so what is loaded on first use is not loaded at start; the worker entry's
- * import()s are what it loads at start anyway, so they are followed.
+ * bundle, at dist/'s top), so what is loaded on first use is not loaded at start. The worker entry's
+ * import()s are the runtime it loads at start, so they are followed; its static imports stay files: they
+ * run before it loads the runtime (turning on node's compile cache first, compile-cache.ts).
  */
 const dynamicImportsStay: Plugin = {
   name: "dynamic-imports-stay",
   setup(b) {
     b.onResolve({ filter: /^\./, namespace: "file" }, (args) => {
-      if (args.kind !== "dynamic-import" || args.importer === WORKER_ENTRY) return undefined;
-      return { path: "./" + distPath(resolve(dirname(args.importer), args.path)), external: true };
+      const own = "./" + distPath(resolve(dirname(args.importer), args.path));
+      if (args.importer === WORKER_ENTRY) return args.kind === "dynamic-import" ? undefined : { path: own, external: true };
+      return args.kind === "dynamic-import" ? { path: own, external: true } : undefined;
     });
   },
 };
