@@ -9,7 +9,7 @@
 // own, loaded when first used.
 //   node --import tsx scripts/bundle-runtime.ts [dist]
 import type * as Esbuild from "esbuild";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,6 +87,14 @@ const graph = await build({
 const modules = Object.keys(graph.metafile.inputs)
   .map((input) => resolve(root, input))
   .filter((file) => file.startsWith(src + sep) && file !== WORKER_ENTRY);
+
+// msgpackr's extensions (wire/extension-types.ts) are registered in the bundle's copy: a module outside it that
+// imported msgpackr would get the installed copy, without them.
+const outside = readdirSync(src, { recursive: true, encoding: "utf8" })
+  .map((f) => join(src, f))
+  .filter((file) => file.endsWith(".ts") && !modules.includes(file) && /(from|import) "msgpackr/.test(readFileSync(file, "utf8")));
+if (outside.length)
+  throw new Error(`bundle-runtime: ${outside.map((f) => relative(root, f)).join(", ")} import msgpackr but are not bundled; use src/wire/ instead`);
 
 // 2. Their value exports, as tsc compiled them.
 const compiled = await build({
