@@ -71,7 +71,7 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     bulk: ["base", "net", "ports", "proc"], // RemoteBuffers, shards, collective pieces
     actors: ["base", "bulk", "code", "ports", "proc", "supervision"], // the actors of a process, their mailboxes
     metrics: ["actors", "base", "proc", "supervision"], // collecting and exposing metrics, snapshots
-    hosts: ["base", "calls", "net", "output", "proc"], // agents that start procs for clients
+    hosts: ["base", "calls", "code", "net", "output", "proc"], // agents that start procs for clients
     simulator: ["base", "calls", "hosts", "net", "output", "proc"], // virtual procs, many to one OS process
   },
   cluster: {
