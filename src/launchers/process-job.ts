@@ -1,12 +1,12 @@
 // ProcessJob: hosts made of local `fray worker` processes — the multi-host
 // code path (TCP, tokens, remote host agents) on one machine, and the model
 // for the Slurm, SkyPilot and Kubernetes launchers.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../runtime/net/address.ts";
 import { settingName } from "../runtime/base/config.ts";
+import { nodeChildProcess, nodeReadline } from "../runtime/code/lazy-builtins.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
@@ -46,14 +46,14 @@ export class ProcessJob extends Launcher {
     const port = await freePort();
     const addr = `tcp://127.0.0.1:${port}`;
     // The token goes through the environment, never the command line.
-    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, addr], {
+    const child = nodeChildProcess().spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, addr], {
       env: { ...process.env, [settingName("token")]: this.#token },
       stdio: ["pipe", "pipe", "inherit"],
     });
     this.#workers.push(child);
     child.unref();
     (child.stdin as unknown as { unref(): void }).unref();
-    const lines = createInterface({ input: child.stdout! });
+    const lines = nodeReadline().createInterface({ input: child.stdout! });
     const [first] = await Promise.race([once(lines, "line"), once(child, "exit").then(() => [null])]);
     if (first === null) throw new Error(`a worker for ${addr} exited before it listened`);
     (child.stdout as unknown as { unref(): void }).unref();

@@ -4,13 +4,13 @@
 // with the multi-host code path: TCP on 127.0.0.1, the token, remote host
 // agents, heartbeats and supervision. Not parallelism: every host shares this
 // machine's cores.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { settingName } from "../runtime/base/config.ts";
+import { nodeChildProcess, nodeReadline } from "../runtime/code/lazy-builtins.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
 import { randomSimulatorPort, SIMULATOR_PORTS } from "../runtime/net/tcp-ports.ts";
@@ -100,14 +100,14 @@ export class SimulatedJob extends Launcher {
   /** Starts one OS process of `hosts` virtual workers, on ports taken from `ports` in turn; resolves with their addresses. */
   async #startProcess(hosts: number, ports: readonly number[]): Promise<string[]> {
     // The token goes through the environment, never the command line.
-    const child = spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, String(hosts), ports.join(",")], {
+    const child = nodeChildProcess().spawn(process.execPath, [...workerExecArgv(), WORKER_MAIN, String(hosts), ports.join(",")], {
       env: { ...process.env, [settingName("token")]: this.#token },
       stdio: ["pipe", "pipe", "inherit"],
     });
     this.#workers.push(child);
     child.unref();
     (child.stdin as unknown as { unref(): void }).unref();
-    const lines = createInterface({ input: child.stdout! });
+    const lines = nodeReadline().createInterface({ input: child.stdout! });
     const [first] = await Promise.race([once(lines, "line"), once(child, "exit").then(() => [null])]);
     if (first === null) throw new Error(`a SimulatedJob process for ${hosts} hosts exited before it listened`);
     // What its procs write outside a streamed actor (say, at exit) is printed here.

@@ -3,19 +3,20 @@
 // the head node prints every node's IP, which the client reads from
 // `sky logs` and attaches to (meshes take the nodes in order). Drives the
 // `sky` CLI; kill() is `sky down`. Parameters follow Monarch's SkyPilotJob.
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { optionOrSetting } from "../runtime/base/config.ts";
+import { nodeChildProcess, nodeUtil } from "../runtime/code/lazy-builtins.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 
-const run = promisify(execFile);
+/** execFile as a promise of its output (node:child_process and node:util load with the first command). */
+const run = (file: string, args: readonly string[], options: { maxBuffer?: number } = {}) =>
+  nodeUtil().promisify(nodeChildProcess().execFile)(file, args, { ...options, encoding: "utf8" });
 
 export interface SkyPilotJobOptions {
   /** Meshes to provision: name → number of nodes. */

@@ -2,19 +2,20 @@
 // `fray worker` on every node (srun, one task per node); each worker writes
 // its address into the job's directory once it listens; the client attaches.
 // kill() cancels the jobs (scancel) and waits until Slurm no longer lists them.
-import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { config, optionOrSetting, settingName, settingNow } from "../runtime/base/config.ts";
+import { nodeChildProcess, nodeUtil } from "../runtime/code/lazy-builtins.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 
-const run = promisify(execFile);
+/** execFile as a promise of its output (node:child_process and node:util load with the first command). */
+const run = (file: string, args: readonly string[], options: { maxBuffer?: number } = {}) =>
+  nodeUtil().promisify(nodeChildProcess().execFile)(file, args, { ...options, encoding: "utf8" });
 const ACTIVE = /^(PENDING|CONFIGURING|RUNNING|REQUEUED|RESIZING|SUSPENDED)$/;
 
 /** The job's state as squeue tells it; "" once Slurm has forgotten it; null when squeue could not say. */

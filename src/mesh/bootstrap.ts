@@ -11,34 +11,14 @@ enableCompileCache();
 /**
  * The runtime, with mesh handles registered before any message is decoded;
  * compiled, loaded through require() where that gives the same modules
- * (esm-require.ts): ~15% less CPU at every worker's start than import().
+ * (esm-require.ts): less CPU at every worker's start than import().
  */
-async function loadRuntime() {
-  const required = (path: string) => requireEsm(new URL(path, import.meta.url).href);
-  if (required("./actor-mesh.js")) {
-    const [config, output, proc] = [required("../runtime/base/config.js"), required("../runtime/output/output-capture.js"), required("../runtime/runtime.js")];
-    if (config && output && proc) {
-      return {
-        config: config as typeof import("../runtime/base/config.ts"),
-        output: output as typeof import("../runtime/output/output-capture.ts"),
-        proc: proc as typeof import("../runtime/runtime.ts"),
-      };
-    }
-  }
-  const [config, output, proc] = await Promise.all([
-    import("../runtime/base/config.ts"),
-    import("../runtime/output/output-capture.ts"),
-    import("../runtime/runtime.ts"),
-    import("./actor-mesh.ts"),
-  ]);
-  return { config, output, proc };
+async function loadRuntime(): Promise<typeof import("./worker-runtime.ts")> {
+  const required = requireEsm(new URL("./worker-runtime.js", import.meta.url).href) as typeof import("./worker-runtime.ts") | null;
+  return required ?? (await import("./worker-runtime.ts"));
 }
 
-const {
-  config: { config, settingName },
-  output: { captureOutput },
-  proc: { serveProc },
-} = await loadRuntime();
+const { config, settingName, captureOutput, serveProc } = await loadRuntime();
 const addr = config.procAddr;
 const parent = config.parentAddr;
 if (!addr || !parent) {

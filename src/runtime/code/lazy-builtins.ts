@@ -1,8 +1,9 @@
 // Node built-ins that most processes never use, loaded (synchronously) on
 // first use rather than at start, where every worker would pay for them:
 // node:tls serves TCP with certificates only, node:inspector finds where an
-// actor class is defined, on the side that spawns it. (Even createRequire
-// costs half a millisecond, so it waits too.)
+// actor class is defined, on the side that spawns it; node:child_process,
+// node:readline and node:util start processes (a worker rarely does). (Even
+// createRequire costs half a millisecond, so it waits too.)
 import { createRequire } from "node:module";
 
 let require: NodeJS.Require | null = null;
@@ -10,3 +11,6 @@ const load = (name: string): unknown => (require ??= createRequire(import.meta.u
 
 export const nodeTls = (): typeof import("node:tls") => load("node:tls") as typeof import("node:tls");
 export const nodeInspector = (): typeof import("node:inspector") => load("node:inspector") as typeof import("node:inspector");
+export const nodeChildProcess = (): typeof import("node:child_process") => load("node:child_process") as typeof import("node:child_process");
+export const nodeReadline = (): typeof import("node:readline") => load("node:readline") as typeof import("node:readline");
+export const nodeUtil = (): typeof import("node:util") => load("node:util") as typeof import("node:util");

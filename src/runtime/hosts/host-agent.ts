@@ -10,11 +10,12 @@
 // from the parent, closed by the kernel however the parent dies — or a worker
 // thread of this process. Either way its death is reported from its exit
 // status, and one that stops answering heartbeats is killed and reported.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { MessagePortTransport } from "../../wire/message-port-transport.ts";
 import { config, settingName, settingNow } from "../base/config.ts";
+import { nodeChildProcess } from "../code/lazy-builtins.ts";
 import { tokenEnv } from "../net/credentials.ts";
 import { deviceEnv, envWith, type ProcPlace } from "../base/device-env.ts";
 import { ConnectionError } from "../base/errors.ts";
@@ -81,7 +82,7 @@ process.once("exit", () => {
 function startProcess(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog, typescript = false): Started {
   const flags = workerExecArgv();
   if (typescript) flags.push(...typeScriptFlags(flags));
-  const child = spawn(process.execPath, [...flags, entry], {
+  const child = nodeChildProcess().spawn(process.execPath, [...flags, entry], {
     env: envWith(env),
     stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"],
   });

@@ -2,7 +2,7 @@
 // has certificates). Nothing a peer sends is decoded before it has proved it
 // knows the session token (and, with TLS, shown a certificate from our CA).
 // Whatever one connection does ends at most that connection, never the process.
-import { linkSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { linkSync, lstatSync, mkdtempSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { createServer, type ListenOptions, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,9 +71,9 @@ export function listen(addr: string, at: ListenOptions, serving: boolean, handle
           fail(reject, err as NodeJS.ErrnoException);
           return;
         } finally {
-          rmSync(binding, { force: true });
+          unlinkIfThere(binding);
         }
-        server.once("close", () => rmSync(path, { force: true })); // as node removes a socket it bound itself
+        server.once("close", () => unlinkIfThere(path)); // as node removes a socket it bound itself
       }
       const bound = server.address();
       resolve(bound && typeof bound === "object" ? bound.port : undefined);
@@ -81,6 +81,15 @@ export function listen(addr: string, at: ListenOptions, serving: boolean, handle
   });
   if (!serving) server.unref();
   return listening;
+}
+
+/** Removes a socket file, if it is there (unlinkSync: rmSync would load node's rimraf at every worker's start). */
+function unlinkIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
 }
 
 /**

@@ -1,0 +1,133 @@
+// Runs after tsc (npm run build): puts the modules every worker loads at start — the bootstrap's
+// runtime and `fray/mesh` with all they import, ~110 files — into one module, dist/fray-runtime.js, so
+// a worker's Node resolves, reads and compiles one file instead of ~110 (Node 20's ESM loader spends
+// ~0.5 ms resolving each; benchmark P6, cold start). Each of those modules' own file in dist/ becomes
+// a stub re-exporting its part of the bundle under the names it had, so whatever imports it (a user's
+// `import "fray/mesh"`, or a module left out of the bundle) gets the very same classes, symbols and
+// registries: there is one copy of each module in a process, as before. The bundle's source map names
+// the files in src/ (shipped); modules that the bundled ones import with import() stay files of their
+// own, loaded when first used.
+//   node --import tsx scripts/bundle-runtime.ts [dist]
+import type * as Esbuild from "esbuild";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+// esbuild comes with tsx (a devDependency): taken from there, it needs no install of its own.
+const require = createRequire(import.meta.url);
+const { build } = require(createRequire(require.resolve("tsx")).resolve("esbuild")) as typeof Esbuild;
+type Plugin = Esbuild.Plugin;
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const src = join(root, "src");
+const dist = resolve(root, process.argv[2] ?? "dist");
+const BUNDLE = "fray-runtime.js";
+/** What a worker loads at start: its entry's runtime, and `fray/mesh`, which every actor module imports. */
+const WORKER_ENTRY = join(src, "mesh/bootstrap.ts");
+const ROOTS = [join(src, "mesh.ts"), WORKER_ENTRY];
+
+/** `src/a/b.ts` → `a/b.js`, its path in dist/ (and its name inside the bundle). */
+const distPath = (file: string) => relative(src, file).split(sep).join("/").replace(/\.ts$/, ".js");
+
+/**
+ * import() of one of fray's modules stays a load of that module's own file in dist/ (relative to the
+ * bundle, at dist/'s top), so what is loaded on first use is not loaded at start. The worker entry's
+ * import()s are the runtime it loads at start, so they are followed; its static imports stay files: they
+ * run before it loads the runtime (turning on node's compile cache first, compile-cache.ts).
+ */
+const dynamicImportsStay: Plugin = {
+  name: "dynamic-imports-stay",
+  setup(b) {
+    b.onResolve({ filter: /^\./, namespace: "file" }, (args) => {
+      const own = "./" + distPath(resolve(dirname(args.importer), args.path));
+      if (args.importer === WORKER_ENTRY) return args.kind === "dynamic-import" ? undefined : { path: own, external: true };
+      return args.kind === "dynamic-import" ? { path: own, external: true } : undefined;
+    });
+  },
+};
+
+/** A module that finds files beside itself (`new URL("./x.js", import.meta.url)`) finds them beside its own file in dist/, not the bundle's. */
+const ownUrl: Plugin = {
+  name: "own-import-meta-url",
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes("import.meta.url")) return undefined;
+      const own = `new URL(${JSON.stringify("./" + distPath(args.path))}, import.meta.url).href`;
+      return { contents: text.replace(/import\.meta\.url\b/g, own), loader: "ts" };
+    });
+  },
+};
+
+// 1. The modules: what the roots import, statically (and what the worker entry import()s).
+const graph = await build({
+  entryPoints: ROOTS,
+  bundle: true,
+  write: false,
+  metafile: true,
+  format: "esm",
+  platform: "node",
+  packages: "external",
+  outdir: dist,
+  plugins: [dynamicImportsStay],
+  logLevel: "error",
+});
+const modules = Object.keys(graph.metafile.inputs)
+  .map((input) => resolve(root, input))
+  .filter((file) => file.startsWith(src + sep) && file !== WORKER_ENTRY);
+
+// 2. Their value exports, as tsc compiled them.
+const compiled = await build({
+  entryPoints: modules.map((m) => join(dist, distPath(m))),
+  bundle: false,
+  write: false,
+  metafile: true,
+  format: "esm",
+  outdir: "/",
+  logLevel: "error",
+});
+const exportsOf = new Map(Object.values(compiled.metafile.outputs).map((o) => [resolve(root, o.entryPoint!), o.exports]));
+
+// 3. One module exporting each module's exports as "path:name" (e.g. "mesh/actor:Actor").
+const key = (module: string, name: string) => JSON.stringify(`${distPath(module).replace(/\.js$/, "")}:${name}`);
+const entry = modules
+  .map((m) => {
+    const names = exportsOf.get(join(dist, distPath(m))) ?? [];
+    const path = JSON.stringify("./" + relative(root, m).split(sep).join("/"));
+    return names.length ? `export { ${names.map((n) => `${n === "default" ? '"default"' : n} as ${key(m, n)}`).join(", ")} } from ${path};` : `import ${path};`;
+  })
+  .join("\n");
+await build({
+  stdin: { contents: entry, resolveDir: root, sourcefile: "fray-runtime-entry.js", loader: "js" },
+  bundle: true,
+  outfile: join(dist, BUNDLE),
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  keepNames: true, // class and function names as written: messages, error revival and actor names use them
+  sourcemap: true,
+  sourcesContent: false, // the map names src/, which the package ships
+  packages: "external", // msgpackr too: two copies of fray in a process (a worker's, an actor's own) share its extension registry
+  plugins: [dynamicImportsStay, ownUrl],
+  banner: { js: "// Generated by scripts/bundle-runtime.ts from the files in src/ that its source map names; read those." },
+  logLevel: "error",
+});
+
+// 4. Each bundled module's own file re-exports its part of the bundle.
+for (const m of modules) {
+  const own = join(dist, distPath(m));
+  const names = exportsOf.get(own) ?? [];
+  const bundle = JSON.stringify(
+    relative(dirname(own), join(dist, BUNDLE))
+      .split(sep)
+      .join("/")
+      .replace(/^(?!\.)/, "./"),
+  );
+  const body = names.length
+    ? `export { ${names.map((n) => `${key(m, n)} as ${n === "default" ? '"default"' : n}`).join(", ")} } from ${bundle};`
+    : `import ${bundle};`;
+  writeFileSync(own, `// ${relative(src, m)} is bundled into ${BUNDLE} (scripts/bundle-runtime.ts).\n${body}\n`);
+  rmSync(own + ".map", { force: true });
+}
+console.log(`bundle-runtime: ${modules.length} modules into dist/${BUNDLE}`);
