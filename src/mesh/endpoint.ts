@@ -315,7 +315,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     const live: Group[] = [];
     for (const g of groups) {
       const procGone = stopped ?? proc.lostPeer(g.addr);
-      const kept: Group = { addr: g.addr, members: [], ranks: [] };
+      const kept: Group = { addr: g.addr, members: [], ranks: [], transient: true }; // for this call only: its header is not kept by the link
       g.members.forEach((member, i) => {
         const gone = procGone ?? dead?.get(member);
         if (gone) errors.push([g.ranks[i], gone]);

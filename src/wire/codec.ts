@@ -10,6 +10,7 @@ import { Packr, addExtension } from "msgpackr/pack";
 import { errorFromWire, errorToWire, type ErrorWire } from "./error-codec.ts";
 import { MessageTooLargeError, SerializationError, describeUnsendable } from "./errors.ts";
 import { claimExtensionType, type ExtensionName } from "./extension-types.ts";
+import { NOT_SMALL, smallBody, smallValue } from "./small-values.ts";
 import "./unloaded-handle.ts"; // first: each handle's own registration below replaces its pass-through reader
 
 export const OUT_OF_BAND_BYTES = 1024;
@@ -195,8 +196,12 @@ export function tooLargeArguments(err: unknown, callee: string, args: readonly u
   );
 }
 
+const NO_ATTACHMENTS: readonly Uint8Array[] = Object.freeze([]);
+
 /** Encodes `value`, or throws a SerializationError with the message `describe` gives for msgpackr's error. */
 function encodeOr(value: unknown, what: string, describe: (err: Error) => string): Encoded {
+  const small = smallBody(value);
+  if (small) return { body: small, attachments: NO_ATTACHMENTS };
   const attachments: Uint8Array[] = [];
   state.outgoing = attachments;
   try {
@@ -220,6 +225,8 @@ function encodeOr(value: unknown, what: string, describe: (err: Error) => string
  * runtime (runtime/code/error-classes.ts), are added to `unresolvedErrors`.
  */
 export function decode(body: Uint8Array, attachments: readonly Uint8Array[] = [], unresolvedErrors: Error[] | null = null): unknown {
+  const small = smallValue(body);
+  if (small !== NOT_SMALL) return small;
   const [previous, previousPending] = [state.incoming, state.pending];
   state.incoming = attachments;
   state.pending = unresolvedErrors;

@@ -31,6 +31,8 @@ class InProcessEnd implements Transport {
 
   setKeepAlive(): void {}
 
+  flush(): void {} // frames are on their way already (a microtask delivers them)
+
   #deliver(frame: Frame): void {
     this.#inbox.push(frame);
     if (!this.#scheduled) {

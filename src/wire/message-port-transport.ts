@@ -49,6 +49,11 @@ export class MessagePortTransport extends TransportBase {
 
   readonly #flushNow = () => this.#flush();
 
+  /** Posts the frames queued so far now (the tick's own flush then finds none). */
+  flush(): void {
+    this.#flush();
+  }
+
   #flush(): void {
     const frames = this.#pending;
     this.#pending = [];

@@ -82,6 +82,11 @@ export class SocketTransport extends TransportBase {
   // The socket keeps what was written; later frames go after it in the same batch buffer.
   #flush(): void {
     this.#scheduled = false;
+    this.flush();
+  }
+
+  /** Writes the frames queued so far now (the tick's own flush then finds none of them). */
+  flush(): void {
     this.#cutBatch();
     this.#write();
   }

@@ -9,8 +9,10 @@ export interface TransportEvents {
 }
 
 export interface Transport {
-  /** Queues `frame`; frames arrive in the order they were sent. */
+  /** Queues `frame`; frames arrive in the order they were sent. Frames queued in one tick leave together at its end… */
   send(frame: Frame): void;
+  /** …or now: a sender that batched its own frames (a process's replies of one tick) need not wait for the tick to end. */
+  flush(): void;
   /** Receives frames and the close; set once, before any frame can arrive. */
   listen(events: TransportEvents): void;
   close(): void;
@@ -31,6 +33,7 @@ export abstract class TransportBase implements Transport {
   #closed = false;
 
   abstract send(frame: Frame): void;
+  abstract flush(): void;
   abstract close(): void;
   abstract setKeepAlive(keep: boolean): void;
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import fc from "fast-check";
+import { Packr, Unpackr } from "msgpackr";
 import { createJobContext } from "../../src/job.ts";
 import { headAt, kOwner, ObjectRef } from "../../src/job/object-ref.ts";
 import { ActorError, NotExportedError, SupervisionError } from "../../src/mesh.ts";
@@ -63,6 +64,24 @@ describe("codec", () => {
     );
     const value = nested(leaf);
     fc.assert(fc.property(value, (v) => assert.deepEqual(roundTrip(v), v)));
+  });
+
+  it("encodes the smallest values (integers of up to 32 bits, null, booleans, undefined, []) as msgpack any decoder reads, and decodes them", () => {
+    const options = { moreTypes: true } as ConstructorParameters<typeof Packr>[0];
+    const [reference, referenceEncoder] = [new Unpackr(options), new Packr(options)];
+    const edges = [0, 1, 63, 64, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 53, -1, -32, -33, -128, -129, -32768, -32769, -(2 ** 31)];
+    for (const v of [...edges, -(2 ** 31) - 1, 1.5, -2.5, NaN, Infinity, null, true, false, undefined, [], [1], "s"]) {
+      const { body, attachments } = encode(v);
+      assert.equal(attachments.length, 0);
+      assert.deepEqual(reference.unpack(Buffer.from(body)), v, `msgpackr reads ${String(v)}`);
+      assert.deepEqual(decode(body), v);
+      assert.deepEqual(decode(referenceEncoder.pack(v)), v, `${String(v)} as msgpackr writes it`);
+    }
+    // An empty argument list arrives as a fresh array each time: the receiver may add to it (an explicit-port endpoint's Port).
+    const body = encodeArguments([], "f").body;
+    const first = decode(body) as unknown[];
+    first.push(1);
+    assert.deepEqual(decode(body), []);
   });
 
   it("round-trips every typed array kind, small and large", () => {
@@ -190,7 +209,7 @@ describe("codec", () => {
   it("knows every extension type msgpackr reads by itself", () => {
     // A fresh process with msgpackr alone: each type msgpackr has no reader for is refused as unknown.
     const probe = `
-      import { Unpackr } from "msgpackr";
+      import { Packr, Unpackr } from "msgpackr";
       const known = [];
       for (let t = 0; t < 256; t++) {
         try { new Unpackr({ moreTypes: true }).unpack(Buffer.from([0xc7, 0, t, 0xc0])); known.push(t); }

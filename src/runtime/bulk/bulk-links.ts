@@ -7,7 +7,7 @@
 import { encode, type Encoded } from "../../wire/codec.ts";
 import { frameOf, type Frame } from "../../wire/frame.ts";
 import { HeaderDecoder } from "../../wire/header-table.ts";
-import { encodeHeader, headerFromWire } from "../base/header-codec.ts";
+import { decodeHeader, encodeHeader } from "../base/header-codec.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
 import { dial } from "../net/dialer.ts";
@@ -67,7 +67,7 @@ export class BulkLinks {
           this.#dialErrors.delete(addr);
           transport.setKeepAlive(false); // a transfer in progress holds the process instead
           transport.send(frameOf(encodeHeader({ kind: "hello", addr: this.addr, pid: process.pid, bulk: true } satisfies Header)));
-          const headers = new HeaderDecoder(headerFromWire);
+          const headers = new HeaderDecoder(decodeHeader);
           const watchers = new Set<(error: Error) => void>();
           transport.listen({
             frame: (frame) => this.onFrame(headers.decode(frame.header), frame, addr),

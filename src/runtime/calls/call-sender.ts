@@ -36,6 +36,10 @@ export interface CallGroup {
   readonly ranks: readonly number[];
   /** The encoded header of a one-way, unnumbered call to this group, made once. */
   oneWay?: Uint8Array;
+  /** The same for a call that wants a reply (at a port of `addr`): the port's id goes beside it, each call its own. */
+  replying?: { readonly addr: string; readonly header: Uint8Array };
+  /** Made for one call (the live ranks of a group with dead ones): its header goes in full, not kept by the link for calls to come. */
+  readonly transient?: boolean;
 }
 
 /** What the sender needs of its process. */
@@ -45,8 +49,11 @@ export interface CallSenderHost {
   connected(addr: string): boolean;
   /** Why `addr` is known to be gone, if it is. */
   lostPeer(addr: string): Error | undefined;
-  /** Sends an encoded header (a `repeatable` one: the same bytes each time); false when `addr` is known to be gone. */
-  sendEncoded(addr: string, kind: Header["kind"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean;
+  /**
+   * Sends an encoded header (a `repeatable` one: the same bytes each time, with `variable`, a reply port id, beside them);
+   * false when `addr` is known to be gone.
+   */
+  sendEncoded(addr: string, kind: Header["kind"], header: Uint8Array, payload: Encoded | undefined, repeatable: boolean, variable?: number): boolean;
 }
 
 /** The tree of a mesh's processes, made once for a set of groups (the endpoint keeps its set while nothing moves). */
@@ -157,6 +164,7 @@ export class CallSender {
   #straight(fields: CallFields, g: CallGroup, payload: Encoded): void {
     const { addr } = g;
     const n = this.#sent.get(addr) ?? 0;
+    const { reply } = fields;
     let sent: boolean;
     if (this.#numbered.has(addr))
       sent = this.host.sendEncoded(
@@ -166,8 +174,9 @@ export class CallSender {
         payload,
         false,
       );
-    else if (fields.reply)
+    else if (g.transient || (reply && reply.id >>> 0 !== reply.id))
       sent = this.host.sendEncoded(addr, "msg", encodeHeader({ kind: "msg", ...fields, members: g.members, ranks: g.ranks } satisfies Call), payload, false);
+    else if (reply) sent = this.host.sendEncoded(addr, "msg", replyingHeader(fields, g), payload, true, reply.id);
     else
       sent = this.host.sendEncoded(
         addr,
@@ -188,7 +197,7 @@ export class CallSender {
         else this.#straight(fields, g, payload); // connects it, for the next cast
       }
       if (parts.length <= fanout) {
-        for (const [addr, members, ranks] of parts) this.#straight(fields, { addr, members, ranks }, payload);
+        for (const [addr, members, ranks] of parts) this.#straight(fields, { addr, members, ranks, transient: true }, payload);
         return;
       }
       // Kept only when every process is connected; a lost one makes the endpoint pass other groups.
@@ -234,6 +243,18 @@ export class CallSender {
     if (origin !== this.host.addr)
       this.host.sendEncoded(origin, "cast-lost", encodeHeader({ kind: "cast-lost", addr, why } satisfies Header), undefined, false);
   }
+}
+
+/**
+ * The header of a call to `g` that wants a reply, made once per group and reply address: the link keeps it, and each call
+ * sends its reply port's id beside it (header-codec.ts: withReplyId puts it back).
+ */
+function replyingHeader(fields: CallFields, g: CallGroup): Uint8Array {
+  const addr = fields.reply!.addr;
+  if (g.replying?.addr === addr) return g.replying.header;
+  const header = encodeHeader({ kind: "msg", ...fields, reply: { addr, id: 0 }, members: g.members, ranks: g.ranks } satisfies Call);
+  g.replying = { addr, header };
+  return header;
 }
 
 /** The fields of a call, from a cast that came. */

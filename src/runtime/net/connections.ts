@@ -11,7 +11,7 @@
 import type { ListenOptions } from "node:net";
 import { frameOf, type Frame } from "../../wire/frame.ts";
 import { HeaderDecoder } from "../../wire/header-table.ts";
-import { encodeHeader, headerFromWire } from "../base/header-codec.ts";
+import { decodeHeader, encodeHeader, withReplyId } from "../base/header-codec.ts";
 import { inProcessPair } from "../../wire/in-process-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
@@ -87,6 +87,11 @@ export class Connections {
     return link;
   }
 
+  /** Writes the frames queued for `addr` now, not at the end of the tick (if there is a link to it). */
+  flush(addr: string): void {
+    this.#links.get(addr)?.flush();
+  }
+
   /** The peers with a connection now (whichever way it came), this proc itself aside. */
   connectedPeers(): string[] {
     return [...this.#links.values()].filter((l) => l.connected && l.addr !== this.addr).map((l) => l.addr);
@@ -120,7 +125,7 @@ export class Connections {
     transport.setKeepAlive(this.serving);
     let peer: string | null = null;
     let bulk: Transport | undefined;
-    const headers = new HeaderDecoder(headerFromWire);
+    const headers = new HeaderDecoder(decodeHeader, withReplyId);
     transport.listen({
       frame: (frame) => {
         if (peer === null) {
@@ -233,7 +238,7 @@ export class Connections {
   #serve(transport: Transport, peer: string): void {
     if (!this.#opened(transport)) return;
     transport.setKeepAlive(this.serving);
-    const headers = new HeaderDecoder(headerFromWire);
+    const headers = new HeaderDecoder(decodeHeader, withReplyId);
     transport.listen({
       frame: (frame) => this.events.frame(headers.decode(frame.header), frame, peer),
       close: (error) => {

@@ -4,7 +4,7 @@
 import type { Encoded } from "../../wire/codec.ts";
 import { MessageTooLargeError } from "../../wire/errors.ts";
 import { frameOf, frameSize, type Frame } from "../../wire/frame.ts";
-import { HeaderEncoder } from "../../wire/header-table.ts";
+import { HeaderEncoder, MAX_TABLE_BYTES } from "../../wire/header-table.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config, settingName } from "../base/config.ts";
 
@@ -36,27 +36,37 @@ export class Link {
     this.#queue = [];
   }
 
-  /** Sends a frame; a `repeatable` header (the same bytes object each time) crosses the link once. */
-  send(header: Uint8Array, payload?: Encoded, repeatable = false): void {
-    this.#checkSize(header, payload);
-    const frame = frameOf(this.#headers.encode(header, repeatable), payload);
+  /**
+   * Sends a frame; a `repeatable` header (the same bytes object each time)
+   * crosses the link once, with `variable` (a u32, a call's reply port id)
+   * beside it each time (header-table.ts).
+   */
+  send(header: Uint8Array, payload?: Encoded, repeatable = false, variable?: number): void {
+    this.#checkSize(header, repeatable ? MAX_TABLE_BYTES : 0, payload);
+    const frame = frameOf(this.#headers.encode(header, repeatable, variable), payload);
     if (this.#transport) this.#transport.send(frame);
     else this.#queue.push(frame);
+  }
+
+  /** Writes what this link's transport queued now, not at the end of the tick (nothing while it is not connected). */
+  flush(): void {
+    this.#transport?.flush();
   }
 
   /**
    * Refuses, before anything is queued or sent, a frame the peer would refuse:
    * over a socket the limit is FRAY_MAX_FRAME_BYTES (until the link is up, we
    * do not know whether it will be a socket, so that limit holds then too).
+   * A repeatable header counts as sent in full (`tableBytes` more).
    */
-  #checkSize(header: Uint8Array, payload?: Encoded): void {
+  #checkSize(header: Uint8Array, tableBytes: number, payload?: Encoded): void {
     const limit = this.#transport?.maxFrameBytes ?? config.maxFrameBytes;
     if (limit === Infinity) return;
     // Per message, so first a bound without building the frame: at most 7 bytes of padding per attachment.
-    let bound = 16 + header.length + (payload?.body.length ?? 0);
+    let bound = 16 + tableBytes + header.length + (payload?.body.length ?? 0);
     for (const a of payload?.attachments ?? []) bound += 11 + a.byteLength;
     if (bound <= limit) return;
-    const size = frameSize(frameOf(header, payload));
+    const size = frameSize(frameOf(header, payload)) + tableBytes;
     if (size > limit) {
       const setting = settingName("maxFrameBytes");
       throw new MessageTooLargeError(

@@ -29,25 +29,37 @@ export class PortInbox {
 
   /** Delivers one value (`ok` false: an error) from `rank` of the proc at `from`. */
   deliver(id: number, from: string, rank: number, ok: boolean, frame: Frame): void {
-    this.#decoded(id, from, frame, [rank], (values) => [[rank, ok, values]]);
+    const handler = this.#handlers.get(id);
+    if (!handler) return;
+    const unresolved: Error[] = [];
+    let value: unknown;
+    try {
+      value = decode(frame.payload, frame.attachments, unresolved);
+    } catch (err) {
+      [ok, value] = [false, new DecodingError(`a value from rank ${rank}`, from, err)];
+    }
+    // Most values (every call's reply) need nothing imported and wait behind nothing: handed over at once, nothing made for them.
+    if (unresolved.length === 0 && this.#waiting.size === 0) handler(rank, ok, value);
+    else this.#handOver(id, [[rank, ok, value]], unresolved);
   }
 
   /** Delivers a batch (an array of values) from several ranks; `errs[i]` marks errors. */
   deliverMany(id: number, from: string, ranks: readonly number[], errs: readonly number[], frame: Frame): void {
-    this.#decoded(id, from, frame, ranks, (values) => ranks.map((rank, i) => [rank, !errs[i], (values as unknown[])[i]]));
-  }
-
-  #decoded(id: number, from: string, frame: Frame, ranks: readonly number[], split: (decoded: unknown) => Array<[number, boolean, unknown]>): void {
     if (!this.#handlers.has(id)) return;
     const unresolved: Error[] = [];
     let items: Array<[number, boolean, unknown]>;
     try {
-      items = split(decode(frame.payload, frame.attachments, unresolved));
+      const values = decode(frame.payload, frame.attachments, unresolved) as unknown[];
+      items = ranks.map((rank, i) => [rank, !errs[i], values[i]]);
     } catch (err) {
-      const what = ranks.length === 1 ? `a value from rank ${ranks[0]}` : `values from ranks ${ranks.join(", ")}`;
-      const failure = new DecodingError(what, from, err);
+      const failure = new DecodingError(`values from ranks ${ranks.join(", ")}`, from, err);
       items = ranks.map((rank) => [rank, false, failure]);
     }
+    this.#handOver(id, items, unresolved);
+  }
+
+  /** Hands `items` to port `id`'s handler once the error classes in them are imported and what came before them is handed over. */
+  #handOver(id: number, items: Array<[number, boolean, unknown]>, unresolved: Error[]): void {
     const hand = () => {
       const handler = this.#handlers.get(id);
       if (handler) for (const [rank, ok, value] of items) handler(rank, ok, value);

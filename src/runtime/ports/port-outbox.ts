@@ -2,6 +2,8 @@
 // port in one tick into one frame: the 128 actors of a process answering one
 // call send one reply frame, not 128. Each value is encoded when sent (so later
 // mutation cannot change it); the frame carries their bodies as one msgpack array.
+// The frames are written as soon as they are made, at the end of the tick that
+// sent the values, not at the end of one more (the transports' own batching).
 import { arrayOfEncoded, encode, type Encoded } from "../../wire/codec.ts";
 import { FrameError } from "../../wire/errors.ts";
 import type { Header, PortRef } from "../base/messages.ts";
@@ -16,10 +18,18 @@ interface Batch {
 }
 
 export class PortOutbox {
-  #batches = new Map<string, Batch>();
+  /** The ports with values queued, in the order of their first value: the order their frames go in. */
+  #order: Batch[] = [];
+  #spare: Batch[] = [];
+  /** The batch of each port id (the first one's, should ports of two processes share an id): no string key made per value. */
+  #byId = new Map<number, Batch>();
   #scheduled = false;
 
-  constructor(private readonly sendFrame: Send) {}
+  /** `flushTo(addr)` writes the frames queued for `addr` at once: the replies of a tick, batched here, need not wait for the end of another. */
+  constructor(
+    private readonly sendFrame: Send,
+    private readonly flushTo: (addr: string) => void = () => {},
+  ) {}
 
   /**
    * Sends a value or error to a port. A value that cannot be sent throws when
@@ -46,17 +56,22 @@ export class PortOutbox {
 
   /** Queues an encoded value (or error) for `ref`. Values with attachments go at once, after what is queued. */
   push(ref: PortRef, rank: number, payload: Encoded, isError: boolean): void {
-    const key = `${ref.addr}#${ref.id}`;
+    let batch = this.#find(ref);
     if (payload.attachments.length) {
-      this.#flushOne(key);
+      if (batch) this.#flushOne(batch);
       this.sendFrame(ref.addr, isError ? { kind: "port", id: ref.id, rank, isError: true } : { kind: "port", id: ref.id, rank }, payload);
       return;
     }
-    let batch = this.#batches.get(key);
-    if (!batch) this.#batches.set(key, (batch = { ref, ranks: [], errs: [], bodies: [] }));
-    batch.ranks.push(rank);
-    batch.errs.push(isError ? 1 : 0);
-    batch.bodies.push(payload.body);
+    if (!batch) {
+      // Made with its first value: most batches hold one (an empty array grows to 17 slots at its first push).
+      batch = { ref, ranks: [rank], errs: [isError ? 1 : 0], bodies: [payload.body] };
+      this.#order.push(batch);
+      if (!this.#byId.has(ref.id)) this.#byId.set(ref.id, batch);
+    } else {
+      batch.ranks.push(rank);
+      batch.errs.push(isError ? 1 : 0);
+      batch.bodies.push(payload.body);
+    }
     if (!this.#scheduled) {
       this.#scheduled = true;
       process.nextTick(() => this.flush());
@@ -66,13 +81,35 @@ export class PortOutbox {
   /** Sends everything queued. */
   flush(): void {
     this.#scheduled = false;
-    for (const key of [...this.#batches.keys()]) this.#flushOne(key);
+    const order = this.#order;
+    this.#order = this.#spare; // two arrays taking turns: none made per tick
+    this.#byId.clear();
+    for (const batch of order) this.#send(batch);
+    let flushed: string | null = null;
+    for (const { ref } of order) if (ref.addr !== flushed) this.flushTo((flushed = ref.addr)); // (a repeat finds nothing queued)
+    order.length = 0;
+    this.#spare = order;
   }
 
-  #flushOne(key: string): void {
-    const batch = this.#batches.get(key);
-    if (!batch) return;
-    this.#batches.delete(key);
+  #find(ref: PortRef): Batch | undefined {
+    const batch = this.#byId.get(ref.id);
+    if (!batch || batch.ref.addr === ref.addr) return batch;
+    for (const b of this.#order) if (b.ref.id === ref.id && b.ref.addr === ref.addr) return b; // another process's port of the same id
+    return undefined;
+  }
+
+  /** Sends one port's batch now, ahead of the rest. */
+  #flushOne(batch: Batch): void {
+    this.#order.splice(this.#order.indexOf(batch), 1);
+    if (this.#byId.get(batch.ref.id) === batch) {
+      this.#byId.delete(batch.ref.id);
+      const other = this.#order.find((b) => b.ref.id === batch.ref.id);
+      if (other) this.#byId.set(other.ref.id, other);
+    }
+    this.#send(batch);
+  }
+
+  #send(batch: Batch): void {
     const { ref, ranks, errs, bodies } = batch;
     try {
       if (bodies.length === 1) {

@@ -35,7 +35,10 @@ export class Proc implements PortOwner, ProcMessaging, Router {
   readonly #subsystems: Subsystems;
   readonly #connections: Connections;
   readonly #inbox = new PortInbox();
-  readonly #outbox = new PortOutbox((addr, header, payload) => this.send(addr, header, payload));
+  readonly #outbox = new PortOutbox(
+    (addr, header, payload) => this.send(addr, header, payload),
+    (addr) => this.#connections.flush(addr),
+  );
   /** Where the procs this process started listen, for peers that ask before dialing. */
   readonly #directory = new ProcDirectory();
   /** Peers known to be gone, with why: frames to them are dropped, and whoever asks learns why. */
@@ -179,11 +182,14 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     this.sendEncoded(addr, header.kind, encodeHeader(header), payload, false);
   }
 
-  /** Sends an encoded header (`repeatable`: the same bytes each time, which cross each link once); false if `addr` is gone. */
-  sendEncoded(addr: string, kind: Kind, header: Uint8Array, payload: Encoded | undefined, repeatable: boolean): boolean {
+  /**
+   * Sends an encoded header (`repeatable`: the same bytes each time, which cross each link once, with `variable` — a call's
+   * reply port id — beside them each time); false if `addr` is gone.
+   */
+  sendEncoded(addr: string, kind: Kind, header: Uint8Array, payload: Encoded | undefined, repeatable: boolean, variable?: number): boolean {
     if (this.#lost.has(addr)) return false; // nobody to receive it
     if (metricsOn) countFrameOut(kind, header.length + encodedBytes(payload));
-    this.#connections.link(addr).send(header, payload, repeatable);
+    this.#connections.link(addr).send(header, payload, repeatable, variable);
     return true;
   }
 
