@@ -15,8 +15,9 @@ import { pump } from "../streams/stream-pump.ts";
 import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
 import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
-import { TASK_FIELDS, type SlotUse } from "./task-batch.ts";
+import { isPlain, TASK_FIELDS, type SlotUse } from "./task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
+import { ExecutorLane } from "./thread-lane.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 
 export class Executor extends Actor {
@@ -33,16 +34,27 @@ export class Executor extends Actor {
   /** The AbortControllers of tasks that read their signal. */
   readonly #controllers = new Map<string, AbortController>();
   readonly #controls: TaskControls = { signalFor: (taskId) => this.#signalFor(taskId) };
+  /** The task lane from the head, when this worker is a thread of the head's process (thread-lane.ts). */
+  readonly #lane: ExecutorLane | null = null;
 
-  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef) {
+  /** `lanes`: the lobby of the head's task lanes, if it offers them. */
+  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef, lanes: string | null = null) {
     super();
     this.#head = head;
     this.#kind = kind;
     this.#slots = new Slots(slots);
     this.#results = results;
-    const worker = messageContext.getStore()?.rank ?? 0; // rank i runs on worker i
+    const context = messageContext.getStore();
+    const worker = context?.rank ?? 0; // rank i runs on worker i
     this.#starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
     ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
+    // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
+    if (lanes !== null && context)
+      this.#lane = new ExecutorLane(lanes, worker, ([fns, tasks]) => messageContext.run(context, () => this.#runBatch(fns, tasks, true)));
+  }
+
+  cleanup(): void {
+    this.#lane?.close();
   }
 
   /**
@@ -84,6 +96,11 @@ export class Executor extends Actor {
    */
   @endpoint({ concurrent: true })
   runBatch(fns: string[], tasks: unknown[]): Promise<void> | undefined {
+    return this.#runBatch(fns, tasks, false);
+  }
+
+  /** `lane`: the batch came by the lane, where plain values go back too. */
+  #runBatch(fns: string[], tasks: unknown[], lane: boolean): Promise<void> | undefined {
     let pending: Promise<void>[] | null = null;
     const loaded: Array<Function | undefined> = [];
     for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
@@ -97,15 +114,23 @@ export class Executor extends Actor {
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
       const run =
         fn && (!slot || this.#slots.tryAcquire())
-          ? this.#start(fn, id, number, args, env, slot)
-          : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot);
+          ? this.#start(fn, id, number, args, env, slot, lane)
+          : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot, lane);
       if (run) (pending ??= []).push(run);
     }
     return pending ? Promise.all(pending).then(() => {}) : undefined;
   }
 
   /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */
-  #start(fn: Function, taskId: string, number: number, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> | undefined {
+  #start(
+    fn: Function,
+    taskId: string,
+    number: number,
+    args: unknown[],
+    env: Record<string, string> | null,
+    use: SlotUse,
+    lane: boolean,
+  ): Promise<void> | undefined {
     const cancelled = this.#cancelReason(taskId);
     if (cancelled) {
       if (use) this.#slots.release(); // it never starts: the slot it took goes to the next task
@@ -130,25 +155,38 @@ export class Executor extends Actor {
     if (!isThenable(result)) {
       slot?.end();
       this.#ended(taskId);
-      this.#sendResult(number, result, false);
+      this.#sendResult(number, result, false, lane);
       return undefined;
     }
     return Promise.resolve(result).then(
-      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, value, false)),
+      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, value, false, lane)),
       (err: unknown) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
   /** A task that waits for its function to load or for a slot. */
-  #later(taskId: string, number: number, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> {
+  #later(
+    taskId: string,
+    number: number,
+    url: string,
+    exportName: string,
+    args: unknown[],
+    env: Record<string, string> | null,
+    use: SlotUse,
+    lane: boolean,
+  ): Promise<void> {
     return this.#task(taskId, url, exportName, args, env, use, null).then(
-      (value) => (this.#ended(taskId), this.#sendResult(number, value, false)),
+      (value) => (this.#ended(taskId), this.#sendResult(number, value, false, lane)),
       (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
-  /** A value the codec cannot send (or one too big for a frame) arrives as the error that says why. */
-  #sendResult(number: number, value: unknown, thrown: boolean): void {
+  /**
+   * A value the codec cannot send (or one too big for a frame) arrives as the
+   * error that says why. A plain value of a task that came by the lane goes back by it.
+   */
+  #sendResult(number: number, value: unknown, thrown: boolean, lane = false): void {
+    if (lane && !thrown && isPlain(value)) return this.#lane!.result(number, value);
     const proc = currentProc();
     if (!thrown) return proc.sendToPort(this.#results, number, value, false);
     try {
