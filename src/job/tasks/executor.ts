@@ -25,6 +25,8 @@ export class Executor extends Actor {
   readonly #head: ActorMesh<HeadActor>;
   readonly #kind: JobKind;
   readonly #functions = new Map<string, Function>();
+  /** The function the last batch ran first, found without making its key: most batches run the one function. */
+  #last: { url: string; exportName: string; fn: Function } | null = null;
   readonly #slots: Slots;
   readonly #starts: StartReports;
   /** Where results of batched tasks go: the head's port, each as the rank of its task's number. */
@@ -110,7 +112,7 @@ export class Executor extends Actor {
       const args = tasks[i + 3] as unknown[];
       const env = tasks[i + 4] as Record<string, string> | null;
       const slot = tasks[i + 5] as SlotUse;
-      const fn = (loaded[f] ??= this.#functions.get(`${fns[2 * f]}#${fns[2 * f + 1]}`));
+      const fn = (loaded[f] ??= this.#loaded(fns[2 * f], fns[2 * f + 1]));
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
       const run =
         fn && (!slot || this.#slots.tryAcquire())
@@ -119,6 +121,14 @@ export class Executor extends Actor {
       if (run) (pending ??= []).push(run);
     }
     return pending ? Promise.all(pending).then(() => {}) : undefined;
+  }
+
+  #loaded(url: string, exportName: string): Function | undefined {
+    const last = this.#last;
+    if (last !== null && last.url === url && last.exportName === exportName) return last.fn;
+    const fn = this.#functions.get(`${url}#${exportName}`);
+    if (fn) this.#last = { url, exportName, fn };
+    return fn;
   }
 
   /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */

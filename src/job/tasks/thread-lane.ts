@@ -65,16 +65,30 @@ export class HeadLanes {
   }
 }
 
-/** An Executor's side: batches arrive at `run`; values go back in one message per tick. */
+/**
+ * An Executor's side: batches arrive at `run`; the values of the tasks that
+ * ended while their batch ran go back in one message when it has run, and
+ * those of tasks that end later in one message per tick.
+ */
 export class ExecutorLane {
   readonly #channel: BroadcastChannel;
   #results: unknown[] = [];
   #closed = false;
+  /** While a batch runs: its values are sent when it has run (no tick scheduled, which costs a tiny task a tenth of its time). */
+  #running = false;
 
   constructor(lobby: string, worker: number, run: (batch: LaneBatch) => void) {
     const name = `${lobby}:${worker}:${randomUUID()}`;
     this.#channel = new BroadcastChannel(name);
-    this.#channel.onmessage = (event) => run((event as { data: LaneBatch }).data);
+    this.#channel.onmessage = (event) => {
+      this.#running = true;
+      try {
+        run((event as { data: LaneBatch }).data);
+      } finally {
+        this.#running = false;
+        if (this.#results.length !== 0) this.#flush();
+      }
+    };
     this.#channel.onmessageerror = (event) => console.error(`fray: a task lane to worker ${worker} carried a message that could not be read:`, event);
     this.#channel.unref();
     const announce = new BroadcastChannel(lobby);
@@ -84,15 +98,19 @@ export class ExecutorLane {
 
   /** The value of batched task `number`, a plain one (task-batch.ts isPlain). */
   result(number: number, value: unknown): void {
-    if (this.#results.length === 0) process.nextTick(this.#flushNow);
+    if (this.#results.length === 0 && !this.#running) process.nextTick(this.#flushNow);
     this.#results.push(number, value);
   }
 
   readonly #flushNow = () => {
+    if (this.#results.length !== 0) this.#flush(); // else a batch that ran since sent them
+  };
+
+  #flush(): void {
     const results = this.#results;
     this.#results = [];
     if (!this.#closed) this.#channel.postMessage(results); // else the actor stopped: the job ended, or its worker is gone
-  };
+  }
 
   close(): void {
     this.#closed = true;
