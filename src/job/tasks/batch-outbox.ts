@@ -44,9 +44,15 @@ export class BatchOutbox {
     this.#lanes = null;
   }
 
-  /** Adds `running` to its worker's batch of this tick. */
+  /**
+   * Adds `running` to its worker's batch of this tick; or, the only task out
+   * on its worker, sends it by the worker's lane at once: a task awaited
+   * before the next is submitted then waits for no tick, and its worker starts
+   * it while the caller goes on to await it.
+   */
   add(location: CodeLocation, running: Running, slot: SlotUse): void {
     const { task } = running;
+    if (running.worker.sent === 1 && this.#lanes?.sendOne(running.worker.index, location, task.id, running.number, task.args, task.env ?? null, slot)) return;
     const batch = this.#outgoing[running.worker.index];
     if (batch) batch.add(location, task.id, running.number, task.args, task.env ?? null, slot, running);
     else this.#outgoing[running.worker.index] = new TaskBatch(location, task.id, running.number, task.args, task.env ?? null, slot, running);

@@ -73,7 +73,7 @@ export class TaskBatch<T> {
   }
 }
 
-function allPlain(args: readonly unknown[]): boolean {
+export function allPlain(args: readonly unknown[]): boolean {
   for (const a of args) if (!isPlain(a)) return false;
   return true;
 }
