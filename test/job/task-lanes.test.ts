@@ -10,7 +10,7 @@ import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../../src/job.ts";
 import { SupervisionError } from "../../src/mesh.ts";
 import { endpointStats } from "../../src/runtime/base/counters.ts";
-import { exitOnce, shape, SHAPES, wrap } from "../fixtures/lane-tasks.ts";
+import { exitOnce, shape, SHAPES, whereAmI, wrap } from "../fixtures/lane-tasks.ts";
 import { add } from "../fixtures/tasks.ts";
 
 describe("task lanes on threads", () => {
@@ -50,6 +50,15 @@ describe("task lanes on threads", () => {
       ctx.get(args.map((arg) => ctx.run(wrap, ctx.put(arg)))),
     ]);
     args.forEach((arg, i) => assert.deepEqual(wrappedByLane[i], wrappedByCall[i], String(arg)));
+  });
+
+  it("a task by the lane runs in its Executor's context as one by a call does (context() and currentRank() say the same)", async () => {
+    await ctx.get(ctx.run(whereAmI, 0)); // located: the next go in batches, by the lane
+    // One at a time, so both run on the first worker (the one with the most free cpu, the first of equals).
+    const byLane = await ctx.get(ctx.run(whereAmI, 1));
+    const byCall = await ctx.get(ctx.run(whereAmI, ctx.put(1)));
+    assert.equal(byLane.className, "Executor");
+    assert.deepEqual(byLane, byCall);
   });
 
   it("a worker thread that exits mid-task fails its task with SupervisionError, or with maxRetries runs it again elsewhere; later tasks run", async () => {

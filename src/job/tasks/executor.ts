@@ -1,7 +1,7 @@
 // The Executor runs tasks in a worker process (or thread). It also makes the
 // worker's tasks and actors see a JobContext that talks to the job's head, so
 // nested tasks and actors work from anywhere.
-import { messageContext } from "../../runtime/proc/context.ts";
+import { messageContext, type MessageContext } from "../../runtime/proc/context.ts";
 import { load } from "../../runtime/code/code-locator.ts";
 import type { PortRef } from "../../runtime/base/messages.ts";
 import { encode } from "../../wire/codec.ts";
@@ -38,6 +38,8 @@ export class Executor extends Actor {
   readonly #controls: TaskControls = { signalFor: (taskId) => this.#signalFor(taskId) };
   /** The task lane from the head, when this worker is a thread of the head's process (thread-lane.ts). */
   readonly #lane: ExecutorLane | null = null;
+  /** What the head's calls run in (this worker alone, as a slice): tasks that come by the lane run in it too, as those that come by a call do. */
+  #callContext: MessageContext | undefined;
 
   /** `lanes`: the lobby of the head's task lanes, if it offers them. */
   constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef, lanes: string | null = null) {
@@ -52,7 +54,7 @@ export class Executor extends Actor {
     ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
     // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
     if (lanes !== null && context)
-      this.#lane = new ExecutorLane(lanes, worker, ([fns, tasks]) => messageContext.run(context, () => this.#runBatch(fns, tasks, true)));
+      this.#lane = new ExecutorLane(lanes, worker, ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)));
   }
 
   cleanup(): void {
@@ -98,6 +100,7 @@ export class Executor extends Actor {
    */
   @endpoint({ concurrent: true })
   runBatch(fns: string[], tasks: unknown[]): Promise<void> | undefined {
+    this.#callContext ??= messageContext.getStore();
     return this.#runBatch(fns, tasks, false);
   }
 
@@ -222,6 +225,7 @@ export class Executor extends Actor {
     use: SlotUse = 0,
     stream: PortRef | null = null,
   ): Promise<unknown> {
+    this.#callContext ??= messageContext.getStore();
     return this.#task(taskId, url, exportName, args, env, use, stream).finally(() => this.#ended(taskId));
   }
 
