@@ -63,8 +63,10 @@ export class JobHead {
     this.refs.self = endpoints[kMesh].id;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id]);
+    // Executors in threads of this process take tiny tasks by a lane of their own (thread-lane.ts).
+    const lanes = setup.kind === "threads" ? this.#scheduler.openLanes() : null;
     const executors = this.#asOwner(() =>
-      setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort),
+      setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort, lanes),
     );
     // A worker whose cancelled task would not end is killed and started again, as the Executors' owner.
     this.#scheduler.useExecutors(executors, {

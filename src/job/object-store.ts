@@ -19,34 +19,64 @@ const dropped = new FinalizationRegistry<{ store: ObjectStore; id: string }>(({ 
   if (!escapedRefs.has(id)) store.release(id);
 });
 
-/** An entry as a class, not closures: a batch of 20,000 tasks makes 20,000 of them. */
+/**
+ * An entry as a class, not closures: a batch of 20,000 tasks makes 20,000 of
+ * them. Its promise is made when first asked for while it is pending, and let
+ * go once it settles (a settled entry hands out a settled promise of its value):
+ * an entry outlives its ref until a full GC finds the ref gone, and each young
+ * GC meanwhile copies what it holds.
+ */
 class StoreEntry implements Entry {
-  readonly promise: Promise<unknown>;
   settled = false;
   dropped = false;
-  #resolve!: (v: unknown) => void;
-  #reject!: (e: unknown) => void;
+  #promise: Promise<unknown> | null = null;
+  #resolve: ((v: unknown) => void) | null = null;
+  #reject: ((e: unknown) => void) | null = null;
+  /** The value, or the error (`#failed`), once settled. */
+  #value: unknown = undefined;
+  #failed = false;
 
   constructor(
     private readonly store: ObjectStore,
     readonly id: string,
-  ) {
-    this.promise = new Promise<unknown>((res, rej) => ((this.#resolve = res), (this.#reject = rej)));
+  ) {}
+
+  get promise(): Promise<unknown> {
+    if (this.#promise !== null) return this.#promise;
+    if (!this.settled) return (this.#promise = new Promise<unknown>((res, rej) => ((this.#resolve = res), (this.#reject = rej))));
+    if (!this.#failed) return Promise.resolve(this.#value);
+    const failed = Promise.reject(this.#value);
+    failed.catch(() => {}); // reported by whoever awaits it, not as an unhandled rejection
+    return failed;
   }
 
   resolve(value: unknown): void {
     if (this.settled) return;
     this.settled = true;
+    this.#value = value;
     this.store.settled(this, value);
-    this.#resolve(value);
+    this.#resolve?.(value);
+    this.#forget();
   }
 
   reject(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
+    this.#value = error;
+    this.#failed = true;
     this.store.settled(this, undefined);
-    this.promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
-    this.#reject(error);
+    if (this.#promise !== null) {
+      this.#promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
+      this.#reject!(error);
+    }
+    this.#forget();
+  }
+
+  /** Settled: its awaiters hold its promise while they need it; the entry keeps the value only. */
+  #forget(): void {
+    this.#promise = null;
+    this.#resolve = null;
+    this.#reject = null;
   }
 }
 

@@ -1,7 +1,7 @@
 // The Executor runs tasks in a worker process (or thread). It also makes the
 // worker's tasks and actors see a JobContext that talks to the job's head, so
 // nested tasks and actors work from anywhere.
-import { messageContext } from "../../runtime/proc/context.ts";
+import { messageContext, type MessageContext } from "../../runtime/proc/context.ts";
 import { load } from "../../runtime/code/code-locator.ts";
 import type { PortRef } from "../../runtime/base/messages.ts";
 import { encode } from "../../wire/codec.ts";
@@ -15,8 +15,9 @@ import { pump } from "../streams/stream-pump.ts";
 import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
 import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
-import { TASK_FIELDS, type SlotUse } from "./task-batch.ts";
+import { isPlain, TASK_FIELDS, type SlotUse } from "./task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
+import { ExecutorLane } from "./thread-lane.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 
 export class Executor extends Actor {
@@ -24,6 +25,8 @@ export class Executor extends Actor {
   readonly #head: ActorMesh<HeadActor>;
   readonly #kind: JobKind;
   readonly #functions = new Map<string, Function>();
+  /** The function the last batch ran first, found without making its key: most batches run the one function. */
+  #last: { url: string; exportName: string; fn: Function } | null = null;
   readonly #slots: Slots;
   readonly #starts: StartReports;
   /** Where results of batched tasks go: the head's port, each as the rank of its task's number. */
@@ -33,16 +36,29 @@ export class Executor extends Actor {
   /** The AbortControllers of tasks that read their signal. */
   readonly #controllers = new Map<string, AbortController>();
   readonly #controls: TaskControls = { signalFor: (taskId) => this.#signalFor(taskId) };
+  /** The task lane from the head, when this worker is a thread of the head's process (thread-lane.ts). */
+  readonly #lane: ExecutorLane | null = null;
+  /** What the head's calls run in (this worker alone, as a slice): tasks that come by the lane run in it too, as those that come by a call do. */
+  #callContext: MessageContext | undefined;
 
-  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef) {
+  /** `lanes`: the lobby of the head's task lanes, if it offers them. */
+  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef, lanes: string | null = null) {
     super();
     this.#head = head;
     this.#kind = kind;
     this.#slots = new Slots(slots);
     this.#results = results;
-    const worker = messageContext.getStore()?.rank ?? 0; // rank i runs on worker i
+    const context = messageContext.getStore();
+    const worker = context?.rank ?? 0; // rank i runs on worker i
     this.#starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
     ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
+    // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
+    if (lanes !== null && context)
+      this.#lane = new ExecutorLane(lanes, worker, ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)));
+  }
+
+  cleanup(): void {
+    this.#lane?.close();
   }
 
   /**
@@ -84,6 +100,12 @@ export class Executor extends Actor {
    */
   @endpoint({ concurrent: true })
   runBatch(fns: string[], tasks: unknown[]): Promise<void> | undefined {
+    this.#callContext ??= messageContext.getStore();
+    return this.#runBatch(fns, tasks, false);
+  }
+
+  /** `lane`: the batch came by the lane, where plain values go back too. */
+  #runBatch(fns: string[], tasks: unknown[], lane: boolean): Promise<void> | undefined {
     let pending: Promise<void>[] | null = null;
     const loaded: Array<Function | undefined> = [];
     for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
@@ -93,19 +115,35 @@ export class Executor extends Actor {
       const args = tasks[i + 3] as unknown[];
       const env = tasks[i + 4] as Record<string, string> | null;
       const slot = tasks[i + 5] as SlotUse;
-      const fn = (loaded[f] ??= this.#functions.get(`${fns[2 * f]}#${fns[2 * f + 1]}`));
+      const fn = (loaded[f] ??= this.#loaded(fns[2 * f], fns[2 * f + 1]));
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
       const run =
         fn && (!slot || this.#slots.tryAcquire())
-          ? this.#start(fn, id, number, args, env, slot)
-          : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot);
+          ? this.#start(fn, id, number, args, env, slot, lane)
+          : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot, lane);
       if (run) (pending ??= []).push(run);
     }
     return pending ? Promise.all(pending).then(() => {}) : undefined;
   }
 
+  #loaded(url: string, exportName: string): Function | undefined {
+    const last = this.#last;
+    if (last !== null && last.url === url && last.exportName === exportName) return last.fn;
+    const fn = this.#functions.get(`${url}#${exportName}`);
+    if (fn) this.#last = { url, exportName, fn };
+    return fn;
+  }
+
   /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */
-  #start(fn: Function, taskId: string, number: number, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> | undefined {
+  #start(
+    fn: Function,
+    taskId: string,
+    number: number,
+    args: unknown[],
+    env: Record<string, string> | null,
+    use: SlotUse,
+    lane: boolean,
+  ): Promise<void> | undefined {
     const cancelled = this.#cancelReason(taskId);
     if (cancelled) {
       if (use) this.#slots.release(); // it never starts: the slot it took goes to the next task
@@ -130,25 +168,38 @@ export class Executor extends Actor {
     if (!isThenable(result)) {
       slot?.end();
       this.#ended(taskId);
-      this.#sendResult(number, result, false);
+      this.#sendResult(number, result, false, lane);
       return undefined;
     }
     return Promise.resolve(result).then(
-      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, value, false)),
+      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, value, false, lane)),
       (err: unknown) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
   /** A task that waits for its function to load or for a slot. */
-  #later(taskId: string, number: number, url: string, exportName: string, args: unknown[], env: Record<string, string> | null, use: SlotUse): Promise<void> {
+  #later(
+    taskId: string,
+    number: number,
+    url: string,
+    exportName: string,
+    args: unknown[],
+    env: Record<string, string> | null,
+    use: SlotUse,
+    lane: boolean,
+  ): Promise<void> {
     return this.#task(taskId, url, exportName, args, env, use, null).then(
-      (value) => (this.#ended(taskId), this.#sendResult(number, value, false)),
+      (value) => (this.#ended(taskId), this.#sendResult(number, value, false, lane)),
       (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
-  /** A value the codec cannot send (or one too big for a frame) arrives as the error that says why. */
-  #sendResult(number: number, value: unknown, thrown: boolean): void {
+  /**
+   * A value the codec cannot send (or one too big for a frame) arrives as the
+   * error that says why. A plain value of a task that came by the lane goes back by it.
+   */
+  #sendResult(number: number, value: unknown, thrown: boolean, lane = false): void {
+    if (lane && !thrown && isPlain(value)) return this.#lane!.result(number, value);
     const proc = currentProc();
     if (!thrown) return proc.sendToPort(this.#results, number, value, false);
     try {
@@ -174,6 +225,7 @@ export class Executor extends Actor {
     use: SlotUse = 0,
     stream: PortRef | null = null,
   ): Promise<unknown> {
+    this.#callContext ??= messageContext.getStore();
     return this.#task(taskId, url, exportName, args, env, use, stream).finally(() => this.#ended(taskId));
   }
 

@@ -73,16 +73,25 @@ export class TaskBatch<T> {
   }
 }
 
-function allPlain(args: readonly unknown[]): boolean {
+export function allPlain(args: readonly unknown[]): boolean {
   for (const a of args) if (!isPlain(a)) return false;
   return true;
 }
 
-/** A value that surely fits a frame and decodes anywhere. */
+/**
+ * A value that surely fits a frame and decodes anywhere, and that a structured
+ * clone (a task lane, thread-lane.ts) carries as the codec does: not -0 nor a
+ * string with a lone surrogate, which the codec makes 0 and U+FFFD.
+ */
 export function isPlain(value: unknown): boolean {
   const type = typeof value;
-  return type === "number" || type === "boolean" || value === undefined || value === null || (type === "string" && (value as string).length < 16_384);
+  if (type === "number") return value !== 0 || !Object.is(value, -0);
+  if (type === "string") return (value as string).length < 16_384 && (value as WellFormed).isWellFormed();
+  return type === "boolean" || value === undefined || value === null;
 }
+
+/** String.prototype.isWellFormed (Node 20; ES2024, past this project's lib). */
+type WellFormed = { isWellFormed(): boolean };
 
 /**
  * Runs `fn` once the microtasks queued now and those they queue have run: a

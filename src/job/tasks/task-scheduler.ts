@@ -1,12 +1,12 @@
 // job/tasks: tasks on workers: placement and resources (this file, task-records.ts, worker-pool.ts,
-// task-queue.ts), batches (task-batch.ts, start-reports.ts), the Executor that runs them in a
+// task-queue.ts), batches (task-batch.ts, batch-outbox.ts, thread-lane.ts, start-reports.ts), the Executor that runs them in a
 // worker (executor.ts, slots.ts, task-env.ts, task-args.ts), cancels (task-tree.ts, worker-replacement.ts).
 //
 // Placement of tasks: the queue of tasks waiting for a worker, sending each to
 // the Executor of a worker with room (or ahead of a free slot, for tasks with
 // the default request), and a task's resources while it runs, waits at its
 // worker or is blocked in get()/wait(). Tasks placed in one tick go to each
-// worker in one batch (task-batch.ts); one whose code is not located yet, whose
+// worker in one batch (batch-outbox.ts); one whose code is not located yet, whose
 // arguments hold refs, or that streams goes on its own once they are. A task
 // whose worker died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel } from "../../runtime/actors/arity.ts";
@@ -23,7 +23,8 @@ import type { ObjectStore } from "../object-store.ts";
 import { TASK_RESOURCES, type Resources, type TaskOptions } from "../options.ts";
 import type { RefReader } from "../refs.ts";
 import { hasRef, nameUnsendableArgument } from "./task-args.ts";
-import { TaskBatch, type SlotUse } from "./task-batch.ts";
+import type { SlotUse } from "./task-batch.ts";
+import { BatchOutbox } from "./batch-outbox.ts";
 import { TASK_HISTORY } from "./task-history.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
@@ -50,9 +51,14 @@ export class TaskScheduler {
   /** Where Executors send the results of batched tasks. */
   readonly resultsPort: PortRef;
   readonly #portId: number;
-  /** The batch being filled for each worker this tick, by worker index. */
-  #outgoing: Array<TaskBatch<Running> | undefined> = [];
-  #flushScheduled = false;
+  readonly #outbox = new BatchOutbox({
+    executor: (index) => this.#executor(index),
+    one: (running) => void this.#execute(running),
+    failed: (held, err) => this.#batchFailed(held, err),
+    laneResults: (flat) => {
+      for (let i = 0; i < flat.length; i += 2) this.#result(flat[i] as number, true, flat[i + 1]);
+    },
+  });
   #unwatch: Array<() => void> = [];
   #replacement: WorkerReplacement | null = null;
   #tree = new TaskTree();
@@ -74,8 +80,14 @@ export class TaskScheduler {
   /** The job ended: results that still arrive are dropped, and no worker is replaced any more. */
   close(): void {
     this.#replacement = null;
+    this.#outbox.close();
     currentProc().closePort(this.#portId);
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
+  }
+
+  /** The lobby of the task lanes offered to Executors in threads of this process (thread-lane.ts). */
+  openLanes(): string {
+    return this.#outbox.openLanes();
   }
 
   /** The Executors tasks are sent to: rank `i` runs on worker `i`. */
@@ -140,6 +152,7 @@ export class TaskScheduler {
       if (metricsOn) taskStats.dispatched++;
       if (ahead) worker.prefetched++;
       else take(worker, task.resources);
+      worker.sent++;
       const running: Running = { task, worker, number: this.#nextNumber++, state: ahead ? "prefetched" : "running" };
       if (this.#running.size === 0) hold(); // a batch sent one-way waits on no reply that would keep the process alive
       this.#running.set(task.id, running);
@@ -156,35 +169,7 @@ export class TaskScheduler {
       void this.#execute(running);
       return;
     }
-    const batch = this.#outgoing[running.worker.index];
-    if (batch) batch.add(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
-    else this.#outgoing[running.worker.index] = new TaskBatch(location, task.id, running.number, task.args, task.env ?? null, slotUse(running), running);
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      process.nextTick(this.#flushNow); // after the microtasks queued now: every task placed in this turn
-    }
-  }
-
-  readonly #flushNow = () => this.#flush();
-
-  /** Sends each worker its batch. */
-  #flush(): void {
-    this.#flushScheduled = false;
-    const batches = this.#outgoing;
-    this.#outgoing = [];
-    for (let index = 0; index < batches.length; index++) {
-      const batch = batches[index];
-      if (!batch) continue;
-      const { runBatch } = this.#executor(index);
-      try {
-        // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
-        if (batch.acked) runBatch.callOne(batch.fns, batch.tasks).catch((err: unknown) => this.#batchFailed(batch.held, err));
-        else runBatch.broadcast(batch.fns, batch.tasks);
-      } catch {
-        // An argument the codec cannot send: each task goes on its own, to fail with its own error.
-        for (const running of batch.held) void this.#execute(running);
-      }
-    }
+    this.#outbox.add(location, running, slotUse(running));
   }
 
   /** A batch's call failed: its tasks still running died with their worker, or (too big together) go one by one. */
@@ -295,6 +280,7 @@ export class TaskScheduler {
     this.#running.delete(running.task.id);
     this.#tree.ended(running.task.id);
     this.#byNumber.delete(running.number);
+    running.worker.sent--;
     if (this.#running.size === 0) release();
     if (running.state === "running") give(running.worker, running.task.resources);
     else if (running.state === "prefetched") running.worker.prefetched--;
@@ -364,6 +350,7 @@ export class TaskScheduler {
     if (!this.pool.alive(index)) return; // reported twice (its process lost, then its mesh failed)
     const replacedFor = this.#replacement?.replacedFor(index);
     this.pool.markDead(index, replacedFor !== undefined);
+    this.#outbox.lost(index);
     for (const running of [...this.#running.values()]) {
       if (running.worker.index !== index) continue;
       if (replacedFor !== undefined && running.state === "prefetched" && !running.cancelled) {

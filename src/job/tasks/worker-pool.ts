@@ -10,6 +10,8 @@ export interface Worker {
   readonly free: Record<string, number>;
   /** Tasks sent ahead, waiting at the worker for one of its slots. */
   prefetched: number;
+  /** Tasks placed on it that have not ended (or been given up on). */
+  sent: number;
   /** How far ahead tasks may be sent to it now (PREFETCH, or QUICK_PREFETCH while its tasks are tiny). */
   prefetchLimit: number;
   /** When its last task finished (performance.now()), and the mean time between its tasks' ends (ms, a moving average). */
@@ -40,6 +42,7 @@ export class WorkerPool {
       capacity,
       free: { ...capacity },
       prefetched: 0,
+      sent: 0,
       prefetchLimit: PREFETCH,
       lastDone: 0,
       meanGap: Infinity,

@@ -1,0 +1,88 @@
+// The batches being filled for each worker this tick, and their sending once
+// the tick's tasks are all placed: by the worker's task lane (thread-lane.ts)
+// when it has one and every argument is plain, else as a call of its Executor's
+// runBatch (one-way, or acknowledged when some argument might not arrive).
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import type { CodeLocation } from "../../runtime/code/code-locator.ts";
+import type { Executor } from "./executor.ts";
+import { TaskBatch, type SlotUse } from "./task-batch.ts";
+import type { Running } from "./task-records.ts";
+import { HeadLanes } from "./thread-lane.ts";
+
+/** What the outbox needs of the scheduler. */
+export interface BatchTarget {
+  /** The Executor of worker `index`, alone. */
+  executor(index: number): ActorMesh<Executor>;
+  /** Sends a task with a call of its own (one its batch could not carry). */
+  one(running: Running): void;
+  /** A batch's call failed (its worker died, or it was too big): `held` are its tasks. */
+  failed(held: readonly Running[], err: unknown): void;
+  /** Values of tasks that came back by a lane, flat: number, value, number, value, … */
+  laneResults(flat: unknown[]): void;
+}
+
+export class BatchOutbox {
+  #outgoing: Array<TaskBatch<Running> | undefined> = [];
+  #scheduled = false;
+  #lanes: HeadLanes | null = null;
+
+  constructor(private readonly target: BatchTarget) {}
+
+  /** Offers Executors in threads of this process lanes: the name of the lobby they announce theirs on. */
+  openLanes(): string {
+    this.#lanes ??= new HeadLanes((flat) => this.target.laneResults(flat));
+    return this.#lanes.lobby;
+  }
+
+  /** Worker `index` died: its lane, if it had one, is gone. */
+  lost(index: number): void {
+    this.#lanes?.lost(index);
+  }
+
+  close(): void {
+    this.#lanes?.close();
+    this.#lanes = null;
+  }
+
+  /**
+   * Adds `running` to its worker's batch of this tick; or, the only task out
+   * on its worker, sends it by the worker's lane at once: a task awaited
+   * before the next is submitted then waits for no tick, and its worker starts
+   * it while the caller goes on to await it.
+   */
+  add(location: CodeLocation, running: Running, slot: SlotUse): void {
+    const { task } = running;
+    if (running.worker.sent === 1 && this.#lanes?.sendOne(running.worker.index, location, task.id, running.number, task.args, task.env ?? null, slot)) return;
+    const batch = this.#outgoing[running.worker.index];
+    if (batch) batch.add(location, task.id, running.number, task.args, task.env ?? null, slot, running);
+    else this.#outgoing[running.worker.index] = new TaskBatch(location, task.id, running.number, task.args, task.env ?? null, slot, running);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      process.nextTick(this.#flushNow); // after the microtasks queued now: every task placed in this turn
+    }
+  }
+
+  readonly #flushNow = () => this.#flush();
+
+  /** Sends each worker its batch. */
+  #flush(): void {
+    this.#scheduled = false;
+    const batches = this.#outgoing;
+    this.#outgoing = [];
+    for (let index = 0; index < batches.length; index++) {
+      const batch = batches[index];
+      if (!batch) continue;
+      // By the lane only if its worker has no task out but these, the first time: they then arrive after the ones sent before.
+      if (!batch.acked && this.#lanes?.send(index, [batch.fns, batch.tasks], batch.held[0].worker.sent === batch.size)) continue;
+      const { runBatch } = this.target.executor(index);
+      try {
+        // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
+        if (batch.acked) runBatch.callOne(batch.fns, batch.tasks).catch((err: unknown) => this.target.failed(batch.held, err));
+        else runBatch.broadcast(batch.fns, batch.tasks);
+      } catch {
+        // An argument the codec cannot send: each task goes on its own, to fail with its own error.
+        for (const running of batch.held) this.target.one(running);
+      }
+    }
+  }
+}
