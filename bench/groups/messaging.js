@@ -4,6 +4,7 @@ import { thisHost } from "../../dist/mesh.js";
 import { Echo, Sink } from "../fixtures/actors.js";
 import { rawEchoPeer, rawFanOut, rawThroughput } from "../lib/baselines.js";
 import { report, scale, want } from "../lib/group.js";
+import { allCores, otherCore, pin } from "../lib/placement.js";
 import { interleavedMedians, median, percentile, perSecondSince, thousands } from "../lib/stats.js";
 
 // P2: actor round trip across processes vs raw Unix-socket ping-pong.
@@ -12,20 +13,30 @@ if (want("P2")) {
   const raw = await rawEchoPeer();
   const procs = thisHost().spawnProcs({ procs: 1 });
   const echo = procs.spawn("echo", Echo);
-  // 3,000 untimed round trips each first (as P1-latency does): with 200, the timed ones were mostly the actor path's JIT
-  // warm-up (driver CPU per round trip 75 µs, not 25), which the raw floor's few lines finish within its first calls.
-  const [floor, p50] = await interleavedMedians(n, [raw.roundTrip, () => echo.ping.callOne()], { warmup: 3000 });
+  await echo.initialized;
+  // Both peers in the same placement (placement.js): across two cores, then all on one.
+  for (const [label, peerCore] of [
+    ["peers on another core", otherCore()],
+    ["all on one core", "0"],
+  ]) {
+    pin(process.pid, "0");
+    for (const pid of [raw.pid, ...procs.pids]) pin(pid, peerCore);
+    // 3,000 untimed round trips each first (as P1-latency does): with 200, the timed ones were mostly the actor path's JIT
+    // warm-up (driver CPU per round trip 75 µs, not 25), which the raw floor's few lines finish within its first calls.
+    const [floor, p50] = await interleavedMedians(n, [raw.roundTrip, () => echo.ping.callOne()], { warmup: 3000 });
+    report(
+      "P2",
+      `actor round trip across processes (p50; ${label}, both the same: taskset)`,
+      p50.toFixed(1),
+      "µs",
+      `raw socket ping-pong ${floor.toFixed(1)} µs`,
+      `${(p50 / floor).toFixed(2)}× floor`,
+      "≤ 1.3× floor",
+      p50 / floor <= 1.3,
+    );
+  }
+  pin(process.pid, allCores());
   raw.close();
-  report(
-    "P2",
-    "actor round trip across processes (p50)",
-    p50.toFixed(1),
-    "µs",
-    `raw socket ping-pong ${floor.toFixed(1)} µs`,
-    `${(p50 / floor).toFixed(2)}× floor`,
-    "≤ 1.3× floor",
-    p50 / floor <= 1.3,
-  );
   await procs.stop();
 }
 

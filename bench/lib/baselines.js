@@ -19,7 +19,7 @@ export async function floorPeer(mode, count = 0, overTcp = false) {
   const socket = overTcp ? createConnection(ready, "127.0.0.1") : createConnection(path);
   socket.setNoDelay(true);
   await once(socket, "connect");
-  return { socket, close: () => (socket.destroy(), child.disconnect()) };
+  return { socket, pid: child.pid, close: () => (socket.destroy(), child.disconnect()) };
 }
 
 /** One frame of `bytes` payload bytes (zeros). */
@@ -35,7 +35,7 @@ export function frame(bytes) {
  * (`events.once` per chunk would add a listener and a promise per round trip).
  */
 export async function rawEchoPeer(overTcp = false) {
-  const { socket, close } = await floorPeer("echo", 0, overTcp);
+  const { socket, pid, close } = await floorPeer("echo", 0, overTcp);
   const msg = frame(48);
   let got = 0;
   let answered = () => {};
@@ -49,7 +49,7 @@ export async function rawEchoPeer(overTcp = false) {
       answered = resolve;
       socket.write(msg);
     });
-  return { roundTrip, close };
+  return { roundTrip, pid, close };
 }
 
 /** 40-byte frames per second into a sink peer, `n` of them, written as fast as the socket drains. */
