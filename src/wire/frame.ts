@@ -107,7 +107,8 @@ export function frameChunks(frame: Frame): Uint8Array[] {
   return chunks;
 }
 
-function readU32(bytes: Uint8Array, at: number): number {
+/** The little-endian u32 at `at` (plain loads, as `u32` writes: also the header forms' fields, header-table.ts and the runtime's header codec). */
+export function readU32(bytes: Uint8Array, at: number): number {
   return (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16)) + bytes[at + 3] * 0x1000000;
 }
 

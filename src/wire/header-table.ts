@@ -10,6 +10,7 @@
 // unambiguous beside msgpack headers:
 //   0xc1 | u8 flags | u32 id (not if INLINE) | u32 variable (if VARIABLE) | msgpack (if DEFINE or INLINE)
 import { FrameError } from "./errors.ts";
+import { readU32 } from "./frame.ts";
 
 const TAG = 0xc1;
 /** The msgpack that follows is kept under the id. */
@@ -89,12 +90,12 @@ export class HeaderDecoder<T = unknown> {
     let at = 2;
     let id = -1;
     if (!(flags & INLINE)) {
-      id = u32(bytes, at);
+      id = readU32(bytes, at);
       at += 4;
     }
     let variable = 0;
     if (flags & VARIABLE) {
-      variable = u32(bytes, at);
+      variable = readU32(bytes, at);
       at += 4;
     }
     if (at > bytes.length) throw new FrameError(`peer sent a header of ${bytes.length} bytes, too short for its form (${at} bytes)`);
@@ -108,8 +109,4 @@ export class HeaderDecoder<T = unknown> {
     }
     return flags & VARIABLE ? this.vary(header, variable) : header;
   }
-}
-
-function u32(bytes: Uint8Array, at: number): number {
-  return (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16)) + bytes[at + 3] * 0x1000000;
 }

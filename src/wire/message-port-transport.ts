@@ -48,6 +48,8 @@ export class MessagePortTransport extends TransportBase {
   }
 
   readonly #flushNow = () => this.#flush();
+  /** Each frame's size in a flush, measured once (kept between flushes: no array made per flush). */
+  readonly #sizes: number[] = [];
 
   /** Posts the frames queued so far now (the tick's own flush then finds none). */
   flush(): void {
@@ -59,6 +61,7 @@ export class MessagePortTransport extends TransportBase {
     this.#pending = [];
     if (this.closed || frames.length === 0) return;
     let shared: Shared[] | null = null;
+    const sizes = this.#sizes;
     let total = 0;
     for (let i = 0; i < frames.length; i++) {
       const f = frames[i];
@@ -73,16 +76,16 @@ export class MessagePortTransport extends TransportBase {
         }
         frames[i] = { ...f, attachments }; // `frames` is this flush's own array
       }
-      total += frameSize(frames[i]);
+      total += sizes[i] = frameSize(frames[i]);
     }
     const bytes = new ArrayBuffer(total);
     const target = Buffer.from(bytes);
     let at = 0;
-    for (const f of frames) {
-      const size = frameSize(f);
-      writeFrame(f, size, target, at);
-      at += size;
+    for (let i = 0; i < frames.length; i++) {
+      writeFrame(frames[i], sizes[i], target, at);
+      at += sizes[i];
     }
+    sizes.length = 0;
     if (shared === null) this.port.postMessage(bytes, [bytes]);
     else this.port.postMessage({ bytes, shared } satisfies Batch, [bytes]);
   }

@@ -51,11 +51,12 @@ export class BatchOutbox {
    * it while the caller goes on to await it.
    */
   add(location: CodeLocation, running: Running, slot: SlotUse): void {
-    const { task } = running;
-    if (running.worker.sent === 1 && this.#lanes?.sendOne(running.worker.index, location, task.id, running.number, task.args, task.env ?? null, slot)) return;
-    const batch = this.#outgoing[running.worker.index];
-    if (batch) batch.add(location, task.id, running.number, task.args, task.env ?? null, slot, running);
-    else this.#outgoing[running.worker.index] = new TaskBatch(location, task.id, running.number, task.args, task.env ?? null, slot, running);
+    const { task, worker } = running;
+    const filling = this.#outgoing[worker.index];
+    if (filling) return filling.add(location, task.id, running.number, task.args, task.env ?? null, slot, running); // its flush is scheduled
+    const batch = new TaskBatch(location, task.id, running.number, task.args, task.env ?? null, slot, running);
+    if (worker.sent === 1 && !batch.acked && this.#lanes?.send(worker.index, [batch.fns, batch.tasks], true)) return;
+    this.#outgoing[worker.index] = batch;
     if (!this.#scheduled) {
       this.#scheduled = true;
       process.nextTick(this.#flushNow); // after the microtasks queued now: every task placed in this turn

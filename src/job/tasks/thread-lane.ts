@@ -12,8 +12,6 @@
 // in the order they were sent), and closed when the worker dies.
 import { randomUUID } from "node:crypto";
 import { BroadcastChannel } from "node:worker_threads";
-import type { CodeLocation } from "../../runtime/code/code-locator.ts";
-import { allPlain, type SlotUse } from "./task-batch.ts";
 
 /** A batch on a lane: the fields of TaskBatch. */
 export type LaneBatch = [fns: string[], tasks: unknown[]];
@@ -53,27 +51,6 @@ export class HeadLanes {
     if (!lane || !(lane.live ||= alone)) return false;
     lane.channel.postMessage(batch);
     return true;
-  }
-
-  /** Sends worker `worker` one task with plain arguments, the only one it has out, if it has a lane: false when it did not. */
-  sendOne(
-    worker: number,
-    location: CodeLocation,
-    id: string,
-    number: number,
-    args: readonly unknown[],
-    env: Readonly<Record<string, string>> | null,
-    slot: SlotUse,
-  ): boolean {
-    if (this.#lanes[worker] === undefined || !allPlain(args)) return false;
-    return this.send(
-      worker,
-      [
-        [location.url, location.exportName],
-        [id, number, 0, args, env, slot],
-      ],
-      true,
-    );
   }
 
   /** Worker `worker` died: its lane is gone (a replacement announces its own). */

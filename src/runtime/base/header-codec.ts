@@ -9,6 +9,7 @@
 // of the reply's way through the runtime. Its kind bytes are below 0x80, which
 // no msgpack map starts with.
 import { decodePlain, encodePlain } from "../../wire/codec.ts";
+import { readU32 } from "../../wire/frame.ts";
 import type { Call, Header, PortMessage } from "./messages.ts";
 
 /** Full name → wire name; fields not listed travel under their own names. */
@@ -65,8 +66,8 @@ export function decodeHeader(bytes: Uint8Array): Header {
   const form = bytes[0];
   if (form !== PORT_VALUE && form !== PORT_ERROR) return rename(decodePlain(bytes) as object, FULL_NAMES) as unknown as Header;
   if (bytes.length !== PORT_BYTES) throw new RangeError(`a port message header is ${PORT_BYTES} bytes, not ${bytes.length}`);
-  const id = u32(bytes, 1);
-  const rank = u32(bytes, 5);
+  const id = readU32(bytes, 1);
+  const rank = readU32(bytes, 5);
   return (form === PORT_ERROR ? { kind: "port", id, rank, isError: true } : { kind: "port", id, rank }) satisfies PortMessage;
 }
 
@@ -83,8 +84,4 @@ export function withReplyId(header: Header, id: number): Header {
 
 function isU32(n: number): boolean {
   return n >>> 0 === n;
-}
-
-function u32(bytes: Uint8Array, at: number): number {
-  return (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16)) + bytes[at + 3] * 0x1000000;
 }
