@@ -68,6 +68,18 @@ for (const kind of ["threads", "processes"] as const) {
       assert.deepEqual((await other.sum.call(tripled)).values(), [12, 24, 36, 48]);
     });
 
+    it("an array passed on before its ranks heard of its making: a rank that reads it waits for its shard", async () => {
+      await using procs = spawn(kind);
+      const other = procs.spawn("other", A.Other);
+      await other.initialized;
+      // The making waits for the new mesh's spawn; the call below goes to a spawned mesh at once, from the same
+      // sender but to another actor, so it reaches each rank's process before the making does.
+      const fresh = procs.spawn("fresh", A.Shards);
+      const ones = fresh.values.rref(4);
+      assert.deepEqual((await other.sum.call(ones)).values(), [4, 8, 12, 16]);
+      assert.deepEqual((await other.sum.call(ones.map(A.scaled, 2))).values(), [8, 16, 24, 32]);
+    });
+
     it("errors: a failing map surfaces on the next awaited operation; mismatched shards, a dropped array and another mesh's processes are named", async () => {
       await using procs = spawn(kind);
       await using elsewhere = spawn(kind, 2);

@@ -49,7 +49,11 @@ export const SETTINGS = {
   ),
   authTimeoutMs: ms("FRAY_AUTH_TIMEOUT_MS", 10_000, "how long a new connection has to authenticate before it is closed"),
   procStartTimeoutMs: ms("FRAY_PROC_START_TIMEOUT_MS", 60_000, "how long a worker process may take to start and report in"),
-  spawnWaitMs: ms("FRAY_SPAWN_WAIT_MS", 30_000, "how long a message for an actor that is not spawned (yet) waits for its spawn"),
+  spawnWaitMs: ms(
+    "FRAY_SPAWN_WAIT_MS",
+    30_000,
+    "how long a message for an actor that is not spawned (yet) waits for its spawn, and a read of a distributed array's shard not made (yet) for its making",
+  ),
   procStopTimeoutMs: ms(
     "FRAY_PROC_STOP_TIMEOUT_MS",
     5_000,
