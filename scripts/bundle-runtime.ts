@@ -128,7 +128,7 @@ const built = await build({
 });
 const output = (ext: string) => built.outputFiles.find((f) => f.path.endsWith(ext))!.text;
 let body = output(".js");
-const map = JSON.parse(output(".js.map")) as { mappings: string };
+const map = JSON.parse(output(".js.map")) as { sources: string[]; names: string[]; mappings: string };
 for (const left of ["import.meta", "import_meta"]) {
   if (body.includes(left)) throw new Error(`bundle-runtime: ${left} is left in the bundle; give it to the script like import.meta.url (define)`);
 }
@@ -164,7 +164,7 @@ const head = [
   "// from V8's code cache for it: Node 20 has no compile cache for modules). Stack traces name fray-runtime.js's lines here.",
 ];
 writeFileSync(join(dist, BODY), `${head.join("\n")}\n${body}})\n`);
-map.mappings = ";".repeat(head.length) + map.mappings;
+map.mappings = ";".repeat(head.length) + withoutSource(map, "fray-runtime-entry.js");
 writeFileSync(join(dist, BUNDLE + ".map"), JSON.stringify(map));
 
 // 7. fray-runtime.js runs the script and exports its parts; its source map is the script's, so its own lines must map to
@@ -202,6 +202,73 @@ for (const m of modules) {
   rmSync(own + ".map", { force: true });
 }
 console.log(`bundle-runtime: ${modules.length} modules into dist/${BODY}, run by dist/${BUNDLE}`);
+
+/**
+ * The map's mappings without the segments of `file` (the generated entry: its exports object, written by esbuild, is no
+ * source a reader could open), and `file` out of its sources. Each segment's fields are base64 VLQs, relative to the
+ * segment before (the column to the one before on its line).
+ */
+function withoutSource(map: { sources: string[]; mappings: string }, file: string): string {
+  const drop = map.sources.findIndex((s) => s.endsWith("/" + file));
+  if (drop < 0) return map.mappings;
+  map.sources.splice(drop, 1);
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const decode = (text: string): number[] => {
+    const out: number[] = [];
+    for (let i = 0, value = 0, shift = 0; i < text.length; i++) {
+      const digit = B64.indexOf(text[i]);
+      value += (digit & 31) << shift;
+      if (digit & 32) {
+        shift += 5;
+        continue;
+      }
+      out.push(value & 1 ? -(value >>> 1) : value >>> 1);
+      value = 0;
+      shift = 0;
+    }
+    return out;
+  };
+  const encode = (values: number[]): string =>
+    values
+      .map((v) => {
+        let rest = v < 0 ? (-v << 1) | 1 : v << 1;
+        let text = "";
+        do {
+          const digit = rest & 31;
+          rest >>>= 5;
+          text += B64[rest ? digit | 32 : digit];
+        } while (rest);
+        return text;
+      })
+      .join("");
+  const state = [0, 0, 0, 0]; // source, line, column, name: absolute, read from the input
+  const written = [0, 0, 0, 0]; // the same, as last written
+  return map.mappings
+    .split(";")
+    .map((line) => {
+      let column = 0;
+      let writtenColumn = 0;
+      const kept: string[] = [];
+      for (const segment of line ? line.split(",") : []) {
+        const f = decode(segment);
+        column += f[0];
+        if (f.length === 1) {
+          kept.push(encode([column - writtenColumn]));
+          writtenColumn = column;
+          continue;
+        }
+        for (let k = 1; k < f.length; k++) state[k - 1] += f[k];
+        if (state[0] === drop) continue;
+        const abs = [state[0] > drop ? state[0] - 1 : state[0], state[1], state[2], state[3]];
+        const rel = [column - writtenColumn, ...abs.slice(0, f.length - 1).map((v, k) => v - written[k])];
+        for (let k = 0; k < f.length - 1; k++) written[k] = abs[k];
+        kept.push(encode(rel));
+        writtenColumn = column;
+      }
+      return kept.join(",");
+    })
+    .join(";");
+}
 
 function hashOf(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
