@@ -23,7 +23,7 @@ it("a module the worker loads at start is a stub of the bundle, and both paths t
 it("the worker entry's own imports load no fray module, so node's compile cache is on before the runtime loads", () => {
   const entry = readFileSync(join(dist, "mesh/bootstrap.js"), "utf8");
   const own = [...entry.matchAll(/^import .* from "(\.[^"]+)";$/gm)].map((m) => m[1]);
-  assert.deepEqual(own, ["../runtime/code/compile-cache.js", "../runtime/code/esm-require.js"]);
+  assert.deepEqual(own, ["../runtime/code/bundle-script.js", "../runtime/code/compile-cache.js", "../runtime/code/esm-require.js"]);
   for (const file of own) assert.doesNotMatch(readFileSync(join(dist, "mesh", file), "utf8"), /from "\./, `${file} imports a fray module`);
 });
 

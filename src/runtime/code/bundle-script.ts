@@ -29,6 +29,14 @@ export interface BundleScript {
   readonly resolve: (specifier: string) => string;
 }
 
+/** Whose cache this process writes: a worker's start runs other functions than its client's, so each has its own. */
+let role: "main" | "worker" = "main";
+
+/** This process is a worker (bootstrap.ts, before it loads the runtime): it starts from, and writes, the workers' cache. */
+export function cacheAsWorker(): void {
+  role = "worker";
+}
+
 /** The script's function: what esbuild's CommonJS output needs, and what stands for import() and import.meta in it. */
 type BundleFunction = (
   exports: object,
@@ -76,7 +84,7 @@ function cacheFileFor(bundle: BundleScript, path: string): string | null {
   }
   const flags = fnv1a([...flagsOf(process.execArgv), process.env.NODE_OPTIONS ?? ""].join("\0"));
   const dir = join(process.env.NODE_COMPILE_CACHE || join(tmpdir(), "node-compile-cache"), "fray-runtime");
-  return join(dir, `${bundle.hash}-${stamp}-${process.version}-${process.arch}-${flags}.v8cache`);
+  return join(dir, `${bundle.hash}-${stamp}-${process.version}-${process.arch}-${flags}-${role}.v8cache`);
 }
 
 /** Writes the script's code cache, the functions run so far included, whole: another process reads either none or all of it. */
