@@ -1,9 +1,10 @@
 // The compiled runtime bundle starts from V8's code cache (src/runtime/code/bundle-script.ts): a process
 // that finds none writes it when it exits, the next reads it and leaves it be; a cache V8 refuses is
-// replaced; NODE_DISABLE_COMPILE_CACHE=1 turns it off; stack traces name src/ either way.
+// replaced; NODE_DISABLE_COMPILE_CACHE=1 turns it off; a directory others can write to is left alone;
+// stack traces name src/ either way.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,4 +73,15 @@ it("a cache V8 refuses is replaced, and the runtime runs from its source meanwhi
 it("NODE_DISABLE_COMPILE_CACHE=1 turns it off, as node's own", () => {
   expected(run({ NODE_DISABLE_COMPILE_CACHE: "1" }));
   assert.deepEqual(caches(), []);
+});
+
+it("a cache directory other users can write to is not used: its code would run as this user", () => {
+  mkdirSync(join(dir, "fray-runtime"));
+  chmodSync(join(dir, "fray-runtime"), 0o777);
+  expected(run());
+  assert.deepEqual(caches(), []);
+  rmSync(join(dir, "fray-runtime"), { recursive: true });
+  expected(run());
+  assert.equal(statSync(join(dir, "fray-runtime")).mode & 0o777, 0o700, "made private");
+  assert.equal(caches().length, 2);
 });

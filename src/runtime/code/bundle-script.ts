@@ -1,13 +1,13 @@
 // Runs the worker runtime's bundle (dist/fray-runtime.body.js, made by scripts/bundle-runtime.ts) as a
 // script with V8's code cache, for dist/fray-runtime.js, the module that exports its parts. Node 20 has
-// no compile cache (module.enableCompileCache is Node 22.1+), so each worker compiled the ~340 KB bundle
-// and then every function it ran at start: most of the CPU a cold start spends beyond bare node
-// (benchmark P6). A process that finds no cache for the bundle writes one when it exits, with the code of
-// every function it ran compiled; the next processes start from it. The cache lives where Node keeps
-// its own (NODE_COMPILE_CACHE, default <tmpdir>/node-compile-cache), one file per bundle, Node version,
-// and set of flags, written whole (rename); NODE_DISABLE_COMPILE_CACHE=1 turns it off, as Node's. A
-// cache only saves time: one that cannot be read or written, or that V8 refuses (another V8, other
-// flags), leaves the bundle compiled from its source, as without one.
+// no compile cache (module.enableCompileCache is Node 22.1+), so each worker compiled the ~350 KB bundle
+// and then each function it ran at start (benchmark P6, cold start). A process that finds no cache for
+// the bundle writes one when it exits, with the code of every function it ran; the next processes start
+// from it. The cache lives where Node keeps its own (NODE_COMPILE_CACHE, default
+// <tmpdir>/node-compile-cache), in a directory of this user's only, one file per bundle, Node version,
+// set of flags and role (worker or not), written whole (rename); NODE_DISABLE_COMPILE_CACHE=1 turns it
+// off, as it does Node's. A cache only saves time: one that cannot be read or written, or that V8 refuses
+// (another V8, other flags), leaves the bundle compiled from its source, as without one.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,14 +84,28 @@ function cacheFileFor(bundle: BundleScript, path: string): string | null {
   }
   const flags = fnv1a([...flagsOf(process.execArgv), process.env.NODE_OPTIONS ?? ""].join("\0"));
   const dir = join(process.env.NODE_COMPILE_CACHE || join(tmpdir(), "node-compile-cache"), "fray-runtime");
+  if (!ownDirectory(dir)) return null;
   return join(dir, `${bundle.hash}-${stamp}-${process.version}-${process.arch}-${flags}-${role}.v8cache`);
+}
+
+/**
+ * Whether `dir` is this user's alone, or not there yet (then it is made so): code from a cache runs as this process, so
+ * a directory another user could write to (a shared tmpdir) is not used.
+ */
+function ownDirectory(dir: string): boolean {
+  try {
+    const { uid, mode } = statSync(dir);
+    return (process.getuid === undefined || uid === process.getuid()) && (mode & 0o022) === 0;
+  } catch {
+    return true; // none yet: writeCache makes it, private
+  }
 }
 
 /** Writes the script's code cache, the functions run so far included, whole: another process reads either none or all of it. */
 function writeCache(script: Script, file: string): void {
   const temp = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`; // threads of a process too
   try {
-    mkdirSync(join(file, ".."), { recursive: true });
+    mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
     writeFileSync(temp, script.createCachedData());
     renameSync(temp, file);
   } catch {
