@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { it } from "node:test";
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
-const bundle = readFileSync(join(dist, "fray-runtime.js"), "utf8");
+const bundle = readFileSync(join(dist, "fray-runtime.body.js"), "utf8");
 const node = (args: string[]) => execFileSync(process.execPath, args, { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
 
 it("a module the worker loads at start is a stub of the bundle, and both paths to it give the same objects", async () => {
@@ -23,12 +23,12 @@ it("a module the worker loads at start is a stub of the bundle, and both paths t
 it("the worker entry's own imports load no fray module, so node's compile cache is on before the runtime loads", () => {
   const entry = readFileSync(join(dist, "mesh/bootstrap.js"), "utf8");
   const own = [...entry.matchAll(/^import .* from "(\.[^"]+)";$/gm)].map((m) => m[1]);
-  assert.deepEqual(own, ["../runtime/code/compile-cache.js", "../runtime/code/esm-require.js"]);
+  assert.deepEqual(own, ["../runtime/code/bundle-script.js", "../runtime/code/compile-cache.js", "../runtime/code/esm-require.js"]);
   for (const file of own) assert.doesNotMatch(readFileSync(join(dist, "mesh", file), "utf8"), /from "\./, `${file} imports a fray module`);
 });
 
 it("the files bundled modules find beside their own file exist where they look", () => {
-  const found = [...bundle.matchAll(/new URL\(`\.\/([\w-]+)\$\{[^`]*`, new URL\("\.\/([\w/-]+\.js)", import\.meta\.url\)\.href\)/g)];
+  const found = [...bundle.matchAll(/new URL\(`\.\/([\w-]+)\$\{[^`]*`, new URL\("\.\/([\w/-]+\.js)", __bundleUrl\)\.href\)/g)];
   const names = found.map((m) => `${dirname(m[2])}/${m[1]}.js`);
   for (const name of ["mesh/bootstrap.js", "launchers/worker-main.js", "launchers/simulated-worker-main.js", "launchers/slurm-worker-main.js"]) {
     assert.ok(names.includes(name), `the bundle looks for ${name}: ${names.join(", ")}`);

@@ -3,10 +3,12 @@
 // (our stdin is a pipe from it; the kernel closes it however the parent dies).
 // The same entry serves worker threads, where `process.exit` ends the thread.
 import { isMainThread, workerData, type MessagePort } from "node:worker_threads";
+import { cacheAsWorker } from "../runtime/code/bundle-script.ts";
 import { enableCompileCache } from "../runtime/code/compile-cache.ts";
 import { requireEsm } from "../runtime/code/esm-require.ts";
 
 enableCompileCache();
+cacheAsWorker();
 
 /**
  * The runtime, with mesh handles registered before any message is decoded;

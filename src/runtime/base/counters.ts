@@ -164,9 +164,13 @@ export function countRestart(className: string): void {
 /** RemoteBuffer bytes moved between processes, by direction. */
 export const transferStats = { read: 0, write: 0 };
 
-/** Mailbox depths of this process's actors, as (class, depth) pairs; set by the Proc. */
-export let mailboxes: () => Iterable<[className: string, depth: number]> = () => [];
+let mailboxSource: () => Iterable<[className: string, depth: number]> = () => [];
+
+/** Mailbox depths of this process's actors, as (class, depth) pairs; from the Proc. */
+export function mailboxes(): Iterable<[className: string, depth: number]> {
+  return mailboxSource();
+}
 
 export function watchMailboxes(source: () => Iterable<[className: string, depth: number]>): void {
-  mailboxes = source;
+  mailboxSource = source;
 }
