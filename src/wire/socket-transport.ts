@@ -53,7 +53,7 @@ export class SocketTransport extends TransportBase {
       );
     if (!this.#scheduled) {
       this.#scheduled = true;
-      process.nextTick(() => this.#flush());
+      process.nextTick(this.#flushSoon); // a method made once: no closure per tick
     }
     if (size >= COPY_BELOW_BYTES) {
       // Big frames (large attachments) go by reference, not copied.
@@ -80,10 +80,10 @@ export class SocketTransport extends TransportBase {
   }
 
   // The socket keeps what was written; later frames go after it in the same batch buffer.
-  #flush(): void {
+  readonly #flushSoon = (): void => {
     this.#scheduled = false;
     this.flush();
-  }
+  };
 
   /** Writes the frames queued so far now (the tick's own flush then finds none of them). */
   flush(): void {

@@ -10,6 +10,10 @@ import type { Header, PortRef } from "../base/messages.ts";
 
 type Send = (addr: string, header: Header, payload: Encoded) => void;
 
+/** Ports with values queued in one tick beyond which they are found by a Map, not by a look through them. */
+const INDEX_ABOVE = 8;
+const NONE: readonly Uint8Array[] = Object.freeze([]);
+
 interface Batch {
   readonly ref: PortRef;
   readonly ranks: number[];
@@ -21,9 +25,14 @@ export class PortOutbox {
   /** The ports with values queued, in the order of their first value: the order their frames go in. */
   #order: Batch[] = [];
   #spare: Batch[] = [];
-  /** The batch of each port id (the first one's, should ports of two processes share an id): no string key made per value. */
+  /**
+   * The batch of each port id (the first one's, should ports of two processes share an id): no string key made per value.
+   * Kept only while more than a few ports have values queued (a Map set and cleared each tick cost more than a look through a few).
+   */
   #byId = new Map<number, Batch>();
+  #indexed = false;
   #scheduled = false;
+  readonly #flushSoon = (): void => this.flush(); // made once: no closure per tick
 
   /** `flushTo(addr)` writes the frames queued for `addr` at once: the replies of a tick, batched here, need not wait for the end of another. */
   constructor(
@@ -66,7 +75,9 @@ export class PortOutbox {
       // Made with its first value: most batches hold one (an empty array grows to 17 slots at its first push).
       batch = { ref, ranks: [rank], errs: [isError ? 1 : 0], bodies: [payload.body] };
       this.#order.push(batch);
-      if (!this.#byId.has(ref.id)) this.#byId.set(ref.id, batch);
+      if (this.#indexed) {
+        if (!this.#byId.has(ref.id)) this.#byId.set(ref.id, batch);
+      } else if (this.#order.length > INDEX_ABOVE) this.#index();
     } else {
       batch.ranks.push(rank);
       batch.errs.push(isError ? 1 : 0);
@@ -74,7 +85,7 @@ export class PortOutbox {
     }
     if (!this.#scheduled) {
       this.#scheduled = true;
-      process.nextTick(() => this.flush());
+      process.nextTick(this.#flushSoon);
     }
   }
 
@@ -83,7 +94,10 @@ export class PortOutbox {
     this.#scheduled = false;
     const order = this.#order;
     this.#order = this.#spare; // two arrays taking turns: none made per tick
-    this.#byId.clear();
+    if (this.#indexed) {
+      this.#byId.clear();
+      this.#indexed = false;
+    }
     for (const batch of order) this.#send(batch);
     let flushed: string | null = null;
     for (const { ref } of order) if (ref.addr !== flushed) this.flushTo((flushed = ref.addr)); // (a repeat finds nothing queued)
@@ -92,16 +106,27 @@ export class PortOutbox {
   }
 
   #find(ref: PortRef): Batch | undefined {
+    if (!this.#indexed) {
+      const order = this.#order;
+      for (let i = 0; i < order.length; i++) if (order[i].ref.id === ref.id && order[i].ref.addr === ref.addr) return order[i];
+      return undefined;
+    }
     const batch = this.#byId.get(ref.id);
     if (!batch || batch.ref.addr === ref.addr) return batch;
     for (const b of this.#order) if (b.ref.id === ref.id && b.ref.addr === ref.addr) return b; // another process's port of the same id
     return undefined;
   }
 
+  /** Indexes the batches queued by port id: the first of each id. */
+  #index(): void {
+    for (const b of this.#order) if (!this.#byId.has(b.ref.id)) this.#byId.set(b.ref.id, b);
+    this.#indexed = true;
+  }
+
   /** Sends one port's batch now, ahead of the rest. */
   #flushOne(batch: Batch): void {
     this.#order.splice(this.#order.indexOf(batch), 1);
-    if (this.#byId.get(batch.ref.id) === batch) {
+    if (this.#indexed && this.#byId.get(batch.ref.id) === batch) {
       this.#byId.delete(batch.ref.id);
       const other = this.#order.find((b) => b.ref.id === batch.ref.id);
       if (other) this.#byId.set(other.ref.id, other);
@@ -114,9 +139,9 @@ export class PortOutbox {
     try {
       if (bodies.length === 1) {
         const header: Header = errs[0] ? { kind: "port", id: ref.id, rank: ranks[0], isError: true } : { kind: "port", id: ref.id, rank: ranks[0] };
-        this.sendFrame(ref.addr, header, { body: bodies[0], attachments: [] });
+        this.sendFrame(ref.addr, header, { body: bodies[0], attachments: NONE });
       } else {
-        this.sendFrame(ref.addr, { kind: "ports", id: ref.id, ranks, errors: errs }, { body: arrayOfEncoded(bodies), attachments: [] });
+        this.sendFrame(ref.addr, { kind: "ports", id: ref.id, ranks, errors: errs }, { body: arrayOfEncoded(bodies), attachments: NONE });
       }
     } catch (err) {
       // Too big to send (FRAY_MAX_FRAME_BYTES): the receiver gets the reason instead of waiting forever.
