@@ -15,6 +15,7 @@ const BATCH_BYTES = 64 * 1024;
 export class SocketTransport extends TransportBase {
   #scheduled = false;
   #chunks: Uint8Array[] = [];
+  #spare: Uint8Array[] = []; // two chunk lists taking turns: none made per write
   #batch: Buffer | null = null;
   #batchStart = 0;
   #used = 0;
@@ -94,15 +95,18 @@ export class SocketTransport extends TransportBase {
   /** Writes the chunks cut so far, in order. */
   #write(): void {
     const chunks = this.#chunks;
-    this.#chunks = [];
-    if (this.closed || chunks.length === 0) return;
-    if (chunks.length === 1) {
-      this.socket.write(chunks[0]);
-      return;
+    if (chunks.length === 0) return;
+    this.#chunks = this.#spare;
+    try {
+      if (this.closed) return;
+      if (chunks.length === 1) return void this.socket.write(chunks[0]);
+      this.socket.cork();
+      for (let i = 0; i < chunks.length; i++) this.socket.write(chunks[i]);
+      this.socket.uncork();
+    } finally {
+      chunks.length = 0;
+      this.#spare = chunks;
     }
-    this.socket.cork();
-    for (const chunk of chunks) this.socket.write(chunk);
-    this.socket.uncork();
   }
 
   close(): void {

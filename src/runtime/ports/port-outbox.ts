@@ -14,11 +14,13 @@ type Send = (addr: string, header: Header, payload: Encoded) => void;
 const INDEX_ABOVE = 8;
 const NONE: readonly Uint8Array[] = Object.freeze([]);
 
+/** A port's values of this tick: most hold one, kept in the first fields; the lists are made for a second. */
 interface Batch {
   readonly ref: PortRef;
-  readonly ranks: number[];
-  readonly errs: number[];
-  readonly bodies: Uint8Array[];
+  readonly rank: number;
+  readonly err: 0 | 1;
+  readonly body: Uint8Array;
+  more: { readonly ranks: number[]; readonly errs: number[]; readonly bodies: Uint8Array[] } | null;
 }
 
 export class PortOutbox {
@@ -72,16 +74,17 @@ export class PortOutbox {
       return;
     }
     if (!batch) {
-      // Made with its first value: most batches hold one (an empty array grows to 17 slots at its first push).
-      batch = { ref, ranks: [rank], errs: [isError ? 1 : 0], bodies: [payload.body] };
+      batch = { ref, rank, err: isError ? 1 : 0, body: payload.body, more: null };
       this.#order.push(batch);
       if (this.#indexed) {
         if (!this.#byId.has(ref.id)) this.#byId.set(ref.id, batch);
       } else if (this.#order.length > INDEX_ABOVE) this.#index();
+    } else if (batch.more === null) {
+      batch.more = { ranks: [batch.rank, rank], errs: [batch.err, isError ? 1 : 0], bodies: [batch.body, payload.body] };
     } else {
-      batch.ranks.push(rank);
-      batch.errs.push(isError ? 1 : 0);
-      batch.bodies.push(payload.body);
+      batch.more.ranks.push(rank);
+      batch.more.errs.push(isError ? 1 : 0);
+      batch.more.bodies.push(payload.body);
     }
     if (!this.#scheduled) {
       this.#scheduled = true;
@@ -135,18 +138,19 @@ export class PortOutbox {
   }
 
   #send(batch: Batch): void {
-    const { ref, ranks, errs, bodies } = batch;
+    const { ref, more } = batch;
     try {
-      if (bodies.length === 1) {
-        const header: Header = errs[0] ? { kind: "port", id: ref.id, rank: ranks[0], isError: true } : { kind: "port", id: ref.id, rank: ranks[0] };
-        this.sendFrame(ref.addr, header, { body: bodies[0], attachments: NONE });
+      if (more === null) {
+        const { rank } = batch;
+        const header: Header = batch.err ? { kind: "port", id: ref.id, rank, isError: true } : { kind: "port", id: ref.id, rank };
+        this.sendFrame(ref.addr, header, { body: batch.body, attachments: NONE });
       } else {
-        this.sendFrame(ref.addr, { kind: "ports", id: ref.id, ranks, errors: errs }, { body: arrayOfEncoded(bodies), attachments: NONE });
+        this.sendFrame(ref.addr, { kind: "ports", id: ref.id, ranks: more.ranks, errors: more.errs }, { body: arrayOfEncoded(more.bodies), attachments: NONE });
       }
     } catch (err) {
       // Too big to send (FRAY_MAX_FRAME_BYTES): the receiver gets the reason instead of waiting forever.
       const reason = encode(err);
-      for (const rank of ranks) this.sendFrame(ref.addr, { kind: "port", id: ref.id, rank, isError: true }, reason);
+      for (const rank of more?.ranks ?? [batch.rank]) this.sendFrame(ref.addr, { kind: "port", id: ref.id, rank, isError: true }, reason);
     }
   }
 }
