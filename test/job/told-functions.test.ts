@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../../src/job.ts";
-import { endpointStats } from "../../src/runtime/base/counters.ts";
+import { endpointStats, framesOut } from "../../src/runtime/base/counters.ts";
 import type { CodeLocation } from "../../src/runtime/code/code-locator.ts";
 import { decode, encodeArguments } from "../../src/wire/codec.ts";
 import { TaskBatch } from "../../src/job/tasks/task-batch.ts";
@@ -113,13 +113,16 @@ for (const kind of ["processes", "threads"] as const) {
   });
 }
 
-it("on processes, a tiny task's batch carries its function's number, not its URL", async () => {
+it("on processes, a tiny task goes by its worker's port lane, not as a call, and its batch carries its function's number, not its URL", async () => {
   await using ctx = createJobContext("processes", { maxWorkers: 1 });
   for (let i = 0; i < 10; i++) await ctx.get(ctx.run(add, i, 1));
   const runBatch = endpointStats("Executor", "runBatch");
-  const [sent, bytes] = [runBatch.sent, runBatch.sentBytes];
-  for (let i = 0; i < 100; i++) await ctx.get(ctx.run(add, i, 1));
-  assert.equal(runBatch.sent - sent, 100, "each task went in a batch of its own");
-  const perBatch = (runBatch.sentBytes - bytes) / 100;
-  assert.ok(perBatch < 40, `${perBatch} bytes per batch: the URL of add (${import.meta.resolve("../fixtures/tasks.ts").length} characters) is not among them`);
+  const sent = runBatch.sent;
+  const bytesOut = () => [...framesOut.values()].reduce((n, c) => n + c.bytes, 0);
+  const before = bytesOut();
+  for (let i = 0; i < 100; i++) assert.equal(await ctx.get(ctx.run(add, i, 1)), i + 1);
+  assert.equal(runBatch.sent, sent, "no Executor.runBatch call was sent for them");
+  const perTask = (bytesOut() - before) / 100;
+  const url = import.meta.resolve("../fixtures/tasks.ts");
+  assert.ok(perTask < url.length, `${perTask} bytes sent per task: the URL of add (${url.length} characters) is not among them`);
 });

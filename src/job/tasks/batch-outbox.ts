@@ -7,6 +7,8 @@ import type { CodeLocation } from "../../runtime/code/code-locator.ts";
 import type { Executor } from "./executor.ts";
 import { TaskBatch, type SlotUse } from "./task-batch.ts";
 import type { Running } from "./task-records.ts";
+import type { PortRef } from "../../runtime/base/messages.ts";
+import { HeadPortLanes } from "./port-lane.ts";
 import { HeadLanes } from "./thread-lane.ts";
 import { ToldFunctions } from "./told-functions.ts";
 
@@ -27,6 +29,8 @@ export class BatchOutbox {
   #spare: Array<TaskBatch<Running> | undefined> = []; // two arrays taking turns: none made per tick
   #scheduled = false;
   #lanes: HeadLanes | null = null;
+  /** The port lanes of Executors in other processes (port-lane.ts). */
+  readonly #portLanes = new HeadPortLanes();
   /** The functions each worker was told of by batches sent as calls: later batches name them by number. */
   readonly #told = new ToldFunctions();
 
@@ -38,13 +42,20 @@ export class BatchOutbox {
     return this.#lanes.lobby;
   }
 
+  /** Worker `worker`'s Executor takes small batches at `port`. */
+  openPortLane(worker: number, port: PortRef): void {
+    this.#portLanes.open(worker, port);
+  }
+
   /** Worker `index` died: its lane, if it had one, is gone. */
   lost(index: number): void {
     this.#lanes?.lost(index);
+    this.#portLanes.lost(index);
     this.#told.lost(index);
   }
 
   close(): void {
+    this.#portLanes.close();
     this.#lanes?.close();
     this.#lanes = null;
   }
@@ -84,6 +95,12 @@ export class BatchOutbox {
         const runBatch = this.target.runBatch(index);
         // Only a batch that surely arrives tells its worker of the functions it names in full (told-functions.ts).
         const { fns, telling } = this.#told.name(index, batch, !batch.acked);
+        // A small batch of plain arguments goes by the worker's port lane, if it has one (port-lane.ts).
+        const alone = !batch.acked && batch.held[0].worker.sent === batch.size;
+        if (!batch.acked && this.#portLanes.fits(index, batch) && this.#portLanes.send(index, [fns, batch.tasks, telling], alone)) {
+          if (telling !== null) this.#told.commit(index, telling);
+          continue;
+        }
         try {
           // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
           if (batch.acked) runBatch.callOne(fns, batch.tasks, null).catch((err: unknown) => this.target.failed(batch.held, err));

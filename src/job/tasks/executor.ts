@@ -17,6 +17,7 @@ import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
 import { isPlain, TASK_FIELDS, type SlotUse } from "./task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
+import { ExecutorPortLane, type PortLaneBatch } from "./port-lane.ts";
 import { ExecutorLane } from "./thread-lane.ts";
 import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "./told-functions.ts";
 import { currentProc } from "../../runtime/runtime.ts";
@@ -39,6 +40,8 @@ export class Executor extends Actor {
   readonly #controls: TaskControls = { signalFor: (taskId) => this.#signalFor(taskId) };
   /** The task lane from the head, when this worker is a thread of the head's process (thread-lane.ts). */
   readonly #lane: ExecutorLane | null = null;
+  /** Else the port small batches come to (port-lane.ts). */
+  readonly #portLane: ExecutorPortLane | null = null;
   /** What the head's calls run in (this worker alone, as a slice): tasks that come by the lane run in it too, as those that come by a call do. */
   #callContext: MessageContext | undefined;
   /** The functions batches told this worker of: later ones name them by number (told-functions.ts). */
@@ -58,10 +61,22 @@ export class Executor extends Actor {
     // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
     if (lanes !== null && context)
       this.#lane = new ExecutorLane(lanes, worker, ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)));
+    else if (context)
+      this.#portLane = new ExecutorPortLane(
+        (batch) => messageContext.run(this.#callContext ?? context, () => this.#portBatch(batch)),
+        (port) => head.remoteLane.broadcast(worker, port),
+      );
   }
 
   cleanup(): void {
     this.#lane?.close();
+    this.#portLane?.close();
+  }
+
+  /** A batch that came by the port lane: as a runBatch call's, its values go back by the results port. */
+  #portBatch([fns, tasks, telling]: PortLaneBatch): void {
+    this.#known.resolve(fns, telling);
+    void this.#runBatch(fns as string[], tasks, false);
   }
 
   /**

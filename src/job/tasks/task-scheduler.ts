@@ -46,10 +46,7 @@ export class TaskScheduler {
   #queue = new TaskQueue<Task>();
   /** Queued tasks with a request other than the default's: while none is, a pass stops at the first default task with no room. */
   #othersQueued = 0;
-  /**
-   * Tasks sent to workers, by id, and by number. Each holds one entry more, under a key no task has (KEPT): a Map that loses
-   * its last entry shrinks, which is a call into the VM and a new table, on every task when tasks go one at a time.
-   */
+  /** Tasks sent to workers, by id, and by number; and KEPT, under a key no task has: a Map losing its last entry shrinks (a VM call, a new table). */
   #running = new Map<string, Running>([["", KEPT]]);
   #byNumber = new Map<number, Running>([[-1, KEPT]]);
   #nextNumber = 0;
@@ -93,6 +90,11 @@ export class TaskScheduler {
   /** The lobby of the task lanes offered to Executors in threads of this process (thread-lane.ts). */
   openLanes(): string {
     return this.#outbox.openLanes();
+  }
+
+  /** Worker `worker`'s Executor takes small batches at `port` (port-lane.ts). */
+  laneOpened(worker: number, port: PortRef): void {
+    this.#outbox.openPortLane(worker, port);
   }
 
   /** The Executors tasks are sent to: rank `i` runs on worker `i`. */
