@@ -97,7 +97,7 @@ export class BatchOutbox {
         const { fns, telling } = this.#told.name(index, batch, !batch.acked);
         // A small batch of plain arguments goes by the worker's port lane, if it has one (port-lane.ts).
         const alone = !batch.acked && batch.held[0].worker.sent === batch.size;
-        if (!batch.acked && this.#portLanes.fits(index, batch) && this.#portLanes.send(index, [fns, batch.tasks, telling], alone)) {
+        if (!batch.acked && this.#portLanes.takes(index, batch) && this.#portLanes.send(index, [fns, batch.tasks, telling], alone)) {
           if (telling !== null) this.#told.commit(index, telling);
           continue;
         }

@@ -9,14 +9,15 @@
 // port when it starts and tells the head (HeadActor.remoteLane). As with thread
 // lanes, worker i's lane is used once none of worker i's tasks that went as calls
 // is still out (alone): a lane batch then cannot overtake a call sent before it.
-// A worker that dies takes its lane with it. Only batches that surely fit a
-// frame go by a lane (a value too big for a frame would reach the Executor as
-// an error no task could be told of); bigger ones go as calls, which fail their
-// tasks with the reason.
+// A worker that dies takes its lane with it. A batch is encoded and handed to
+// the link at once (not queued for the end of the tick as port values are): it
+// goes in order with the calls sent around it, and one too big for a frame is
+// refused here, to go as a call, which fails its tasks with the reason.
 import type { PortRef } from "../../runtime/base/messages.ts";
-import { config } from "../../runtime/base/config.ts";
 import { currentProc } from "../../runtime/runtime.ts";
-import { TASK_FIELDS, type TaskBatch } from "./task-batch.ts";
+import { encode } from "../../wire/codec.ts";
+import { FrameError } from "../../wire/errors.ts";
+import type { TaskBatch } from "./task-batch.ts";
 import type { NamedFunctions, Telling } from "./told-functions.ts";
 
 /** A batch on a port lane: its functions as named to its worker, its tasks, and what it tells (told-functions.ts). */
@@ -34,16 +35,25 @@ export class HeadPortLanes {
     this.#lanes[worker] = { port, live: false };
   }
 
-  /** Whether `batch` may go by worker `worker`'s lane: it has one, the batch is small and surely fits a frame. */
-  fits(worker: number, batch: TaskBatch<unknown>): boolean {
-    return this.#lanes[worker] !== undefined && batch.size <= MOST_TASKS && boundBytes(batch) <= config.maxFrameBytes / 2;
+  /** Whether `batch` may go by worker `worker`'s lane: it has one, and the batch is small. */
+  takes(worker: number, batch: TaskBatch<unknown>): boolean {
+    return this.#lanes[worker] !== undefined && batch.size <= MOST_TASKS;
   }
 
-  /** Sends `batch` by worker `worker`'s lane, if it has one and, the first time, no task of it that went as a call is still out (`alone`). */
+  /**
+   * Sends `batch` (of plain values) by worker `worker`'s lane, if it has one and, the first time, no task of it that went as
+   * a call is still out (`alone`); false when it did not, or the batch is too big for a frame.
+   */
   send(worker: number, batch: PortLaneBatch, alone: boolean): boolean {
     const lane = this.#lanes[worker];
-    if (!lane || !(lane.live ||= alone)) return false;
-    currentProc().sendToPort(lane.port, 0, batch, false, true);
+    if (!lane || !(lane.live || alone)) return false;
+    try {
+      currentProc().send(lane.port.addr, { kind: "port", id: lane.port.id, rank: 0 }, encode(batch, "a batch of tasks"));
+    } catch (err) {
+      if (err instanceof FrameError) return false;
+      throw err;
+    }
+    lane.live = true;
     return true;
   }
 
@@ -55,20 +65,6 @@ export class HeadPortLanes {
   close(): void {
     this.#lanes.length = 0;
   }
-}
-
-/** More bytes than a batch of plain values (task-batch.ts isPlain) can encode to. */
-function boundBytes(batch: TaskBatch<unknown>): number {
-  let bytes = 64;
-  for (const name of batch.fns) bytes += 8 + 3 * name.length;
-  const tasks = batch.tasks;
-  for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
-    bytes += 32 + 3 * (tasks[i] as string).length;
-    for (const arg of tasks[i + 3] as unknown[]) bytes += typeof arg === "string" ? 8 + 3 * arg.length : 12;
-    const env = tasks[i + 4] as Record<string, string> | null;
-    if (env) for (const key in env) bytes += 16 + 3 * (key.length + String(env[key]).length);
-  }
-  return bytes;
 }
 
 /** The Executor's side: the port batches arrive at. */
