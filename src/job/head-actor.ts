@@ -1,6 +1,7 @@
 // The HeadActor is the job head as tasks and actors in workers see it: an
 // actor in the driver whose endpoints are a thin layer over the JobHead. The
 // driver never messages it; it hands its mesh to the job's Executors only.
+import type { PortRef } from "../runtime/base/messages.ts";
 import { messageContext } from "../runtime/proc/context.ts";
 import { Actor, endpoint } from "../mesh/actor.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
@@ -58,6 +59,12 @@ export class HeadActor extends Actor {
   @endpoint({ concurrent: true })
   remoteStarted(worker: number, started: string[]): void {
     this.#head.started(worker, started);
+  }
+
+  /** Worker `worker`'s Executor takes small batches of tasks at `port` (port-lane.ts). */
+  @endpoint({ concurrent: true })
+  remoteLane(worker: number, port: PortRef): void {
+    this.#head.laneOpened(worker, port);
   }
 
   @endpoint({ concurrent: true })

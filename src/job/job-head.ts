@@ -4,6 +4,7 @@
 // it directly. It is not an actor, so none of its methods can be reached by a
 // message: tasks and actors in workers reach it only through the endpoints of
 // its HeadActor (head-actor.ts), whose mesh only the job's own code holds.
+import type { PortRef } from "../runtime/base/messages.ts";
 import { messageContext, type MessageContext } from "../runtime/proc/context.ts";
 import { kMesh, type ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
@@ -106,6 +107,11 @@ export class JobHead {
   /** Worker `worker`'s tasks that got a slot there. */
   started(worker: number, started: readonly string[]): void {
     this.#scheduler.started(worker, started);
+  }
+
+  /** Worker `worker`'s Executor takes small batches of tasks at `port` (port-lane.ts). */
+  laneOpened(worker: number, port: PortRef): void {
+    this.#scheduler.laneOpened(worker, port);
   }
 
   /** The value of `ref`; task `taskId` (if any) lends its resources out meanwhile. */

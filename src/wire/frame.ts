@@ -36,29 +36,32 @@ const PADDING = new Uint8Array(8);
 
 /** Bytes `frame` takes on the wire. */
 export function frameSize(frame: Frame): number {
-  let total = 16 + 4 * frame.attachments.length + frame.header.length + frame.payload.length;
-  for (const a of frame.attachments) total += pad8(total) + a.byteLength;
+  const attachments = frame.attachments;
+  let total = 16 + 4 * attachments.length + frame.header.length + frame.payload.length;
+  // Indexed loops here and in writeFrame: a for-of made an iterator per frame where it was not optimised, most frames having no attachment.
+  for (let i = 0; i < attachments.length; i++) total += pad8(total) + attachments[i].byteLength;
   return total;
 }
 
 /** Writes `frame` (of `size` bytes, from frameSize) into `target` at `offset`, which must be 8-aligned. */
 export function writeFrame(frame: Frame, size: number, target: Buffer, offset: number): void {
-  const n = frame.attachments.length;
+  const attachments = frame.attachments;
+  const n = attachments.length;
   u32(target, offset, size - 4);
   u32(target, offset + 4, frame.header.length);
   u32(target, offset + 8, frame.payload.length);
   u32(target, offset + 12, n);
   let at = offset + 16;
-  for (const a of frame.attachments) {
-    u32(target, at, a.byteLength);
+  for (let i = 0; i < n; i++) {
+    u32(target, at, attachments[i].byteLength);
     at += 4;
   }
   at = copy(frame.header, target, at);
   at = copy(frame.payload, target, at);
-  for (const a of frame.attachments) {
+  for (let i = 0; i < n; i++) {
     at += pad8(at - offset);
-    target.set(a, at);
-    at += a.byteLength;
+    target.set(attachments[i], at);
+    at += attachments[i].byteLength;
   }
 }
 

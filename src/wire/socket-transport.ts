@@ -15,6 +15,7 @@ const BATCH_BYTES = 64 * 1024;
 export class SocketTransport extends TransportBase {
   #scheduled = false;
   #chunks: Uint8Array[] = [];
+  #spare: Uint8Array[] = []; // two chunk lists taking turns: none made per write
   #batch: Buffer | null = null;
   #batchStart = 0;
   #used = 0;
@@ -53,7 +54,7 @@ export class SocketTransport extends TransportBase {
       );
     if (!this.#scheduled) {
       this.#scheduled = true;
-      process.nextTick(() => this.#flush());
+      process.nextTick(this.#flushSoon); // a method made once: no closure per tick
     }
     if (size >= COPY_BELOW_BYTES) {
       // Big frames (large attachments) go by reference, not copied.
@@ -80,10 +81,10 @@ export class SocketTransport extends TransportBase {
   }
 
   // The socket keeps what was written; later frames go after it in the same batch buffer.
-  #flush(): void {
+  readonly #flushSoon = (): void => {
     this.#scheduled = false;
     this.flush();
-  }
+  };
 
   /** Writes the frames queued so far now (the tick's own flush then finds none of them). */
   flush(): void {
@@ -94,15 +95,18 @@ export class SocketTransport extends TransportBase {
   /** Writes the chunks cut so far, in order. */
   #write(): void {
     const chunks = this.#chunks;
-    this.#chunks = [];
-    if (this.closed || chunks.length === 0) return;
-    if (chunks.length === 1) {
-      this.socket.write(chunks[0]);
-      return;
+    if (chunks.length === 0) return;
+    this.#chunks = this.#spare;
+    try {
+      if (this.closed) return;
+      if (chunks.length === 1) return void this.socket.write(chunks[0]);
+      this.socket.cork();
+      for (let i = 0; i < chunks.length; i++) this.socket.write(chunks[i]);
+      this.socket.uncork();
+    } finally {
+      chunks.length = 0;
+      this.#spare = chunks;
     }
-    this.socket.cork();
-    for (const chunk of chunks) this.socket.write(chunk);
-    this.socket.uncork();
   }
 
   close(): void {

@@ -11,6 +11,8 @@ process.env.FRAY_MAX_FRAME_BYTES = String(2 ** 20);
 
 const { thisHost } = await import("../../src/mesh.ts");
 const { Whereabouts } = await import("../fixtures/net-actors.ts");
+const { createJobContext } = await import("../../src/job.ts");
+const { withDefaults } = await import("../fixtures/tasks.ts");
 
 describe("FRAY_MAX_FRAME_BYTES", () => {
   it("FrameDecoder rejects a header announcing more than the maximum frame size without allocating it", () => {
@@ -41,5 +43,13 @@ describe("FRAY_MAX_FRAME_BYTES", () => {
     );
     await assert.rejects(actors.bytes.call(2 ** 21), /FRAY_MAX_FRAME_BYTES=1048576/);
     assert.deepEqual((await actors.double.call(3)).values(), [6], "the proc and its connection are still fine");
+  });
+
+  it("a lone task on processes whose plain arguments make a message over the limit fails naming the setting; the next runs", async () => {
+    await using ctx = createJobContext("processes", { maxWorkers: 1 });
+    assert.equal(await ctx.get(ctx.run(withDefaults, 1, 2)), 3); // its worker's lane (src/job/tasks/port-lane.ts) is open by now
+    const big = Array.from({ length: 24 }, () => "€".repeat(16_000)); // each plain (under 16,384 characters), 1.15 MB together
+    await assert.rejects(ctx.get(ctx.run(withDefaults, 1, 2, ...(big as unknown as number[]))), /FRAY_MAX_FRAME_BYTES=1048576/);
+    assert.equal(await ctx.get(ctx.run(withDefaults, 2, 3)), 5);
   });
 });

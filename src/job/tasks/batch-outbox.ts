@@ -2,17 +2,20 @@
 // the tick's tasks are all placed: by the worker's task lane (thread-lane.ts)
 // when it has one and every argument is plain, else as a call of its Executor's
 // runBatch (one-way, or acknowledged when some argument might not arrive).
-import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import type { Endpoint } from "../../mesh/endpoint.ts";
 import type { CodeLocation } from "../../runtime/code/code-locator.ts";
 import type { Executor } from "./executor.ts";
 import { TaskBatch, type SlotUse } from "./task-batch.ts";
 import type { Running } from "./task-records.ts";
+import type { PortRef } from "../../runtime/base/messages.ts";
+import { HeadPortLanes } from "./port-lane.ts";
 import { HeadLanes } from "./thread-lane.ts";
+import { ToldFunctions } from "./told-functions.ts";
 
 /** What the outbox needs of the scheduler. */
 export interface BatchTarget {
-  /** The Executor of worker `index`, alone. */
-  executor(index: number): ActorMesh<Executor>;
+  /** The runBatch endpoint of the Executor of worker `index`, alone (kept: reached through the mesh's Proxy each time, it cost every batch). */
+  runBatch(index: number): Endpoint<Parameters<Executor["runBatch"]>, void>;
   /** Sends a task with a call of its own (one its batch could not carry). */
   one(running: Running): void;
   /** A batch's call failed (its worker died, or it was too big): `held` are its tasks. */
@@ -23,8 +26,13 @@ export interface BatchTarget {
 
 export class BatchOutbox {
   #outgoing: Array<TaskBatch<Running> | undefined> = [];
+  #spare: Array<TaskBatch<Running> | undefined> = []; // two arrays taking turns: none made per tick
   #scheduled = false;
   #lanes: HeadLanes | null = null;
+  /** The port lanes of Executors in other processes (port-lane.ts). */
+  readonly #portLanes = new HeadPortLanes();
+  /** The functions each worker was told of by batches sent as calls: later batches name them by number. */
+  readonly #told = new ToldFunctions();
 
   constructor(private readonly target: BatchTarget) {}
 
@@ -34,12 +42,20 @@ export class BatchOutbox {
     return this.#lanes.lobby;
   }
 
+  /** Worker `worker`'s Executor takes small batches at `port`. */
+  openPortLane(worker: number, port: PortRef): void {
+    this.#portLanes.open(worker, port);
+  }
+
   /** Worker `index` died: its lane, if it had one, is gone. */
   lost(index: number): void {
     this.#lanes?.lost(index);
+    this.#portLanes.lost(index);
+    this.#told.lost(index);
   }
 
   close(): void {
+    this.#portLanes.close();
     this.#lanes?.close();
     this.#lanes = null;
   }
@@ -69,21 +85,37 @@ export class BatchOutbox {
   #flush(): void {
     this.#scheduled = false;
     const batches = this.#outgoing;
-    this.#outgoing = [];
-    for (let index = 0; index < batches.length; index++) {
-      const batch = batches[index];
-      if (!batch) continue;
-      // By the lane only if its worker has no task out but these, the first time: they then arrive after the ones sent before.
-      if (!batch.acked && this.#lanes?.send(index, [batch.fns, batch.tasks], batch.held[0].worker.sent === batch.size)) continue;
-      const { runBatch } = this.target.executor(index);
-      try {
-        // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
-        if (batch.acked) runBatch.callOne(batch.fns, batch.tasks).catch((err: unknown) => this.target.failed(batch.held, err));
-        else runBatch.broadcast(batch.fns, batch.tasks);
-      } catch {
-        // An argument the codec cannot send: each task goes on its own, to fail with its own error.
-        for (const running of batch.held) this.target.one(running);
+    this.#outgoing = this.#spare;
+    try {
+      for (let index = 0; index < batches.length; index++) {
+        const batch = batches[index];
+        if (!batch) continue;
+        // By the lane only if its worker has no task out but these, the first time: they then arrive after the ones sent before.
+        if (!batch.acked && this.#lanes?.send(index, [batch.fns, batch.tasks], batch.held[0].worker.sent === batch.size)) continue;
+        const runBatch = this.target.runBatch(index);
+        // Only a batch that surely arrives tells its worker of the functions it names in full (told-functions.ts).
+        const { fns, telling } = this.#told.name(index, batch, !batch.acked);
+        // A small batch of plain arguments goes by the worker's port lane, if it has one (port-lane.ts).
+        const alone = !batch.acked && batch.held[0].worker.sent === batch.size;
+        if (!batch.acked && this.#portLanes.takes(index, batch) && this.#portLanes.send(index, [fns, batch.tasks, telling], alone)) {
+          if (telling !== null) this.#told.commit(index, telling);
+          continue;
+        }
+        try {
+          // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
+          if (batch.acked) runBatch.callOne(fns, batch.tasks, null).catch((err: unknown) => this.target.failed(batch.held, err));
+          else {
+            runBatch.broadcast(fns, batch.tasks, telling);
+            if (telling !== null) this.#told.commit(index, telling);
+          }
+        } catch {
+          // An argument the codec cannot send: each task goes on its own, to fail with its own error.
+          for (const running of batch.held) this.target.one(running);
+        }
       }
+    } finally {
+      batches.length = 0;
+      this.#spare = batches;
     }
   }
 }

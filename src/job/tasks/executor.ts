@@ -17,7 +17,9 @@ import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
 import { isPlain, TASK_FIELDS, type SlotUse } from "./task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
+import { ExecutorPortLane, type PortLaneBatch } from "./port-lane.ts";
 import { ExecutorLane } from "./thread-lane.ts";
+import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "./told-functions.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 
 export class Executor extends Actor {
@@ -38,8 +40,12 @@ export class Executor extends Actor {
   readonly #controls: TaskControls = { signalFor: (taskId) => this.#signalFor(taskId) };
   /** The task lane from the head, when this worker is a thread of the head's process (thread-lane.ts). */
   readonly #lane: ExecutorLane | null = null;
+  /** Else the port small batches come to (port-lane.ts). */
+  readonly #portLane: ExecutorPortLane | null = null;
   /** What the head's calls run in (this worker alone, as a slice): tasks that come by the lane run in it too, as those that come by a call do. */
   #callContext: MessageContext | undefined;
+  /** The functions batches told this worker of: later ones name them by number (told-functions.ts). */
+  readonly #known = new KnownFunctions();
 
   /** `lanes`: the lobby of the head's task lanes, if it offers them. */
   constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef, lanes: string | null = null) {
@@ -55,10 +61,22 @@ export class Executor extends Actor {
     // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
     if (lanes !== null && context)
       this.#lane = new ExecutorLane(lanes, worker, ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)));
+    else if (context)
+      this.#portLane = new ExecutorPortLane(
+        (batch) => messageContext.run(this.#callContext ?? context, () => this.#portBatch(batch)),
+        (port) => head.remoteLane.broadcast(worker, port),
+      );
   }
 
   cleanup(): void {
     this.#lane?.close();
+    this.#portLane?.close();
+  }
+
+  /** A batch that came by the port lane: as a runBatch call's, its values go back by the results port. */
+  #portBatch([fns, tasks, telling]: PortLaneBatch): void {
+    this.#known.resolve(fns, telling);
+    void this.#runBatch(fns as string[], tasks, false);
   }
 
   /**
@@ -97,17 +115,21 @@ export class Executor extends Actor {
    * Runs a batch of tasks (task-batch.ts). Each reports its start, and sends
    * its value (or what it threw) to the results port when it ends. Resolves
    * once all have ended, so a call of it fails exactly the tasks still running.
+   * `fns` may name functions told before by number; `telling`: the numbers of those it names in full, to keep (told-functions.ts).
    */
   @endpoint({ concurrent: true })
-  runBatch(fns: string[], tasks: unknown[]): Promise<void> | undefined {
+  runBatch(fns: NamedFunctions, tasks: unknown[], telling: Telling): Promise<void> | undefined {
     this.#callContext ??= messageContext.getStore();
-    return this.#runBatch(fns, tasks, false);
+    this.#known.resolve(fns, telling);
+    return this.#runBatch(fns as string[], tasks, false);
   }
 
   /** `lane`: the batch came by the lane, where plain values go back too. */
   #runBatch(fns: string[], tasks: unknown[], lane: boolean): Promise<void> | undefined {
     let pending: Promise<void>[] | null = null;
-    const loaded: Array<Function | undefined> = [];
+    // Most batches run one function: its lookup is kept in `first`, an array only for the others.
+    let first: Function | undefined;
+    let loaded: Array<Function | undefined> | null = null;
     for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
       const id = tasks[i] as string;
       const number = tasks[i + 1] as number;
@@ -115,7 +137,11 @@ export class Executor extends Actor {
       const args = tasks[i + 3] as unknown[];
       const env = tasks[i + 4] as Record<string, string> | null;
       const slot = tasks[i + 5] as SlotUse;
-      const fn = (loaded[f] ??= this.#loaded(fns[2 * f], fns[2 * f + 1]));
+      const fn = f === 0 ? (first ??= this.#loaded(fns[0], fns[1])) : ((loaded ??= [])[f] ??= this.#loaded(fns[2 * f], fns[2 * f + 1]));
+      if (fns[2 * f] === null) {
+        this.#sendResult(number, unknownFunction(), true);
+        continue;
+      }
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
       const run =
         fn && (!slot || this.#slots.tryAcquire())

@@ -71,6 +71,13 @@ export class TaskBatch<T> {
   get size(): number {
     return this.held.length;
   }
+
+  /** The location of function `f` (its index in `fns`). */
+  location(f: number): CodeLocation {
+    if (f === 0) return this.#first;
+    for (const [location, index] of this.#fnIndex!) if (index === f) return location;
+    throw new RangeError(`a batch of ${this.fns.length / 2} functions has no function ${f}`);
+  }
 }
 
 export function allPlain(args: readonly unknown[]): boolean {

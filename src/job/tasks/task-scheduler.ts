@@ -15,6 +15,7 @@ import type { PortRef } from "../../runtime/base/messages.ts";
 import { metricsOn, taskStats } from "../../runtime/base/counters.ts";
 import { locate, type CodeLocation } from "../../runtime/code/code-locator.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import type { Endpoint } from "../../mesh/endpoint.ts";
 import { onRankLost } from "../../mesh/liveness.ts";
 import { FrameError } from "../../wire/errors.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
@@ -40,19 +41,20 @@ export type { TaskCode };
 export class TaskScheduler {
   #executors: ActorMesh<Executor> | null = null;
   #executorSlices: ActorMesh<Executor>[] = [];
+  #runBatch: Array<Endpoint<Parameters<Executor["runBatch"]>, void>> = [];
   #located = new WeakMap<Function, CodeLocation>();
   #queue = new TaskQueue<Task>();
   /** Queued tasks with a request other than the default's: while none is, a pass stops at the first default task with no room. */
   #othersQueued = 0;
-  /** Tasks sent to workers, by id, and by number. */
-  #running = new Map<string, Running>();
-  #byNumber = new Map<number, Running>();
+  /** Tasks sent to workers, by id, and by number; and KEPT, under a key no task has: a Map losing its last entry shrinks (a VM call, a new table). */
+  #running = new Map<string, Running>([["", KEPT]]);
+  #byNumber = new Map<number, Running>([[-1, KEPT]]);
   #nextNumber = 0;
   /** Where Executors send the results of batched tasks. */
   readonly resultsPort: PortRef;
   readonly #portId: number;
   readonly #outbox = new BatchOutbox({
-    executor: (index) => this.#executor(index),
+    runBatch: (index) => (this.#runBatch[index] ??= this.#executor(index).runBatch),
     one: (running) => void this.#execute(running),
     failed: (held, err) => this.#batchFailed(held, err),
     laneResults: (flat) => {
@@ -90,10 +92,16 @@ export class TaskScheduler {
     return this.#outbox.openLanes();
   }
 
+  /** Worker `worker`'s Executor takes small batches at `port` (port-lane.ts). */
+  laneOpened(worker: number, port: PortRef): void {
+    this.#outbox.openPortLane(worker, port);
+  }
+
   /** The Executors tasks are sent to: rank `i` runs on worker `i`. */
   useExecutors(executors: ActorMesh<Executor>, replacer: WorkerReplacer | null = null): void {
     this.#executors = executors;
     this.#executorSlices = [];
+    this.#runBatch = [];
     this.#replacement =
       replacer && new WorkerReplacement(this.pool, replacer, (index, error) => (error ? this.#failImpossible() : this.#watch(index), this.#dispatch()));
     for (let i = 0; i < executors.size; i++) this.#watch(i);
@@ -154,7 +162,7 @@ export class TaskScheduler {
       else take(worker, task.resources);
       worker.sent++;
       const running: Running = { task, worker, number: this.#nextNumber++, state: ahead ? "prefetched" : "running" };
-      if (this.#running.size === 0) hold(); // a batch sent one-way waits on no reply that would keep the process alive
+      if (this.#running.size === 1) hold(); // a batch sent one-way waits on no reply that would keep the process alive
       this.#running.set(task.id, running);
       this.#byNumber.set(running.number, running);
       this.#send(running);
@@ -281,7 +289,7 @@ export class TaskScheduler {
     this.#tree.ended(running.task.id);
     this.#byNumber.delete(running.number);
     running.worker.sent--;
-    if (this.#running.size === 0) release();
+    if (this.#running.size === 1) release();
     if (running.state === "running") give(running.worker, running.task.resources);
     else if (running.state === "prefetched") running.worker.prefetched--;
   }
@@ -352,7 +360,7 @@ export class TaskScheduler {
     this.pool.markDead(index, replacedFor !== undefined);
     this.#outbox.lost(index);
     for (const running of [...this.#running.values()]) {
-      if (running.worker.index !== index) continue;
+      if (running === KEPT || running.worker.index !== index) continue;
       if (replacedFor !== undefined && running.state === "prefetched" && !running.cancelled) {
         // Sent ahead, it never started: it goes back to the queue, its retries untouched.
         this.#release(running);
@@ -380,6 +388,9 @@ export class TaskScheduler {
     for (let i = 0; i < this.#queue.length; i++) if (this.#queue.at(i).resources !== TASK_RESOURCES) this.#othersQueued++;
   }
 }
+
+/** The entry TaskScheduler's maps of running tasks keep, under a key no task has. */
+const KEPT = Object.freeze({}) as Running;
 
 /** A task with the default request waits for one of its worker's slots; one sent ahead reports when it gets it. */
 function slotUse(running: Running): SlotUse {

@@ -10,20 +10,31 @@ import type { Header, PortRef } from "../base/messages.ts";
 
 type Send = (addr: string, header: Header, payload: Encoded) => void;
 
+/** Ports with values queued in one tick beyond which they are found by a Map, not by a look through them. */
+const INDEX_ABOVE = 8;
+const NONE: readonly Uint8Array[] = Object.freeze([]);
+
+/** A port's values of this tick: most hold one, kept in the first fields; the lists are made for a second. */
 interface Batch {
   readonly ref: PortRef;
-  readonly ranks: number[];
-  readonly errs: number[];
-  readonly bodies: Uint8Array[];
+  readonly rank: number;
+  readonly err: 0 | 1;
+  readonly body: Uint8Array;
+  more: { readonly ranks: number[]; readonly errs: number[]; readonly bodies: Uint8Array[] } | null;
 }
 
 export class PortOutbox {
   /** The ports with values queued, in the order of their first value: the order their frames go in. */
   #order: Batch[] = [];
   #spare: Batch[] = [];
-  /** The batch of each port id (the first one's, should ports of two processes share an id): no string key made per value. */
+  /**
+   * The batch of each port id (the first one's, should ports of two processes share an id): no string key made per value.
+   * Kept only while more than a few ports have values queued (a Map set and cleared each tick cost more than a look through a few).
+   */
   #byId = new Map<number, Batch>();
+  #indexed = false;
   #scheduled = false;
+  readonly #flushSoon = (): void => this.flush(); // made once: no closure per tick
 
   /** `flushTo(addr)` writes the frames queued for `addr` at once: the replies of a tick, batched here, need not wait for the end of another. */
   constructor(
@@ -63,18 +74,21 @@ export class PortOutbox {
       return;
     }
     if (!batch) {
-      // Made with its first value: most batches hold one (an empty array grows to 17 slots at its first push).
-      batch = { ref, ranks: [rank], errs: [isError ? 1 : 0], bodies: [payload.body] };
+      batch = { ref, rank, err: isError ? 1 : 0, body: payload.body, more: null };
       this.#order.push(batch);
-      if (!this.#byId.has(ref.id)) this.#byId.set(ref.id, batch);
+      if (this.#indexed) {
+        if (!this.#byId.has(ref.id)) this.#byId.set(ref.id, batch);
+      } else if (this.#order.length > INDEX_ABOVE) this.#index();
+    } else if (batch.more === null) {
+      batch.more = { ranks: [batch.rank, rank], errs: [batch.err, isError ? 1 : 0], bodies: [batch.body, payload.body] };
     } else {
-      batch.ranks.push(rank);
-      batch.errs.push(isError ? 1 : 0);
-      batch.bodies.push(payload.body);
+      batch.more.ranks.push(rank);
+      batch.more.errs.push(isError ? 1 : 0);
+      batch.more.bodies.push(payload.body);
     }
     if (!this.#scheduled) {
       this.#scheduled = true;
-      process.nextTick(() => this.flush());
+      process.nextTick(this.#flushSoon);
     }
   }
 
@@ -83,7 +97,10 @@ export class PortOutbox {
     this.#scheduled = false;
     const order = this.#order;
     this.#order = this.#spare; // two arrays taking turns: none made per tick
-    this.#byId.clear();
+    if (this.#indexed) {
+      this.#byId.clear();
+      this.#indexed = false;
+    }
     for (const batch of order) this.#send(batch);
     let flushed: string | null = null;
     for (const { ref } of order) if (ref.addr !== flushed) this.flushTo((flushed = ref.addr)); // (a repeat finds nothing queued)
@@ -92,16 +109,27 @@ export class PortOutbox {
   }
 
   #find(ref: PortRef): Batch | undefined {
+    if (!this.#indexed) {
+      const order = this.#order;
+      for (let i = 0; i < order.length; i++) if (order[i].ref.id === ref.id && order[i].ref.addr === ref.addr) return order[i];
+      return undefined;
+    }
     const batch = this.#byId.get(ref.id);
     if (!batch || batch.ref.addr === ref.addr) return batch;
     for (const b of this.#order) if (b.ref.id === ref.id && b.ref.addr === ref.addr) return b; // another process's port of the same id
     return undefined;
   }
 
+  /** Indexes the batches queued by port id: the first of each id. */
+  #index(): void {
+    for (const b of this.#order) if (!this.#byId.has(b.ref.id)) this.#byId.set(b.ref.id, b);
+    this.#indexed = true;
+  }
+
   /** Sends one port's batch now, ahead of the rest. */
   #flushOne(batch: Batch): void {
     this.#order.splice(this.#order.indexOf(batch), 1);
-    if (this.#byId.get(batch.ref.id) === batch) {
+    if (this.#indexed && this.#byId.get(batch.ref.id) === batch) {
       this.#byId.delete(batch.ref.id);
       const other = this.#order.find((b) => b.ref.id === batch.ref.id);
       if (other) this.#byId.set(other.ref.id, other);
@@ -110,18 +138,19 @@ export class PortOutbox {
   }
 
   #send(batch: Batch): void {
-    const { ref, ranks, errs, bodies } = batch;
+    const { ref, more } = batch;
     try {
-      if (bodies.length === 1) {
-        const header: Header = errs[0] ? { kind: "port", id: ref.id, rank: ranks[0], isError: true } : { kind: "port", id: ref.id, rank: ranks[0] };
-        this.sendFrame(ref.addr, header, { body: bodies[0], attachments: [] });
+      if (more === null) {
+        const { rank } = batch;
+        const header: Header = batch.err ? { kind: "port", id: ref.id, rank, isError: true } : { kind: "port", id: ref.id, rank };
+        this.sendFrame(ref.addr, header, { body: batch.body, attachments: NONE });
       } else {
-        this.sendFrame(ref.addr, { kind: "ports", id: ref.id, ranks, errors: errs }, { body: arrayOfEncoded(bodies), attachments: [] });
+        this.sendFrame(ref.addr, { kind: "ports", id: ref.id, ranks: more.ranks, errors: more.errs }, { body: arrayOfEncoded(more.bodies), attachments: NONE });
       }
     } catch (err) {
       // Too big to send (FRAY_MAX_FRAME_BYTES): the receiver gets the reason instead of waiting forever.
       const reason = encode(err);
-      for (const rank of ranks) this.sendFrame(ref.addr, { kind: "port", id: ref.id, rank, isError: true }, reason);
+      for (const rank of more?.ranks ?? [batch.rank]) this.sendFrame(ref.addr, { kind: "port", id: ref.id, rank, isError: true }, reason);
     }
   }
 }
