@@ -37,10 +37,12 @@ if (want("O1")) {
   // Where the scheduler places a pair of processes moves their round trip by ±15% or more for as long
   // as they live (measured with both sides off), so each round starts fresh clients and a cost is the
   // median of the rounds' ratios.
-  const rounds = quick ? 3 : 15;
-  const blocks = 6;
-  const p2 = Math.ceil((2000 * scale) / blocks);
-  const p3 = Math.ceil((120_000 * scale) / blocks);
+  // CPU per message moves with the other processes on the machine (caches, GC timing), so blocks are long
+  // (40,000 messages) and many (8 per client a round).
+  const rounds = quick ? 3 : 10;
+  const blocks = 8;
+  const p2 = Math.ceil((2400 * scale) / blocks);
+  const p3 = Math.ceil((320_000 * scale) / blocks);
   const sides = ["on", "off", "aa"]; // aa: the second metrics-off client
   const all = { p2: {}, rate: {}, cpu: {}, clientCpu: {}, workerCpu: {} };
   for (const m of Object.values(all)) for (const s of sides) m[s] = [];
@@ -84,12 +86,14 @@ if (want("O1")) {
   }
   const med = (m, s) => median(all[m][s]);
   const cpuText = (s) => `${med("cpu", s).toFixed(2)} µs/msg (client ${med("clientCpu", s).toFixed(2)} + worker ${med("workerCpu", s).toFixed(2)})`;
+  // P3's cost is decided in CPU time (what metrics add to each side's work); its rate, wall clock on a shared
+  // 2-core machine, is shown beside it with its own A/A and no goal: its rounds spread ±20–60% (A/A too).
   const measures = [
-    ["p2", "P2 round trip (p50)", (s) => med("p2", s).toFixed(1), "µs", (s) => `${med("p2", s).toFixed(1)} µs`],
-    ["cpu", "P3 CPU per one-way message, client + worker (process.cpuUsage)", (s) => med("cpu", s).toFixed(2), "µs/msg", cpuText],
-    ["rate", "P3 one-way messages", (s) => thousands(med("rate", s)), "msg/s", (s) => `${thousands(med("rate", s))} msg/s`],
+    ["p2", "P2 round trip (p50)", (s) => med("p2", s).toFixed(1), "µs", (s) => `${med("p2", s).toFixed(1)} µs`, "≤ 5% cost"],
+    ["cpu", "P3 CPU per one-way message, client + worker (process.cpuUsage)", cpuText, "", cpuText, "≤ 5% cost"],
+    ["rate", "P3 one-way messages (wall clock)", (s) => thousands(med("rate", s)), "msg/s", (s) => `${thousands(med("rate", s))} msg/s`, null],
   ];
-  for (const [m, what, value, unit, text] of measures) {
+  for (const [m, what, value, unit, text, goal] of measures) {
     const [cost, aa] = [median(costs[m]), median(aas[m])];
     report(
       "O1",
@@ -98,8 +102,8 @@ if (want("O1")) {
       unit,
       `metrics off ${text("off")}`,
       `${pct(cost)} cost`,
-      "≤ 5% cost",
-      cost <= 0.05,
+      goal ?? "— (the CPU row decides)",
+      goal ? cost <= 0.05 : null,
     );
     // The noise floor: both sides off. Within ±2.5% the measure can tell a 5% cost from none.
     report(

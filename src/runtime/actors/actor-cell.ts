@@ -247,7 +247,7 @@ export class ActorCell {
       return undefined;
     }
     const { options, builtin, stats } = entry;
-    let start = 0;
+    let start = -1; // not timed
     if (stats) {
       stats.received++;
       stats.calls++;
@@ -294,7 +294,7 @@ export class ActorCell {
       return options.concurrent ? undefined : done;
     }
     this.#resolve(call, rank, result, options);
-    if (stats) callEnd(stats, start, false);
+    if (start >= 0) callEnd(stats!, start, false); // an untimed call that did not fail has nothing more to count
     return undefined;
   }
 

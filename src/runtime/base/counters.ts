@@ -16,6 +16,7 @@
 // FRAY_METRICS_DURATION_SAMPLE per endpoint and the rest is a few additions.
 // Labels stay bounded: actor class and endpoint name, message kind, actor
 // class for failures and restarts; never per-call, per-actor or mesh ids.
+import type { Encoded } from "../../wire/codec.ts";
 import { config, settingName } from "./config.ts";
 
 function readSwitch(): boolean {
@@ -111,7 +112,7 @@ export function endpointStats(className: string, endpoint: string): EndpointStat
 }
 
 /** The bytes of an encoded value, attachments included. */
-export function encodedBytes(e: { readonly body: Uint8Array; readonly attachments: readonly Uint8Array[] } | undefined): number {
+export function encodedBytes(e: Encoded | undefined): number {
   if (!e) return 0;
   let n = e.body.length;
   const { attachments } = e;
@@ -161,8 +162,9 @@ class FrameCounter {
 const frameOut = new FrameCounter(framesOut);
 const frameIn = new FrameCounter(framesIn);
 
-export function countFrameOut(kind: string, bytes: number): void {
-  frameOut.count(kind, bytes);
+/** Counts a frame sent: its header's bytes and its payload's (attachments included), computed here so a send's own code stays small. */
+export function countFrameOut(kind: string, headerBytes: number, payload: Encoded | undefined): void {
+  frameOut.count(kind, headerBytes + encodedBytes(payload));
 }
 
 export function countFrameIn(kind: string, bytes: number): void {
