@@ -42,7 +42,7 @@ function runClient(env: Record<string, string>, n: number): ReturnType<typeof sp
 }
 
 describe("metrics", () => {
-  it("1,000 calls to an actor in a worker process read 1,000 calls and messages, and 32 latency observations (one in 32), in the merged metrics", async () => {
+  it("1,000 calls to an actor in a worker process read 1,000 calls and messages, and some of them timed, in the merged metrics", async () => {
     await using procs = thisHost().spawnProcs({ procs: 1 });
     const counter = procs.spawn("counted", Counter, 0);
     for (let i = 0; i < 1000; i++) await counter.incr.callOne(1);
@@ -52,9 +52,11 @@ describe("metrics", () => {
     assert.equal(processes.length, 2, `processes: ${processes.join(", ")}`);
     const incr = { class: "Counter", endpoint: "incr" };
     assert.equal(valueOf(json, "fray_endpoint_calls_total", incr), 1000); // counted in the worker
-    // FRAY_METRICS_DURATION_SAMPLE (32): the 1st, 33rd, … 993rd calls are timed.
-    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", incr), 32);
-    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), 32);
+    // How many are timed depends on how fast they came (see the spaced calls below, and FRAY_METRICS_DURATION_SAMPLE=1).
+    const timed = valueOf(json, "fray_endpoint_duration_seconds_count", incr)!;
+    assert.ok(timed >= 1 && timed <= 1000, `timed ${timed}`);
+    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), timed);
+    assert.ok(valueOf(json, "fray_endpoint_duration_seconds_sum", incr)! > 0);
     assert.equal(valueOf(json, "fray_messages_received_total", incr), 1000);
     assert.equal(valueOf(json, "fray_messages_sent_total", incr), 1000); // counted in this process
     assert.ok(valueOf(json, "fray_message_bytes_sent_total", incr)! > 0);
@@ -91,6 +93,20 @@ describe("metrics", () => {
     assert.equal(msgFrames(own, "fray_frames_sent_total") - msgFrames(before, "fray_frames_sent_total"), sent);
     const workerReceived = total(json, "fray_messages_received_total") - total(own, "fray_messages_received_total");
     assert.equal(msgFrames(json, "fray_frames_received_total") - msgFrames(own, "fray_frames_received_total"), workerReceived);
+    // Back to back, one call in up to FRAY_METRICS_DURATION_SAMPLE (256) is timed: not each of 5,000.
+    const timed = valueOf(json, "fray_endpoint_duration_seconds_count", incr)!;
+    assert.ok(timed >= 1 && timed < 500, `timed ${timed}`);
+  });
+
+  it("calls of an endpoint that come more than a millisecond apart are each timed", async () => {
+    await using procs = thisHost().spawnProcs({ procs: 1 });
+    const counter = procs.spawn("spaced", Counter, 0);
+    for (let i = 0; i < 10; i++) {
+      await counter.incr.callOne(1);
+      await new Promise((resolve) => setTimeout(resolve, 3)); // the spacing is what is tested, not a wait for an event
+    }
+    const { json } = await collectMetrics();
+    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", { class: "Counter", endpoint: "incr" }), 10);
   });
 
   it("the merged metrics parse as Prometheus text exposition, each sample of a declared family", async () => {
