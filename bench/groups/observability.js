@@ -38,12 +38,14 @@ if (want("O1")) {
   // as they live (measured with both sides off), so each round starts fresh clients and a cost is the
   // median of the rounds' ratios.
   // CPU per message moves with the other processes on the machine (caches, GC timing), so blocks are long
-  // (40,000 messages) and many (8 per client a round).
+  // (~53,000 messages), one per order of the three clients each round: each side goes first, second and
+  // third, and follows each other side, equally often (a side's leftover work, GC threads, can slow the next).
   const rounds = quick ? 3 : 10;
-  const blocks = 8;
+  const sides = ["on", "off", "aa"]; // aa: the second metrics-off client
+  const orders = sides.flatMap((a) => sides.filter((b) => b !== a).map((b) => [a, b, sides.find((c) => c !== a && c !== b)]));
+  const blocks = orders.length;
   const p2 = Math.ceil((2400 * scale) / blocks);
   const p3 = Math.ceil((320_000 * scale) / blocks);
-  const sides = ["on", "off", "aa"]; // aa: the second metrics-off client
   const all = { p2: {}, rate: {}, cpu: {}, clientCpu: {}, workerCpu: {} };
   for (const m of Object.values(all)) for (const s of sides) m[s] = [];
   /** Per measure, each round's cost of metrics (on over off) and A/A reading (aa over off): ratios of the round's medians. */
@@ -62,8 +64,7 @@ if (want("O1")) {
       const round = {};
       for (const m of Object.keys(all)) round[m] = { on: [], off: [], aa: [] };
       for (let b = 0; b < blocks; b++) {
-        // Each side goes first, second and third equally often, so none always follows another.
-        const order = sides.map((_, i) => sides[(i + b + r) % sides.length]);
+        const order = orders[(b + r) % blocks];
         for (const s of order) round.p2[s].push(...(await clients[s].run("p2", p2)).times);
         for (const s of order) {
           const { rate, clientCpu, workerCpu } = await clients[s].run("p3", p3);
