@@ -1,15 +1,18 @@
 // The row every benchmark reports, as printed while the bench runs and as written to BENCHMARKS.md.
 import { availableParallelism } from "node:os";
 
-/** One result: what was measured, against which baseline measured in the same run, and the goal. */
+/** One result: what was measured, against which baseline measured in the same run, and the goal (`met` null: a row with no goal of its own). */
 export function row(id, what, value, unit, baseline, ratio, goal, met) {
   return { id, what, value, unit, baseline, ratio, goal, met };
 }
 
+/** A row's goal as met or not; null: a row with no goal of its own. */
+const verdict = (met, yes, no) => (met === null ? "—" : met ? yes : no);
+
 export function consoleLine(r) {
   return (
     `${r.id.padEnd(4)} ${r.what}: ${r.value} ` +
-    `${r.unit}${r.baseline ? ` | baseline ${r.baseline}` : ""}${r.ratio ? ` | ratio ${r.ratio}` : ""} | goal ${r.goal} ${r.met ? "met" : "MISSED"}`
+    `${r.unit}${r.baseline ? ` | baseline ${r.baseline}` : ""}${r.ratio ? ` | ratio ${r.ratio}` : ""} | goal ${r.goal} ${verdict(r.met, "met", "MISSED")}`
   );
 }
 
@@ -42,7 +45,9 @@ export function benchmarksMarkdown(allRows, { quick }) {
     "",
     "| id | what | measured | baseline | ratio | goal | met |",
     "| --- | --- | --- | --- | --- | --- | --- |",
-    ...rows.map((r) => `| ${r.id} | ${r.what} | ${r.value} ${r.unit} | ${r.baseline || "—"} | ${r.ratio || "—"} | ${r.goal} | ${r.met ? "yes" : "**no**"} |`),
+    ...rows.map(
+      (r) => `| ${r.id} | ${r.what} | ${r.value} ${r.unit} | ${r.baseline || "—"} | ${r.ratio || "—"} | ${r.goal} | ${verdict(r.met, "yes", "**no**")} |`,
+    ),
     "",
     ...ownTables(allRows),
   ].join("\n");

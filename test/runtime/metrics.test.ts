@@ -11,6 +11,7 @@ process.env.FRAY_METRICS = "1"; // workers started below inherit it
 const { setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
 const { createJobContext } = await import("../../src/job.ts");
 const { metricsJson } = await import("../../src/runtime/metrics/exposition.ts");
+const { countFrameIn, framesIn } = await import("../../src/runtime/base/counters.ts");
 const { collectMetrics } = await import("../../src/runtime/runtime.ts");
 const { Counter } = await import("../fixtures/counter.ts");
 const { add } = await import("../fixtures/tasks.ts");
@@ -41,7 +42,7 @@ function runClient(env: Record<string, string>, n: number): ReturnType<typeof sp
 }
 
 describe("metrics", () => {
-  it("1,000 calls to an actor in a worker process read 1,000 calls and messages, and 125 latency observations (one in 8), in the merged metrics", async () => {
+  it("1,000 calls to an actor in a worker process read 1,000 calls and messages, and some of them timed, in the merged metrics", async () => {
     await using procs = thisHost().spawnProcs({ procs: 1 });
     const counter = procs.spawn("counted", Counter, 0);
     for (let i = 0; i < 1000; i++) await counter.incr.callOne(1);
@@ -51,9 +52,11 @@ describe("metrics", () => {
     assert.equal(processes.length, 2, `processes: ${processes.join(", ")}`);
     const incr = { class: "Counter", endpoint: "incr" };
     assert.equal(valueOf(json, "fray_endpoint_calls_total", incr), 1000); // counted in the worker
-    // FRAY_METRICS_DURATION_SAMPLE (8): the 1st, 9th, … 993rd calls are timed.
-    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", incr), 125);
-    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), 125);
+    // How many are timed depends on how fast they came (see the spaced calls below, and FRAY_METRICS_DURATION_SAMPLE=1).
+    const timed = valueOf(json, "fray_endpoint_duration_seconds_count", incr)!;
+    assert.ok(timed >= 1 && timed <= 1000, `timed ${timed}`);
+    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_bucket", { ...incr, le: "+Inf" }), timed);
+    assert.ok(valueOf(json, "fray_endpoint_duration_seconds_sum", incr)! > 0);
     assert.equal(valueOf(json, "fray_messages_received_total", incr), 1000);
     assert.equal(valueOf(json, "fray_messages_sent_total", incr), 1000); // counted in this process
     assert.ok(valueOf(json, "fray_message_bytes_sent_total", incr)! > 0);
@@ -62,6 +65,48 @@ describe("metrics", () => {
     const own = await metricsJson();
     assert.equal(valueOf(own, "fray_messages_sent_total", incr), 1000);
     assert.equal(valueOf(own, "fray_endpoint_calls_total", incr), undefined);
+  });
+
+  it("a burst of 5,000 one-way messages with calls among them is counted in full: every message, call and frame, on both sides", async () => {
+    await using procs = thisHost().spawnProcs({ procs: 1 });
+    const counter = procs.spawn("burst", Counter, 0);
+    await counter.initialized;
+    /** The sum of `name` over every label set. */
+    const total = (json: Json, name: string) => json.find((m) => m.name === name)?.values.reduce((a, v) => a + v.value, 0) ?? 0;
+    const msgFrames = (json: Json, name: string) => valueOf(json, name, { kind: "msg" }) ?? 0;
+    const before = await metricsJson();
+    const gets: Array<Promise<number>> = [];
+    for (let i = 0; i < 5000; i++) {
+      counter.incr.broadcast(1);
+      if (i % 500 === 499) gets.push(counter.get.callOne());
+    }
+    assert.deepEqual(await Promise.all(gets), [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000]);
+    const { json } = await collectMetrics();
+    const own = await metricsJson(); // after the merged read: what the worker counted is the difference
+    const incr = { class: "Counter", endpoint: "incr" };
+    assert.equal(valueOf(json, "fray_messages_received_total", incr), 5000);
+    assert.equal(valueOf(json, "fray_endpoint_calls_total", incr), 5000);
+    assert.equal(valueOf(json, "fray_endpoint_calls_total", { class: "Counter", endpoint: "get" }), 10);
+    // One call frame per message to one actor, each counted by kind: sent here, received in the worker.
+    const sent = total(own, "fray_messages_sent_total") - total(before, "fray_messages_sent_total");
+    assert.ok(sent >= 5010, `sent ${sent}`);
+    assert.equal(msgFrames(own, "fray_frames_sent_total") - msgFrames(before, "fray_frames_sent_total"), sent);
+    const workerReceived = total(json, "fray_messages_received_total") - total(own, "fray_messages_received_total");
+    assert.equal(msgFrames(json, "fray_frames_received_total") - msgFrames(own, "fray_frames_received_total"), workerReceived);
+    // Back to back, one call in up to FRAY_METRICS_DURATION_SAMPLE (256) is timed: not each of 5,000.
+    const timed = valueOf(json, "fray_endpoint_duration_seconds_count", incr)!;
+    assert.ok(timed >= 1 && timed < 500, `timed ${timed}`);
+  });
+
+  it("calls of an endpoint that come more than a millisecond apart are each timed", async () => {
+    await using procs = thisHost().spawnProcs({ procs: 1 });
+    const counter = procs.spawn("spaced", Counter, 0);
+    for (let i = 0; i < 10; i++) {
+      await counter.incr.callOne(1);
+      await new Promise((resolve) => setTimeout(resolve, 3)); // the spacing is what is tested, not a wait for an event
+    }
+    const { json } = await collectMetrics();
+    assert.equal(valueOf(json, "fray_endpoint_duration_seconds_count", { class: "Counter", endpoint: "incr" }), 10);
   });
 
   it("the merged metrics parse as Prometheus text exposition, each sample of a declared family", async () => {
@@ -190,5 +235,19 @@ describe("metrics", () => {
     const { status, stderr } = runClient({ FRAY_METRICS: "yes" }, 1);
     assert.notEqual(status, 0);
     assert.match(String(stderr), /FRAY_METRICS="yes" is neither 1 \(metrics on\) nor 0 \(off\); give FRAY_METRICS=1 or FRAY_METRICS=0/);
+  });
+
+  it("frames of kinds that take turns are each counted under their own kind", () => {
+    // The counter keeps the last kind's counts at hand; a change of kind must not add to the previous one's.
+    for (let i = 0; i < 3; i++) {
+      countFrameIn("test.a", 10);
+      countFrameIn("test.a", 1);
+      countFrameIn("test.b", 100);
+    }
+    countFrameIn("test.c", 1000);
+    countFrameIn("test.a", 10);
+    assert.deepEqual(framesIn.get("test.a"), { n: 7, bytes: 43 });
+    assert.deepEqual(framesIn.get("test.b"), { n: 3, bytes: 300 });
+    assert.deepEqual(framesIn.get("test.c"), { n: 1, bytes: 1000 });
   });
 });

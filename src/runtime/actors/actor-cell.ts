@@ -14,7 +14,7 @@ import type { Frame } from "../../wire/frame.ts";
 import { load } from "../code/code-locator.ts";
 import { config, settingName } from "../base/config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "../proc/context.ts";
-import { BUILTIN_PREFIX, builtinEndpoint } from "./builtin-endpoints.ts";
+import { BUILTIN_PREFIX, builtinEndpoint, type BuiltinEndpoint } from "./builtin-endpoints.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "../base/messages.ts";
 import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "../base/counters.ts";
@@ -42,6 +42,13 @@ export interface ActorHost extends PortSender {
 
 /** The options of a builtin endpoint: it runs like a plain one. */
 const BUILTIN: EndpointOptions = Object.freeze({});
+
+/** An endpoint of an actor's class as its calls use it: its options, the builtin that runs it (if one does), its metrics record (metrics on). */
+interface EndpointEntry {
+  readonly options: EndpointOptions;
+  readonly builtin: BuiltinEndpoint | undefined;
+  readonly stats: EndpointStats | undefined;
+}
 
 type State = "constructing" | "ready" | "failed" | "dead" | "stopped";
 
@@ -73,8 +80,8 @@ export class ActorCell {
   /** Calls whose endpoint is still running (async): a death answers them at once rather than when (if ever) they finish. */
   #running = new Set<{ readonly call: Call; readonly rank: number }>();
   #cleanedUp = false;
-  /** This actor's endpoints' metrics records, by endpoint name (valid ones only, so labels stay bounded). */
-  #stats = new Map<string, EndpointStats>();
+  /** What a call of each endpoint (valid ones only, so metric labels stay bounded) needs, by name: one lookup per call. */
+  #endpoints = new Map<string, EndpointEntry>();
   /**
    * Aborted when a stop is asked for or the actor dies: identity.stopping. Made when first read (an
    * AbortController is ~700 bytes, and most actors never read it: benchmark P7 counts bytes per idle actor).
@@ -229,22 +236,19 @@ export class ActorCell {
       this.#reject(call, rank, this.#unavailable());
       return undefined;
     }
-    const Class = this.#Class!;
-    const builtin = call.endpoint.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(call.endpoint) : undefined;
-    const options = builtin ? BUILTIN : endpointOptions(Class, call.endpoint);
-    const method = builtin ?? this.#instance![call.endpoint];
-    if (!options || typeof method !== "function") {
+    const entry = this.#endpoints.get(call.endpoint) ?? this.#entryFor(call.endpoint);
+    const method = entry?.builtin ?? this.#instance![call.endpoint];
+    if (!entry || typeof method !== "function") {
       this.#reject(
         call,
         rank,
-        new TypeError(`${this.identity.className} has no endpoint '${call.endpoint}'; endpoints are: ${endpointNames(Class).join(", ")}`),
+        new TypeError(`${this.identity.className} has no endpoint '${call.endpoint}'; endpoints are: ${endpointNames(this.#Class!).join(", ")}`),
       );
       return undefined;
     }
-    let stats: EndpointStats | undefined;
-    let start = 0;
-    if (metricsOn) {
-      stats = this.#stats.get(call.endpoint) ?? this.#statsFor(call.endpoint);
+    const { options, builtin, stats } = entry;
+    let start = -1; // not timed
+    if (stats) {
       stats.received++;
       stats.calls++;
       if (first) stats.receivedBytes += payloadBytes(frame);
@@ -290,14 +294,18 @@ export class ActorCell {
       return options.concurrent ? undefined : done;
     }
     this.#resolve(call, rank, result, options);
-    if (stats) callEnd(stats, start, false);
+    if (start >= 0) callEnd(stats!, start, false); // an untimed call that did not fail has nothing more to count
     return undefined;
   }
 
-  #statsFor(endpoint: string): EndpointStats {
-    const stats = endpointStats(this.identity.className, endpoint);
-    this.#stats.set(endpoint, stats);
-    return stats;
+  /** The entry of endpoint `name`, kept for the next call; undefined when `name` is not one. */
+  #entryFor(name: string): EndpointEntry | undefined {
+    const builtin = name.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(name) : undefined;
+    const options = builtin ? BUILTIN : endpointOptions(this.#Class!, name);
+    if (!options) return undefined;
+    const entry = { options, builtin, stats: metricsOn ? endpointStats(this.identity.className, name) : undefined };
+    this.#endpoints.set(name, entry);
+    return entry;
   }
 
   #resolve(call: Call, rank: number, value: unknown, options: EndpointOptions): void {

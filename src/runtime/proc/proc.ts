@@ -10,7 +10,7 @@ import { encodeHeader } from "../base/header-codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
-import { countFrameIn, countFrameOut, encodedBytes, metricsOn, payloadBytes } from "../base/counters.ts";
+import { countFrameIn, countFrameOut, metricsOn, payloadBytes } from "../base/counters.ts";
 import { ConnectionError, SupervisionError } from "../base/errors.ts";
 import type { Header, PortRef } from "../base/messages.ts";
 import { parseAddress, tcpHostPort, workerOf } from "../net/address.ts";
@@ -188,7 +188,7 @@ export class Proc implements PortOwner, ProcMessaging, Router {
    */
   sendEncoded(addr: string, kind: Kind, header: Uint8Array, payload: Encoded | undefined, repeatable: boolean, variable?: number): boolean {
     if (this.#lost.has(addr)) return false; // nobody to receive it
-    if (metricsOn) countFrameOut(kind, header.length + encodedBytes(payload));
+    if (metricsOn) countFrameOut(kind, header.length, payload);
     this.#connections.link(addr).send(header, payload, repeatable, variable);
     return true;
   }
