@@ -17,9 +17,9 @@ import { median, thousands } from "../lib/stats.js";
 // alternating order per round, "workers on another core" (this process on core 0, the workers on core 1) and
 // "all on one core" (everything on core 0), each after its own warm-up. Only the pinned rows have a goal.
 const placementLabels = {
-  split: "workers on another core (taskset: the driver on core 0, the workers on core 1)",
-  "one-core": "all on one core (taskset: everything on core 0)",
-  unpinned: "(unpinned, placement as the kernel chooses; report)",
+  split: ", workers on another core (taskset: the driver on core 0, the workers on core 1)",
+  "one-core": ", all on one core (taskset: everything on core 0)",
+  unpinned: " (unpinned, placement as the kernel chooses; report)",
 };
 
 if (want("P1", "P1-latency")) {
@@ -67,7 +67,7 @@ if (want("P1", "P1-latency")) {
         const pinned = placement !== "unpinned";
         report(
           "P1-latency",
-          `one task at a time on ${kind}, ${label}, ${where} (${sequential} timed after 3,000; medians of ${rounds} fresh processes; ` +
+          `one task at a time on ${kind}, ${label}${where} (${sequential} timed after 3,000; medians of ${rounds} fresh processes; ` +
             `fray p50 ${p50Spread(mode.get(`fray-${kind}`), placement)})`,
           show(frayLat),
           "µs",
@@ -113,12 +113,13 @@ function spread(rows, field, show) {
 }
 
 /** "median (min–max)" of a system's p50 in `placement` over its rounds. */
-const p50Spread = (rows, placement) =>
-  spread(
+function p50Spread(rows, placement) {
+  return spread(
     rows.map((r) => r.latency[placement]),
     "p50",
     (x) => x.toFixed(0),
   );
+}
 
 if (want("P5")) {
   const bytes = quick ? 32 * 2 ** 20 : 256 * 2 ** 20;
