@@ -20,7 +20,7 @@ const groups = [
   ["simulated", ["S2"]],
   ["failure", ["R1"]],
   ["namespace", ["A1", "A2"]],
-  ["tasks", ["P1", "P5"]],
+  ["tasks", ["P1", "P1-latency", "P5"]],
   ["tcp", ["T1", "T2"]],
   ["data", ["D1", "D2", "D4", "D5"]],
   ["queue", ["Q1", "Q2"]],
