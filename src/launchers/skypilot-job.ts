@@ -8,15 +8,11 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { optionOrSetting } from "../runtime/base/config.ts";
-import { nodeChildProcess, nodeUtil } from "../runtime/code/lazy-builtins.ts";
+import { execFileText as run } from "../runtime/code/lazy-builtins.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
-
-/** execFile as a promise of its output (node:child_process and node:util load with the first command). */
-const run = (file: string, args: readonly string[], options: { maxBuffer?: number } = {}) =>
-  nodeUtil().promisify(nodeChildProcess().execFile)(file, args, { ...options, encoding: "utf8" });
 
 export interface SkyPilotJobOptions {
   /** Meshes to provision: name → number of nodes. */

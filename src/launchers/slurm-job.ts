@@ -6,16 +6,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { config, optionOrSetting, settingName, settingNow } from "../runtime/base/config.ts";
-import { nodeChildProcess, nodeUtil } from "../runtime/code/lazy-builtins.ts";
+import { execFileText as run } from "../runtime/code/lazy-builtins.ts";
 import { sessionToken } from "../runtime/net/credentials.ts";
 import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 
-/** execFile as a promise of its output (node:child_process and node:util load with the first command). */
-const run = (file: string, args: readonly string[], options: { maxBuffer?: number } = {}) =>
-  nodeUtil().promisify(nodeChildProcess().execFile)(file, args, { ...options, encoding: "utf8" });
 const ACTIVE = /^(PENDING|CONFIGURING|RUNNING|REQUEUED|RESIZING|SUSPENDED)$/;
 
 /** The job's state as squeue tells it; "" once Slurm has forgotten it; null when squeue could not say. */

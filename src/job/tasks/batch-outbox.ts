@@ -1,7 +1,8 @@
 // The batches being filled for each worker this tick, and their sending once
-// the tick's tasks are all placed: by the worker's task lane (thread-lane.ts)
-// when it has one and every argument is plain, else as a call of its Executor's
-// runBatch (one-way, or acknowledged when some argument might not arrive).
+// the tick's tasks are all placed: when every argument is plain, by the worker's
+// task lane (thread-lane.ts) or port lane (port-lane.ts) when it has one, else
+// as a call of its Executor's runBatch (one-way, or acknowledged when some
+// argument might not arrive).
 import type { Endpoint } from "../../mesh/endpoint.ts";
 import type { CodeLocation } from "../../runtime/code/code-locator.ts";
 import type { Executor } from "./executor.ts";
@@ -81,6 +82,32 @@ export class BatchOutbox {
 
   readonly #flushNow = () => this.#flush();
 
+  /**
+   * Sends worker `index` its batch: with arguments that might not arrive, as an acknowledged call; else by its thread
+   * lane or its port lane, else as a one-way call. By a lane the first time only if its worker has no task out but
+   * these: they then arrive after the ones sent before. A batch that surely arrives (one-way) tells its worker of the
+   * functions it names in full (told-functions.ts).
+   */
+  #send(index: number, batch: TaskBatch<Running>): void {
+    const alone = batch.held[0].worker.sent === batch.size;
+    if (!batch.acked && this.#lanes?.send(index, [batch.fns, batch.tasks], alone)) return;
+    const { fns, telling } = this.#told.name(index, batch, !batch.acked);
+    try {
+      if (batch.acked)
+        return void this.target
+          .runBatch(index)
+          .callOne(fns, batch.tasks, null)
+          .catch((err: unknown) => this.target.failed(batch.held, err));
+      // One-way: a batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
+      if (!this.#portLanes.send(index, batch.size, [fns, batch.tasks, telling], alone)) this.target.runBatch(index).broadcast(fns, batch.tasks, telling);
+    } catch {
+      // An argument the codec cannot send: each task goes on its own, to fail with its own error.
+      for (const running of batch.held) this.target.one(running);
+      return;
+    }
+    if (telling !== null) this.#told.commit(index, telling);
+  }
+
   /** Sends each worker its batch. */
   #flush(): void {
     this.#scheduled = false;
@@ -89,29 +116,7 @@ export class BatchOutbox {
     try {
       for (let index = 0; index < batches.length; index++) {
         const batch = batches[index];
-        if (!batch) continue;
-        // By the lane only if its worker has no task out but these, the first time: they then arrive after the ones sent before.
-        if (!batch.acked && this.#lanes?.send(index, [batch.fns, batch.tasks], batch.held[0].worker.sent === batch.size)) continue;
-        const runBatch = this.target.runBatch(index);
-        // Only a batch that surely arrives tells its worker of the functions it names in full (told-functions.ts).
-        const { fns, telling } = this.#told.name(index, batch, !batch.acked);
-        // A small batch of plain arguments goes by the worker's port lane, if it has one (port-lane.ts).
-        const alone = !batch.acked && batch.held[0].worker.sent === batch.size;
-        if (!batch.acked && this.#portLanes.takes(index, batch) && this.#portLanes.send(index, [fns, batch.tasks, telling], alone)) {
-          if (telling !== null) this.#told.commit(index, telling);
-          continue;
-        }
-        try {
-          // A batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
-          if (batch.acked) runBatch.callOne(fns, batch.tasks, null).catch((err: unknown) => this.target.failed(batch.held, err));
-          else {
-            runBatch.broadcast(fns, batch.tasks, telling);
-            if (telling !== null) this.#told.commit(index, telling);
-          }
-        } catch {
-          // An argument the codec cannot send: each task goes on its own, to fail with its own error.
-          for (const running of batch.held) this.target.one(running);
-        }
+        if (batch) this.#send(index, batch);
       }
     } finally {
       batches.length = 0;

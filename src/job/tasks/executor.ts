@@ -17,7 +17,7 @@ import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
 import { isPlain, TASK_FIELDS, type SlotUse } from "./task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
-import { ExecutorPortLane, type PortLaneBatch } from "./port-lane.ts";
+import { ExecutorPortLane } from "./port-lane.ts";
 import { ExecutorLane } from "./thread-lane.ts";
 import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "./told-functions.ts";
 import { currentProc } from "../../runtime/runtime.ts";
@@ -61,9 +61,10 @@ export class Executor extends Actor {
     // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
     if (lanes !== null && context)
       this.#lane = new ExecutorLane(lanes, worker, ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)));
+    // A batch by the port lane runs as a runBatch call's: its values go back by the results port.
     else if (context)
       this.#portLane = new ExecutorPortLane(
-        (batch) => messageContext.run(this.#callContext ?? context, () => this.#portBatch(batch)),
+        ([fns, tasks, telling]) => messageContext.run(this.#callContext ?? context, () => void this.runBatch(fns, tasks, telling)),
         (port) => head.remoteLane.broadcast(worker, port),
       );
   }
@@ -71,12 +72,6 @@ export class Executor extends Actor {
   cleanup(): void {
     this.#lane?.close();
     this.#portLane?.close();
-  }
-
-  /** A batch that came by the port lane: as a runBatch call's, its values go back by the results port. */
-  #portBatch([fns, tasks, telling]: PortLaneBatch): void {
-    this.#known.resolve(fns, telling);
-    void this.#runBatch(fns as string[], tasks, false);
   }
 
   /**

@@ -17,7 +17,6 @@ import type { PortRef } from "../../runtime/base/messages.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 import { encode } from "../../wire/codec.ts";
 import { FrameError } from "../../wire/errors.ts";
-import type { TaskBatch } from "./task-batch.ts";
 import type { NamedFunctions, Telling } from "./told-functions.ts";
 
 /** A batch on a port lane: its functions as named to its worker, its tasks, and what it tells (told-functions.ts). */
@@ -35,18 +34,13 @@ export class HeadPortLanes {
     this.#lanes[worker] = { port, live: false };
   }
 
-  /** Whether `batch` may go by worker `worker`'s lane: it has one, and the batch is small. */
-  takes(worker: number, batch: TaskBatch<unknown>): boolean {
-    return this.#lanes[worker] !== undefined && batch.size <= MOST_TASKS;
-  }
-
   /**
-   * Sends `batch` (of plain values) by worker `worker`'s lane, if it has one and, the first time, no task of it that went as
-   * a call is still out (`alone`); false when it did not, or the batch is too big for a frame.
+   * Sends `batch` (of plain values, `size` tasks) by worker `worker`'s lane, if it has one, the batch is small and, the first
+   * time, no task of it that went as a call is still out (`alone`); false when it did not, or the batch is too big for a frame.
    */
-  send(worker: number, batch: PortLaneBatch, alone: boolean): boolean {
+  send(worker: number, size: number, batch: PortLaneBatch, alone: boolean): boolean {
     const lane = this.#lanes[worker];
-    if (!lane || !(lane.live || alone)) return false;
+    if (!lane || size > MOST_TASKS || !(lane.live || alone)) return false;
     try {
       currentProc().send(lane.port.addr, { kind: "port", id: lane.port.id, rank: 0 }, encode(batch, "a batch of tasks"));
     } catch (err) {

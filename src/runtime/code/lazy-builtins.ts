@@ -13,4 +13,9 @@ export const nodeTls = (): typeof import("node:tls") => load("node:tls") as type
 export const nodeInspector = (): typeof import("node:inspector") => load("node:inspector") as typeof import("node:inspector");
 export const nodeChildProcess = (): typeof import("node:child_process") => load("node:child_process") as typeof import("node:child_process");
 export const nodeReadline = (): typeof import("node:readline") => load("node:readline") as typeof import("node:readline");
-export const nodeUtil = (): typeof import("node:util") => load("node:util") as typeof import("node:util");
+const nodeUtil = (): typeof import("node:util") => load("node:util") as typeof import("node:util");
+
+/** execFile as a promise of its output, as text (node:child_process and node:util load with the first command). */
+export function execFileText(file: string, args: readonly string[], options: { maxBuffer?: number } = {}): Promise<{ stdout: string; stderr: string }> {
+  return nodeUtil().promisify(nodeChildProcess().execFile)(file, args, { ...options, encoding: "utf8" });
+}

@@ -70,7 +70,7 @@ export class PortOutbox {
     let batch = this.#find(ref);
     if (payload.attachments.length) {
       if (batch) this.#flushOne(batch);
-      this.sendFrame(ref.addr, isError ? { kind: "port", id: ref.id, rank, isError: true } : { kind: "port", id: ref.id, rank }, payload);
+      this.sendFrame(ref.addr, portHeader(ref.id, rank, isError), payload);
       return;
     }
     if (!batch) {
@@ -141,16 +141,19 @@ export class PortOutbox {
     const { ref, more } = batch;
     try {
       if (more === null) {
-        const { rank } = batch;
-        const header: Header = batch.err ? { kind: "port", id: ref.id, rank, isError: true } : { kind: "port", id: ref.id, rank };
-        this.sendFrame(ref.addr, header, { body: batch.body, attachments: NONE });
+        this.sendFrame(ref.addr, portHeader(ref.id, batch.rank, batch.err === 1), { body: batch.body, attachments: NONE });
       } else {
         this.sendFrame(ref.addr, { kind: "ports", id: ref.id, ranks: more.ranks, errors: more.errs }, { body: arrayOfEncoded(more.bodies), attachments: NONE });
       }
     } catch (err) {
       // Too big to send (FRAY_MAX_FRAME_BYTES): the receiver gets the reason instead of waiting forever.
       const reason = encode(err);
-      for (const rank of more?.ranks ?? [batch.rank]) this.sendFrame(ref.addr, { kind: "port", id: ref.id, rank, isError: true }, reason);
+      for (const rank of more?.ranks ?? [batch.rank]) this.sendFrame(ref.addr, portHeader(ref.id, rank, true), reason);
     }
   }
+}
+
+/** The header of one value for port `id`; `isError` left out, not false, when it is a value. */
+function portHeader(id: number, rank: number, isError: boolean): Header {
+  return isError ? { kind: "port", id, rank, isError: true } : { kind: "port", id, rank };
 }
