@@ -12,7 +12,7 @@ const WIDTH = 160;
 export default tseslint.config(
   { ignores: ["dist/", "test-artifacts/"] },
   {
-    files: ["**/*.{ts,js,mjs}"],
+    files: ["**/*.{ts,cts,js,mjs}"],
     extends: [js.configs.recommended, tseslint.configs.recommended, prettier],
     // bench/ and the .mjs fixtures are plain JavaScript run by node, so no-undef needs node's globals.
     languageOptions: { globals: globals.node },
@@ -36,7 +36,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/**/*.ts"],
+    files: ["src/**/*.{ts,cts}"],
     rules: {
       // In src/, `Function` is the type of user code handled by identity: a task function or an
       // actor or error class that is located by its module export (runtime/code/), keyed in
@@ -47,5 +47,11 @@ export default tseslint.config(
       // Everywhere else (tests, benchmarks, scripts, examples) the rule stays on.
       "@typescript-eslint/no-unsafe-function-type": "off",
     },
+  },
+  {
+    // A .cts file is CommonJS (a worker process's entry, src/mesh/worker/process-entry.cts): `import x = require()` is how it
+    // loads a module, where it stands, which is the point there (ES imports would all run before its first line).
+    files: ["**/*.cts"],
+    rules: { "@typescript-eslint/no-require-imports": "off" },
   },
 );

@@ -1,9 +1,9 @@
-// Runs after tsc (npm run build): puts the modules every worker loads at start — the bootstrap's
-// runtime and `fray/mesh` with all they import, ~110 files — into one script, dist/fray-runtime.body.js,
+// Runs after tsc (npm run build): puts the modules every worker loads at start — a worker's runtime
+// and `fray/mesh` with all they import, ~110 files, and msgpackr — into one script, dist/fray-runtime.body.js,
 // so a worker's Node reads and compiles one file instead of ~110 (Node 20's ESM loader spends ~0.5 ms
 // resolving each; benchmark P6, cold start), and starts from V8's code cache for it (Node 20 has no
 // compile cache for modules): dist/fray-runtime.js runs it through src/runtime/code/bundle-script.ts and
-// exports its parts. Each of those modules' own file in dist/ becomes a stub re-exporting its part under
+// exports its parts. Each of those modules' own file in dist/ becomes a stub exporting its part under
 // the names it had, so whatever imports it (a user's `import "fray/mesh"`, or a module left out of the
 // bundle) gets the very same classes, symbols and registries: there is one copy of each module in a
 // process, as before. The source map names the files in src/ (shipped); modules that the bundled ones
@@ -30,7 +30,7 @@ const BODY = "fray-runtime.body.js";
 /** What import() becomes in the script: as long as "import", so that the source map still holds. */
 const IMPORT = "__load";
 /** What a worker loads at start: its entry's runtime, and `fray/mesh`, which every actor module imports. */
-const WORKER_ENTRY = join(src, "mesh/bootstrap.ts");
+const WORKER_ENTRY = join(src, "mesh/worker/bootstrap.ts");
 const ROOTS = [join(src, "mesh.ts"), WORKER_ENTRY];
 
 /** `src/a/b.ts` → `a/b.js`, its path in dist/ (and its name inside the bundle). */
@@ -63,6 +63,19 @@ const ownUrl: Plugin = {
       const own = `new URL(${JSON.stringify("./" + distPath(args.path))}, import.meta.url).href`;
       return { contents: text.replace(/import\.meta\.url\b/g, own), loader: "ts" };
     });
+  },
+};
+
+/**
+ * Packages stay where they are installed, but msgpackr: every worker uses it at start, and in the bundle it starts from
+ * V8's code cache (src/wire/msgpackr.ts keeps one instance of it per process, whichever copy of fray loads first).
+ */
+const packagesStayButMsgpackr: Plugin = {
+  name: "packages-stay-but-msgpackr",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path === "msgpackr/pack" || args.path.startsWith("node:") ? undefined : { path: args.path, external: true },
+    );
   },
 };
 
@@ -121,8 +134,7 @@ const built = await build({
   keepNames: true, // class and function names as written: messages, error revival and actor names use them
   sourcemap: "external",
   sourcesContent: false, // the map names src/, which the package ships
-  packages: "external", // msgpackr too: two copies of fray in a process (a worker's, an actor's own) share its extension registry
-  plugins: [dynamicImportsStay, ownUrl],
+  plugins: [dynamicImportsStay, ownUrl, packagesStayButMsgpackr],
   define: { "import.meta.url": "__bundleUrl", "import.meta.resolve": "__bundleResolve" }, // the module's, which are beside the bundle
   logLevel: "error",
 });
@@ -136,14 +148,20 @@ for (const left of ["import.meta", "import_meta"]) {
 // 4. keepNames wraps every function expression in __name(fn, "name"), which redefines `name` each time one is made:
 // closures on hot paths paid ~7% of an actor round trip's CPU for it. Arrow functions (no prototype) keep the name
 // V8 gives them; classes and functions still get theirs (a class esbuild made `_Extent` is still `Extent`).
-const helper = 'var __name = (target, value) => __defProp(target, "name", { value, configurable: true });';
-if (!body.includes(helper)) throw new Error(`bundle-runtime: esbuild's __name helper is not the one expected in ${BODY}; update this script`);
-body = body.replace(
-  helper,
-  'var __name = (target, value) => target.prototype === undefined ? target : __defProp(target, "name", { value, configurable: true });',
-);
+// (esbuild names the helper's parameter target2 and so on when a bundled module has a `target` of its own.)
+const helper = /^var __name = \((target\d*), value\) => __defProp\(\1, "name", \{ value, configurable: true \}\);$/m;
+if (!helper.test(body)) throw new Error(`bundle-runtime: esbuild's __name helper is not the one expected in ${BODY}; update this script`);
+body = body.replace(helper, 'var __name = ($1, value) => $1.prototype === undefined ? $1 : __defProp($1, "name", { value, configurable: true });');
 
-// 5. A script has no import(): each becomes a call of the module's own (same length, so the source map still holds).
+// 5. esbuild's output is pure ASCII but for its comments (charset "ascii" escapes the rest), and a worker reads an ASCII
+// file faster (bundle-script.ts reads it as latin1): comments get ASCII, one character each, so the source map still holds.
+body = body.replace(/[\u0080-\uffff]/g, (c) => ({ "\u2014": "-", "\u2013": "-", "\u2026": ".", "\u2192": ">", "\u00d7": "x" })[c] ?? "?");
+// The exports object as it is: esbuild's copy of it (for CommonJS's __esModule) cost a worker ~0.5 ms.
+const exported = /^module\.exports = __toCommonJS\((\w+)\);$/m;
+if (!exported.test(body)) throw new Error(`bundle-runtime: esbuild's module.exports line is not the one expected in ${BODY}; update this script`);
+body = body.replace(exported, "module.exports = $1;");
+
+// 6. A script has no import(): each becomes a call of the module's own (same length, so the source map still holds).
 if (body.includes(IMPORT)) throw new Error(`bundle-runtime: ${IMPORT} is already a name in the bundle; pick another for import()`);
 const parsed = ts.createSourceFile(BODY, body, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
 const at: number[] = [];
@@ -154,7 +172,7 @@ const visit = (node: ts.Node): void => {
 visit(parsed);
 for (const i of at.reverse()) body = body.slice(0, i) + IMPORT + body.slice(i + "import".length);
 
-// 6. The script: a function of what the CommonJS output uses and what stands for import() and import.meta, strict as the
+// 7. The script: a function of what the CommonJS output uses and what stands for import() and import.meta, strict as the
 // modules were. Its lines are named by fray-runtime.js's URL in stack traces, and that module's source map (this one,
 // its lines moved down by the function's head) maps them to src/.
 const head = [
@@ -163,29 +181,31 @@ const head = [
   "// Run as a script by src/runtime/code/bundle-script.ts for dist/fray-runtime.js, which exports its parts (a worker starts",
   "// from V8's code cache for it: Node 20 has no compile cache for modules). Stack traces name fray-runtime.js's lines here.",
 ];
-writeFileSync(join(dist, BODY), `${head.join("\n")}\n${body}})\n`);
-map.mappings = ";".repeat(head.length) + withoutSource(map, "fray-runtime-entry.js");
+const script = `${head.join("\n")}\n${body}})\n`;
+if (/[\u0080-\uffff]/.test(script)) throw new Error(`bundle-runtime: ${BODY} is not all ASCII, which bundle-script.ts reads it as`);
+writeFileSync(join(dist, BODY), script);
+// The generated entry and the packages bundled (msgpackr, whose own files are not where an installed fray's map would say)
+// are no source a reader could open: a frame in them is shown as the script's line.
+map.mappings = ";".repeat(head.length) + withoutSources(map, (source) => source.endsWith("/fray-runtime-entry.js") || source.includes("node_modules/"));
 writeFileSync(join(dist, BUNDLE + ".map"), JSON.stringify(map));
 
-// 7. fray-runtime.js runs the script and exports its parts; its source map is the script's, so its own lines must map to
+// 8. fray-runtime.js runs the script and exports its parts, as one object: each module's stub takes its own (a module
+// with ~500 exports cost a worker ~1.5 ms of CPU to load). Its source map is the script's, so its own lines must map to
 // nothing (the script's head and the CommonJS helpers after it): a frame in them is then shown as it is.
 const packages = [...new Set([...body.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]).filter((id) => !id.startsWith("node:")))];
-const names = modules.flatMap((m) => (exportsOf.get(join(dist, distPath(m))) ?? []).map((n) => key(m, n)));
 const shim = [
   `// Generated by scripts/bundle-runtime.ts: the parts of the runtime bundle ${BODY} (src/runtime/code/bundle-script.ts runs it).`,
-  `${packages.map((id, i) => `import * as p${i} from ${JSON.stringify(id)};`).join(" ")} import { runBundle } from "./runtime/code/bundle-script.js";`,
-  `const b = runBundle({ url: import.meta.url, file: ${JSON.stringify("./" + BODY)}, hash: ${JSON.stringify(hashOf(body))}, ` +
-    `packages: { ${packages.map((id, i) => `${JSON.stringify(id)}: p${i}`).join(", ")} }, ` +
+  [...packages.map((id, i) => `import * as p${i} from ${JSON.stringify(id)};`), 'import { runBundle } from "./runtime/code/bundle-script.js";'].join(" "),
+  `export const parts = runBundle({ url: import.meta.url, file: ${JSON.stringify("./" + BODY)}, hash: ${JSON.stringify(hashOf(body))}, ` +
+    `packages: {${packages.map((id, i) => ` ${JSON.stringify(id)}: p${i}`).join(",")} }, ` +
     "importModule: (s) => import(s), resolve: (s) => import.meta.resolve(s) });",
-  `const ${names.map((n, i) => `$${i} = b[${n}]`).join(", ")};`,
-  `export { ${names.map((n, i) => `$${i} as ${n}`).join(", ")} };`,
   `//# sourceMappingURL=${BUNDLE}.map`,
 ];
 const unmapped = map.mappings.split(";").findIndex((line) => line !== "");
 if (unmapped < shim.length) throw new Error(`bundle-runtime: line ${unmapped + 1} of the script has mappings, but ${BUNDLE}'s own code is there`);
 writeFileSync(join(dist, BUNDLE), shim.join("\n") + "\n");
 
-// 8. Each bundled module's own file re-exports its part of the bundle.
+// 9. Each bundled module's own file re-exports its part of the bundle.
 for (const m of modules) {
   const own = join(dist, distPath(m));
   const names = exportsOf.get(own) ?? [];
@@ -196,7 +216,11 @@ for (const m of modules) {
       .replace(/^(?!\.)/, "./"),
   );
   const body = names.length
-    ? `export { ${names.map((n) => `${key(m, n)} as ${n === "default" ? '"default"' : n}`).join(", ")} } from ${bundle};`
+    ? [
+        `import { parts } from ${bundle};`,
+        `const ${names.map((n, i) => `$${i} = parts[${key(m, n)}]`).join(", ")};`,
+        `export { ${names.map((n, i) => `$${i} as ${n === "default" ? '"default"' : n}`).join(", ")} };`,
+      ].join("\n")
     : `import ${bundle};`;
   writeFileSync(own, `// ${relative(src, m)} is bundled into ${BUNDLE} (scripts/bundle-runtime.ts).\n${body}\n`);
   rmSync(own + ".map", { force: true });
@@ -204,14 +228,14 @@ for (const m of modules) {
 console.log(`bundle-runtime: ${modules.length} modules into dist/${BODY}, run by dist/${BUNDLE}`);
 
 /**
- * The map's mappings without the segments of `file` (the generated entry: its exports object, written by esbuild, is no
- * source a reader could open), and `file` out of its sources. Each segment's fields are base64 VLQs, relative to the
- * segment before (the column to the one before on its line).
+ * The map's mappings without the segments of the sources `drop` names, and those out of its sources. Each segment's
+ * fields are base64 VLQs, relative to the segment before (the column to the one before on its line).
  */
-function withoutSource(map: { sources: string[]; mappings: string }, file: string): string {
-  const drop = map.sources.findIndex((s) => s.endsWith("/" + file));
-  if (drop < 0) return map.mappings;
-  map.sources.splice(drop, 1);
+function withoutSources(map: { sources: string[]; mappings: string }, drop: (source: string) => boolean): string {
+  const kept: string[] = [];
+  const renumbered = map.sources.map((source) => (drop(source) ? -1 : kept.push(source) - 1)); // each one's index after; -1: dropped
+  if (kept.length === map.sources.length) return map.mappings;
+  map.sources = kept;
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const decode = (text: string): number[] => {
     const out: number[] = [];
@@ -258,8 +282,8 @@ function withoutSource(map: { sources: string[]; mappings: string }, file: strin
           continue;
         }
         for (let k = 1; k < f.length; k++) state[k - 1] += f[k];
-        if (state[0] === drop) continue;
-        const abs = [state[0] > drop ? state[0] - 1 : state[0], state[1], state[2], state[3]];
+        if (renumbered[state[0]] < 0) continue;
+        const abs = [renumbered[state[0]], state[1], state[2], state[3]];
         const rel = [column - writtenColumn, ...abs.slice(0, f.length - 1).map((v, k) => v - written[k])];
         for (let k = 0; k < f.length - 1; k++) written[k] = abs[k];
         kept.push(encode(rel));

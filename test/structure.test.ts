@@ -18,9 +18,10 @@ const MAX_FILES_PER_FOLDER = 20;
 /** Layers bottom up; a folder may import its own files and those of lower ranks. cluster and queue sit side by side. */
 const RANK: Record<string, number> = { wire: 1, runtime: 2, mesh: 3, job: 4, cluster: 5, queue: 5, launchers: 6, cli: 7 };
 
-const files = (dir: string, ending: string) =>
+/** The TypeScript files under `dir` (.cts, CommonJS, too: a worker process's entry). */
+const files = (dir: string) =>
   readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(ending) && !f.endsWith(".d.ts"))
+    .filter((f) => /\.c?ts$/.test(f) && !f.endsWith(".d.ts"))
     .map((f) => join(dir, f));
 
 /** Relative module specifiers a file imports or re-exports, statically. */
@@ -35,11 +36,13 @@ function importsIn(text: string, file: string, { valuesOnly }: { valuesOnly: boo
     if (valuesOnly && m[2]) continue;
     found.push(resolve(dirname(file), m[4]));
   }
+  // CommonJS (.cts): `import x = require("./y.js")`
+  for (const m of text.matchAll(/^\s*import\s+\w+\s*=\s*require\("(\.[^"]+)"\)/gm)) found.push(resolve(dirname(file), m[1]));
   return found;
 }
 
 it(`every source file is at most ${MAX_LINES} lines`, () => {
-  const long = files(src, ".ts")
+  const long = files(src)
     .map((f) => [relative(root, f), readFileSync(f, "utf8").split("\n").length - 1] as const)
     .filter(([, n]) => n > MAX_LINES);
   assert.deepEqual(long, [], "split these by concept");
@@ -47,7 +50,7 @@ it(`every source file is at most ${MAX_LINES} lines`, () => {
 
 it(`no folder holds more than ${MAX_FILES_PER_FOLDER} source files directly`, () => {
   const count = new Map<string, number>();
-  for (const f of files(src, ".ts")) count.set(relative(root, dirname(f)), (count.get(relative(root, dirname(f))) ?? 0) + 1);
+  for (const f of files(src)) count.set(relative(root, dirname(f)), (count.get(relative(root, dirname(f))) ?? 0) + 1);
   const piles = [...count].filter(([, n]) => n > MAX_FILES_PER_FOLDER);
   assert.deepEqual(piles, [], "group these folders' files into sub-folders by mechanism");
 });
@@ -90,7 +93,7 @@ it("sub-folders of a layer import only the sub-folders their table allows", () =
   for (const [layer, table] of Object.entries(WITHIN)) {
     const base = join(src, layer);
     const folderOf = (f: string) => (relative(base, f).includes("/") ? relative(base, f).split("/")[0] : ".");
-    for (const file of files(base, ".ts")) {
+    for (const file of files(base)) {
       const from = folderOf(file);
       const allowed = table[from];
       if (!allowed) {
@@ -111,7 +114,7 @@ it("no loop of imports, types included, inside the runtime", () => {
   // A loop of type imports ties its files into one unit a reader must take in whole; subsystems
   // take narrow host interfaces instead (e.g. proc/messaging.ts), so the runtime has none.
   const runtime = join(src, "runtime");
-  const graph = new Map(files(runtime, ".ts").map((f) => [f, importsOf(f, { valuesOnly: false }).filter((t) => t.startsWith(runtime + "/"))]));
+  const graph = new Map(files(runtime).map((f) => [f, importsOf(f, { valuesOnly: false }).filter((t) => t.startsWith(runtime + "/"))]));
   assert.deepEqual(
     cyclesOf(graph, (f) => relative(runtime, f)),
     [],
@@ -123,7 +126,7 @@ it("layers import only lower layers, and only the CLI goes through the public en
   // src/job.ts, src/mesh.ts, … are the users' entry points; fray/mesh re-exports the launchers, so a
   // lower layer importing it would load every layer above it.
   const wrong: string[] = [];
-  for (const file of files(src, ".ts")) {
+  for (const file of files(src)) {
     const from = relative(src, file).split("/")[0];
     if (!(from in RANK)) continue; // an entry file itself
     for (const target of importsOf(file, { valuesOnly: false })) {
@@ -140,7 +143,7 @@ it("no value-import cycle among the compiled modules", () => {
   // The compiled JavaScript is the truth: imports used only as types are gone from it. Each file compiled
   // on its own, as tsc does (dist/ bundles the worker's modules into one, scripts/bundle-runtime.ts).
   const graph = new Map(
-    files(src, ".ts").map((f) => {
+    files(src).map((f) => {
       const js = ts.transpileModule(readFileSync(f, "utf8"), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
       return [f, importsIn(js, f, { valuesOnly: true })];
     }),

@@ -2,7 +2,7 @@
 // machine (no labels, size 1); `thisProc()` is this very process.
 import { fileURLToPath } from "node:url";
 import { deviceEnv, type ProcPlace } from "../runtime/base/device-env.ts";
-import { startProc } from "../runtime/hosts/host-agent.ts";
+import { startProc, type WorkerEntry } from "../runtime/hosts/host-agent.ts";
 import { originTag } from "../runtime/output/log-origin.ts";
 import { logStreaming } from "../runtime/output/output-sink.ts";
 import { startRemoteProcs } from "../runtime/hosts/remote-agent.ts";
@@ -13,8 +13,12 @@ import { kWorkers } from "./rank-respawn.ts";
 import { Shape } from "./shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
 
-// Workers run the bootstrap next to this file: compiled JS, or TypeScript under tsx.
-export const BOOTSTRAP = fileURLToPath(new URL(`./bootstrap${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+// Workers run the entries in worker/: compiled JS, or TypeScript under tsx (which has no CommonJS one).
+const compiled = !import.meta.url.endsWith(".ts");
+export const BOOTSTRAP: WorkerEntry = {
+  module: fileURLToPath(new URL(`./worker/bootstrap${compiled ? ".js" : ".ts"}`, import.meta.url)),
+  commonjs: compiled ? fileURLToPath(new URL("./worker/process-entry.cjs", import.meta.url)) : null,
+};
 
 export class HostMesh {
   /** @internal `agents`: the workers' addresses, one per host; null for this machine. */

@@ -10,7 +10,7 @@ import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
 import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
 import { listenOnFirstFree } from "../runtime/net/tcp-ports.ts";
 import { startVirtualProc } from "../runtime/simulator/virtual-proc.ts";
-import "./actor-mesh.ts"; // registers mesh handles before any message is decoded (as bootstrap.ts does)
+import "./actor-mesh.ts"; // registers mesh handles before any message is decoded (as a worker's entry does)
 
 /** Where virtual workers and their procs listen: this machine only (a simulator). */
 const HOST = "127.0.0.1";

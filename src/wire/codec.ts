@@ -6,7 +6,7 @@
 // they travel as separate attachments written straight to the transport (a
 // thread's transport passes shared memory by reference) and are decoded as
 // views over the received bytes. Extension types come from extension-types.ts.
-import { Packr, addExtension } from "msgpackr/pack";
+import { Packr, addExtension } from "./msgpackr.ts";
 import { errorFromWire, errorToWire, type ErrorWire } from "./error-codec.ts";
 import { MessageTooLargeError, SerializationError, describeUnsendable } from "./errors.ts";
 import { claimExtensionType, type ExtensionName } from "./extension-types.ts";

@@ -6,7 +6,7 @@
 // handle is read here until its module registers it: as an UnloadedHandle that
 // keeps what it carried and is written back as the same type, so it passes
 // through unchanged and is the real handle wherever its module is loaded.
-import { addExtension } from "msgpackr/pack";
+import { addExtension } from "./msgpackr.ts";
 import { HANDLE_TYPES, type ExtensionName } from "./extension-types.ts";
 
 export class UnloadedHandle {

@@ -11,7 +11,7 @@
 // worker i's tasks went the other way and is still out (so tasks reach a worker
 // in the order they were sent), and closed when the worker dies.
 import { randomUUID } from "node:crypto";
-import { BroadcastChannel } from "node:worker_threads";
+import type { BroadcastChannel } from "node:worker_threads"; // the value is node's global (no load of node:worker_threads at start)
 
 /** A batch on a lane: the fields of TaskBatch. */
 export type LaneBatch = [fns: string[], tasks: unknown[]];
@@ -20,7 +20,7 @@ export type LaneBatch = [fns: string[], tasks: unknown[]];
 export class HeadLanes {
   /** The lobby's name, given to each Executor. */
   readonly lobby = `fray-task-lanes:${randomUUID()}`;
-  readonly #lobby = new BroadcastChannel(this.lobby);
+  readonly #lobby = new globalThis.BroadcastChannel(this.lobby);
   /** Announced lanes, by worker index; `live` once tasks take them. */
   readonly #lanes: Array<{ channel: BroadcastChannel; live: boolean } | undefined> = [];
 
@@ -35,7 +35,7 @@ export class HeadLanes {
 
   #open(worker: number, name: string): void {
     this.#lanes[worker]?.channel.close();
-    const channel = new BroadcastChannel(name);
+    const channel = new globalThis.BroadcastChannel(name);
     channel.onmessage = (event) => this.results((event as { data: unknown[] }).data);
     channel.onmessageerror = (event) => console.error(`fray: a task lane from worker ${worker} carried a message that could not be read:`, event);
     channel.unref();
@@ -79,7 +79,7 @@ export class ExecutorLane {
 
   constructor(lobby: string, worker: number, run: (batch: LaneBatch) => void) {
     const name = `${lobby}:${worker}:${randomUUID()}`;
-    this.#channel = new BroadcastChannel(name);
+    this.#channel = new globalThis.BroadcastChannel(name);
     this.#channel.onmessage = (event) => {
       this.#running = true;
       try {
@@ -91,7 +91,7 @@ export class ExecutorLane {
     };
     this.#channel.onmessageerror = (event) => console.error(`fray: a task lane to worker ${worker} carried a message that could not be read:`, event);
     this.#channel.unref();
-    const announce = new BroadcastChannel(lobby);
+    const announce = new globalThis.BroadcastChannel(lobby);
     announce.postMessage([worker, name]);
     announce.close();
   }

@@ -15,7 +15,7 @@
 // namespace) differs between machines, and between hosts that are network and
 // mount namespaces of one machine with a private /dev/shm (test/isolated-hosts.ts).
 import { closeSync, existsSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync } from "node:fs";
-import { BroadcastChannel, threadId } from "node:worker_threads";
+import type { BroadcastChannel } from "node:worker_threads"; // the value is node's global (no load of node:worker_threads at start)
 import { config, settingName } from "../base/config.ts";
 import { readAll, writeAll } from "./buffer-store.ts";
 import type { PiecePath } from "./collective-paths.ts";
@@ -104,7 +104,7 @@ interface Announcement {
  */
 export function hearOutboxes(): BroadcastChannel {
   if (channel) return channel;
-  channel = new BroadcastChannel("fray-collective-outboxes");
+  channel = new globalThis.BroadcastChannel("fray-collective-outboxes");
   (channel as unknown as { unref(): void }).unref(); // never what keeps a thread alive
   channel.onmessage = (event) => {
     const { id, sab, drop } = (event as unknown as { data: Announcement }).data;
@@ -159,7 +159,7 @@ export class Outbox {
     if (this.sab && (this.#sab === null || this.#sab.byteLength < bytes)) {
       const drop = this.#sabId || undefined;
       this.#sab = new SharedArrayBuffer(bytes);
-      this.#sabId = `${threadId}-${next++}`;
+      this.#sabId = `${process.getBuiltinModule("node:worker_threads").threadId}-${next++}`; // loaded here, not at a worker's start
       hearOutboxes().postMessage({ id: this.#sabId, sab: this.#sab, drop } satisfies Announcement);
     }
   }

@@ -8,11 +8,15 @@
 // set of flags and role (worker or not), written whole (rename); NODE_DISABLE_COMPILE_CACHE=1 turns it
 // off, as it does Node's. A cache only saves time: one that cannot be read or written, or that V8 refuses
 // (another V8, other flags), leaves the bundle compiled from its source, as without one.
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Script } from "node:vm";
+// Built-ins through process.getBuiltinModule, not import: an ES module's import of a built-in makes node
+// build its namespace, which loads its lazy parts too (node:fs's promises, with streams and readline:
+// ~2 ms of a worker's start).
+const { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = process.getBuiltinModule("node:fs");
+const { tmpdir } = process.getBuiltinModule("node:os");
+const { join } = process.getBuiltinModule("node:path");
+const { fileURLToPath } = process.getBuiltinModule("node:url");
+const { Script } = process.getBuiltinModule("node:vm");
+type Script = import("node:vm").Script;
 
 /** What the module that exports the bundle's parts (generated) gives to run it. */
 export interface BundleScript {
@@ -32,7 +36,7 @@ export interface BundleScript {
 /** Whose cache this process writes: a worker's start runs other functions than its client's, so each has its own. */
 let role: "main" | "worker" = "main";
 
-/** This process is a worker (bootstrap.ts, before it loads the runtime): it starts from, and writes, the workers' cache. */
+/** This process is a worker (its entry says so, before it loads the runtime): it starts from, and writes, the workers' cache. */
 export function cacheAsWorker(): void {
   role = "worker";
 }
@@ -50,7 +54,7 @@ type BundleFunction = (
 /** Runs the bundle; returns its exports ("path:name" → value). */
 export function runBundle(bundle: BundleScript): Record<string, unknown> {
   const path = fileURLToPath(new URL(bundle.file, bundle.url));
-  const source = readFileSync(path, "utf8");
+  const source = readFileSync(path, "latin1"); // it is ASCII (the build checks): read without decoding UTF-8, ~0.5 ms less
   const cacheFile = cacheFileFor(bundle, path);
   let cachedData: Buffer | undefined;
   if (cacheFile) {

@@ -9,6 +9,7 @@
 import type { Session } from "node:inspector";
 import { pathToFileURL } from "node:url";
 import { NotExportedError } from "../base/errors.ts";
+import { requireEsm } from "./esm-require.ts";
 import { nodeInspector } from "./lazy-builtins.ts";
 
 export interface CodeLocation {
@@ -145,16 +146,17 @@ async function findExport(fn: Function, url: string): Promise<CodeLocation> {
   );
 }
 
-/** Loads what `locate` found, in any process. */
+/** Loads what `locate` found, in any process: through require() where that gives the same module (esm-require.ts), else import(). */
 export async function load(location: CodeLocation): Promise<unknown> {
-  const namespace = (await import(location.url).catch((err: NodeJS.ErrnoException) => {
-    if (err?.code !== "ERR_UNKNOWN_FILE_EXTENSION") throw err;
-    throw new Error(
-      `cannot load ${location.url} in process ${process.pid}: it runs no TypeScript loader (${err.message}). Start the client with ` +
-        `'node --import tsx' (the procs it starts load TypeScript too; a 'fray worker' needs tsx installed where it runs), or compile to JavaScript`,
-      { cause: err },
-    );
-  })) as Record<string, unknown>;
+  const namespace = (requireEsm(location.url) ??
+    (await import(location.url).catch((err: NodeJS.ErrnoException) => {
+      if (err?.code !== "ERR_UNKNOWN_FILE_EXTENSION") throw err;
+      throw new Error(
+        `cannot load ${location.url} in process ${process.pid}: it runs no TypeScript loader (${err.message}). Start the client with ` +
+          `'node --import tsx' (the procs it starts load TypeScript too; a 'fray worker' needs tsx installed where it runs), or compile to JavaScript`,
+        { cause: err },
+      );
+    }))) as Record<string, unknown>;
   let value: unknown = namespace;
   for (const part of location.exportName.split(".")) value = (value as Record<string, unknown> | undefined)?.[part];
   if (value === undefined) {

@@ -3,16 +3,15 @@
 // than compiled again — most of what a cold start spends beyond bare node
 // (benchmark P6). Node 20 has none. A user's NODE_COMPILE_CACHE directory wins
 // (node enables it itself); NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-import nodeModule from "node:module";
-import { isMainThread } from "node:worker_threads";
+// node:module through process.getBuiltinModule: an ES module's import of a
+// built-in makes node build its namespace, which loads its lazy parts too.
 
 type Enable = (directory?: string) => unknown;
 
-/** Turns the compile cache on for this process (where node has one), before the runtime is loaded. */
+/** Turns the compile cache on for this process (where node has one), before the runtime is loaded; on a process's main thread only. */
 export function enableCompileCache(): void {
-  const enable = (nodeModule as { enableCompileCache?: Enable }).enableCompileCache;
-  // A thread shares its process's module loading; only the main thread may enable it.
-  if (!enable || !isMainThread || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  const enable = (process.getBuiltinModule("node:module") as { enableCompileCache?: Enable }).enableCompileCache;
+  if (!enable || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
     enable();
   } catch {

@@ -1,27 +1,37 @@
-// Loading ES modules through require(), which Node 20.19 and later does
-// synchronously: for a graph of many small modules it costs ~15% less CPU than
-// import(), and every worker loads the runtime at start (benchmark P6, cold
-// start, in BENCHMARKS.md). Only where require() is Node's own — fray compiled
-// (not under tsx), no --import, --require or --loader hooks, the main thread (a
-// thread gets the hooks its parent registers) — so that it returns the very
-// module instances import() returns. For fray's own modules, before any user
-// code has run: a module could register hooks (module.register) that only
-// import() would follow.
+// Loading ES modules through require(), which Node 20.19 and later does synchronously: it costs less CPU
+// than import(), and a worker process that never import()s does not start node's asynchronous module
+// loader at all (~4 ms of its start; benchmark P6, cold start). Only where require() is Node's own — fray
+// compiled (not under tsx), no --import, --require or --loader hooks, the main thread (a thread gets the
+// hooks its parent registers) — so that it returns the very module instances import() returns. Hooks a
+// module registers itself (module.register) are followed by import() only: a program that relies on them
+// for its actors' modules registers them with --import, which its workers inherit (then they import()).
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { isMainThread } from "node:worker_threads";
 
 const HOOK_FLAGS = /^(--import|--require|-r|--loader|--experimental-loader)(=|$)/;
+
+/** Whether node's own require() loads ES modules in a process of this node with these flags: none that registers loader hooks. */
+export function requireLoadsEsm(execArgv: readonly string[], nodeOptions = process.env.NODE_OPTIONS ?? ""): boolean {
+  return (
+    (process.features as { require_module?: boolean }).require_module === true &&
+    ![...execArgv, ...nodeOptions.split(/\s+/)].some((flag) => HOOK_FLAGS.test(flag))
+  );
+}
+
+/** Whether this runs on a process's main thread; a worker says (finding out loads node:worker_threads, ~2 ms of its start). */
+let mainThread: boolean | undefined;
+
+/** A worker tells this module whether it runs on its process's main thread (false: it is a worker thread). */
+export function knowMainThread(isMain: boolean): void {
+  mainThread = isMain;
+}
 
 let require: NodeJS.Require | null | undefined;
 
 function nodeRequire(): NodeJS.Require | null {
   if (require !== undefined) return require;
-  const usable =
-    isMainThread &&
-    !import.meta.url.endsWith(".ts") &&
-    (process.features as { require_module?: boolean }).require_module === true &&
-    ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((flag) => HOOK_FLAGS.test(flag));
+  mainThread ??= process.getBuiltinModule("node:worker_threads").isMainThread;
+  const usable = mainThread && !import.meta.url.endsWith(".ts") && requireLoadsEsm(process.execArgv);
   return (require = usable ? createRequire(import.meta.url) : null);
 }
 

@@ -12,10 +12,10 @@
 // status, and one that stops answering heartbeats is killed and reported.
 import type { ChildProcess } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { MessageChannel, Worker } from "node:worker_threads";
 import { MessagePortTransport } from "../../wire/message-port-transport.ts";
 import { config, settingName, settingNow } from "../base/config.ts";
-import { nodeChildProcess } from "../code/lazy-builtins.ts";
+import { requireLoadsEsm } from "../code/esm-require.ts";
+import { nodeChildProcess, nodeWorkerThreads } from "../code/lazy-builtins.ts";
 import { tokenEnv } from "../net/credentials.ts";
 import { deviceEnv, envWith, type ProcPlace } from "../base/device-env.ts";
 import { ConnectionError } from "../base/errors.ts";
@@ -44,6 +44,16 @@ export interface ProcHandle {
   kill(signal?: NodeJS.Signals): void;
   /** Asks the worker to exit, kills it after FRAY_PROC_STOP_TIMEOUT_MS, and waits. */
   stop(): Promise<ProcExit>;
+}
+
+/**
+ * What a worker runs: `module`, an ES module, in a thread, and in a process whose node loads code through
+ * loader hooks (tsx, a user's --import); `commonjs`, where there is one (fray compiled), in any other
+ * process: it starts for less CPU (mesh/worker/process-entry.cts).
+ */
+export interface WorkerEntry {
+  readonly module: string;
+  readonly commonjs: string | null;
 }
 
 /** What starting a worker gives, process or thread alike. */
@@ -79,10 +89,11 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
-function startProcess(entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog, typescript = false): Started {
+function startProcess(entry: WorkerEntry, env: Record<string, string | undefined>, addr: string, log?: WorkerLog, typescript = false): Started {
   const flags = workerExecArgv();
   if (typescript) flags.push(...typeScriptFlags(flags));
-  const child = nodeChildProcess().spawn(process.execPath, [...flags, entry], {
+  const file = entry.commonjs !== null && requireLoadsEsm(flags) ? entry.commonjs : entry.module;
+  const child = nodeChildProcess().spawn(process.execPath, [...flags, file], {
     env: envWith(env),
     stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"],
   });
@@ -115,11 +126,11 @@ function threadEntry(entry: string): string {
   return `import(${JSON.stringify(tsx)}).then((m) => m.register()).then(() => import(${JSON.stringify(url)}))`;
 }
 
-function startThread(proc: Proc, entry: string, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
+function startThread(proc: Proc, entry: WorkerEntry, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
   // Parent and thread talk over a MessagePort, not a socket.
-  const { port1, port2 } = new MessageChannel();
+  const { port1, port2 } = new MessageChannel(); // node's global: loads node:worker_threads' ports only
   // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
-  const worker = new Worker(threadEntry(entry), {
+  const worker = new (nodeWorkerThreads().Worker)(threadEntry(entry.module), {
     eval: true,
     env: envWith(env),
     execArgv: [],
@@ -143,7 +154,7 @@ function startThread(proc: Proc, entry: string, env: Record<string, string | und
 }
 
 /**
- * Starts a worker running `entry` (the bootstrap module's path) as a process,
+ * Starts a worker running `entry` (mesh/host-mesh.ts's BOOTSTRAP) as a process,
  * or as a thread. `place`: where it is in its mesh, for its rank environment
  * (device-env.ts); null when it shares its process with other procs. `log`:
  * stream its output, tagged (worker-output.ts); absent, it writes to this
@@ -152,7 +163,7 @@ function startThread(proc: Proc, entry: string, env: Record<string, string | und
  */
 export function startProc(
   proc: Proc,
-  entry: string,
+  entry: WorkerEntry,
   options: { thread?: boolean; addr?: string; bind?: string; place?: ProcPlace | null; log?: WorkerLog; typescript?: boolean } = {},
 ): ProcHandle {
   const { addr, bind } = options.addr ? { addr: options.addr, bind: options.bind } : proc.childAddr();

@@ -9,7 +9,6 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { isMainThread } from "node:worker_threads";
 import { config } from "../base/config.ts";
 import { metricsOn } from "../base/counters.ts";
 import type { Proc } from "../proc/proc.ts";
@@ -54,7 +53,8 @@ let started = false;
  */
 export function startProcessReport(proc: Proc): void {
   const dir = config.reportDir;
-  if (started || !isMainThread || dir === undefined || dir === "") return;
+  // node:worker_threads is loaded here, not at every worker's start
+  if (started || dir === undefined || dir === "" || !process.getBuiltinModule("node:worker_threads").isMainThread) return;
   started = true;
   const file = join(dir, `${hostname()}-${process.pid}.json`);
   const startedAt = Date.now();

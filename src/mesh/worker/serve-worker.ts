@@ -1,0 +1,37 @@
+// What a worker does once its runtime is loaded, whichever entry started it: serve a Proc at the
+// address the parent chose, dial the parent to say we are up, and exit when the parent goes away (a
+// process's stdin is a pipe from it; the kernel closes it however the parent dies). A worker thread
+// talks to its parent over the MessagePort it was given, and ends with its process.
+import type { MessagePort } from "node:worker_threads";
+import { config, settingName } from "../../runtime/base/config.ts";
+import { knowMainThread } from "../../runtime/code/esm-require.ts";
+import { captureOutput } from "../../runtime/output/output-capture.ts";
+import { serveProc } from "../../runtime/runtime.ts";
+
+/** Serves this worker; `parentPort`: the port to its parent, given to a worker thread only. */
+export async function serveWorker(parentPort?: MessagePort): Promise<void> {
+  knowMainThread(parentPort === undefined);
+  const addr = config.procAddr;
+  const parent = config.parentAddr;
+  if (!addr || !parent) {
+    console.error(`fray: this is a worker entry point started by spawnProcs(); it needs ${settingName("procAddr")} and ${settingName("parentAddr")}`);
+    process.exit(2);
+  }
+  let proc: Awaited<ReturnType<typeof serveProc>>;
+  try {
+    proc = await serveProc(addr);
+  } catch (err) {
+    console.error(`fray: this worker ${(err as Error).message}`);
+    process.exit(1);
+  }
+  // Only a worker thread talks to its parent over a MessagePort; a process loads no more than it uses.
+  if (parentPort) proc.connectVia(parent, new (await import("../../wire/message-port-transport.ts")).MessagePortTransport(parentPort));
+  else proc.connect(parent);
+  // The parent set FRAY_LOG_STREAM: "1" when it reads our output and tags it.
+  if (config.logStream === "1") captureOutput((s, lines) => proc.send(parent, { kind: "log", stream: s, lines }));
+  if (!parentPort) {
+    process.stdin.on("end", () => process.exit(0));
+    process.stdin.on("error", () => process.exit(0));
+    process.stdin.resume();
+  }
+}
