@@ -15,7 +15,7 @@ import { currentProc } from "../runtime/runtime.ts";
 
 // Workers run the entries in worker/: compiled JS, or TypeScript under tsx (which has no CommonJS one).
 const compiled = !import.meta.url.endsWith(".ts");
-export const BOOTSTRAP: WorkerEntry = {
+export const WORKER_ENTRY: WorkerEntry = {
   module: fileURLToPath(new URL(`./worker/bootstrap${compiled ? ".js" : ".ts"}`, import.meta.url)),
   commonjs: compiled ? fileURLToPath(new URL("./worker/process-entry.cjs", import.meta.url)) : null,
 };
@@ -82,7 +82,7 @@ export class HostMesh {
     if (!packed) for (const place of places) deviceEnv(place, options.threads ?? false); // a bad device throws before any process starts
     // A slot can start its process again at the same place: a respawn of a rank whose process died.
     const start = (place: ProcPlace | null, tag: string | undefined): ProcSlot => {
-      const handle = startProc(currentProc(), BOOTSTRAP, { thread: options.threads, place, log: tag === undefined ? undefined : { tag } });
+      const handle = startProc(currentProc(), WORKER_ENTRY, { thread: options.threads, place, log: tag === undefined ? undefined : { tag } });
       return { addr: handle.addr, handle, restart: () => start(place, tag) };
     };
     const count = Math.min(processes, extent.size);

@@ -7,7 +7,7 @@ import { useTls, useToken, type TlsFiles } from "../runtime/net/credentials.ts";
 import { startProc } from "../runtime/hosts/host-agent.ts";
 import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
 import { Extent } from "./extent.ts";
-import { BOOTSTRAP, HostMesh } from "./host-mesh.ts";
+import { HostMesh, WORKER_ENTRY } from "./host-mesh.ts";
 import { currentProc, serveProc } from "../runtime/runtime.ts";
 
 export interface AttachOptions {
@@ -59,6 +59,6 @@ export async function runWorker(options: WorkerOptions): Promise<string> {
   const proc = await serveProc(options.listen);
   const bindHost = tcpHostPort(bind).host;
   // Each proc binds a port the OS picks and reports it here (proc-directory.ts).
-  serveHostAgent(proc, (addr, { place, log, typescript }) => startProc(proc, BOOTSTRAP, { addr, bind: `tcp://${bindHost}:0`, place, log, typescript }));
+  serveHostAgent(proc, (addr, { place, log, typescript }) => startProc(proc, WORKER_ENTRY, { addr, bind: `tcp://${bindHost}:0`, place, log, typescript }));
   return advertise;
 }

@@ -3,12 +3,9 @@
 // node:tls serves TCP with certificates only, node:inspector finds where an
 // actor class is defined, on the side that spawns it; node:child_process,
 // node:readline and node:util start processes (a worker rarely does);
-// node:worker_threads starts threads and finds a thread's id. (Even
-// createRequire costs half a millisecond, so it waits too.)
-import { createRequire } from "node:module";
-
-let require: NodeJS.Require | null = null;
-const load = (name: string): unknown => (require ??= createRequire(import.meta.url))(name);
+// node:worker_threads starts threads (lower layers that may not import this
+// file call process.getBuiltinModule for it themselves).
+const load = (name: string): unknown => process.getBuiltinModule(name);
 
 export const nodeTls = (): typeof import("node:tls") => load("node:tls") as typeof import("node:tls");
 export const nodeInspector = (): typeof import("node:inspector") => load("node:inspector") as typeof import("node:inspector");

@@ -154,7 +154,7 @@ function startThread(proc: Proc, entry: WorkerEntry, env: Record<string, string 
 }
 
 /**
- * Starts a worker running `entry` (mesh/host-mesh.ts's BOOTSTRAP) as a process,
+ * Starts a worker running `entry` (mesh/host-mesh.ts's WORKER_ENTRY) as a process,
  * or as a thread. `place`: where it is in its mesh, for its rank environment
  * (device-env.ts); null when it shares its process with other procs. `log`:
  * stream its output, tagged (worker-output.ts); absent, it writes to this
