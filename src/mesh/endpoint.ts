@@ -84,9 +84,20 @@ interface Group extends CallGroup {
   readonly ranks: number[];
 }
 
+/** Counts a call sent to `groups`: a message per rank, and its argument bytes once per frame. */
+function countSent(stats: EndpointStats, groups: readonly Group[], payload: Encoded): void {
+  const bytes = encodedBytes(payload);
+  for (let i = 0; i < groups.length; i++) {
+    // per message: no iterator
+    stats.sent += groups[i].ranks.length;
+    stats.sentBytes += bytes;
+  }
+}
+
 export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #next = 0;
-  #stats: EndpointStats | undefined;
+  /** Its metrics record (metrics on), found once: a send counts into it with no lookup. */
+  private readonly stats: EndpointStats | undefined;
 
   constructor(
     private readonly mesh: MeshTarget,
@@ -96,6 +107,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     if (Class && !name.startsWith(BUILTIN_PREFIX) && !endpointOptions(Class, name)) {
       throw new TypeError(`${mesh.className} has no endpoint '${name}'; its endpoints are: ${endpointNames(Class).join(", ") || "(none)"}`);
     }
+    this.stats = metricsOn ? endpointStats(mesh.className, name) : undefined;
   }
 
   call(...args: A): Promise<ValueMesh<R>> {
@@ -280,9 +292,10 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     // Ranks known to be dead or stopped answer at once; the rest are sent to.
     for (const [rank, error] of blocked?.errors ?? []) settle(rank, false, error);
     if (groups.length === 0) return;
+    const { stats } = this;
     mesh.whenSendable(
       () => {
-        if (metricsOn) this.#count(groups, payload);
+        if (stats) countSent(stats, groups, payload);
         // Absent fields are left out, not undefined (no spread of a temporary object each).
         const fields: { -readonly [K in keyof CallFields]: CallFields[K] } = { mesh: mesh.id, endpoint: name, extent: mesh.rawExtent };
         if (reply) fields.reply = reply;
@@ -295,15 +308,6 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
         fail(tooLargeArguments(error, `${mesh.className}.${name}`, args) as Error); // which argument, of which call
       },
     );
-  }
-
-  #count(groups: readonly Group[], payload: Encoded): void {
-    const stats = (this.#stats ??= endpointStats(this.mesh.className, this.name));
-    const bytes = encodedBytes(payload); // per message: below, no iterator
-    for (let i = 0; i < groups.length; i++) {
-      stats.sent += groups[i].ranks.length;
-      stats.sentBytes += bytes;
-    }
   }
 
   /** Splits off the ranks known to be dead or stopped, or returns null when there are none. */

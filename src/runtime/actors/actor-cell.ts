@@ -250,7 +250,6 @@ export class ActorCell {
     let start = -1; // not timed
     if (stats) {
       stats.received++;
-      stats.calls++;
       if (first) stats.receivedBytes += payloadBytes(frame);
       start = callStart(stats);
     }

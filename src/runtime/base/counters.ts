@@ -44,8 +44,7 @@ export interface EndpointStats {
   /** Messages actors here received for it, and the argument bytes of their frames (once per frame). */
   received: number;
   receivedBytes: number;
-  /** Calls that actors here started, and those that threw or rejected. */
-  calls: number;
+  /** Calls of it that threw or rejected (every message received starts a call: fray_endpoint_calls_total is `received`). */
   errors: number;
   /** Calls that ended, by duration (from decoding their arguments to sending their result): `buckets[i]` counts those ≤ BOUNDS[i] (and >
    * BOUNDS[i-1]); the last, longer ones. */
@@ -67,7 +66,7 @@ const durationSample = config.metricsDurationSample;
 const TIMED_SPACING_MS = 1;
 
 /**
- * When a call counted in `stats.calls` starts (its arguments not yet decoded), for callEnd; -1 for a call the
+ * When a call counted in `stats.received` starts (its arguments not yet decoded), for callEnd; -1 for a call the
  * duration histogram does not time. A clock read costs ~0.2 µs on a VM (two per timed call), so an endpoint called
  * more often than once a millisecond has one call in `every` timed, `every` doubling (up to
  * FRAY_METRICS_DURATION_SAMPLE) while timed calls come less than TIMED_SPACING_MS apart and halving (down to 1:
@@ -116,7 +115,6 @@ export function endpointStats(className: string, endpoint: string): EndpointStat
       sentBytes: 0,
       received: 0,
       receivedBytes: 0,
-      calls: 0,
       errors: 0,
       buckets: new Array<number>(BOUNDS.length + 1).fill(0),
       seconds: 0,
@@ -152,41 +150,33 @@ export type FrameCounts = { n: number; bytes: number };
 export const framesOut = new Map<string, FrameCounts>();
 export const framesIn = new Map<string, FrameCounts>();
 
-/**
- * Counts frames into `frames` by kind, keeping the last kind's counts at hand: frames come in runs of one kind (a
- * burst of calls), so most cost a string compare and two additions, not a Map lookup (which, with the call's own
- * counting, made metrics cost a one-way message ~10% of its CPU: benchmark O1).
- */
-class FrameCounter {
-  #kind = "";
-  #counts: FrameCounts = { n: 0, bytes: 0 };
-
-  constructor(private readonly frames: Map<string, FrameCounts>) {}
-
-  count(kind: string, bytes: number): void {
-    const c = kind === this.#kind ? this.#counts : this.#switch(kind);
-    c.n++;
-    c.bytes += bytes;
-  }
-
-  #switch(kind: string): FrameCounts {
-    let c = this.frames.get(kind);
-    if (!c) this.frames.set(kind, (c = { n: 0, bytes: 0 }));
-    this.#kind = kind;
-    return (this.#counts = c);
-  }
+/** The record of `kind` in `frames`, made on first use; a Proc's routes keep the received one of each kind they serve. */
+export function frameCounts(frames: Map<string, FrameCounts>, kind: string): FrameCounts {
+  let c = frames.get(kind);
+  if (!c) frames.set(kind, (c = { n: 0, bytes: 0 }));
+  return c;
 }
 
-const frameOut = new FrameCounter(framesOut);
-const frameIn = new FrameCounter(framesIn);
+// Frames sent come in runs of one kind (a burst of calls), so the last kind's record is kept at hand: most frames cost a
+// compare of two interned strings (kinds are literals where frames are sent) and two additions, not a Map lookup.
+const lastOut = { kind: "", counts: { n: 0, bytes: 0 } as FrameCounts };
 
 /** Counts a frame sent: its header's bytes and its payload's (attachments included), computed here so a send's own code stays small. */
 export function countFrameOut(kind: string, headerBytes: number, payload: Encoded | undefined): void {
-  frameOut.count(kind, headerBytes + encodedBytes(payload));
+  let c = lastOut.counts;
+  if (kind !== lastOut.kind) {
+    c = lastOut.counts = frameCounts(framesOut, kind);
+    lastOut.kind = kind;
+  }
+  c.n++;
+  c.bytes += headerBytes + encodedBytes(payload);
 }
 
+/** Counts a frame received of a kind no route keeps the record of (routes.ts counts the rest). */
 export function countFrameIn(kind: string, bytes: number): void {
-  frameIn.count(kind, bytes);
+  const c = frameCounts(framesIn, kind);
+  c.n++;
+  c.bytes += bytes;
 }
 
 /** The job layer's tasks, as counts; pending and running are derived from them. A retried task is requeued, not failed. */

@@ -85,7 +85,7 @@ function gauge<L extends string>(name: string, help: string, labelNames: readonl
   });
 }
 
-type EndpointField = "sent" | "sentBytes" | "received" | "receivedBytes" | "calls" | "errors";
+type EndpointField = "sent" | "sentBytes" | "received" | "receivedBytes" | "errors";
 const perEndpoint = (field: EndpointField) => (c: Counter<"class" | "endpoint">) => {
   for (const s of endpointRecords()) if (s[field] > 0) c.inc(s.labels, s[field]);
 };
@@ -110,7 +110,8 @@ counter(
   ["class", "endpoint"],
   perEndpoint("receivedBytes"),
 );
-counter("fray_endpoint_calls_total", "Calls that actors in this process started", ["class", "endpoint"], perEndpoint("calls"));
+// Every message delivered to an actor starts a call, so one count serves both.
+counter("fray_endpoint_calls_total", "Calls that actors in this process started", ["class", "endpoint"], perEndpoint("received"));
 counter("fray_endpoint_errors_total", "Calls of actors in this process that threw or rejected", ["class", "endpoint"], perEndpoint("errors"));
 counter(
   "fray_frames_sent_total",

@@ -10,7 +10,7 @@ import { encodeHeader } from "../base/header-codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
-import { countFrameIn, countFrameOut, metricsOn, payloadBytes } from "../base/counters.ts";
+import { countFrameOut, metricsOn } from "../base/counters.ts";
 import { ConnectionError, SupervisionError } from "../base/errors.ts";
 import type { Header, PortRef } from "../base/messages.ts";
 import { parseAddress, tcpHostPort, workerOf } from "../net/address.ts";
@@ -151,7 +151,6 @@ export class Proc implements PortOwner, ProcMessaging, Router {
   /** Handles a frame from the proc at `peer` (`bulk`: it came on a bulk connection, bulk/bulk-links.ts). */
   receive(header: Header, frame: Frame, peer: string, bulk?: Transport): void {
     if (bulk && !header.kind.startsWith("buf.")) return; // a bulk connection carries RemoteBuffer chunks only, never calls
-    if (metricsOn) countFrameIn(header.kind, frame.header.length + payloadBytes(frame));
     this.#routes.dispatch(header, frame, peer, bulk);
   }
 

@@ -2,9 +2,10 @@
 // by the subsystem that serves it (calls, ports, buffers, supervision, …). A
 // frame of a kind nobody serves is not dropped in silence: a sender waiting on
 // a reply port gets an error naming the kind, and anything else is reported on
-// stderr, once per kind.
+// stderr, once per kind. Frames received are counted here, by kind, for metrics.
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
+import { countFrameIn, frameCounts, framesIn, metricsOn, payloadBytes, type FrameCounts } from "../base/counters.ts";
 import type { Header, PortRef } from "../base/messages.ts";
 
 export type Kind = Header["kind"];
@@ -18,8 +19,14 @@ export interface Router {
   route<K extends Kind>(kind: K, handler: Route<K>): void;
 }
 
+/** A kind's handler, and the record its received frames are counted in (metrics on). */
+interface Served {
+  readonly handle: Route<Kind>;
+  readonly frames: FrameCounts | undefined;
+}
+
 export class Routes {
-  readonly #handlers = new Map<Kind, Route<Kind>>();
+  readonly #served = new Map<Kind, Served>();
   readonly #unserved = new Set<Kind>();
 
   /** `refuse` answers a sender that waits on `reply` for a frame of a kind nobody serves. */
@@ -29,13 +36,22 @@ export class Routes {
   ) {}
 
   add<K extends Kind>(kind: K, handler: Route<K>): void {
-    this.#handlers.set(kind, handler as unknown as Route<Kind>);
+    this.#served.set(kind, { handle: handler as unknown as Route<Kind>, frames: metricsOn ? frameCounts(framesIn, kind) : undefined });
   }
 
-  /** Hands the frame to its kind's handler. */
+  /** Counts the frame and hands it to its kind's handler. */
   dispatch(header: Header, frame: Frame, peer: string, bulk: Transport | undefined): void {
-    const handler = this.#handlers.get(header.kind);
-    if (handler) return handler(header, frame, peer, bulk);
+    const served = this.#served.get(header.kind);
+    if (served) {
+      // Counted in the record this lookup found: no second one by kind.
+      const { frames } = served;
+      if (frames) {
+        frames.n++;
+        frames.bytes += frame.header.length + payloadBytes(frame);
+      }
+      return served.handle(header, frame, peer, bulk);
+    }
+    if (metricsOn) countFrameIn(header.kind, frame.header.length + payloadBytes(frame));
     const error = new Error(`${this.addr} does not serve '${header.kind}' messages (sent by ${peer}): the runtime there lacks the subsystem for them`);
     const reply = (header as { reply?: PortRef }).reply;
     if (reply) this.refuse(error, reply);
