@@ -1,13 +1,13 @@
 // Endpoints and their adverbs. Every adverb sends at call time; arguments are
 // encoded once, at the call site (so an unsendable argument throws there and
 // nothing is sent), and the same bytes go to every rank.
-import { encodeArguments, tooLargeArguments, type Encoded } from "../wire/codec.ts";
+import { encodeArguments, tooLargeArguments } from "../wire/codec.ts";
 import { DecodingError, FrameError } from "../wire/errors.ts";
 import { checkArity } from "../runtime/actors/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/actors/endpoint-options.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
 import type { CallFields, PortRef, RawExtent } from "../runtime/base/messages.ts";
-import { encodedBytes, endpointStats, metricsOn, type EndpointStats } from "../runtime/base/counters.ts";
+import { countSent, endpointStats, metricsOn, type EndpointStats } from "../runtime/base/counters.ts";
 import type { CallGroup } from "../runtime/calls/calls.ts";
 import { BUILTIN_PREFIX } from "../runtime/actors/builtin-endpoints.ts";
 import { hasShardRef, ShardRef } from "../runtime/bulk/shard-store.ts";
@@ -82,16 +82,6 @@ const NOTHING = (): void => {};
 interface Group extends CallGroup {
   readonly members: number[];
   readonly ranks: number[];
-}
-
-/** Counts a call sent to `groups`: a message per rank, and its argument bytes once per frame. */
-function countSent(stats: EndpointStats, groups: readonly Group[], payload: Encoded): void {
-  const bytes = encodedBytes(payload);
-  for (let i = 0; i < groups.length; i++) {
-    // per message: no iterator
-    stats.sent += groups[i].ranks.length;
-    stats.sentBytes += bytes;
-  }
 }
 
 export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {

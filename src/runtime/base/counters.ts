@@ -127,6 +127,16 @@ export function endpointStats(className: string, endpoint: string): EndpointStat
   return stats;
 }
 
+/** Counts a call sent to `groups` (the processes of its ranks): a message per rank, and its argument bytes once per frame. */
+export function countSent(stats: EndpointStats, groups: readonly { readonly ranks: readonly number[] }[], payload: Encoded): void {
+  const bytes = encodedBytes(payload);
+  for (let i = 0; i < groups.length; i++) {
+    // per message: no iterator
+    stats.sent += groups[i].ranks.length;
+    stats.sentBytes += bytes;
+  }
+}
+
 /** The bytes of an encoded value, attachments included. */
 export function encodedBytes(e: Encoded | undefined): number {
   if (!e) return 0;
