@@ -160,6 +160,17 @@ export type FrameCounts = { n: number; bytes: number };
 export const framesOut = new Map<string, FrameCounts>();
 export const framesIn = new Map<string, FrameCounts>();
 
+/** Adds a frame of `bytes` to `c`. */
+export function addFrame(c: FrameCounts, bytes: number): void {
+  c.n++;
+  c.bytes += bytes;
+}
+
+/** The bytes of a received frame: its header's and its payload's, attachments included. */
+export function frameBytes(frame: { readonly header: Uint8Array; readonly payload: Uint8Array; readonly attachments: readonly Uint8Array[] }): number {
+  return frame.header.length + payloadBytes(frame);
+}
+
 /** The record of `kind` in `frames`, made on first use; a Proc's routes keep the received one of each kind they serve. */
 export function frameCounts(frames: Map<string, FrameCounts>, kind: string): FrameCounts {
   let c = frames.get(kind);
@@ -178,15 +189,12 @@ export function countFrameOut(kind: string, headerBytes: number, payload: Encode
     c = lastOut.counts = frameCounts(framesOut, kind);
     lastOut.kind = kind;
   }
-  c.n++;
-  c.bytes += headerBytes + encodedBytes(payload);
+  addFrame(c, headerBytes + encodedBytes(payload));
 }
 
 /** Counts a frame received of a kind no route keeps the record of (routes.ts counts the rest). */
 export function countFrameIn(kind: string, bytes: number): void {
-  const c = frameCounts(framesIn, kind);
-  c.n++;
-  c.bytes += bytes;
+  addFrame(frameCounts(framesIn, kind), bytes);
 }
 
 /** The job layer's tasks, as counts; pending and running are derived from them. A retried task is requeued, not failed. */

@@ -5,7 +5,7 @@
 // stderr, once per kind. Frames received are counted here, by kind, for metrics.
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
-import { countFrameIn, frameCounts, framesIn, metricsOn, payloadBytes, type FrameCounts } from "../base/counters.ts";
+import { addFrame, countFrameIn, frameBytes, frameCounts, framesIn, metricsOn, type FrameCounts } from "../base/counters.ts";
 import type { Header, PortRef } from "../base/messages.ts";
 
 export type Kind = Header["kind"];
@@ -43,15 +43,10 @@ export class Routes {
   dispatch(header: Header, frame: Frame, peer: string, bulk: Transport | undefined): void {
     const served = this.#served.get(header.kind);
     if (served) {
-      // Counted in the record this lookup found: no second one by kind.
-      const { frames } = served;
-      if (frames) {
-        frames.n++;
-        frames.bytes += frame.header.length + payloadBytes(frame);
-      }
+      if (served.frames) addFrame(served.frames, frameBytes(frame)); // the record this lookup found: no second one by kind
       return served.handle(header, frame, peer, bulk);
     }
-    if (metricsOn) countFrameIn(header.kind, frame.header.length + payloadBytes(frame));
+    if (metricsOn) countFrameIn(header.kind, frameBytes(frame));
     const error = new Error(`${this.addr} does not serve '${header.kind}' messages (sent by ${peer}): the runtime there lacks the subsystem for them`);
     const reply = (header as { reply?: PortRef }).reply;
     if (reply) this.refuse(error, reply);
