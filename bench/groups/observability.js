@@ -34,21 +34,22 @@ const pct = (x) => `${(x * 100).toFixed(1)}%`;
 const spread = (xs) => `rounds ${pct(Math.min(...xs))} to ${pct(Math.max(...xs))}`;
 
 if (want("O1")) {
-  // Where the scheduler places a pair of processes moves their round trip by ±15% or more for as long
-  // as they live (measured with both sides off), so each round starts fresh clients and a cost is the
-  // median of the rounds' ratios.
-  // CPU per message moves with the other processes on the machine (caches, GC timing), so blocks are long
-  // (~53,000 messages), one per order of the three clients each round: each side goes first, second and
-  // third, and follows each other side, equally often (a side's leftover work, GC threads, can slow the next).
+  // Where the scheduler places a pair of processes, and what the JIT makes of their code, moves their CPU per message by
+  // ±5% for as long as they live (measured with both sides off), so each round starts fresh clients and a cost is the
+  // median of the rounds' costs.
+  // On this VM both cores also slow down together, by up to 2× for seconds at a time (other tenants), so within a round
+  // the clients take turns in short blocks (~18,000 one-way messages), one per order of the three each time (each side goes
+  // first, second and third, and follows each other side, equally often: a side's leftover work, GC threads, can slow the
+  // next), and a round's cost is the median over its blocks of each side's reading over the off side's in the same block.
   const rounds = quick ? 3 : 10;
   const sides = ["on", "off", "aa"]; // aa: the second metrics-off client
   const orders = sides.flatMap((a) => sides.filter((b) => b !== a).map((b) => [a, b, sides.find((c) => c !== a && c !== b)]));
-  const blocks = orders.length;
+  const blocks = quick ? orders.length : 3 * orders.length;
   const p2 = Math.ceil((2400 * scale) / blocks);
   const p3 = Math.ceil((320_000 * scale) / blocks);
   const all = { p2: {}, p2cpu: {}, rate: {}, cpu: {}, clientCpu: {}, workerCpu: {} };
   for (const m of Object.values(all)) for (const s of sides) m[s] = [];
-  /** Per measure, each round's cost of metrics (on over off) and A/A reading (aa over off): ratios of the round's medians. */
+  /** Per measure, each round's cost of metrics (on over off) and A/A reading (aa over off): medians of the blocks' ratios. */
   const costs = { p2: [], p2cpu: [], rate: [], cpu: [] };
   const aas = { p2: [], p2cpu: [], rate: [], cpu: [] };
   for (let r = 0; r < rounds; r++) {
@@ -61,30 +62,34 @@ if (want("O1")) {
         await c.run("p2", 200);
         await c.run("p3", Math.ceil(300_000 * scale));
       }
+      /** Per measure and side, one reading per block: P2's is the block's p50. */
       const round = {};
-      for (const m of Object.keys(all)) round[m] = { on: [], off: [], aa: [] };
+      for (const m of Object.keys(costs)) round[m] = { on: [], off: [], aa: [] };
       for (let b = 0; b < blocks; b++) {
-        const order = orders[(b + r) % blocks];
+        const order = orders[(b + r) % orders.length];
         for (const s of order) {
           const { times, cpu } = await clients[s].run("p2", p2);
-          round.p2[s].push(...times);
+          round.p2[s].push(median(times));
+          all.p2[s].push(...times);
           round.p2cpu[s].push(cpu);
+          all.p2cpu[s].push(cpu);
         }
         for (const s of order) {
           const { rate, clientCpu, workerCpu } = await clients[s].run("p3", p3);
           round.rate[s].push(rate);
-          round.clientCpu[s].push(clientCpu);
-          round.workerCpu[s].push(workerCpu);
           round.cpu[s].push(clientCpu + workerCpu);
+          all.rate[s].push(rate);
+          all.cpu[s].push(clientCpu + workerCpu);
+          all.clientCpu[s].push(clientCpu);
+          all.workerCpu[s].push(workerCpu);
         }
       }
-      // A cost is time on over time off: µs per round trip, CPU µs per message, and 1/rate for the rate.
-      const ratio = (m, s) => (m === "rate" ? median(round.rate.off) / median(round.rate[s]) : median(round[m][s]) / median(round[m].off)) - 1;
+      // A cost is time on over time off, block by block: µs per round trip, CPU µs per message, and 1/rate for the rate.
+      const ratio = (m, s) => median(round[m][s].map((x, b) => (m === "rate" ? round.rate.off[b] / x : x / round[m].off[b]))) - 1;
       for (const m of Object.keys(costs)) {
         costs[m].push(ratio(m, "on"));
         aas[m].push(ratio(m, "aa"));
       }
-      for (const m of Object.keys(all)) for (const s of sides) all[m][s].push(...round[m][s]);
     } finally {
       await Promise.all(started.map((c) => c.stop()));
     }

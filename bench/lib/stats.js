@@ -13,7 +13,12 @@ export const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.l
  * one side. Blocks are long so each side stays warm within its own (alternating
  * every few calls makes each peer wait idle, and wake slowly, between its turns).
  */
-export async function interleavedMedians(n, fns, { blocks = 10, warmup = 200 } = {}) {
+export async function interleavedMedians(n, fns, options = {}) {
+  return (await interleavedTimes(n, fns, options)).map(median);
+}
+
+/** The µs of every timed run of each of `fns`, measured as interleavedMedians measures them. */
+export async function interleavedTimes(n, fns, { blocks = 10, warmup = 200 } = {}) {
   for (const fn of fns) for (let i = 0; i < warmup; i++) await fn();
   const times = fns.map(() => []);
   for (let b = 0; b < blocks; b++) {
@@ -25,7 +30,7 @@ export async function interleavedMedians(n, fns, { blocks = 10, warmup = 200 } =
       }
     }
   }
-  return times.map(median);
+  return times;
 }
 
 /** Events per second for `n` events since `startMs` (a performance.now() reading). */

@@ -7,7 +7,7 @@ import { checkArity } from "../runtime/actors/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/actors/endpoint-options.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
 import type { CallFields, PortRef, RawExtent } from "../runtime/base/messages.ts";
-import { countSent, endpointStats, metricsOn, type EndpointStats } from "../runtime/base/counters.ts";
+import { countSent, endpointStats, metricsAll, type EndpointStats } from "../runtime/base/counters.ts";
 import type { CallGroup } from "../runtime/calls/calls.ts";
 import { BUILTIN_PREFIX } from "../runtime/actors/builtin-endpoints.ts";
 import { hasShardRef, ShardRef } from "../runtime/bulk/shard-store.ts";
@@ -97,7 +97,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     if (Class && !name.startsWith(BUILTIN_PREFIX) && !endpointOptions(Class, name)) {
       throw new TypeError(`${mesh.className} has no endpoint '${name}'; its endpoints are: ${endpointNames(Class).join(", ") || "(none)"}`);
     }
-    this.stats = metricsOn ? endpointStats(mesh.className, name) : undefined;
+    this.stats = metricsAll ? endpointStats(mesh.className, name) : undefined; // messages sent: FRAY_METRICS=all (counters.ts)
   }
 
   call(...args: A): Promise<ValueMesh<R>> {

@@ -8,7 +8,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, it } from "node:test";
 
-process.env.FRAY_METRICS = "1"; // the client counts the bytes it receives
+process.env.FRAY_METRICS = "all"; // the client counts the bytes it receives (frames received by kind: all)
 const { Channel, SupervisionError, setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
 const { DistributedArray } = await import("../../src/array.ts");
 const { framesIn } = await import("../../src/runtime/base/counters.ts");

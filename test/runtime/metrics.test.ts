@@ -1,13 +1,14 @@
 // Metrics (FRAY_METRICS): what the runtime counts, read back merged from the
 // client and its worker processes, in Prometheus text and as JSON. The setting
-// is read once per process, so this file turns it on before the runtime loads,
-// and the "off" case runs in a child process.
+// is read once per process, so this file turns it on (all of it: the counts the
+// default leaves off too) before the runtime loads, and the default and "off"
+// cases run in a child process.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 
-process.env.FRAY_METRICS = "1"; // workers started below inherit it
+process.env.FRAY_METRICS = "all"; // workers started below inherit it
 const { setUnhandledFaultHook, thisHost } = await import("../../src/mesh.ts");
 const { createJobContext } = await import("../../src/job.ts");
 const { metricsJson } = await import("../../src/runtime/metrics/exposition.ts");
@@ -185,7 +186,7 @@ describe("metrics", () => {
     assert.ok(valueOf(json, "fray_object_store_entries")! >= 0);
   });
 
-  it("unset, FRAY_METRICS is on: a client and its worker count; FRAY_METRICS_DURATION_SAMPLE=1 times every call", () => {
+  it("unset, FRAY_METRICS counts calls, messages received and frames sent, not what =all adds; FRAY_METRICS_DURATION_SAMPLE=1 times every call", () => {
     const env = { ...process.env, FRAY_METRICS_DURATION_SAMPLE: "1" };
     delete env.FRAY_METRICS;
     const { status, stdout, stderr } = spawnSync(process.execPath, ["--import", "tsx", client, "100"], {
@@ -199,8 +200,21 @@ describe("metrics", () => {
     assert.equal(out.value, 100);
     const incr = { class: "Counter", endpoint: "incr" };
     assert.equal(valueOf(out.json, "fray_endpoint_calls_total", incr), 100);
-    assert.equal(valueOf(out.json, "fray_messages_sent_total", incr), 100);
+    assert.equal(valueOf(out.json, "fray_messages_received_total", incr), 100);
     assert.equal(valueOf(out.json, "fray_endpoint_duration_seconds_count", incr), 100);
+    assert.ok(valueOf(out.json, "fray_frames_sent_total", { kind: "msg" })! >= 100, "the client's call frames are counted");
+    assert.ok(valueOf(out.json, "fray_frame_bytes_sent_total", { kind: "msg" })! > 0);
+    for (const name of [
+      "fray_messages_sent_total",
+      "fray_message_bytes_sent_total",
+      "fray_message_bytes_received_total",
+      "fray_frames_received_total",
+      "fray_frame_bytes_received_total",
+    ]) {
+      assert.equal(valueOf(out.json, name), undefined, `${name} has values`);
+      const family = out.json.find((m) => m.name === name);
+      assert.match(family?.help ?? "", /\(counted with FRAY_METRICS=all\)$/, `${name} is served, its help saying how to count it`);
+    }
   });
 
   it("FRAY_METRICS_DURATION_SAMPLE below 1 is refused, naming the setting", () => {
@@ -231,10 +245,13 @@ describe("metrics", () => {
     }
   });
 
-  it("FRAY_METRICS other than 1 or 0 is refused, naming the setting and what to give", () => {
+  it("FRAY_METRICS other than 1, all or 0 is refused, naming the setting and what to give", () => {
     const { status, stderr } = runClient({ FRAY_METRICS: "yes" }, 1);
     assert.notEqual(status, 0);
-    assert.match(String(stderr), /FRAY_METRICS="yes" is neither 1 \(metrics on\) nor 0 \(off\); give FRAY_METRICS=1 or FRAY_METRICS=0/);
+    assert.match(
+      String(stderr),
+      /FRAY_METRICS="yes" is not 0 \(metrics off\), 1 \(on\) or all \(.*\); give FRAY_METRICS=1, FRAY_METRICS=all or FRAY_METRICS=0/,
+    );
   });
 
   it("frames of kinds that take turns are each counted under their own kind", () => {

@@ -17,7 +17,7 @@ import { messageContext, type ActorIdentity, type MessageContext } from "../proc
 import { BUILTIN_PREFIX, builtinEndpoint, type BuiltinEndpoint } from "./builtin-endpoints.ts";
 import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
 import type { Call, Spawn } from "../base/messages.ts";
-import { callEnd, callStart, endpointStats, metricsOn, payloadBytes, type EndpointStats } from "../base/counters.ts";
+import { callEnd, endpointStats, metricsAll, metricsOn, payloadBytes, timedCallStart, type EndpointStats } from "../base/counters.ts";
 import { Port, type PortSender } from "../ports/port.ts";
 import type { Proc } from "../proc/proc.ts";
 import { hasShardRef, type ShardStore } from "../bulk/shard-store.ts";
@@ -250,8 +250,8 @@ export class ActorCell {
     let start = -1; // not timed
     if (stats) {
       stats.received++;
-      if (first) stats.receivedBytes += payloadBytes(frame);
-      start = callStart(stats);
+      if (first && metricsAll) stats.receivedBytes += payloadBytes(frame);
+      if (--stats.untilTimed <= 0) start = timedCallStart(stats); // the countdown here, not in a call: this runs per message
     }
     let args: unknown[];
     try {

@@ -14,24 +14,39 @@
 // clock (~0.2 µs on this VM) twice per call for the latency histogram cost a
 // one-way message (P3) ~15% (benchmark O1), so the histogram times every call
 // of an endpoint called less than about once a millisecond and one in up to
-// FRAY_METRICS_DURATION_SAMPLE of a busier one (callStart); the rest is a few
-// additions per message.
+// FRAY_METRICS_DURATION_SAMPLE of a busier one (timedCallStart).
+// Counts that repeat others are left to FRAY_METRICS=all (`metricsAll`): each
+// endpoint's messages and bytes sent (the receiving processes count the
+// messages), the bytes of the messages received, and frames received by kind
+// (their senders count them by kind). With them a one-way message cost 4.3–5.2%
+// more CPU than with metrics off, without them 1.0–2.2% (benchmark O1's measure,
+// time-paired, two runs each).
 // Labels stay bounded: actor class and endpoint name, message kind, actor
 // class for failures and restarts; never per-call, per-actor or mesh ids.
 import type { Encoded } from "../../wire/codec.ts";
 import { config, settingName } from "./config.ts";
 
-function readSwitch(): boolean {
+type Level = "0" | "1" | "all";
+
+function readLevel(): Level {
   const value = config.metrics;
-  if (value === "1") return true;
-  if (value === "0") return false;
+  if (value === "0" || value === "1" || value === "all") return value;
+  const name = settingName("metrics");
   throw new RangeError(
-    `${settingName("metrics")}=${JSON.stringify(value)} is neither 1 (metrics on) nor 0 (off); give ${settingName("metrics")}=1 or ${settingName("metrics")}=0`,
+    `${name}=${JSON.stringify(value)} is not 0 (metrics off), 1 (on) or all (on, with the counts that repeat others); give ${name}=1, ${name}=all or ${name}=0`,
   );
 }
 
-/** Whether this process counts (FRAY_METRICS, read once when the runtime loads). */
-export const metricsOn: boolean = readSwitch();
+const level = readLevel();
+
+/** Whether this process counts (FRAY_METRICS 1 or all, read once when the runtime loads). */
+export const metricsOn: boolean = level !== "0";
+
+/**
+ * Whether it also counts what other counts repeat (FRAY_METRICS=all): each endpoint's messages and bytes sent, the bytes of
+ * the messages received, and frames received by kind. Each is counted per message, which a one-way message pays for (above).
+ */
+export const metricsAll: boolean = level === "all";
 
 type EndpointLabels = { class: string; endpoint: string };
 
@@ -51,7 +66,7 @@ export interface EndpointStats {
   readonly buckets: number[];
   /** Their total duration in seconds. */
   seconds: number;
-  /** Calls until the next one the histogram times (a countdown: no division per call), one in `every` (see callStart). */
+  /** Calls until the next one the histogram times (a countdown: no division per call), one in `every` (see timedCallStart). */
   untilTimed: number;
   every: number;
   /** When the last timed call started (performance.now()); -1 before the first. */
@@ -66,14 +81,13 @@ const durationSample = config.metricsDurationSample;
 const TIMED_SPACING_MS = 1;
 
 /**
- * When a call counted in `stats.received` starts (its arguments not yet decoded), for callEnd; -1 for a call the
- * duration histogram does not time. A clock read costs ~0.2 µs on a VM (two per timed call), so an endpoint called
- * more often than once a millisecond has one call in `every` timed, `every` doubling (up to
- * FRAY_METRICS_DURATION_SAMPLE) while timed calls come less than TIMED_SPACING_MS apart and halving (down to 1:
- * every call) while they come more than 4× that apart. The decision reads no clock: only timed calls do.
+ * When a call counted in `stats.received` starts (its arguments not yet decoded), for callEnd; called when the call's
+ * countdown `--stats.untilTimed` reaches 0, for the calls the duration histogram times (the rest start at -1). A clock read
+ * costs ~0.2 µs on a VM (two per timed call), so an endpoint called more often than once a millisecond has one call in
+ * `every` timed, `every` doubling (up to FRAY_METRICS_DURATION_SAMPLE) while timed calls come less than TIMED_SPACING_MS apart
+ * and halving (down to 1: every call) while they come more than 4× that apart. Untimed calls read no clock.
  */
-export function callStart(stats: EndpointStats): number {
-  if (--stats.untilTimed > 0) return -1;
+export function timedCallStart(stats: EndpointStats): number {
   const now = performance.now();
   if (stats.lastTimed >= 0) {
     const gap = now - stats.lastTimed;
@@ -85,7 +99,7 @@ export function callStart(stats: EndpointStats): number {
   return now;
 }
 
-/** Counts a call that started at `start` (callStart) and ended now, its result sent. */
+/** Counts a call that started at `start` (timedCallStart, or -1) and ended now, its result sent. */
 export function callEnd(stats: EndpointStats, start: number, failed: boolean): void {
   if (failed) stats.errors++;
   if (start < 0) return;
@@ -192,7 +206,7 @@ export function countFrameOut(kind: string, headerBytes: number, payload: Encode
   addFrame(c, headerBytes + encodedBytes(payload));
 }
 
-/** Counts a frame received of a kind no route keeps the record of (routes.ts counts the rest). */
+/** Counts a frame received of a kind no route keeps the record of (routes.ts counts the rest); with FRAY_METRICS=all. */
 export function countFrameIn(kind: string, bytes: number): void {
   addFrame(frameCounts(framesIn, kind), bytes);
 }

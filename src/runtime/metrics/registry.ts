@@ -96,17 +96,19 @@ const perClass = (map: Map<string, number>) => (c: Counter<"class">) => {
   for (const [cls, n] of map) c.inc({ class: cls }, n);
 };
 
-counter("fray_messages_sent_total", "Endpoint messages this process sent, one per receiving actor", ["class", "endpoint"], perEndpoint("sent"));
+// Counted with FRAY_METRICS=all only (counters.ts says why); their help says so, for a reader who finds them empty.
+const ALL = " (counted with FRAY_METRICS=all)";
+counter("fray_messages_sent_total", `Endpoint messages this process sent, one per receiving actor${ALL}`, ["class", "endpoint"], perEndpoint("sent"));
 counter(
   "fray_message_bytes_sent_total",
-  "Argument bytes of the endpoint messages this process sent (once per frame, however many actors it reaches)",
+  `Argument bytes of the endpoint messages this process sent (once per frame, however many actors it reaches)${ALL}`,
   ["class", "endpoint"],
   perEndpoint("sentBytes"),
 );
 counter("fray_messages_received_total", "Endpoint messages delivered to actors in this process", ["class", "endpoint"], perEndpoint("received"));
 counter(
   "fray_message_bytes_received_total",
-  "Argument bytes of the endpoint messages this process received (once per frame)",
+  `Argument bytes of the endpoint messages this process received (once per frame)${ALL}`,
   ["class", "endpoint"],
   perEndpoint("receivedBytes"),
 );
@@ -125,8 +127,8 @@ counter(
   ["kind"],
   perKind(framesOut, "bytes"),
 );
-counter("fray_frames_received_total", "Frames this process received, by message kind", ["kind"], perKind(framesIn, "n"));
-counter("fray_frame_bytes_received_total", "Bytes of the frames this process received, by message kind", ["kind"], perKind(framesIn, "bytes"));
+counter("fray_frames_received_total", `Frames this process received, by message kind${ALL}`, ["kind"], perKind(framesIn, "n"));
+counter("fray_frame_bytes_received_total", `Bytes of the frames this process received, by message kind${ALL}`, ["kind"], perKind(framesIn, "bytes"));
 gauge("fray_mailbox_depth", "Messages waiting in the mailboxes of this process's actors, by actor class", ["class"], (g) => {
   const byClass = new Map<string, number>();
   for (const [cls, depth] of mailboxes()) byClass.set(cls, (byClass.get(cls) ?? 0) + depth);

@@ -5,7 +5,7 @@
 // stderr, once per kind. Frames received are counted here, by kind, for metrics.
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
-import { addFrame, countFrameIn, frameBytes, frameCounts, framesIn, metricsOn, type FrameCounts } from "../base/counters.ts";
+import { addFrame, countFrameIn, frameBytes, frameCounts, framesIn, metricsAll, type FrameCounts } from "../base/counters.ts";
 import type { Header, PortRef } from "../base/messages.ts";
 
 export type Kind = Header["kind"];
@@ -36,7 +36,7 @@ export class Routes {
   ) {}
 
   add<K extends Kind>(kind: K, handler: Route<K>): void {
-    this.#served.set(kind, { handle: handler as unknown as Route<Kind>, frames: metricsOn ? frameCounts(framesIn, kind) : undefined });
+    this.#served.set(kind, { handle: handler as unknown as Route<Kind>, frames: metricsAll ? frameCounts(framesIn, kind) : undefined });
   }
 
   /** Counts the frame and hands it to its kind's handler. */
@@ -46,7 +46,7 @@ export class Routes {
       if (served.frames) addFrame(served.frames, frameBytes(frame)); // the record this lookup found: no second one by kind
       return served.handle(header, frame, peer, bulk);
     }
-    if (metricsOn) countFrameIn(header.kind, frameBytes(frame));
+    if (metricsAll) countFrameIn(header.kind, frameBytes(frame));
     const error = new Error(`${this.addr} does not serve '${header.kind}' messages (sent by ${peer}): the runtime there lacks the subsystem for them`);
     const reply = (header as { reply?: PortRef }).reply;
     if (reply) this.refuse(error, reply);
