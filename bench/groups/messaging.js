@@ -10,8 +10,9 @@ import { interleavedTimes, median, percentile, perSecondSince, thousands } from 
 // P2: actor round trip across processes vs raw Unix-socket ping-pong.
 if (want("P2")) {
   const n = Math.round(5000 * scale);
-  // A pair of processes keeps, for as long as it lives, a round trip ~10% apart from the next pair's (where its memory and
-  // code land), so the p50s pool the round trips of three pairs, each a fresh raw peer and a fresh worker.
+  // One pair read 1.21-1.35x across cores from run to run; the first pair of a run, timed while this process's own side of
+  // the call path is still being compiled, reads 1.24-1.33x where later pairs read 1.20-1.22x. So the p50s pool the round
+  // trips of three pairs, each a fresh raw peer and a fresh worker.
   const pairs = quick ? 1 : 3;
   const placements = [
     ["peers on another core", otherCore()],
