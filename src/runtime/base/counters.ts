@@ -19,8 +19,8 @@
 // endpoint's messages and bytes sent (the receiving processes count the
 // messages), the bytes of the messages received, and frames received by kind
 // (their senders count them by kind). With them a one-way message cost 4.3–5.2%
-// more CPU than with metrics off, without them 1.0–2.2% (benchmark O1's measure,
-// time-paired, two runs each).
+// more CPU than with metrics off, without them 1.0–2.2% (a time-paired probe like
+// benchmark O1, two runs of ten rounds; O1 reads the default at 2.5–4.3%).
 // Labels stay bounded: actor class and endpoint name, message kind, actor
 // class for failures and restarts; never per-call, per-actor or mesh ids.
 import type { Encoded } from "../../wire/codec.ts";
@@ -53,10 +53,10 @@ type EndpointLabels = { class: string; endpoint: string };
 /** What one actor class's endpoint did in this process. */
 export interface EndpointStats {
   readonly labels: EndpointLabels;
-  /** Messages this process sent to the endpoint (one per receiving actor), and their argument bytes (once per frame). */
+  /** Messages this process sent to the endpoint (one per receiving actor), and their argument bytes (once per frame): FRAY_METRICS=all. */
   sent: number;
   sentBytes: number;
-  /** Messages actors here received for it, and the argument bytes of their frames (once per frame). */
+  /** Messages actors here received for it, and the argument bytes of their frames (once per frame; FRAY_METRICS=all). */
   received: number;
   receivedBytes: number;
   /** Calls of it that threw or rejected (every message received starts a call: fray_endpoint_calls_total is `received`). */

@@ -2,7 +2,8 @@
 // by the subsystem that serves it (calls, ports, buffers, supervision, …). A
 // frame of a kind nobody serves is not dropped in silence: a sender waiting on
 // a reply port gets an error naming the kind, and anything else is reported on
-// stderr, once per kind. Frames received are counted here, by kind, for metrics.
+// stderr, once per kind. Frames received are counted here, by kind, for metrics
+// (with FRAY_METRICS=all).
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { addFrame, countFrameIn, frameBytes, frameCounts, framesIn, metricsAll, type FrameCounts } from "../base/counters.ts";
