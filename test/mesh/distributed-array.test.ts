@@ -80,6 +80,23 @@ for (const kind of ["threads", "processes"] as const) {
       assert.deepEqual((await other.sum.call(ones.map(A.scaled, 2))).values(), [8, 16, 24, 32]);
     });
 
+    it("an array read through its own ranks before they heard of its making: the read waits outside the mailbox the making needs", async () => {
+      await using procs = spawn(kind);
+      const other = procs.spawn("other", A.Other);
+      await other.initialized;
+      // As above, the reads (gather asks each rank of `fresh` for its shard) reach fresh's ranks before the making does,
+      // held back while this process first looks up where the class is exported: a read that held fresh's mailbox while it
+      // waited would keep the making queued behind it until FRAY_SPAWN_WAIT_MS.
+      const fresh = procs.spawn("fresh", kind === "threads" ? A.LateShardsOnThreads : A.LateShardsOnProcesses);
+      const ones = fresh.values.rref(2);
+      assert.deepEqual(await other.slice({ gpus: 1 }).gathered.callOne({ array: ones }), [
+        [1, 1],
+        [2, 2],
+        [3, 3],
+        [4, 4],
+      ]);
+    });
+
     it("errors: a failing map surfaces on the next awaited operation; mismatched shards, a dropped array and another mesh's processes are named", async () => {
       await using procs = spawn(kind);
       await using elsewhere = spawn(kind, 2);

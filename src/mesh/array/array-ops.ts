@@ -2,7 +2,10 @@
 // endpoints every actor has, run in its mailbox in order with its other
 // messages. Each operation that makes an array keeps its result in this
 // process's shard store (runtime/bulk/shard-store.ts) and answers with the shard's
-// element type and length only.
+// element type and length only. The reads (meta, expose) only start in order:
+// one that came from another process before the making it waits for (an array
+// handed on at once can overtake its making) must not hold the mailbox that
+// making is queued in, so the mailbox goes on while they wait.
 import { registerBuiltinEndpoint } from "../../runtime/actors/builtin-endpoints.ts";
 import { load } from "../../runtime/code/code-locator.ts";
 import { messageContext } from "../../runtime/proc/context.ts";
@@ -75,17 +78,27 @@ registerBuiltinEndpoint(ARRAY_OPS.reduce, (arrayId, source, dims, op, scatter) =
   });
 });
 
-registerBuiltinEndpoint(ARRAY_OPS.expose, async (source): Promise<ExposedShard> => {
-  const { store, rank } = here();
-  const shard = asShard(await store.get(source as ShardRef, rank), "the fetched array");
-  return [shard.byteLength === 0 ? null : new RemoteBuffer(shard), shard.constructor.name];
-});
+const READ = { concurrent: true };
 
-registerBuiltinEndpoint(ARRAY_OPS.meta, async (source): Promise<ShardMeta> => {
-  const { store, rank } = here();
-  const shard = asShard(await store.get(source as ShardRef, rank), "the array");
-  return [shard.constructor.name, shard.length];
-});
+registerBuiltinEndpoint(
+  ARRAY_OPS.expose,
+  async (source): Promise<ExposedShard> => {
+    const { store, rank } = here();
+    const shard = asShard(await store.get(source as ShardRef, rank), "the fetched array");
+    return [shard.byteLength === 0 ? null : new RemoteBuffer(shard), shard.constructor.name];
+  },
+  READ,
+);
+
+registerBuiltinEndpoint(
+  ARRAY_OPS.meta,
+  async (source): Promise<ShardMeta> => {
+    const { store, rank } = here();
+    const shard = asShard(await store.get(source as ShardRef, rank), "the array");
+    return [shard.constructor.name, shard.length];
+  },
+  READ,
+);
 
 registerBuiltinEndpoint(ARRAY_OPS.drop, (arrayId) => {
   here().store.drop(arrayId as string);

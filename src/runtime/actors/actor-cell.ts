@@ -40,9 +40,6 @@ export interface ActorHost extends PortSender {
   releaseOwnedBy(key: string): void;
 }
 
-/** The options of a builtin endpoint: it runs like a plain one. */
-const BUILTIN: EndpointOptions = Object.freeze({});
-
 /** An endpoint of an actor's class as its calls use it: its options, the builtin that runs it (if one does), its metrics record (metrics on). */
 interface EndpointEntry {
   readonly options: EndpointOptions;
@@ -299,10 +296,10 @@ export class ActorCell {
 
   /** The entry of endpoint `name`, kept for the next call; undefined when `name` is not one. */
   #entryFor(name: string): EndpointEntry | undefined {
-    const builtin = name.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(name) : undefined;
-    const options = builtin ? BUILTIN : endpointOptions(this.#Class!, name);
+    const found = name.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(name) : undefined;
+    const options = found ? found.options : endpointOptions(this.#Class!, name);
     if (!options) return undefined;
-    const entry = { options, builtin, stats: metricsOn ? endpointStats(this.identity.className, name) : undefined };
+    const entry = { options, builtin: found?.fn, stats: metricsOn ? endpointStats(this.identity.className, name) : undefined };
     this.#endpoints.set(name, entry);
     return entry;
   }
