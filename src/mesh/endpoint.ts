@@ -86,7 +86,7 @@ interface Group extends CallGroup {
 
 export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #next = 0;
-  /** Its metrics record (metrics on), found once: a send counts into it with no lookup. */
+  /** Its metrics record (FRAY_METRICS=all: the messages sent), found once: a send counts into it with no lookup. */
   private readonly stats: EndpointStats | undefined;
 
   constructor(
@@ -97,7 +97,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     if (Class && !name.startsWith(BUILTIN_PREFIX) && !endpointOptions(Class, name)) {
       throw new TypeError(`${mesh.className} has no endpoint '${name}'; its endpoints are: ${endpointNames(Class).join(", ") || "(none)"}`);
     }
-    this.stats = metricsAll ? endpointStats(mesh.className, name) : undefined; // messages sent: FRAY_METRICS=all (counters.ts)
+    this.stats = metricsAll ? endpointStats(mesh.className, name) : undefined;
   }
 
   call(...args: A): Promise<ValueMesh<R>> {

@@ -6,7 +6,13 @@ import type { EndpointOptions } from "./endpoint-options.ts";
 
 export type BuiltinEndpoint = (this: object, ...args: unknown[]) => unknown;
 
-const builtins = new Map<string, { readonly fn: BuiltinEndpoint; readonly options: EndpointOptions }>();
+/** A builtin endpoint as registered: what runs it, and its options (as a class's endpoint has). */
+export interface Builtin {
+  readonly fn: BuiltinEndpoint;
+  readonly options: EndpointOptions;
+}
+
+const builtins = new Map<string, Builtin>();
 
 export const BUILTIN_PREFIX = "fray:";
 
@@ -16,6 +22,6 @@ export function registerBuiltinEndpoint(name: string, fn: BuiltinEndpoint, optio
   builtins.set(name, { fn, options: Object.freeze({ ...options }) });
 }
 
-export function builtinEndpoint(name: string): { readonly fn: BuiltinEndpoint; readonly options: EndpointOptions } | undefined {
+export function builtinEndpoint(name: string): Builtin | undefined {
   return builtins.get(name);
 }

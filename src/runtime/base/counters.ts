@@ -56,7 +56,7 @@ export interface EndpointStats {
   /** Messages this process sent to the endpoint (one per receiving actor), and their argument bytes (once per frame): FRAY_METRICS=all. */
   sent: number;
   sentBytes: number;
-  /** Messages actors here received for it, and the argument bytes of their frames (once per frame; FRAY_METRICS=all). */
+  /** Messages actors here received for it, and (FRAY_METRICS=all) the argument bytes of their frames, once per frame. */
   received: number;
   receivedBytes: number;
   /** Calls of it that threw or rejected (every message received starts a call: fray_endpoint_calls_total is `received`). */

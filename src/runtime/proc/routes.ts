@@ -20,7 +20,7 @@ export interface Router {
   route<K extends Kind>(kind: K, handler: Route<K>): void;
 }
 
-/** A kind's handler, and the record its received frames are counted in (metrics on). */
+/** A kind's handler, and the record its received frames are counted in (FRAY_METRICS=all). */
 interface Served {
   readonly handle: Route<Kind>;
   readonly frames: FrameCounts | undefined;
