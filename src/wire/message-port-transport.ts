@@ -2,7 +2,9 @@
 // sent in one tick are written into one ArrayBuffer, which is transferred, not
 // cloned: one copy in all, and no socket system calls. Attachments backed by a
 // SharedArrayBuffer are not copied at all: the receiver gets a view of the
-// same memory.
+// same memory. A thread's transport and its parent's share the thread's
+// doorbell (doorbell.ts): the parent rings it after each post, the thread
+// counts what it takes.
 
 /** An attachment passed by reference: frame index, attachment index, and its memory. */
 type Shared = [frame: number, attachment: number, buffer: SharedArrayBuffer, offset: number, length: number];
@@ -12,15 +14,22 @@ interface Batch {
   readonly shared: Shared[];
 }
 import type { MessagePort } from "node:worker_threads";
+import type { Doorbell } from "./doorbell.ts";
 import { EMPTY, frameSize, parseFrame, writeFrame, type Frame } from "./frame.ts";
 import { TransportBase } from "./transport.ts";
 
 export class MessagePortTransport extends TransportBase {
   #pending: Frame[] = [];
 
-  constructor(private readonly port: MessagePort) {
+  /** `bell`: the thread's doorbell, and which side of the port this is. */
+  constructor(
+    private readonly port: MessagePort,
+    private readonly bell?: { readonly doorbell: Doorbell; readonly side: "parent" | "thread" },
+  ) {
     super();
+    const taken = bell?.side === "thread" ? bell.doorbell : null;
     port.on("message", (message: ArrayBuffer | Batch) => {
+      taken?.took();
       // A batch with no attachment passed by reference comes as its bare buffer.
       const batch = message instanceof ArrayBuffer ? null : message;
       const bytes = Buffer.from(batch ? batch.bytes : (message as ArrayBuffer));
@@ -43,7 +52,10 @@ export class MessagePortTransport extends TransportBase {
 
   send(frame: Frame): void {
     if (this.closed) return;
-    if (this.#pending.length === 0) process.nextTick(this.#flushNow);
+    if (this.#pending.length === 0) {
+      process.nextTick(this.#flushNow);
+      if (this.bell?.side === "thread") this.bell.doorbell.unsent = true;
+    }
     this.#pending.push(frame);
   }
 
@@ -59,6 +71,7 @@ export class MessagePortTransport extends TransportBase {
   #flush(): void {
     const frames = this.#pending;
     this.#pending = [];
+    if (this.bell?.side === "thread") this.bell.doorbell.unsent = false;
     if (this.closed || frames.length === 0) return;
     let shared: Shared[] | null = null;
     const sizes = this.#sizes;
@@ -88,6 +101,7 @@ export class MessagePortTransport extends TransportBase {
     sizes.length = 0;
     if (shared === null) this.port.postMessage(bytes, [bytes]);
     else this.port.postMessage({ bytes, shared } satisfies Batch, [bytes]);
+    if (this.bell?.side === "parent") this.bell.doorbell.ring();
   }
 
   close(): void {

@@ -21,6 +21,7 @@ import { ExecutorPortLane } from "./port-lane.ts";
 import { ExecutorLane } from "./thread-lane.ts";
 import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "./told-functions.ts";
 import { currentProc } from "../../runtime/runtime.ts";
+import { parentDoorbell } from "../../runtime/proc/parent-doorbell.ts";
 
 export class Executor extends Actor {
   /** Only the job's own code holds the head's mesh: it is never where user code could read it. */
@@ -44,6 +45,8 @@ export class Executor extends Actor {
   readonly #portLane: ExecutorPortLane | null = null;
   /** What the head's calls run in (this worker alone, as a slice): tasks that come by the lane run in it too, as those that come by a call do. */
   #callContext: MessageContext | undefined;
+  /** Tasks started here that have not ended. */
+  #running = 0;
   /** The functions batches told this worker of: later ones name them by number (told-functions.ts). */
   readonly #known = new KnownFunctions();
 
@@ -60,7 +63,13 @@ export class Executor extends Actor {
     ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
     // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
     if (lanes !== null && context)
-      this.#lane = new ExecutorLane(lanes, worker, ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)));
+      this.#lane = new ExecutorLane(
+        lanes,
+        worker,
+        ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)),
+        () => this.#running === 0,
+        parentDoorbell(),
+      );
     // A batch by the port lane runs as a runBatch call's: its values go back by the results port.
     else if (context)
       this.#portLane = new ExecutorPortLane(
@@ -102,6 +111,7 @@ export class Executor extends Actor {
 
   /** What a task that ended leaves here: nothing, unless it was cancelled or read its signal. */
   #ended(taskId: string): void {
+    this.#running--;
     if (this.#cancelled.size !== 0) this.#cancelled.delete(taskId);
     if (this.#controllers.size !== 0) this.#controllers.delete(taskId);
   }
@@ -137,6 +147,7 @@ export class Executor extends Actor {
         this.#sendResult(number, unknownFunction(), true);
         continue;
       }
+      this.#running++;
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
       const run =
         fn && (!slot || this.#slots.tryAcquire())
@@ -247,6 +258,7 @@ export class Executor extends Actor {
     stream: PortRef | null = null,
   ): Promise<unknown> {
     this.#callContext ??= messageContext.getStore();
+    this.#running++;
     return this.#task(taskId, url, exportName, args, env, use, stream).finally(() => this.#ended(taskId));
   }
 

@@ -10,8 +10,17 @@
 // else is simply never offered one. Worker i's lane is used once none of
 // worker i's tasks went the other way and is still out (so tasks reach a worker
 // in the order they were sent), and closed when the worker dies.
+//
+// The head rings the thread's doorbell (wire/doorbell.ts) after each batch; an
+// Executor that has sent its values and has no task left running waits there
+// for the next batch (FRAY_THREAD_WAIT_MS) and takes it without its event loop.
 import { randomUUID } from "node:crypto";
-import type { BroadcastChannel } from "node:worker_threads"; // the value is node's global (no load of node:worker_threads at start)
+import { receiveMessageOnPort, type BroadcastChannel, type MessagePort } from "node:worker_threads"; // the channel is node's global
+import { config } from "../../runtime/base/config.ts";
+import { Doorbell } from "../../wire/doorbell.ts";
+
+/** Batches taken after a wait in a row, without the event loop turning: a thread's timers and sockets wait no longer. */
+const MAX_IN_A_ROW = 32;
 
 /** A batch on a lane: the fields of TaskBatch. */
 export type LaneBatch = [fns: string[], tasks: unknown[]];
@@ -22,24 +31,24 @@ export class HeadLanes {
   readonly lobby = `fray-task-lanes:${randomUUID()}`;
   readonly #lobby = new globalThis.BroadcastChannel(this.lobby);
   /** Announced lanes, by worker index; `live` once tasks take them. */
-  readonly #lanes: Array<{ channel: BroadcastChannel; live: boolean } | undefined> = [];
+  readonly #lanes: Array<{ channel: BroadcastChannel; live: boolean; doorbell: Doorbell | null } | undefined> = [];
 
   /** `results`: numbers and values of tasks, flat (number, value, number, value, …), as a lane sent them. */
   constructor(private readonly results: (flat: unknown[]) => void) {
     this.#lobby.onmessage = (event) => {
-      const [worker, name] = (event as { data: [number, string] }).data;
-      this.#open(worker, name);
+      const [worker, name, doorbell] = (event as { data: [number, string, SharedArrayBuffer | null] }).data;
+      this.#open(worker, name, doorbell);
     };
     this.#lobby.unref();
   }
 
-  #open(worker: number, name: string): void {
+  #open(worker: number, name: string, doorbell: SharedArrayBuffer | null): void {
     this.#lanes[worker]?.channel.close();
     const channel = new globalThis.BroadcastChannel(name);
     channel.onmessage = (event) => this.results((event as { data: unknown[] }).data);
     channel.onmessageerror = (event) => console.error(`fray: a task lane from worker ${worker} carried a message that could not be read:`, event);
     channel.unref();
-    this.#lanes[worker] = { channel, live: false };
+    this.#lanes[worker] = { channel, live: false, doorbell: doorbell && new Doorbell(doorbell) };
   }
 
   /**
@@ -50,6 +59,7 @@ export class HeadLanes {
     const lane = this.#lanes[worker];
     if (!lane || !(lane.live ||= alone)) return false;
     lane.channel.postMessage(batch);
+    lane.doorbell?.ring();
     return true;
   }
 
@@ -76,25 +86,58 @@ export class ExecutorLane {
   #closed = false;
   /** While a batch runs: its values are sent when it has run (a tick scheduled per batch cost a tiny task a few µs). */
   #running = false;
+  /** How long to wait for the next batch after sending values (0: not at all, as where no parent rings). */
+  readonly #waitMs: number;
+  /** Batches taken after a wait since the event loop last turned. */
+  #inARow = 0;
 
-  constructor(lobby: string, worker: number, run: (batch: LaneBatch) => void) {
+  /**
+   * `idle`: no task of this worker is running; `doorbell`: this thread's, if its parent rings it (runtime/proc/parent-doorbell.ts).
+   */
+  constructor(
+    lobby: string,
+    worker: number,
+    private readonly run: (batch: LaneBatch) => void,
+    private readonly idle: () => boolean,
+    private readonly doorbell: Doorbell | null,
+  ) {
+    this.#waitMs = doorbell ? config.threadWaitMs : 0;
     const name = `${lobby}:${worker}:${randomUUID()}`;
     this.#channel = new globalThis.BroadcastChannel(name);
     this.#channel.onmessage = (event) => {
-      this.#running = true;
-      try {
-        run((event as { data: LaneBatch }).data);
-      } finally {
-        this.#running = false;
-        if (this.#results.length !== 0) this.#flush();
-      }
+      this.#inARow = 0;
+      doorbell?.took();
+      this.#take((event as { data: LaneBatch }).data);
     };
     this.#channel.onmessageerror = (event) => console.error(`fray: a task lane to worker ${worker} carried a message that could not be read:`, event);
     this.#channel.unref();
     const announce = new globalThis.BroadcastChannel(lobby);
-    announce.postMessage([worker, name]);
+    announce.postMessage([worker, name, doorbell?.shared ?? null]);
     announce.close();
   }
+
+  #take(batch: LaneBatch): void {
+    this.#running = true;
+    try {
+      this.run(batch);
+    } finally {
+      this.#running = false;
+      if (this.#results.length !== 0) this.#flush();
+    }
+  }
+
+  /**
+   * After values went back (at the end of the tick): the next batch, if it comes within the wait, taken here. A wake-up
+   * by anything else the parent sent, or a wait that ran out, leaves it to the event loop.
+   */
+  readonly #awaitNext = () => {
+    if (this.#closed || !this.idle() || this.#inARow >= MAX_IN_A_ROW || !this.doorbell!.wait(this.#waitMs)) return;
+    const got = receiveMessageOnPort(this.#channel as unknown as MessagePort); // node takes a BroadcastChannel too
+    if (got === undefined) return;
+    this.#inARow++;
+    this.doorbell!.took();
+    this.#take(got.message as LaneBatch);
+  };
 
   /** The value of batched task `number`, a plain one (task-batch.ts isPlain). */
   result(number: number, value: unknown): void {
@@ -109,7 +152,9 @@ export class ExecutorLane {
   #flush(): void {
     const results = this.#results;
     this.#results = [];
-    if (!this.#closed) this.#channel.postMessage(results); // else the actor stopped: the job ended, or its worker is gone
+    if (this.#closed) return; // the actor stopped: the job ended, or its worker is gone
+    this.#channel.postMessage(results);
+    if (this.#waitMs > 0) process.nextTick(this.#awaitNext);
   }
 
   close(): void {

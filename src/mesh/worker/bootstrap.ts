@@ -9,4 +9,5 @@ import { enableCompileCache } from "../../runtime/code/compile-cache.ts";
 if (isMainThread) enableCompileCache();
 cacheAsWorker();
 const { serveWorker } = await import("./worker-runtime.ts");
-await serveWorker((workerData as { frayParentPort?: MessagePort } | null)?.frayParentPort);
+const data = workerData as { frayParentPort?: MessagePort; frayDoorbell?: SharedArrayBuffer } | null;
+await serveWorker(data?.frayParentPort, data?.frayDoorbell);

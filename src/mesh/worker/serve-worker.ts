@@ -6,10 +6,11 @@ import type { MessagePort } from "node:worker_threads";
 import { config, settingName } from "../../runtime/base/config.ts";
 import { knowMainThread } from "../../runtime/code/esm-require.ts";
 import { captureOutput } from "../../runtime/output/output-capture.ts";
+import { adoptParentDoorbell } from "../../runtime/proc/parent-doorbell.ts";
 import { serveProc } from "../../runtime/runtime.ts";
 
-/** Serves this worker; `parentPort`: the port to its parent, given to a worker thread only. */
-export async function serveWorker(parentPort?: MessagePort): Promise<void> {
+/** Serves this worker; `parentPort` and `doorbell`: the port to its parent and the memory of its doorbell, given to a worker thread only. */
+export async function serveWorker(parentPort?: MessagePort, doorbell?: SharedArrayBuffer): Promise<void> {
   knowMainThread(parentPort === undefined);
   const addr = config.procAddr;
   const parent = config.parentAddr;
@@ -25,8 +26,10 @@ export async function serveWorker(parentPort?: MessagePort): Promise<void> {
     process.exit(1);
   }
   // Only a worker thread talks to its parent over a MessagePort; a process loads no more than it uses.
-  if (parentPort) proc.connectVia(parent, new (await import("../../wire/message-port-transport.ts")).MessagePortTransport(parentPort));
-  else proc.connect(parent);
+  if (parentPort) {
+    const bell = doorbell && { doorbell: adoptParentDoorbell(doorbell), side: "thread" as const };
+    proc.connectVia(parent, new (await import("../../wire/message-port-transport.ts")).MessagePortTransport(parentPort, bell));
+  } else proc.connect(parent);
   // The parent set FRAY_LOG_STREAM: "1" when it reads our output and tags it.
   if (config.logStream === "1") captureOutput((s, lines) => proc.send(parent, { kind: "log", stream: s, lines }));
   if (!parentPort) {
