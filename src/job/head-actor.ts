@@ -122,7 +122,13 @@ export function startHead(
   const ready = endpoints.initialized.then(async () => {
     const head = constructed.get(token)!;
     constructed.delete(token);
-    await head.setUp({ kind, procs: procs(), capacity, namespace }, endpoints);
+    try {
+      await head.setUp({ kind, procs: procs(), capacity, namespace }, endpoints);
+    } catch (err) {
+      // Its workers stop with it: a job whose Executors failed to start holds no thread or process open.
+      await head.shutdown().catch(() => {});
+      throw err;
+    }
     return head;
   });
   return { endpoints, ready };
