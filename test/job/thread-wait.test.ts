@@ -8,25 +8,31 @@ import { createJobContext, type JobContext } from "../../src/job.ts";
 import { armImmediate, doorbellWakes, ranImmediate } from "../fixtures/lane-tasks.ts";
 import { add, after } from "../fixtures/tasks.ts";
 
-/** A job on one worker thread with FRAY_THREAD_WAIT_MS=`waitMs` (threads take the environment they start with). */
-async function jobWaiting(waitMs: string): Promise<JobContext> {
+/** A job on one worker thread, started (its first task run) with FRAY_THREAD_WAIT_MS=`waitMs`: threads take the environment they start with. */
+async function jobWaiting(waitMs: string, first: (ctx: JobContext) => Promise<void>): Promise<JobContext> {
   const before = process.env.FRAY_THREAD_WAIT_MS;
   process.env.FRAY_THREAD_WAIT_MS = waitMs;
+  const ctx = createJobContext("threads", { maxWorkers: 1 });
   try {
-    const ctx = createJobContext("threads", { maxWorkers: 1 });
-    assert.equal(await ctx.get(ctx.run(add, 0, 1)), 1); // its worker is up, with the setting
+    await first(ctx);
     return ctx;
+  } catch (err) {
+    await ctx.shutdown();
+    throw err;
   } finally {
     if (before === undefined) delete process.env.FRAY_THREAD_WAIT_MS;
     else process.env.FRAY_THREAD_WAIT_MS = before;
   }
 }
 
+/** Its worker is up, with the setting. */
+const started = async (ctx: JobContext) => assert.equal(await ctx.get(ctx.run(add, 0, 1)), 1);
+
 describe("a worker thread waiting at its doorbell", () => {
   let ctx: JobContext;
   before(async () => {
     // The longest wait allowed: a message that did not wake the thread would wait a second for each.
-    ctx = await jobWaiting("1000");
+    ctx = await jobWaiting("1000", started);
   });
   afterAll(() => ctx.shutdown());
 
@@ -64,31 +70,23 @@ describe("a worker thread waiting at its doorbell", () => {
   );
 });
 
-describe("FRAY_THREAD_WAIT_MS=0", () => {
-  let ctx: JobContext;
-  before(async () => {
-    ctx = await jobWaiting("0");
-  });
-  afterAll(() => ctx.shutdown());
-
-  it("a worker thread never waits at its doorbell", async () => {
+it("with FRAY_THREAD_WAIT_MS=0 a worker thread never waits at its doorbell", async () => {
+  const ctx = await jobWaiting("0", started);
+  try {
     for (let i = 0; i < 100; i++) assert.equal(await ctx.get(ctx.run(add, i, 1)), i + 1);
     assert.equal(await ctx.get(ctx.run(doorbellWakes)), 0);
-  });
+  } finally {
+    await ctx.shutdown();
+  }
 });
 
 describe("FRAY_THREAD_WAIT_MS out of its range", () => {
   it("fails the job's first task, naming the setting and what it allows; shutdown then stops its worker thread", async () => {
-    const before = process.env.FRAY_THREAD_WAIT_MS;
-    process.env.FRAY_THREAD_WAIT_MS = "2000";
-    const ctx = createJobContext("threads", { maxWorkers: 1 });
-    try {
-      await assert.rejects(ctx.get(ctx.run(add, 0, 1)), /FRAY_THREAD_WAIT_MS=2000 is more than the most allowed, 1000 milliseconds/);
-    } finally {
-      if (before === undefined) delete process.env.FRAY_THREAD_WAIT_MS;
-      else process.env.FRAY_THREAD_WAIT_MS = before;
-      await ctx.shutdown();
-    }
+    const refused = /FRAY_THREAD_WAIT_MS=2000 is more than the most allowed, 1000 milliseconds/;
+    await assert.rejects(
+      jobWaiting("2000", (ctx) => ctx.get(ctx.run(add, 0, 1)).then(() => {})),
+      refused,
+    );
     // The thread's port was what kept this process open once its Executor had failed to start.
     assert.deepEqual(
       process.getActiveResourcesInfo().filter((r) => r === "MessagePort"),

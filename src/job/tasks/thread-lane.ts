@@ -116,6 +116,7 @@ export class ExecutorLane {
     announce.close();
   }
 
+  /** Runs a batch, from the event loop or after a wait; the values of its tasks that ended go back when it has run. */
   #take(batch: LaneBatch): void {
     this.#running = true;
     try {
