@@ -3,8 +3,8 @@
 // thread has taken. A thread that has just answered and has nothing left to do can wait for the next
 // message in Atomics.wait (a futex), as Piscina's workers do, instead of in its event loop: a caller that
 // sends one task at a time then reaches it with no eventfd write, epoll wake-up or read on either side:
-// ~6 µs of a 26 µs round trip all on one core (fray 20 µs against Piscina's 24, BENCHMARKS.md P1-latency). The wait is bounded (FRAY_THREAD_WAIT_MS): what does not ring
-// (a timer, a socket) waits no longer than that.
+// ~6 µs of a 26 µs round trip all on one core (fray 20 µs against Piscina's 24, BENCHMARKS.md P1-latency).
+// The wait is bounded (FRAY_THREAD_WAIT_MS): what does not ring (a timer, a socket) waits no longer than that.
 
 export class Doorbell {
   /** The memory both sides hold: the parent makes it and hands it to the thread. */
