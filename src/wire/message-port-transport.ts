@@ -20,16 +20,20 @@ import { TransportBase } from "./transport.ts";
 
 export class MessagePortTransport extends TransportBase {
   #pending: Frame[] = [];
+  /** The doorbell this side rings after each post (the parent's), or tells of its queued frames (the thread's). */
+  readonly #rings: Doorbell | null;
+  readonly #tells: Doorbell | null;
 
   /** `bell`: the thread's doorbell, and which side of the port this is. */
   constructor(
     private readonly port: MessagePort,
-    private readonly bell?: { readonly doorbell: Doorbell; readonly side: "parent" | "thread" },
+    bell?: { readonly doorbell: Doorbell; readonly side: "parent" | "thread" },
   ) {
     super();
-    const taken = bell?.side === "thread" ? bell.doorbell : null;
+    this.#rings = bell?.side === "parent" ? bell.doorbell : null;
+    const tells = (this.#tells = bell?.side === "thread" ? bell.doorbell : null);
     port.on("message", (message: ArrayBuffer | Batch) => {
-      taken?.took();
+      tells?.took();
       // A batch with no attachment passed by reference comes as its bare buffer.
       const batch = message instanceof ArrayBuffer ? null : message;
       const bytes = Buffer.from(batch ? batch.bytes : (message as ArrayBuffer));
@@ -54,7 +58,7 @@ export class MessagePortTransport extends TransportBase {
     if (this.closed) return;
     if (this.#pending.length === 0) {
       process.nextTick(this.#flushNow);
-      if (this.bell?.side === "thread") this.bell.doorbell.unsent = true;
+      if (this.#tells) this.#tells.unsent = true;
     }
     this.#pending.push(frame);
   }
@@ -71,7 +75,7 @@ export class MessagePortTransport extends TransportBase {
   #flush(): void {
     const frames = this.#pending;
     this.#pending = [];
-    if (this.bell?.side === "thread") this.bell.doorbell.unsent = false;
+    if (this.#tells) this.#tells.unsent = false;
     if (this.closed || frames.length === 0) return;
     let shared: Shared[] | null = null;
     const sizes = this.#sizes;
@@ -101,7 +105,7 @@ export class MessagePortTransport extends TransportBase {
     sizes.length = 0;
     if (shared === null) this.port.postMessage(bytes, [bytes]);
     else this.port.postMessage({ bytes, shared } satisfies Batch, [bytes]);
-    if (this.bell?.side === "parent") this.bell.doorbell.ring();
+    this.#rings?.ring();
   }
 
   close(): void {
