@@ -1,7 +1,7 @@
 // `npm run docs`: TypeDoc's HTML API docs, one module per entry point of package.json's
 // "exports", from the entry files' module comments and the JSDoc under them. Any TypeDoc
 // warning fails the build (typedoc.config.mjs), so a type that a public signature names but
-// no entry point exports is caught here. And README shows every method of a JobContext.
+// no entry point exports is caught here. And docs/fray.md shows every method of a JobContext.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -46,15 +46,15 @@ it("npm run docs builds a page for every entry point, with its module comment an
   assert.ok(!existsSync(join(out, "functions/fray_cluster.startDashboard.html")));
 });
 
-it("README documents every method of JobContext", () => {
+it("docs/fray.md documents every method of JobContext", () => {
   const source = readFileSync(join(repo, "src/job/job-context.ts"), "utf8");
   const body = /export interface JobContext \{([\s\S]*?)\n\}/.exec(source)![1];
   const methods = [...new Set([...body.matchAll(/^ {2}(\w+)[<(]/gm)].map((m) => m[1]))];
   assert.ok(methods.includes("put") && methods.includes("createActor"), methods.join());
-  const readme = readFileSync(join(repo, "README.md"), "utf8");
+  const page = readFileSync(join(repo, "docs/fray.md"), "utf8");
   assert.deepEqual(
-    methods.filter((name) => !new RegExp(`(ctx\\.|\`)${name}\\(`).test(readme)),
+    methods.filter((name) => !new RegExp(`(ctx\\.|\`)${name}\\(`).test(page)),
     [],
-    "methods README never shows as `ctx.NAME(…)`",
+    "methods docs/fray.md never shows as `ctx.NAME(…)`",
   );
 });
