@@ -10,7 +10,7 @@ import tseslint from "typescript-eslint";
 const WIDTH = 160;
 
 export default tseslint.config(
-  { ignores: ["dist/", "test-artifacts/"] },
+  { ignores: ["dist/", "test-artifacts/", "docs/api/"] },
   {
     files: ["**/*.{ts,cts,js,mjs}"],
     extends: [js.configs.recommended, tseslint.configs.recommended, prettier],

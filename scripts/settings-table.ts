@@ -1,19 +1,19 @@
-// Prints README's Settings section from the declaration (src/runtime/base/settings.ts);
-// with --write, puts it into README.md in place of the old one.
+// Prints the Variables section of docs/settings.md from the declaration (src/runtime/base/settings.ts);
+// with --write, puts it into docs/settings.md in place of the old one.
 //   npm run settings-table [-- --write]
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { isNumberSetting, SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/base/settings.ts";
 
-export const README = fileURLToPath(new URL("../README.md", import.meta.url));
-export const HEADING = "## Settings";
+export const SETTINGS_PAGE = fileURLToPath(new URL("../docs/settings.md", import.meta.url));
+export const HEADING = "## Variables";
 
 /** One table row: `| \`FRAY_X\` | default | doc |`. */
 export function settingRow(setting: Setting): string {
   return `| \`${setting.env}\` | ${shownDefault(setting)} | ${shownDoc(setting)} |`;
 }
 
-/** The whole Settings section, heading included. */
+/** The whole Variables section, heading included. */
 export function settingsSection(): string {
   const all: Setting[] = Object.values(SETTINGS);
   const table = (head: string, rows: Setting[]) => [`| variable | default | ${head} |`, "| --- | --- | --- |", ...rows.map(settingRow)];
@@ -36,15 +36,15 @@ export function settingsSection(): string {
   ].join("\n");
 }
 
-/** README with its Settings section (up to the next `## ` heading) replaced by `section`. */
-export function withSection(readme: string, section: string): string {
-  const start = readme.indexOf(`\n${HEADING}\n`);
-  if (start < 0) throw new Error(`README.md has no "${HEADING}" section`);
-  const end = readme.indexOf("\n## ", start + 1);
-  return `${readme.slice(0, start + 1)}${section}${end < 0 ? "" : readme.slice(end)}`;
+/** The settings page with its Variables section (up to the next `## ` heading) replaced by `section`. */
+export function withSection(page: string, section: string): string {
+  const start = page.indexOf(`\n${HEADING}\n`);
+  if (start < 0) throw new Error(`docs/settings.md has no "${HEADING}" section`);
+  const end = page.indexOf("\n## ", start + 1);
+  return `${page.slice(0, start + 1)}${section}${end < 0 ? "" : page.slice(end)}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes("--write")) writeFileSync(README, withSection(readFileSync(README, "utf8"), settingsSection()));
+  if (process.argv.includes("--write")) writeFileSync(SETTINGS_PAGE, withSection(readFileSync(SETTINGS_PAGE, "utf8"), settingsSection()));
   else process.stdout.write(settingsSection());
 }

@@ -1,5 +1,5 @@
 // The settings table (src/runtime/base/settings.ts) is the one declaration of every
-// FRAY_* variable: README's Settings tables must say the same, row by row;
+// FRAY_* variable: docs/settings.md's tables must say the same, row by row;
 // no source file names or reads a variable it does not declare; `config`
 // reads each with errors that name the setting, its unit and an example.
 import assert from "node:assert/strict";
@@ -10,38 +10,39 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { config, settingName, settingNow } from "../src/runtime/base/config.ts";
 import { isNumberSetting, SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/base/settings.ts";
-import { HEADING, README, settingsSection, withSection } from "../scripts/settings-table.ts";
+import { HEADING, SETTINGS_PAGE, settingsSection, withSection } from "../scripts/settings-table.ts";
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
 const declared = new Map<string, Setting>(Object.values(SETTINGS).map((s: Setting) => [s.env, s]));
 
-/** The rows of every table in README's Settings section: name → [default, text]. */
-function readmeRows(readme: string): Map<string, [string, string]> {
-  const start = readme.indexOf(`\n${HEADING}\n`);
-  assert.ok(start >= 0, `README.md has no "${HEADING}" section`);
-  const end = readme.indexOf("\n## ", start + 1);
+/** The rows of every table in the settings page's Variables section: name → [default, text]. */
+function pageRows(page: string): Map<string, [string, string]> {
+  const start = page.indexOf(`\n${HEADING}\n`);
+  assert.ok(start >= 0, `docs/settings.md has no "${HEADING}" section`);
+  const end = page.indexOf("\n## ", start + 1);
   const rows = new Map<string, [string, string]>();
-  for (const line of readme.slice(start, end < 0 ? undefined : end).split("\n")) {
+  for (const line of page.slice(start, end < 0 ? undefined : end).split("\n")) {
     const cells = /^\|\s*`(FRAY_[A-Z0-9_]+)`\s*\|(.*)\|(.*)\|\s*$/.exec(line);
     if (cells) rows.set(cells[1], [cells[2].trim(), cells[3].trim()]);
   }
   return rows;
 }
 
-/** Every difference between README's rows and the declaration, one line each. */
-function differences(readme: string): string[] {
-  const rows = readmeRows(readme);
+/** Every difference between the settings page's rows and the declaration, one line each. */
+function differences(page: string): string[] {
+  const rows = pageRows(page);
   const found: string[] = [];
   for (const [name, setting] of declared) {
     const row = rows.get(name);
     if (!row) {
-      found.push(`${name}: declared, but README's Settings tables have no row for it`);
+      found.push(`${name}: declared, but docs/settings.md's tables have no row for it`);
       continue;
     }
-    if (row[0] !== shownDefault(setting)) found.push(`${name}: README's default is "${row[0]}", the declaration's "${shownDefault(setting)}"`);
-    if (row[1] !== shownDoc(setting)) found.push(`${name}: README says\n    "${row[1]}"\n  the declaration says\n    "${shownDoc(setting)}"`);
+    if (row[0] !== shownDefault(setting)) found.push(`${name}: docs/settings.md's default is "${row[0]}", the declaration's "${shownDefault(setting)}"`);
+    if (row[1] !== shownDoc(setting)) found.push(`${name}: docs/settings.md says\n    "${row[1]}"\n  the declaration says\n    "${shownDoc(setting)}"`);
   }
-  for (const name of rows.keys()) if (!declared.has(name)) found.push(`${name}: in README's Settings tables, but not declared in src/runtime/base/settings.ts`);
+  for (const name of rows.keys())
+    if (!declared.has(name)) found.push(`${name}: in docs/settings.md's tables, but not declared in src/runtime/base/settings.ts`);
   return found;
 }
 
@@ -65,32 +66,43 @@ function withEnv<T>(name: string, value: string | undefined, fn: () => T): T {
 }
 
 describe("settings table", () => {
-  it("README's Settings tables match the declaration row by row (name, default, text)", () => {
-    const found = differences(readFileSync(README, "utf8"));
-    assert.deepEqual(found, [], `README.md disagrees with src/runtime/base/settings.ts; run \`npm run settings-table -- --write\`:\n  ${found.join("\n  ")}`);
+  it("docs/settings.md's tables match the declaration row by row (name, default, text)", () => {
+    const found = differences(readFileSync(SETTINGS_PAGE, "utf8"));
+    assert.deepEqual(
+      found,
+      [],
+      `docs/settings.md disagrees with src/runtime/base/settings.ts; run \`npm run settings-table -- --write\`:\n  ${found.join("\n  ")}`,
+    );
   });
 
-  it("the README check reports a changed default, a changed text, a missing row and an undeclared row", () => {
-    const readme = withSection(readFileSync(README, "utf8"), settingsSection())
+  it("the settings page check reports a changed default, a changed text, a missing row and an undeclared row", () => {
+    const page = withSection(readFileSync(SETTINGS_PAGE, "utf8"), settingsSection())
       .replace("| `FRAY_CONNECT_TIMEOUT_MS` | 30000 |", "| `FRAY_CONNECT_TIMEOUT_MS` | 20000 |")
       .replace("how long an actor's `cleanup()` may run", "how long an actor's `cleanup()` runs")
       .replace(/^\| `FRAY_AUTH_TIMEOUT_MS` .*\n/m, "")
       .replace(/^(\| `FRAY_TOKEN` .*\n)/m, "$1| `FRAY_MADE_UP_MS` | 1 | nothing |\n");
-    const found = differences(readme);
+    const found = differences(page);
     assert.equal(found.length, 4, found.join("\n"));
-    assert.match(found.join("\n"), /FRAY_CONNECT_TIMEOUT_MS: README's default is "20000", the declaration's "30000"/);
-    assert.match(found.join("\n"), /FRAY_CLEANUP_TIMEOUT_MS: README says/);
-    assert.match(found.join("\n"), /FRAY_AUTH_TIMEOUT_MS: declared, but README's Settings tables have no row/);
-    assert.match(found.join("\n"), /FRAY_MADE_UP_MS: in README's Settings tables, but not declared/);
+    assert.match(found.join("\n"), /FRAY_CONNECT_TIMEOUT_MS: docs\/settings.md's default is "20000", the declaration's "30000"/);
+    assert.match(found.join("\n"), /FRAY_CLEANUP_TIMEOUT_MS: docs\/settings.md says/);
+    assert.match(found.join("\n"), /FRAY_AUTH_TIMEOUT_MS: declared, but docs\/settings.md's tables have no row/);
+    assert.match(found.join("\n"), /FRAY_MADE_UP_MS: in docs\/settings.md's tables, but not declared/);
   });
 
-  it("every FRAY_* name in src/ and README is declared, and only config.ts reads FRAY_* variables", () => {
+  it("every FRAY_* name in src/, README, CONTRIBUTING and docs/ is declared, and only config.ts reads FRAY_* variables", () => {
     const unknown = new Set<string>();
     const readers: string[] = [];
-    for (const file of [README, ...sourceFiles(SRC)]) {
+    const docs = fileURLToPath(new URL("../docs", import.meta.url));
+    const pages = [
+      ...["../README.md", "../CONTRIBUTING.md"].map((page) => fileURLToPath(new URL(page, import.meta.url))),
+      ...readdirSync(docs)
+        .filter((name) => name.endsWith(".md"))
+        .map((name) => join(docs, name)),
+    ];
+    for (const file of [...pages, ...sourceFiles(SRC)]) {
       const text = readFileSync(file, "utf8");
       for (const [name] of text.matchAll(/FRAY_[A-Z0-9_]*[A-Z0-9]/g)) if (!declared.has(name) && name !== "FRAY_TLS") unknown.add(`${name} (${file})`);
-      if (file !== README && !file.endsWith("config.ts") && /process\.env(\.FRAY_|\[\s*["'`]FRAY_)/.test(text)) readers.push(file);
+      if (!pages.includes(file) && !file.endsWith("config.ts") && /process\.env(\.FRAY_|\[\s*["'`]FRAY_)/.test(text)) readers.push(file);
     }
     assert.deepEqual([...unknown], [], "declare these in src/runtime/base/settings.ts");
     assert.deepEqual(readers, [], "read FRAY_* variables through config.<name>");

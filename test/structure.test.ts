@@ -1,4 +1,4 @@
-// The shape of the source tree, as README.md's "Layout" states it: layers import
+// The shape of the source tree, as CONTRIBUTING.md's "Layout" states it: layers import
 // only lower layers, no two modules need each other at run time (value-import
 // cycles make load order matter and hide which concept owns what), and every
 // file can be read in one sitting.
