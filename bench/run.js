@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { benchmarksMarkdown } from "./lib/report.js";
+import { NOTES_HEADING, benchmarksMarkdown } from "./lib/report.js";
 
 /** Each group's file under bench/groups/ and the ids it reports, in BENCHMARKS.md order. */
 const groups = [
@@ -75,6 +75,18 @@ if (failed.length) {
 } else if (only) {
   console.log("--only: BENCHMARKS.md left as it was");
 } else {
-  writeFileSync(fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url)), benchmarksMarkdown(rows, { quick }));
+  const file = fileURLToPath(new URL("../BENCHMARKS.md", import.meta.url));
+  const old = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const notes = old.includes(NOTES_HEADING) ? old.slice(old.indexOf(NOTES_HEADING)) : "";
+  writeFileSync(file, benchmarksMarkdown(rows, { quick, commit: measuredCommit(), notes }));
   console.log("wrote BENCHMARKS.md");
+}
+
+/** The commit this run measured, as BENCHMARKS.md names it: the short hash, and whether the tree had changes on top. */
+function measuredCommit() {
+  const git = (...args) => spawnSync("git", args, { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" });
+  const head = git("rev-parse", "--short", "HEAD");
+  if (head.status !== 0) return "unknown (not a git checkout)";
+  const dirty = git("status", "--porcelain", "--untracked-files=no").stdout.trim() !== "";
+  return `${head.stdout.trim()}${dirty ? " with uncommitted changes" : ""}`;
 }

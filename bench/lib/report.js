@@ -30,13 +30,20 @@ function ownTables(rows) {
   ]);
 }
 
-/** The text of BENCHMARKS.md for `rows`, in the order given. */
-export function benchmarksMarkdown(allRows, { quick }) {
+/** The heading of BENCHMARKS.md's hand-kept section, which a new run carries over as it was. */
+export const NOTES_HEADING = "## Notes from earlier runs";
+
+/**
+ * The text of BENCHMARKS.md for `rows`, in the order given, naming the commit measured (`commit`: its
+ * hash, with "and uncommitted changes" when the tree was dirty) and ending with `notes`, the old file's
+ * notes section.
+ */
+export function benchmarksMarkdown(allRows, { quick, commit, notes }) {
   const rows = allRows.filter((r) => !r.table);
   return [
     "# Benchmarks",
     "",
-    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${availableParallelism()} cores, Node ` +
+    `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} at commit ${commit}: ${availableParallelism()} cores, Node ` +
       `${process.version}${quick ? " (quick mode: 10% of the iterations)" : ""}.`,
     "Each baseline is measured in the same run on the same machine; each group of benchmarks runs in a",
     "process of its own, and round trips alternate with their raw baseline in ten blocks. On this VM a",
@@ -50,5 +57,6 @@ export function benchmarksMarkdown(allRows, { quick }) {
     ),
     "",
     ...ownTables(allRows),
+    ...(notes ? [notes.trimEnd(), ""] : []),
   ].join("\n");
 }
