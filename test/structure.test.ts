@@ -123,8 +123,8 @@ it("no loop of imports, types included, inside the runtime", () => {
 });
 
 it("layers import only lower layers, and only the CLI goes through the public entry files", () => {
-  // src/job.ts, src/mesh.ts, … are the users' entry points; fray/mesh re-exports the launchers, so a
-  // lower layer importing it would load every layer above it.
+  // src/job.ts, src/mesh.ts, … are the users' entry points and re-export from any layer (fray/dashboard
+  // from the job layer up), so a lower layer importing one could load the layers above it.
   const wrong: string[] = [];
   for (const file of files(src)) {
     const from = relative(src, file).split("/")[0];

@@ -8,7 +8,7 @@ import { checkRequest, type BackendKind, type CheckedRequest } from "./job-reque
 import { killActor, listActors, type ActorRow } from "./cluster-actors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
 import type { NamespaceService, NamespaceServiceInfo } from "./namespace/service.ts";
-import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type LaunchOptions, type TaskStatus, type WaitOptions } from "./types.ts";
+import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type LaunchOptions, type TaskStatus, type ClusterWaitOptions } from "./types.ts";
 
 /**
  * @internal
@@ -124,10 +124,10 @@ export abstract class Cluster {
   }
 
   /** Waits for one job and returns its JobInfo. */
-  wait(jobId: JobId, options?: WaitOptions): Promise<JobInfo>;
+  wait(jobId: JobId, options?: ClusterWaitOptions): Promise<JobInfo>;
   /** Waits for all of them; with raiseOnFailure, the error lists every job that failed or stopped. */
-  wait(jobIds: readonly JobId[], options?: WaitOptions): Promise<JobInfo[]>;
-  async wait(ids: JobId | readonly JobId[], options: WaitOptions = {}): Promise<JobInfo | JobInfo[]> {
+  wait(jobIds: readonly JobId[], options?: ClusterWaitOptions): Promise<JobInfo[]>;
+  async wait(ids: JobId | readonly JobId[], options: ClusterWaitOptions = {}): Promise<JobInfo | JobInfo[]> {
     const list = typeof ids === "string" ? [ids] : [...ids];
     const infos = await Promise.all(list.map((id) => this.#waitOne(id, options.timeout)));
     const failures = infos.filter((i) => i.status !== "succeeded");

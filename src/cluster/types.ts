@@ -97,7 +97,8 @@ export interface LaunchOptions {
   readonly adoptExisting?: boolean;
 }
 
-export interface WaitOptions {
+/** How `Cluster.wait` waits (not `fray`'s `WaitOptions`, which is `ctx.wait`'s). */
+export interface ClusterWaitOptions {
   /** Throw a JobFailedError when a job ends failed or stopped (default false). */
   readonly raiseOnFailure?: boolean;
   /** Give up after this many seconds with a TimeoutError (default: wait forever). */

@@ -32,10 +32,10 @@ export type Endpoints<T> = {
  * and one property per endpoint. `spawn` refuses a class with an endpoint named
  * like a member.
  */
-export type ActorMesh<T> = ActorMeshImpl<T> & Endpoints<T>;
+export type ActorMesh<T> = MeshMembers<T> & Endpoints<T>;
 
 /** Names no endpoint may have: see MESH_MEMBER_NAMES. */
-export type MeshMemberName = Exclude<keyof ActorMeshImpl<unknown>, symbol> | "then" | "toJSON";
+export type MeshMemberName = Exclude<keyof MeshMembers<unknown>, symbol> | "then" | "toJSON";
 
 /** The options of `ActorMesh.respawn`. */
 export interface RespawnOptions {
@@ -168,9 +168,64 @@ export class MeshState implements MeshTarget {
   }
 }
 
-export class ActorMeshImpl<T> {
+/** The members every ActorMesh has besides its endpoints (an endpoint may not take their names). */
+export interface MeshMembers<T> {
   /** @internal */ readonly [kMesh]: MeshState;
-  declare private readonly _instance: T;
+  /** Resolves when every actor is constructed; rejects with the first construction failure. */
+  readonly initialized: Promise<void>;
+  /** The mesh's named dimensions and their sizes. */
+  readonly extent: Extent;
+  /** Its number of actors. */
+  readonly size: number;
+  /** Each dimension's size, by name. */
+  readonly sizes: Record<string, number>;
+  /** The actors at `spec`'s coordinates: a dimension fixed to an index is dropped, one given a range is kept. */
+  slice(spec: SliceSpec): ActorMesh<T>;
+  /** The same actors with dimensions renamed, `{ old: "new" }`. */
+  rename(mapping: Readonly<Record<string, string>>): ActorMesh<T>;
+  /** The same actors along one dimension named `label`. */
+  flatten(label: string): ActorMesh<T>;
+  /**
+   * Stops every actor of the mesh after the messages already sent to it:
+   * meshes they own stop first, then each actor's `cleanup()` runs (at most
+   * FRAY_CLEANUP_TIMEOUT_MS). Calls after that reject with SupervisionError.
+   * A stop is not a failure: no owner hears of it.
+   */
+  stop(): Promise<void>;
+  /**
+   * Replaces failed rank `rank` (of this mesh's extent; for the mesh `spawn`
+   * returned, the rank its MeshFailure names) in place. Where the rank's
+   * process is gone, a new one starts at the same place — same host, same
+   * RANK, WORLD_SIZE, LOCAL_RANK and CUDA_VISIBLE_DEVICES — as a process,
+   * thread or remote worker's proc, like the old one. The actor is constructed
+   * there with the original constructor arguments; then `call`, `broadcast`,
+   * `callOne` and every slice reach the rank again, collectives regroup with
+   * it, and a later failure of it is reported to `supervise()` as a new
+   * MeshFailure. Rejects if the constructor throws (the rank stays failed;
+   * respawn may be tried again).
+   *
+   * `options.host` moves a rank of a mesh spawned on workers to another one:
+   * when the rank's host is lost (its worker is gone, so `respawn(rank)`
+   * rejects saying so), `respawn(rank, { host: attachToWorkers([address]) })`
+   * starts its new process on that worker — a newly attached one or one of the
+   * mesh's other hosts — with the same rank environment, and later respawns
+   * of the rank start it there. `host` must be a HostMesh of one worker; a
+   * worker that is gone, a thisHost() mesh or host, and a rank whose process
+   * is alive on another worker are refused, and a worker that cannot start
+   * the proc (no GPU for its `gpus` coordinate, say) rejects the respawn.
+   *
+   * Only the mesh's owner (the actor or client that spawned it) may respawn,
+   * and only a failed rank: a running rank, an out-of-range rank or a stopped
+   * mesh is refused. Copies of the mesh passed to other actors before the
+   * respawn still name the old process: pass the mesh again.
+   */
+  respawn(rank: number, options?: RespawnOptions): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+  toString(): string;
+}
+
+export class ActorMeshImpl<T> implements MeshMembers<T> {
+  /** @internal */ readonly [kMesh]: MeshState;
 
   /** @internal */
   constructor(ref: MeshRef, shape: Shape) {
@@ -182,7 +237,6 @@ export class ActorMeshImpl<T> {
     return new Proxy(new ActorMeshImpl<T>(ref, shape), ENDPOINT_ACCESS) as ActorMesh<T>;
   }
 
-  /** Resolves when every actor is constructed; rejects with the first construction failure. */
   get initialized(): Promise<void> {
     return this[kMesh].ref.initialized;
   }
@@ -211,12 +265,6 @@ export class ActorMeshImpl<T> {
     return ActorMeshImpl.create<T>(this[kMesh].ref, this[kMesh].shape.flatten(label));
   }
 
-  /**
-   * Stops every actor of the mesh after the messages already sent to it:
-   * meshes they own stop first, then each actor's `cleanup()` runs (at most
-   * FRAY_CLEANUP_TIMEOUT_MS). Calls after that reject with SupervisionError.
-   * A stop is not a failure: no owner hears of it.
-   */
   async stop(): Promise<void> {
     const { ref } = this[kMesh];
     if (ref.stopped) return;
@@ -227,33 +275,6 @@ export class ActorMeshImpl<T> {
     await currentProc().get(SUPERVISOR).stopMesh(ref.id, ref.addrs);
   }
 
-  /**
-   * Replaces failed rank `rank` (of this mesh's extent; for the mesh `spawn`
-   * returned, the rank its MeshFailure names) in place. Where the rank's
-   * process is gone, a new one starts at the same place — same host, same
-   * RANK, WORLD_SIZE, LOCAL_RANK and CUDA_VISIBLE_DEVICES — as a process,
-   * thread or remote worker's proc, like the old one. The actor is constructed
-   * there with the original constructor arguments; then `call`, `broadcast`,
-   * `callOne` and every slice reach the rank again, collectives regroup with
-   * it, and a later failure of it is reported to `supervise()` as a new
-   * MeshFailure. Rejects if the constructor throws (the rank stays failed;
-   * respawn may be tried again).
-   *
-   * `options.host` moves a rank of a mesh spawned on workers to another one:
-   * when the rank's host is lost (its worker is gone, so `respawn(rank)`
-   * rejects saying so), `respawn(rank, { host: attachToWorkers([address]) })`
-   * starts its new process on that worker — a newly attached one or one of the
-   * mesh's other hosts — with the same rank environment, and later respawns
-   * of the rank start it there. `host` must be a HostMesh of one worker; a
-   * worker that is gone, a thisHost() mesh or host, and a rank whose process
-   * is alive on another worker are refused, and a worker that cannot start
-   * the proc (no GPU for its `gpus` coordinate, say) rejects the respawn.
-   *
-   * Only the mesh's owner (the actor or client that spawned it) may respawn,
-   * and only a failed rank: a running rank, an out-of-range rank or a stopped
-   * mesh is refused. Copies of the mesh passed to other actors before the
-   * respawn still name the old process: pass the mesh again.
-   */
   async respawn(rank: number, options: RespawnOptions = {}): Promise<void> {
     const { ref, shape } = this[kMesh];
     const size = shape.extent.size;
