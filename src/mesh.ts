@@ -20,7 +20,8 @@
  */
 export { Actor, endpoint, type ActorHooks, type EndpointOptions } from "./mesh/actor.ts";
 export { Accumulator } from "./mesh/accumulator.ts";
-export type { ActorMesh, Endpoints, EndpointOf, MeshMemberName, MeshMembers, RespawnOptions } from "./mesh/actor-mesh.ts";
+export type { ActorMesh, Endpoints, EndpointOf, MeshMemberName, MeshMembers } from "./mesh/actor-mesh.ts";
+export type { RespawnHost, RespawnOptions } from "./mesh/respawn/respawn-options.ts";
 export { Channel, Port, PortReceiver } from "./mesh/channel.ts";
 export {
   collective,
@@ -36,14 +37,14 @@ export { context, currentRank, currentSize, type ActorInstance, type Context } f
 export type { Endpoint } from "./mesh/endpoint.ts";
 export { ActorError, SupervisionError, type MeshFailure } from "./mesh/errors.ts";
 export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/supervision/supervision.ts";
-export { Extent, Point } from "./mesh/extent.ts";
+export { Extent, Point } from "./mesh/shape/extent.ts";
 export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/host-mesh.ts";
 export { attachToWorkers, runWorker, type AttachOptions, type WorkerOptions } from "./mesh/workers.ts";
 export type { TlsFiles } from "./runtime/net/credentials.ts";
 export type { NotEndpointName } from "./runtime/actors/endpoint-options.ts";
 export { ProcMesh } from "./mesh/proc-mesh.ts";
-export type { Range, SliceSpec } from "./mesh/shape.ts";
+export type { Range, SliceSpec } from "./mesh/shape/shape.ts";
 export { RemoteBuffer, BufferBatch, type TransferOptions } from "./mesh/remote-buffer.ts";
-export { ValueMesh } from "./mesh/value-mesh.ts";
+export { ValueMesh } from "./mesh/shape/value-mesh.ts";
 export { DecodingError, SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/base/errors.ts";

@@ -2,16 +2,15 @@
 // completes endpoints with their argument and return types. Meshes can be sent
 // to other actors, which call them directly.
 import { registerHandleType } from "../wire/codec.ts";
-import type { RawExtent } from "../runtime/base/messages.ts";
 import type { Port } from "../runtime/ports/port.ts";
 import { endpointNames, type NotEndpointName } from "../runtime/actors/endpoint-options.ts";
 import { DistributedArray } from "./array/distributed-array.ts";
-import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
-import { SupervisionError, type RankLocation } from "./errors.ts";
-import { Extent } from "./extent.ts";
-import type { HostMesh } from "./host-mesh.ts";
-import type { RankRespawner } from "./rank-respawn.ts";
-import { Shape, type SliceSpec } from "./shape.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { SupervisionError } from "./errors.ts";
+import { MeshState, SendGate, type MeshRef } from "./mesh-state.ts";
+import type { RespawnOptions } from "./respawn/respawn-options.ts";
+import { Extent } from "./shape/extent.ts";
+import { Shape, type SliceSpec } from "./shape/shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
 import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
@@ -37,136 +36,8 @@ export type ActorMesh<T> = MeshMembers<T> & Endpoints<T>;
 /** Names no endpoint may have: see MESH_MEMBER_NAMES. */
 export type MeshMemberName = Exclude<keyof MeshMembers<unknown>, symbol> | "then" | "toJSON";
 
-/** The options of `ActorMesh.respawn`. */
-export interface RespawnOptions {
-  /**
-   * Where to start the rank's new process when its host is lost: a HostMesh of
-   * one worker (`attachToWorkers([address])`), a newly attached one or one of
-   * the mesh's other hosts. Only for meshes spawned on workers.
-   */
-  readonly host?: HostMesh;
-}
-
-/** The part of a mesh shared by all its slices. */
-export interface MeshRef {
-  readonly id: string;
-  readonly name: string;
-  readonly className: string;
-  /** The extent the mesh was spawned with: member `i` is its rank `i`. */
-  readonly extent: Extent;
-  /** Proc address of each member (sparse in a received slice); `respawn` replaces a member's in place. */
-  readonly addrs: string[];
-  /** Bumped whenever `addrs` changes, so endpoints regroup the ranks by process. */
-  version: number;
-  /** On the spawning side: replaces failed members (`respawn`). */
-  respawner?: RankRespawner;
-  readonly Class: Function | null;
-  readonly inflight: Map<number, number>;
-  readonly gate: SendGate;
-  readonly initialized: Promise<void>;
-  /** Set by `stop()`: later calls reject with it at once. */
-  stopped?: Error;
-}
-
-/**
- * Holds sends until the spawner knows where the class is exported from (an
- * asynchronous check), then releases them in call order.
- */
-/** A message that cannot be sent (too big for FRAY_MAX_FRAME_BYTES, say) fails its own call, not the caller's process. */
-function trySend(send: () => void, fail: (e: Error) => void): void {
-  try {
-    send();
-  } catch (err) {
-    fail(err as Error);
-  }
-}
-
-export class SendGate {
-  #queue: Array<[() => void, (e: Error) => void]> | null = [];
-  #error: Error | null = null;
-
-  static open(): SendGate {
-    const gate = new SendGate();
-    gate.#queue = null;
-    return gate;
-  }
-
-  run(send: () => void, fail: (e: Error) => void): void {
-    if (this.#error) fail(this.#error);
-    else if (this.#queue) this.#queue.push([send, fail]);
-    else trySend(send, fail);
-  }
-
-  release(): void {
-    const queue = this.#queue ?? [];
-    this.#queue = null;
-    for (const [send, fail] of queue) trySend(send, fail);
-  }
-
-  fail(error: Error): void {
-    this.#error = error;
-    for (const [, fail] of this.#queue ?? []) fail(error);
-    this.#queue = null;
-  }
-}
-
 /** A mesh's internals, kept behind the `kMesh` symbol so no endpoint name can meet them. */
 export const kMesh = Symbol("fray.mesh");
-
-/** What an ActorMesh (one slice of a spawned mesh) knows: all its endpoints need. */
-export class MeshState implements MeshTarget {
-  readonly rawExtent: RawExtent;
-  readonly sel: readonly number[] | undefined;
-  readonly #endpoints = new Map<string, EndpointImpl<unknown[], unknown>>();
-
-  constructor(
-    readonly ref: MeshRef,
-    readonly shape: Shape,
-  ) {
-    this.rawExtent = [shape.extent.labels, shape.extent.sizes];
-    const { members } = shape;
-    const whole = members.length === ref.extent.size && members.every((m, r) => m === r);
-    this.sel = whole ? undefined : members;
-  }
-
-  get id(): string {
-    return this.ref.id;
-  }
-  get className(): string {
-    return this.ref.className;
-  }
-  get addrs(): readonly string[] {
-    return this.ref.addrs;
-  }
-  get version(): number {
-    return this.ref.version;
-  }
-  get inflight(): Map<number, number> {
-    return this.ref.inflight;
-  }
-  get Class(): Function | null {
-    return this.ref.Class;
-  }
-  get stopped(): Error | undefined {
-    return this.ref.stopped;
-  }
-
-  whenSendable(send: () => void, fail: (e: Error) => void): void {
-    this.ref.gate.run(send, fail);
-  }
-
-  /** Where `rank` of this slice is in the mesh that was spawned. */
-  locate(rank: number): RankLocation {
-    const member = this.shape.members[rank];
-    return { rank: member, coords: this.ref.extent.coords(member), mesh: this.ref.name };
-  }
-
-  endpoint(name: string): EndpointImpl<unknown[], unknown> {
-    let e = this.#endpoints.get(name);
-    if (!e) this.#endpoints.set(name, (e = new EndpointImpl(this, name)));
-    return e;
-  }
-}
 
 /** The members every ActorMesh has besides its endpoints (an endpoint may not take their names). */
 export interface MeshMembers<T> {

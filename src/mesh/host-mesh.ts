@@ -7,10 +7,11 @@ import { originTag } from "../runtime/output/log-origin.ts";
 import { logStreaming } from "../runtime/output/output-sink.ts";
 import { startRemoteProcs } from "../runtime/hosts/remote-agent.ts";
 import { SupervisionError } from "./errors.ts";
-import { Extent } from "./extent.ts";
-import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";
-import { kWorkers } from "./rank-respawn.ts";
-import { Shape } from "./shape.ts";
+import { Extent } from "./shape/extent.ts";
+import { ProcMesh } from "./proc-mesh.ts";
+import type { ProcSlot } from "./respawn/rank-respawner.ts";
+import { kWorkers } from "./respawn/respawn-options.ts";
+import { Shape } from "./shape/shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
 
 // Workers run the entries in worker/: compiled JS, or TypeScript under tsx (which has no CommonJS one).

@@ -12,7 +12,7 @@ import type { Proc } from "../../runtime/proc/proc.ts";
 import { SupervisionError } from "../../runtime/supervision/supervision.ts";
 import { splitKey } from "../../runtime/supervision/supervisor.ts";
 import { describeRank } from "../errors.ts";
-import { Extent } from "../extent.ts";
+import { Extent } from "../shape/extent.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 import { ACTORS } from "../../runtime/actors/actor-table.ts";
 import { COLLECTIVES } from "../../runtime/bulk/collective-inbox.ts";
