@@ -88,13 +88,15 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     worker: ["."], // the entry of a worker process or thread
   },
   cluster: {
+    // Bottom up: "." (the Cluster contract, requests, job handles, errors) ← environment, dashboard ← namespace ← local,
+    // slurm, client; "." also picks a backend (create.ts), which the loop test keeps from reaching back up.
     ".": ["local", "slurm", "namespace"], // the Cluster contract and requests; create() picks a backend
     environment: ["."], // workspaces, npm packages, setup scripts
-    dashboard: ["."], // the web UI and its API
+    dashboard: ["."], // the web UI and its API: rows.ts (what it shows) ← metrics, series, failures ← sources ← server
     namespace: [".", "dashboard"], // the cluster's namespace service (which serves the dashboard)
     client: ["."], // Marin's Client API over a Cluster: job handles, namespace actors, hosted actors
-    local: [".", "environment", "namespace"],
-    slurm: [".", "environment", "namespace"],
+    local: [".", "environment", "namespace"], // the `local` backend: capacity, admission, a supervisor per job, job records
+    slurm: [".", "environment", "namespace"], // the `slurm` backend: one batch script per job, its state from scontrol
   },
 };
 
@@ -121,7 +123,7 @@ it("sub-folders of a layer import only the sub-folders their table allows", () =
 });
 
 /** Layers without a loop of imports, types included, among their own files. */
-const LOOP_FREE = ["wire", "runtime", "mesh", "queue", "launchers", "cli"];
+const LOOP_FREE = ["wire", "runtime", "mesh", "cluster", "queue", "launchers", "cli"];
 
 for (const layer of LOOP_FREE) {
   it(`no loop of imports, types included, inside ${layer}`, () => {
