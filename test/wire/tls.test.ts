@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, it } from "node:test";
-import { makeCerts, type Certs } from "../../src/cli/certs.ts";
+import { makeCerts, type Certs } from "../../src/cli/commands/certs.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fray-tls-"));
 const ours: Certs = makeCerts(join(dir, "ours"));
