@@ -92,7 +92,7 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     // slurm, client; "." also picks a backend (create.ts), which the loop test keeps from reaching back up.
     ".": ["local", "slurm", "namespace"], // the Cluster contract and requests; create() picks a backend
     environment: ["."], // workspaces, npm packages, setup scripts
-    dashboard: ["."], // the web UI and its API: rows.ts (what it shows) ← metrics, series, failures ← sources ← server
+    dashboard: ["."], // the web UI and its API: rows.ts (what it shows) ← metrics, series, failures ← sources ← server; page/ runs in the browser
     namespace: [".", "dashboard"], // the cluster's namespace service (which serves the dashboard)
     client: ["."], // Marin's Client API over a Cluster: job handles, namespace actors, hosted actors
     local: [".", "environment", "namespace"], // the `local` backend: capacity, admission, a supervisor per job, job records

@@ -19,7 +19,7 @@ import { hasToken, useToken } from "../../runtime/net/credentials.ts";
 import type { Cluster } from "../cluster.ts";
 import { DashboardAuth, sameOrigin } from "./auth.ts";
 import { DashboardEvents } from "./events.ts";
-import { dashboardPage, loginPage } from "./page.ts";
+import { dashboardPage, loginPage } from "./page/page.ts";
 import type { DashboardSources } from "./rows.ts";
 import { clusterSources, collectState, runtimeSources, type DashboardState } from "./sources.ts";
 
