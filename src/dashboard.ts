@@ -24,7 +24,7 @@ export type { ActorLoad, DashboardSources, JobDetail, JobRow, LatencyRow, Series
 export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard/metrics.ts";
 export type { FailureRow } from "./cluster/dashboard/failures.ts";
 export type { JobReports, JobTasks, Place, ProcessRow } from "./cluster/dashboard/job-reports.ts";
-export type { LogError } from "./cluster/failure-message.ts";
+export type { LogError } from "./cluster/replica/failure-message.ts";
 export type { FailedTask } from "./job/tasks/task-history.ts";
 export type { LocalActor, RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
 export { runtimeSnapshot } from "./runtime/runtime.ts";

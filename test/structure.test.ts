@@ -88,15 +88,16 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     worker: ["."], // the entry of a worker process or thread
   },
   cluster: {
-    // Bottom up: "." (the Cluster contract, requests, job handles, errors) ← environment, dashboard ← namespace ← local,
-    // slurm, client; "." also picks a backend (create.ts), which the loop test keeps from reaching back up.
+    // Bottom up: "." (the Cluster contract, requests, job handles, errors) ← replica, environment ← dashboard ← namespace ←
+    // local, slurm, client; "." also picks a backend (create.ts), which the loop test keeps from reaching back up.
     ".": ["local", "slurm", "namespace"], // the Cluster contract and requests; create() picks a backend
+    replica: ["."], // what every backend runs for a replica: the shell loop, its command, a function's main, why it failed
     environment: ["."], // workspaces, npm packages, setup scripts
-    dashboard: ["."], // the web UI and its API: rows.ts (what it shows) ← metrics, series, failures ← sources ← server; page/ runs in the browser
+    dashboard: [".", "replica"], // the web UI and its API: rows.ts (what it shows) ← metrics, series, failures ← sources ← server; page/ runs in the browser
     namespace: [".", "dashboard"], // the cluster's namespace service (which serves the dashboard)
     client: ["."], // Marin's Client API over a Cluster: job handles, namespace actors, hosted actors
-    local: [".", "environment", "namespace"], // the `local` backend: capacity, admission, a supervisor per job, job records
-    slurm: [".", "environment", "namespace"], // the `slurm` backend: one batch script per job, its state from scontrol
+    local: [".", "environment", "namespace", "replica"], // the `local` backend: capacity, admission, a supervisor per job, job records
+    slurm: [".", "environment", "namespace", "replica"], // the `slurm` backend: one batch script per job, its state from scontrol
   },
 };
 

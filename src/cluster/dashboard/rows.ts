@@ -4,7 +4,7 @@
 // series, failures) need not import each other for their types.
 import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
 import type { ActorRow } from "../cluster-actors.ts";
-import type { LogError } from "../failure-message.ts";
+import type { LogError } from "../replica/failure-message.ts";
 import type { JobInfo } from "../types.ts";
 import type { JobReports, JobTasks } from "./job-reports.ts";
 

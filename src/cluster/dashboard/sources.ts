@@ -8,7 +8,7 @@ import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts"
 import { collectMetrics, hasProc, runtimeSnapshot } from "../../runtime/runtime.ts";
 import type { ActorRow } from "../cluster-actors.ts";
 import { kJobFiles, type Cluster } from "../cluster.ts";
-import { logError } from "../failure-message.ts";
+import { logError } from "../replica/failure-message.ts";
 import type { JobInfo } from "../types.ts";
 import { failureRows, type FailureRow } from "./failures.ts";
 import { ReportReader, type JobTasks } from "./job-reports.ts";
