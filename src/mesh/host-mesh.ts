@@ -10,7 +10,7 @@ import { SupervisionError } from "./errors.ts";
 import { Extent } from "./shape/extent.ts";
 import { ProcMesh } from "./proc-mesh.ts";
 import type { ProcSlot } from "./respawn/rank-respawner.ts";
-import { kWorkers } from "./respawn/respawn-options.ts";
+import { kWorkers, type RespawnHost } from "./respawn/respawn-options.ts";
 import { Shape } from "./shape/shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
 
@@ -21,7 +21,7 @@ export const WORKER_ENTRY: WorkerEntry = {
   commonjs: compiled ? fileURLToPath(new URL("./worker/process-entry.cjs", import.meta.url)) : null,
 };
 
-export class HostMesh {
+export class HostMesh implements RespawnHost {
   /** @internal `agents`: the workers' addresses, one per host; null for this machine. */
   constructor(
     readonly extent: Extent,
