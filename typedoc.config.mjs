@@ -7,17 +7,9 @@ const { exports } = JSON.parse(readFileSync(new URL("./package.json", import.met
 const sources = Object.values(exports)
   .filter((target) => typeof target === "object")
   .map((target) => target.types.replace(/^\.\/dist\//, "./src/").replace(/\.d\.ts$/, ".ts"));
-// A symbol exported by two entry points is documented in the first one converted; the other lists a
-// reference to it. Entry files that another entry file re-exports (fray/launchers and fray/dashboard,
-// behind fray/mesh's and fray/cluster's deprecated aliases) go first, so each symbol is documented
-// where it is imported from now.
-const text = sources.map((file) => readFileSync(new URL(file, import.meta.url), "utf8")).join("\n");
-const reexported = (file) => text.includes(`from "${file.replace(/^\.\/src\//, "./")}"`);
-const entryPoints = [...sources.filter(reexported), ...sources.filter((file) => !reexported(file))];
-
 /** @type {Partial<import("typedoc").TypeDocOptions>} */
 export default {
-  entryPoints,
+  entryPoints: sources,
   tsconfig: "./tsconfig.json",
   out: "./docs/api",
   includeVersion: true,

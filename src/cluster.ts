@@ -7,8 +7,7 @@
  * `createClient(spec)`/`currentClient()` give Marin's Client API over the same
  * clusters: `submit` → `JobHandle`, `waitAll`, namespace actors and groups,
  * `hostActor` (an actor in the caller's process that jobs reach by name). The
- * dashboard (`startDashboard`, its sources and types) is still exported here
- * for one release, deprecated: import it from `fray/dashboard`.
+ * dashboard of a cluster's jobs (`startDashboard`) is in `fray/dashboard`.
  *
  * @example
  * ```ts
@@ -25,56 +24,11 @@ export { Client, type HostActorOptions, type HostedActor } from "./cluster/clien
 export type { ActorConfig, ClientActorOptions } from "./cluster/client/client-actor-options.ts";
 export type { ClientActorGroup, GroupLifecycle } from "./cluster/client/client-group.ts";
 export { createClient, currentClient, withClient } from "./cluster/client/current-client.ts";
-export { JobHandle, waitAll, type JobWaitOptions, type LogSink, type LogsOptions } from "./cluster/job-handle.ts";
+export { JobAlreadyExistsError, JobHandle, waitAll, type JobWaitOptions, type LogSink, type LogsOptions } from "./cluster/job-handle.ts";
 export type { ActorRow } from "./cluster/cluster-actors.ts";
 export type { NamespaceServiceInfo } from "./cluster/namespace/service.ts";
 export { createCluster, currentCluster, withCluster } from "./cluster/create.ts";
 export { Entrypoint, type EntrypointFields } from "./cluster/entrypoint.ts";
-export { JobAlreadyExistsError, JobFailedError, JobNotFoundError } from "./cluster/errors.ts";
-export { ResourceConfig } from "./cluster/resource-config.ts";
-export type { DeviceConfig, EnvironmentConfig, JobId, JobInfo, JobRequest, JobStatus, LaunchOptions, TaskStatus, WaitOptions } from "./cluster/types.ts";
-// The dashboard moved to `fray/dashboard`; these aliases stay for one release.
-export {
-  /** @deprecated import from "fray/dashboard" instead */
-  startDashboard,
-  /** @deprecated import from "fray/dashboard" instead */
-  type Dashboard,
-  /** @deprecated import from "fray/dashboard" instead */
-  type DashboardOptions,
-  /** @deprecated import from "fray/dashboard" instead */
-  clusterSources,
-  /** @deprecated import from "fray/dashboard" instead */
-  runtimeSources,
-  /** @deprecated import from "fray/dashboard" instead */
-  type ActorLoad,
-  /** @deprecated import from "fray/dashboard" instead */
-  type DashboardSources,
-  /** @deprecated import from "fray/dashboard" instead */
-  type DashboardState,
-  /** @deprecated import from "fray/dashboard" instead */
-  type JobRow,
-  /** @deprecated import from "fray/dashboard" instead */
-  type LatencyRow,
-  /** @deprecated import from "fray/dashboard" instead */
-  type TasksSnapshot,
-  /** @deprecated import from "fray/dashboard" instead */
-  latencyRows,
-  /** @deprecated import from "fray/dashboard" instead */
-  metricsSources,
-  /** @deprecated import from "fray/dashboard" instead */
-  type MetricFamily,
-  /** @deprecated import from "fray/dashboard" instead */
-  type MetricsSnapshot,
-  /** @deprecated import from "fray/dashboard" instead */
-  runtimeSnapshot,
-  /** @deprecated import from "fray/dashboard" instead */
-  type LocalActor,
-  /** @deprecated import from "fray/dashboard" instead */
-  type RuntimeSnapshot,
-  /** @deprecated import from "fray/dashboard" instead */
-  type MeshSnapshot,
-  /** @deprecated import from "fray/dashboard" instead */
-  type MemberSnapshot,
-  /** @deprecated import from "fray/dashboard" instead */
-  type FailureRecord,
-} from "./dashboard.ts";
+export { JobFailedError, JobNotFoundError } from "./cluster/errors.ts";
+export { ResourceConfig, type DeviceConfig } from "./cluster/resource-config.ts";
+export type { EnvironmentConfig, JobId, JobInfo, JobRequest, JobStatus, LaunchOptions, TaskStatus, ClusterWaitOptions, JobControl } from "./cluster/types.ts";

@@ -19,23 +19,12 @@
  * @module fray/dashboard
  */
 export { startDashboard, type Dashboard, type DashboardOptions } from "./cluster/dashboard/server.ts";
-export {
-  clusterSources,
-  runtimeSources,
-  type ActorLoad,
-  type DashboardSources,
-  type DashboardState,
-  type JobDetail,
-  type JobRow,
-  type LatencyRow,
-  type Source,
-  type TasksSnapshot,
-} from "./cluster/dashboard/sources.ts";
+export { clusterSources, runtimeSources, type DashboardState } from "./cluster/dashboard/sources.ts";
+export type { ActorLoad, DashboardSources, JobDetail, JobRow, LatencyRow, Series, SeriesPoint, Source, TasksSnapshot } from "./cluster/dashboard/rows.ts";
 export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard/metrics.ts";
 export type { FailureRow } from "./cluster/dashboard/failures.ts";
 export type { JobReports, JobTasks, Place, ProcessRow } from "./cluster/dashboard/job-reports.ts";
-export type { Series, SeriesPoint } from "./cluster/dashboard/series.ts";
-export type { LogError } from "./cluster/failure-message.ts";
+export type { LogError } from "./cluster/replica/failure-message.ts";
 export type { FailedTask } from "./job/tasks/task-history.ts";
 export type { LocalActor, RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
 export { runtimeSnapshot } from "./runtime/runtime.ts";

@@ -4,8 +4,7 @@
  * named dimensions, slicing, broadcast and collect, ports, supervision,
  * collectives and RemoteBuffers. Every public method of an exported `Actor`
  * subclass is an endpoint, typed at the call site from the class. The launchers
- * (`ProcessJob`, `SlurmJob`, …) are still exported here for one release,
- * deprecated: import them from `fray/launchers`.
+ * that provision hosts (`ProcessJob`, `SlurmJob`, …) are in `fray/launchers`.
  *
  * @example
  * ```ts
@@ -21,7 +20,8 @@
  */
 export { Actor, endpoint, type ActorHooks, type EndpointOptions } from "./mesh/actor.ts";
 export { Accumulator } from "./mesh/accumulator.ts";
-export type { ActorMesh, ActorMeshImpl, Endpoints, EndpointOf, MeshMemberName, RespawnOptions } from "./mesh/actor-mesh.ts";
+export type { ActorMesh, Endpoints, EndpointOf, MeshMemberName, MeshMembers } from "./mesh/actor-mesh.ts";
+export type { RespawnHost, RespawnOptions } from "./mesh/respawn/respawn-options.ts";
 export { Channel, Port, PortReceiver } from "./mesh/channel.ts";
 export {
   collective,
@@ -37,39 +37,14 @@ export { context, currentRank, currentSize, type ActorInstance, type Context } f
 export type { Endpoint } from "./mesh/endpoint.ts";
 export { ActorError, SupervisionError, type MeshFailure } from "./mesh/errors.ts";
 export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/supervision/supervision.ts";
-export { Extent, Point } from "./mesh/extent.ts";
+export { Extent, Point } from "./mesh/shape/extent.ts";
 export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/host-mesh.ts";
 export { attachToWorkers, runWorker, type AttachOptions, type WorkerOptions } from "./mesh/workers.ts";
 export type { TlsFiles } from "./runtime/net/credentials.ts";
 export type { NotEndpointName } from "./runtime/actors/endpoint-options.ts";
 export { ProcMesh } from "./mesh/proc-mesh.ts";
-export type { Range, SliceSpec } from "./mesh/shape.ts";
+export type { Range, SliceSpec } from "./mesh/shape/shape.ts";
 export { RemoteBuffer, BufferBatch, type TransferOptions } from "./mesh/remote-buffer.ts";
-export { ValueMesh } from "./mesh/value-mesh.ts";
+export { ValueMesh } from "./mesh/shape/value-mesh.ts";
 export { DecodingError, SerializationError } from "./wire/errors.ts";
 export { NotExportedError } from "./runtime/base/errors.ts";
-// The launchers moved to `fray/launchers`; these aliases stay for one release.
-export {
-  /** @deprecated import from "fray/launchers" instead */
-  ProcessJob,
-  /** @deprecated import from "fray/launchers" instead */
-  type ProcessJobOptions,
-  /** @deprecated import from "fray/launchers" instead */
-  SimulatedJob,
-  /** @deprecated import from "fray/launchers" instead */
-  type SimulatedJobOptions,
-  /** @deprecated import from "fray/launchers" instead */
-  SlurmJob,
-  /** @deprecated import from "fray/launchers" instead */
-  type SlurmJobOptions,
-  /** @deprecated import from "fray/launchers" instead */
-  SkyPilotJob,
-  /** @deprecated import from "fray/launchers" instead */
-  type SkyPilotJobOptions,
-  /** @deprecated import from "fray/launchers" instead */
-  KubernetesJob,
-  /** @deprecated import from "fray/launchers" instead */
-  type KubernetesJobOptions,
-  /** @deprecated import from "fray/launchers" instead */
-  type KubeConfigLike,
-} from "./launchers.ts";

@@ -40,7 +40,7 @@ it("npm run docs builds a page for every entry point, with its module comment an
     assert.ok(example, `${name}'s page shows its @example`);
     assert.ok(example[1].includes(`&quot;${name}&quot;`), `${name}'s example imports it`);
   }
-  // What moved is documented where it is imported from now; the old entry points list references to it.
+  // The launchers and the dashboard are documented under their own entry points, and only there.
   for (const [page, owner] of [
     ["classes/fray_launchers.ProcessJob.html", "fray/launchers"],
     ["functions/fray_dashboard.startDashboard.html", "fray/dashboard"],

@@ -39,7 +39,7 @@ const caches = () => {
 };
 const expected = (out: string) => {
   const [frame, answer] = out.trim().split("\n");
-  assert.match(frame, /^at new Extent \(.*\/src\/mesh\/extent\.ts:\d+:\d+\)$/);
+  assert.match(frame, /^at new Extent \(.*\/src\/mesh\/shape\/extent\.ts:\d+:\d+\)$/);
   assert.equal(answer, "true");
 };
 

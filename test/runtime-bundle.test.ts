@@ -1,7 +1,7 @@
 // The compiled package's runtime bundle (scripts/bundle-runtime.ts, run by npm run build): the modules a
 // worker loads at start are one module, dist/fray-runtime.js, and each one's own file in dist/ re-exports
 // its part of it, so there is still one copy of each in a process; its map names src/; the files those
-// modules find beside their own (the worker entry, launchers' mains) are where they look.
+// modules find beside their own (the worker's entries) are where they look.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -26,13 +26,8 @@ it("the files bundled modules find beside their own file exist where they look",
   const names = found.map((m) => `${dirname(m[2])}/${m[1]}.js`);
   const cjs = [...bundle.matchAll(/new URL\("\.\/([\w/-]+\.cjs)", new URL\("\.\/([\w/-]+\.js)", __bundleUrl\)\.href\)/g)];
   names.push(...cjs.map((m) => `${dirname(m[2])}/${m[1]}`));
-  for (const name of [
-    "mesh/worker/bootstrap.js",
-    "mesh/worker/process-entry.cjs",
-    "launchers/worker-main.js",
-    "launchers/simulated-worker-main.js",
-    "launchers/slurm-worker-main.js",
-  ]) {
+  // fray/mesh no longer re-exports the launchers, so their mains are not the bundle's to find.
+  for (const name of ["mesh/worker/bootstrap.js", "mesh/worker/process-entry.cjs"]) {
     assert.ok(names.includes(name), `the bundle looks for ${name}: ${names.join(", ")}`);
   }
   for (const name of names) assert.ok(existsSync(join(dist, name)), `${name} is missing from dist/`);
@@ -41,7 +36,7 @@ it("the files bundled modules find beside their own file exist where they look",
 it("a stack trace through the bundle names the file in src/", () => {
   const script = `import { Extent } from ${JSON.stringify(join(dist, "mesh.js"))}; try { Extent.of({ a: -1 }); } catch (e) { console.log(e.stack); }`;
   const stack = node(["--enable-source-maps", "--input-type=module", "-e", script]);
-  assert.match(stack, /at new Extent \(.*\/src\/mesh\/extent\.ts:\d+:\d+\)/);
+  assert.match(stack, /at new Extent \(.*\/src\/mesh\/shape\/extent\.ts:\d+:\d+\)/);
 });
 
 /** What runtime-bundle-client.mjs prints. */

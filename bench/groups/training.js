@@ -5,9 +5,9 @@
 // blocks, and each reports its median block, so a machine busy with something else skews them alike.
 import { availableParallelism } from "node:os";
 import { Accumulator, thisHost } from "../../dist/mesh.js";
-import { Trainer } from "../../dist/cli/demo-actors.js";
+import { Trainer } from "../../dist/cli/demo/actors.js";
 import { Collectives } from "../fixtures/collective-actors.js";
-import { allShards, descend, stepOverShards, weightCount } from "../../dist/cli/demo-model.js";
+import { allShards, descend, stepOverShards, weightCount } from "../../dist/cli/demo/model.js";
 import { quick, report, want } from "../lib/group.js";
 import { median } from "../lib/stats.js";
 

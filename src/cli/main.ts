@@ -4,13 +4,13 @@ import { Command, InvalidArgumentError } from "commander";
 import { join } from "node:path";
 import { settingName } from "../runtime/base/config.ts";
 import { runWorker } from "../mesh.ts";
-import { makeCerts } from "./certs.ts";
-import { demoOptionsProblem, runDemo, type DemoOptions } from "./demo.ts";
-import { actorCommand } from "./actor-command.ts";
-import { clusterCommand } from "./cluster-command.ts";
-import { dashboardCommand } from "./dashboard-command.ts";
-import { jobCommand } from "./job-command.ts";
-import { queueCommand } from "./queue-command.ts";
+import { makeCerts } from "./commands/certs.ts";
+import { demoOptionsProblem, runDemo, type DemoOptions } from "./demo/demo.ts";
+import { actorCommand } from "./commands/actor.ts";
+import { clusterCommand } from "./commands/cluster.ts";
+import { dashboardCommand } from "./commands/dashboard.ts";
+import { jobCommand } from "./commands/job.ts";
+import { queueCommand } from "./commands/queue.ts";
 import { requireToken } from "./token-option.ts";
 
 function positiveInt(value: string): number {

@@ -2,13 +2,23 @@
 // and say where a job's logs are; waiting and log streaming are built on those.
 import { setTimeout as sleep } from "node:timers/promises";
 import { pollUntil } from "../runtime/base/poll.ts";
-import { JobAlreadyExistsError, JobFailedError } from "./errors.ts";
-import { JobHandle } from "./job-handle.ts";
+import { JobFailedError } from "./errors.ts";
+import { JobAlreadyExistsError, JobHandle } from "./job-handle.ts";
 import { checkRequest, type BackendKind, type CheckedRequest } from "./job-request.ts";
 import { killActor, listActors, type ActorRow } from "./cluster-actors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
 import type { NamespaceService, NamespaceServiceInfo } from "./namespace/service.ts";
-import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, type LaunchOptions, type TaskStatus, type WaitOptions } from "./types.ts";
+import {
+  TERMINAL,
+  type JobId,
+  type JobInfo,
+  type JobRequest,
+  type JobStatus,
+  type LaunchOptions,
+  type TaskStatus,
+  type ClusterWaitOptions,
+  type JobControl,
+} from "./types.ts";
 
 /**
  * @internal
@@ -17,7 +27,7 @@ import { TERMINAL, type JobId, type JobInfo, type JobRequest, type JobStatus, ty
  */
 export const kJobFiles = Symbol("fray.cluster.jobFiles");
 
-export abstract class Cluster {
+export abstract class Cluster implements JobControl {
   /** The spec string this cluster was made from; replicas see it as FRAY_CLUSTER_SPEC. */
   abstract readonly spec: string;
   /** Which backend this is: requests are checked for what it can honour. */
@@ -124,10 +134,10 @@ export abstract class Cluster {
   }
 
   /** Waits for one job and returns its JobInfo. */
-  wait(jobId: JobId, options?: WaitOptions): Promise<JobInfo>;
+  wait(jobId: JobId, options?: ClusterWaitOptions): Promise<JobInfo>;
   /** Waits for all of them; with raiseOnFailure, the error lists every job that failed or stopped. */
-  wait(jobIds: readonly JobId[], options?: WaitOptions): Promise<JobInfo[]>;
-  async wait(ids: JobId | readonly JobId[], options: WaitOptions = {}): Promise<JobInfo | JobInfo[]> {
+  wait(jobIds: readonly JobId[], options?: ClusterWaitOptions): Promise<JobInfo[]>;
+  async wait(ids: JobId | readonly JobId[], options: ClusterWaitOptions = {}): Promise<JobInfo | JobInfo[]> {
     const list = typeof ids === "string" ? [ids] : [...ids];
     const infos = await Promise.all(list.map((id) => this.#waitOne(id, options.timeout)));
     const failures = infos.filter((i) => i.status !== "succeeded");

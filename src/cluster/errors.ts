@@ -1,6 +1,5 @@
-// Errors of `fray/cluster`.
+// Errors of `fray/cluster` (JobAlreadyExistsError, which carries a JobHandle, is in job-handle.ts).
 import { registerErrorClass } from "../wire/error-codec.ts";
-import type { JobHandle } from "./job-handle.ts";
 import type { JobId, JobInfo } from "./types.ts";
 
 /** poll/wait/terminate/monitor of an id this cluster never launched (or whose state was deleted). */
@@ -26,25 +25,5 @@ export class JobFailedError extends Error {
   }
 }
 
-/** `launch(request, { adoptExisting: false })` (or `submit`) of a name a pending or running job already has. */
-export class JobAlreadyExistsError extends Error {
-  override name = "JobAlreadyExistsError";
-  /** The existing job's handle (absent on an error that crossed from another process: it is not sent). */
-  declare readonly handle?: JobHandle;
-  constructor(
-    readonly jobName: string,
-    readonly jobId: JobId,
-    status: string,
-    handle?: JobHandle,
-  ) {
-    super(
-      `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it (error.handle is its handle), pick another name, or ` +
-        `launch with { adoptExisting: true } to get its id`,
-    );
-    Object.defineProperty(this, "handle", { value: handle, enumerable: false }); // a Cluster does not travel
-  }
-}
-
 registerErrorClass(JobNotFoundError);
-registerErrorClass(JobAlreadyExistsError);
 registerErrorClass(JobFailedError);

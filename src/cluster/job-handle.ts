@@ -2,10 +2,11 @@
 // submit() — its status, waiting for its end (streaming its log lines
 // meanwhile if asked), its logs, stopping it — and waitAll() over many. Built
 // on the Cluster's own poll/wait/monitor/logs/terminate: a face, not an engine.
+// JobAlreadyExistsError is here too: it hands back the existing job's handle.
 import { PollTimeoutError } from "../runtime/base/poll.ts";
-import type { Cluster } from "./cluster.ts";
+import { registerErrorClass } from "../wire/error-codec.ts";
 import { JobFailedError } from "./errors.ts";
-import type { JobId, JobInfo, JobStatus } from "./types.ts";
+import type { JobControl, JobId, JobInfo, JobStatus } from "./types.ts";
 
 /** Where streamed log lines go: `true` writes each to this process's stdout; a function gets each line. */
 export type LogSink = boolean | ((line: string) => void);
@@ -28,7 +29,7 @@ export class JobHandle {
   /** @internal Use `client.submit(request)`. */
   constructor(
     readonly jobId: JobId,
-    readonly cluster: Cluster,
+    readonly cluster: JobControl,
   ) {}
 
   /** The job's status now: pending, running, succeeded, failed or stopped. */
@@ -138,3 +139,24 @@ function checkWaitOptions(options: JobWaitOptions, what: string): { timeout?: nu
     throw new TypeError(`${what}'s streamLogs must be true (to stdout), false, or a function that takes each line, got ${typeof streamLogs}`);
   return { timeout, raiseOnFailure, streamLogs };
 }
+
+/** `launch(request, { adoptExisting: false })` (or `submit`) of a name a pending or running job already has. */
+export class JobAlreadyExistsError extends Error {
+  override name = "JobAlreadyExistsError";
+  /** The existing job's handle (absent on an error that crossed from another process: it is not sent). */
+  declare readonly handle?: JobHandle;
+  constructor(
+    readonly jobName: string,
+    readonly jobId: JobId,
+    status: string,
+    handle?: JobHandle,
+  ) {
+    super(
+      `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it (error.handle is its handle), pick another name, or ` +
+        `launch with { adoptExisting: true } to get its id`,
+    );
+    Object.defineProperty(this, "handle", { value: handle, enumerable: false }); // a Cluster does not travel
+  }
+}
+
+registerErrorClass(JobAlreadyExistsError);

@@ -3,7 +3,8 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Entrypoint } from "./entrypoint.ts";
 import { bytes, parseSize } from "./size.ts";
-import type { DeviceConfig, JobRequest } from "./types.ts";
+import type { DeviceConfig } from "./resource-config.ts";
+import type { JobRequest } from "./types.ts";
 
 export interface CheckedRequest {
   readonly name: string;

@@ -1,7 +1,12 @@
 // Builders for ResourceConfig, as Marin's Fray has them (`ResourceConfig.with_gpu("H100", 8)`):
 // `ResourceConfig.withGpu("H100", 8, { cpu: 16 })`. The interface is the type, this object the
 // value, so one imported name gives both.
-import type { DeviceConfig } from "./types.ts";
+
+/** The accelerator each replica needs. */
+export type DeviceConfig =
+  | { readonly kind: "cpu" }
+  | { readonly kind: "gpu"; readonly variant?: string; readonly count?: number }
+  | { readonly kind: "tpu"; readonly variant: string; readonly count?: number; readonly topology?: string };
 
 /** What each replica needs. Sizes are strings such as "512m", "4g", "1.5t" (or a number of bytes). */
 export interface ResourceConfig {

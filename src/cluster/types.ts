@@ -38,11 +38,6 @@ export interface JobInfo {
   readonly notEnforced?: readonly string[];
 }
 
-export type DeviceConfig =
-  | { readonly kind: "cpu" }
-  | { readonly kind: "gpu"; readonly variant?: string; readonly count?: number }
-  | { readonly kind: "tpu"; readonly variant: string; readonly count?: number; readonly topology?: string };
-
 export interface EnvironmentConfig {
   /** Extra environment variables for every replica. */
   readonly envVars?: Readonly<Record<string, string>>;
@@ -97,11 +92,29 @@ export interface LaunchOptions {
   readonly adoptExisting?: boolean;
 }
 
-export interface WaitOptions {
+/** How `Cluster.wait` waits (not `fray`'s `WaitOptions`, which is `ctx.wait`'s). */
+export interface ClusterWaitOptions {
   /** Throw a JobFailedError when a job ends failed or stopped (default false). */
   readonly raiseOnFailure?: boolean;
   /** Give up after this many seconds with a TimeoutError (default: wait forever). */
   readonly timeout?: number;
+}
+
+/**
+ * What a Cluster answers about one of its jobs, all a JobHandle asks of it: a Cluster is one. (Narrower
+ * than Cluster, so job-handle.ts need not import cluster.ts, which makes handles.)
+ */
+export interface JobControl {
+  /** The job's status now. */
+  poll(jobId: JobId): Promise<JobInfo>;
+  /** Waits for the job and returns its JobInfo. */
+  wait(jobId: JobId, options?: ClusterWaitOptions): Promise<JobInfo>;
+  /** Every log line so far, then new ones as they are written, until the job ends. */
+  monitor(jobId: JobId): AsyncGenerator<string, JobInfo>;
+  /** The log lines written so far, each prefixed `[replica-i] `. */
+  logs(jobId: JobId): Promise<string[]>;
+  /** Stops every replica; resolves once they are gone. */
+  terminate(jobId: JobId): Promise<void>;
 }
 
 export const TERMINAL: ReadonlySet<JobStatus> = new Set(["succeeded", "failed", "stopped"]);

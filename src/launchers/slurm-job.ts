@@ -101,7 +101,7 @@ export class SlurmJob extends Launcher {
    */
   async #workersOf(meshDir: string, n: number, jobId: string): Promise<string[]> {
     const { ms: timeoutMs, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "hostsStartTimeoutMs");
-    const { logCause } = await import("../cluster/failure-message.ts");
+    const { logCause } = await import("../cluster/replica/failure-message.ts");
     const read = () => readdirSync(meshDir).filter((f) => /^worker-\d+\.json$/.test(f));
     await new Promise<void>((resolve, reject) => {
       const watcher = watch(meshDir, () => check());

@@ -2,16 +2,15 @@
 // completes endpoints with their argument and return types. Meshes can be sent
 // to other actors, which call them directly.
 import { registerHandleType } from "../wire/codec.ts";
-import type { RawExtent } from "../runtime/base/messages.ts";
 import type { Port } from "../runtime/ports/port.ts";
 import { endpointNames, type NotEndpointName } from "../runtime/actors/endpoint-options.ts";
 import { DistributedArray } from "./array/distributed-array.ts";
-import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
-import { SupervisionError, type RankLocation } from "./errors.ts";
-import { Extent } from "./extent.ts";
-import type { HostMesh } from "./host-mesh.ts";
-import type { RankRespawner } from "./rank-respawn.ts";
-import { Shape, type SliceSpec } from "./shape.ts";
+import type { Endpoint } from "./endpoint.ts";
+import { SupervisionError } from "./errors.ts";
+import { MeshState, SendGate, type MeshRef } from "./mesh-state.ts";
+import type { RespawnOptions } from "./respawn/respawn-options.ts";
+import { Extent } from "./shape/extent.ts";
+import { Shape, type SliceSpec } from "./shape/shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
 import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
@@ -32,145 +31,72 @@ export type Endpoints<T> = {
  * and one property per endpoint. `spawn` refuses a class with an endpoint named
  * like a member.
  */
-export type ActorMesh<T> = ActorMeshImpl<T> & Endpoints<T>;
+export type ActorMesh<T> = MeshMembers<T> & Endpoints<T>;
 
 /** Names no endpoint may have: see MESH_MEMBER_NAMES. */
-export type MeshMemberName = Exclude<keyof ActorMeshImpl<unknown>, symbol> | "then" | "toJSON";
-
-/** The options of `ActorMesh.respawn`. */
-export interface RespawnOptions {
-  /**
-   * Where to start the rank's new process when its host is lost: a HostMesh of
-   * one worker (`attachToWorkers([address])`), a newly attached one or one of
-   * the mesh's other hosts. Only for meshes spawned on workers.
-   */
-  readonly host?: HostMesh;
-}
-
-/** The part of a mesh shared by all its slices. */
-export interface MeshRef {
-  readonly id: string;
-  readonly name: string;
-  readonly className: string;
-  /** The extent the mesh was spawned with: member `i` is its rank `i`. */
-  readonly extent: Extent;
-  /** Proc address of each member (sparse in a received slice); `respawn` replaces a member's in place. */
-  readonly addrs: string[];
-  /** Bumped whenever `addrs` changes, so endpoints regroup the ranks by process. */
-  version: number;
-  /** On the spawning side: replaces failed members (`respawn`). */
-  respawner?: RankRespawner;
-  readonly Class: Function | null;
-  readonly inflight: Map<number, number>;
-  readonly gate: SendGate;
-  readonly initialized: Promise<void>;
-  /** Set by `stop()`: later calls reject with it at once. */
-  stopped?: Error;
-}
-
-/**
- * Holds sends until the spawner knows where the class is exported from (an
- * asynchronous check), then releases them in call order.
- */
-/** A message that cannot be sent (too big for FRAY_MAX_FRAME_BYTES, say) fails its own call, not the caller's process. */
-function trySend(send: () => void, fail: (e: Error) => void): void {
-  try {
-    send();
-  } catch (err) {
-    fail(err as Error);
-  }
-}
-
-export class SendGate {
-  #queue: Array<[() => void, (e: Error) => void]> | null = [];
-  #error: Error | null = null;
-
-  static open(): SendGate {
-    const gate = new SendGate();
-    gate.#queue = null;
-    return gate;
-  }
-
-  run(send: () => void, fail: (e: Error) => void): void {
-    if (this.#error) fail(this.#error);
-    else if (this.#queue) this.#queue.push([send, fail]);
-    else trySend(send, fail);
-  }
-
-  release(): void {
-    const queue = this.#queue ?? [];
-    this.#queue = null;
-    for (const [send, fail] of queue) trySend(send, fail);
-  }
-
-  fail(error: Error): void {
-    this.#error = error;
-    for (const [, fail] of this.#queue ?? []) fail(error);
-    this.#queue = null;
-  }
-}
+export type MeshMemberName = Exclude<keyof MeshMembers<unknown>, symbol> | "then" | "toJSON";
 
 /** A mesh's internals, kept behind the `kMesh` symbol so no endpoint name can meet them. */
 export const kMesh = Symbol("fray.mesh");
 
-/** What an ActorMesh (one slice of a spawned mesh) knows: all its endpoints need. */
-export class MeshState implements MeshTarget {
-  readonly rawExtent: RawExtent;
-  readonly sel: readonly number[] | undefined;
-  readonly #endpoints = new Map<string, EndpointImpl<unknown[], unknown>>();
-
-  constructor(
-    readonly ref: MeshRef,
-    readonly shape: Shape,
-  ) {
-    this.rawExtent = [shape.extent.labels, shape.extent.sizes];
-    const { members } = shape;
-    const whole = members.length === ref.extent.size && members.every((m, r) => m === r);
-    this.sel = whole ? undefined : members;
-  }
-
-  get id(): string {
-    return this.ref.id;
-  }
-  get className(): string {
-    return this.ref.className;
-  }
-  get addrs(): readonly string[] {
-    return this.ref.addrs;
-  }
-  get version(): number {
-    return this.ref.version;
-  }
-  get inflight(): Map<number, number> {
-    return this.ref.inflight;
-  }
-  get Class(): Function | null {
-    return this.ref.Class;
-  }
-  get stopped(): Error | undefined {
-    return this.ref.stopped;
-  }
-
-  whenSendable(send: () => void, fail: (e: Error) => void): void {
-    this.ref.gate.run(send, fail);
-  }
-
-  /** Where `rank` of this slice is in the mesh that was spawned. */
-  locate(rank: number): RankLocation {
-    const member = this.shape.members[rank];
-    return { rank: member, coords: this.ref.extent.coords(member), mesh: this.ref.name };
-  }
-
-  endpoint(name: string): EndpointImpl<unknown[], unknown> {
-    let e = this.#endpoints.get(name);
-    if (!e) this.#endpoints.set(name, (e = new EndpointImpl(this, name)));
-    return e;
-  }
+/** The members every ActorMesh has besides its endpoints (an endpoint may not take their names). */
+export interface MeshMembers<T> {
+  /** @internal */ readonly [kMesh]: MeshState;
+  /** Resolves when every actor is constructed; rejects with the first construction failure. */
+  readonly initialized: Promise<void>;
+  /** The mesh's named dimensions and their sizes. */
+  readonly extent: Extent;
+  /** Its number of actors. */
+  readonly size: number;
+  /** Each dimension's size, by name. */
+  readonly sizes: Record<string, number>;
+  /** The actors at `spec`'s coordinates: a dimension fixed to an index is dropped, one given a range is kept. */
+  slice(spec: SliceSpec): ActorMesh<T>;
+  /** The same actors with dimensions renamed, `{ old: "new" }`. */
+  rename(mapping: Readonly<Record<string, string>>): ActorMesh<T>;
+  /** The same actors along one dimension named `label`. */
+  flatten(label: string): ActorMesh<T>;
+  /**
+   * Stops every actor of the mesh after the messages already sent to it:
+   * meshes they own stop first, then each actor's `cleanup()` runs (at most
+   * FRAY_CLEANUP_TIMEOUT_MS). Calls after that reject with SupervisionError.
+   * A stop is not a failure: no owner hears of it.
+   */
+  stop(): Promise<void>;
+  /**
+   * Replaces failed rank `rank` (of this mesh's extent; for the mesh `spawn`
+   * returned, the rank its MeshFailure names) in place. Where the rank's
+   * process is gone, a new one starts at the same place — same host, same
+   * RANK, WORLD_SIZE, LOCAL_RANK and CUDA_VISIBLE_DEVICES — as a process,
+   * thread or remote worker's proc, like the old one. The actor is constructed
+   * there with the original constructor arguments; then `call`, `broadcast`,
+   * `callOne` and every slice reach the rank again, collectives regroup with
+   * it, and a later failure of it is reported to `supervise()` as a new
+   * MeshFailure. Rejects if the constructor throws (the rank stays failed;
+   * respawn may be tried again).
+   *
+   * `options.host` moves a rank of a mesh spawned on workers to another one:
+   * when the rank's host is lost (its worker is gone, so `respawn(rank)`
+   * rejects saying so), `respawn(rank, { host: attachToWorkers([address]) })`
+   * starts its new process on that worker — a newly attached one or one of the
+   * mesh's other hosts — with the same rank environment, and later respawns
+   * of the rank start it there. `host` must be a HostMesh of one worker; a
+   * worker that is gone, a thisHost() mesh or host, and a rank whose process
+   * is alive on another worker are refused, and a worker that cannot start
+   * the proc (no GPU for its `gpus` coordinate, say) rejects the respawn.
+   *
+   * Only the mesh's owner (the actor or client that spawned it) may respawn,
+   * and only a failed rank: a running rank, an out-of-range rank or a stopped
+   * mesh is refused. Copies of the mesh passed to other actors before the
+   * respawn still name the old process: pass the mesh again.
+   */
+  respawn(rank: number, options?: RespawnOptions): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+  toString(): string;
 }
 
-export class ActorMeshImpl<T> {
+export class ActorMeshImpl<T> implements MeshMembers<T> {
   /** @internal */ readonly [kMesh]: MeshState;
-  declare private readonly _instance: T;
 
   /** @internal */
   constructor(ref: MeshRef, shape: Shape) {
@@ -182,7 +108,6 @@ export class ActorMeshImpl<T> {
     return new Proxy(new ActorMeshImpl<T>(ref, shape), ENDPOINT_ACCESS) as ActorMesh<T>;
   }
 
-  /** Resolves when every actor is constructed; rejects with the first construction failure. */
   get initialized(): Promise<void> {
     return this[kMesh].ref.initialized;
   }
@@ -211,12 +136,6 @@ export class ActorMeshImpl<T> {
     return ActorMeshImpl.create<T>(this[kMesh].ref, this[kMesh].shape.flatten(label));
   }
 
-  /**
-   * Stops every actor of the mesh after the messages already sent to it:
-   * meshes they own stop first, then each actor's `cleanup()` runs (at most
-   * FRAY_CLEANUP_TIMEOUT_MS). Calls after that reject with SupervisionError.
-   * A stop is not a failure: no owner hears of it.
-   */
   async stop(): Promise<void> {
     const { ref } = this[kMesh];
     if (ref.stopped) return;
@@ -227,33 +146,6 @@ export class ActorMeshImpl<T> {
     await currentProc().get(SUPERVISOR).stopMesh(ref.id, ref.addrs);
   }
 
-  /**
-   * Replaces failed rank `rank` (of this mesh's extent; for the mesh `spawn`
-   * returned, the rank its MeshFailure names) in place. Where the rank's
-   * process is gone, a new one starts at the same place — same host, same
-   * RANK, WORLD_SIZE, LOCAL_RANK and CUDA_VISIBLE_DEVICES — as a process,
-   * thread or remote worker's proc, like the old one. The actor is constructed
-   * there with the original constructor arguments; then `call`, `broadcast`,
-   * `callOne` and every slice reach the rank again, collectives regroup with
-   * it, and a later failure of it is reported to `supervise()` as a new
-   * MeshFailure. Rejects if the constructor throws (the rank stays failed;
-   * respawn may be tried again).
-   *
-   * `options.host` moves a rank of a mesh spawned on workers to another one:
-   * when the rank's host is lost (its worker is gone, so `respawn(rank)`
-   * rejects saying so), `respawn(rank, { host: attachToWorkers([address]) })`
-   * starts its new process on that worker — a newly attached one or one of the
-   * mesh's other hosts — with the same rank environment, and later respawns
-   * of the rank start it there. `host` must be a HostMesh of one worker; a
-   * worker that is gone, a thisHost() mesh or host, and a rank whose process
-   * is alive on another worker are refused, and a worker that cannot start
-   * the proc (no GPU for its `gpus` coordinate, say) rejects the respawn.
-   *
-   * Only the mesh's owner (the actor or client that spawned it) may respawn,
-   * and only a failed rank: a running rank, an out-of-range rank or a stopped
-   * mesh is refused. Copies of the mesh passed to other actors before the
-   * respawn still name the old process: pass the mesh again.
-   */
   async respawn(rank: number, options: RespawnOptions = {}): Promise<void> {
     const { ref, shape } = this[kMesh];
     const size = shape.extent.size;

@@ -2,7 +2,7 @@
 // `currentSize()`. Outside any actor they describe the client, rank 0 of 1.
 import { messageContext } from "../runtime/proc/context.ts";
 import type { RawExtent } from "../runtime/base/messages.ts";
-import { Extent, type Point } from "./extent.ts";
+import { Extent, type Point } from "./shape/extent.ts";
 
 export interface ActorInstance {
   readonly actorId: string;

@@ -6,21 +6,19 @@ import { DecodingError, FrameError } from "../wire/errors.ts";
 import { checkArity } from "../runtime/actors/arity.ts";
 import { endpointNames, endpointOptions } from "../runtime/actors/endpoint-options.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
-import type { CallFields, PortRef, RawExtent } from "../runtime/base/messages.ts";
+import type { CallFields, PortRef } from "../runtime/base/messages.ts";
 import { countSent, endpointStats, metricsAll, type EndpointStats } from "../runtime/base/counters.ts";
-import type { CallGroup } from "../runtime/calls/calls.ts";
 import { BUILTIN_PREFIX } from "../runtime/actors/builtin-endpoints.ts";
 import { hasShardRef, ShardRef } from "../runtime/bulk/shard-store.ts";
 import { ARRAY_OPS, type ShardMeta } from "./array/array-ops.ts";
 import { DistributedArray, type ShardArgs } from "./array/distributed-array.ts";
-import { ActorError, SupervisionError, describeRank, type RankLocation } from "./errors.ts";
-import type { Shape } from "./shape.ts";
+import { ActorError, SupervisionError, describeRank } from "./errors.ts";
+import type { MeshTarget } from "./mesh-target.ts";
+import { RankGroups, splitUnreachable, type Group } from "./rank-groups.ts";
 import type { NumericArray } from "./collectives/reduce-op.ts";
-import { ValueMesh } from "./value-mesh.ts";
+import { ValueMesh } from "./shape/value-mesh.ts";
 import { currentProc } from "../runtime/runtime.ts";
-import type { Proc } from "../runtime/proc/proc.ts";
 import { CALLS } from "../runtime/calls/calls.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 
 /**
  * The endpoint of every rank of a mesh. `A` are its arguments, `R` what it
@@ -49,43 +47,13 @@ export interface Endpoint<A extends unknown[], R> {
   rref: R extends NumericArray ? (...args: ShardArgs<A>) => DistributedArray<R> : never;
 }
 
-/** What an endpoint needs of its mesh. */
-export interface MeshTarget {
-  readonly id: string;
-  readonly className: string;
-  readonly shape: Shape;
-  readonly rawExtent: RawExtent;
-  /** The members of a slice, by rank, when it is not the whole mesh in order (sent along for collectives). */
-  readonly sel: readonly number[] | undefined;
-  /** Proc address of each member. */
-  readonly addrs: readonly string[];
-  /** Changes when `addrs` does (a respawned rank), so cached groupings are rebuilt. */
-  readonly version: number;
-  /** Calls in flight per member, for `choose`. */
-  readonly inflight: Map<number, number>;
-  /** The class, where known (on the spawning side), to check endpoint names and arity at the call site. */
-  readonly Class: Function | null;
-  /** Set once the mesh was stopped: every call rejects with it. */
-  readonly stopped: Error | undefined;
-  /** The endpoint `name` of the mesh (or a builtin one). */
-  endpoint(name: string): EndpointImpl<unknown[], unknown>;
-  /** Runs `send` once the mesh can be sent to, in call order; `fail` if it never can. */
-  whenSendable(send: () => void, fail: (error: Error) => void): void;
-  /** Where `rank` of this (possibly sliced) mesh is in the mesh that was spawned, for errors. */
-  locate(rank: number): RankLocation;
-}
-
 type Reply = (rank: number, ok: boolean, value: unknown) => void;
 const NOTHING = (): void => {};
 
-/** The ranks of a call that live in one process. */
-interface Group extends CallGroup {
-  readonly members: number[];
-  readonly ranks: number[];
-}
-
 export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
   #next = 0;
+  /** The ranks of the mesh grouped by process, kept while its members stay where they are. */
+  readonly #groups: RankGroups;
   /** Its metrics record (FRAY_METRICS=all: the messages sent), found once: a send counts into it with no lookup. */
   private readonly stats: EndpointStats | undefined;
 
@@ -98,6 +66,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
       throw new TypeError(`${mesh.className} has no endpoint '${name}'; its endpoints are: ${endpointNames(Class).join(", ") || "(none)"}`);
     }
     this.stats = metricsAll ? endpointStats(mesh.className, name) : undefined;
+    this.#groups = new RankGroups(mesh);
   }
 
   call(...args: A): Promise<ValueMesh<R>> {
@@ -111,7 +80,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     else {
       this.#send(
         args,
-        this.#everyRank(),
+        this.#groups.all(),
         (rank, ok, value) => {
           if (!ok && value instanceof SupervisionError) {
             // A dead rank can never answer: fail now rather than wait on the others.
@@ -174,7 +143,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     if (n > 0)
       this.#send(
         args,
-        this.#everyRank(),
+        this.#groups.all(),
         (_rank, ok, value) => (push(ok, value), arrived.length < n),
         (e) => push(false, e),
       );
@@ -215,7 +184,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     // A message too large to send throws here, as an unsendable argument does — or, found only once the mesh can be sent to, is a
     // warning. A mesh that can never be sent to reports that through `initialized`.
     let tooLarge: Error | null | undefined;
-    this.#send(args, this.#everyRank(), null, (e) => {
+    this.#send(args, this.#groups.all(), null, (e) => {
       if (!(e instanceof FrameError)) return;
       if (tooLarge === undefined) tooLarge = e;
       else process.emitWarning(`${this.mesh.className}.${this.name}.broadcast was not sent: ${e.message}`);
@@ -226,7 +195,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
 
   #one(args: A, rank: number): Promise<R> {
     const result = deferred<R>();
-    this.#send(args, this.#oneRank(rank), (_rank, ok, value) => (ok ? result.resolve(value as R) : result.reject(value), false), result.reject);
+    this.#send(args, this.#groups.one(rank), (_rank, ok, value) => (ok ? result.resolve(value as R) : result.reject(value), false), result.reject);
     return result.promise;
   }
 
@@ -241,7 +210,7 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     if (hasShardRef(args)) for (const a of args) if (a instanceof ShardRef) a.checkTarget(mesh);
     const payload = encodeArguments(args, `${mesh.className}.${name}`);
     const proc = currentProc();
-    const blocked = this.#unreachable(proc, targets);
+    const blocked = splitUnreachable(proc, mesh, targets);
     const groups = blocked ? blocked.groups : targets;
     let reply: PortRef | undefined;
     let finish = NOTHING;
@@ -300,79 +269,12 @@ export class EndpointImpl<A extends unknown[], R> implements Endpoint<A, R> {
     );
   }
 
-  /** Splits off the ranks known to be dead or stopped, or returns null when there are none. */
-  #unreachable(proc: Proc, groups: readonly Group[]): { groups: Group[]; errors: Array<[number, Error]> } | null {
-    const supervisor = proc.get(SUPERVISOR);
-    const stopped = this.mesh.stopped;
-    const dead = supervisor.deadMembers(this.mesh.id);
-    if (!stopped && !dead && !anyLost(proc, groups)) return null;
-    const errors: Array<[number, Error]> = [];
-    const live: Group[] = [];
-    for (const g of groups) {
-      const procGone = stopped ?? proc.lostPeer(g.addr);
-      const kept: Group = { addr: g.addr, members: [], ranks: [], transient: true }; // for this call only: its header is not kept by the link
-      g.members.forEach((member, i) => {
-        const gone = procGone ?? dead?.get(member);
-        if (gone) errors.push([g.ranks[i], gone]);
-        else {
-          kept.members.push(member);
-          kept.ranks.push(g.ranks[i]);
-        }
-      });
-      if (kept.members.length) live.push(kept);
-    }
-    return errors.length ? { groups: live, errors } : null;
-  }
-
-  #all: Group[] | null = null;
-  #single: Group[][] = [];
-  #version = 0;
-
-  /** Forgets the groupings when a member moved to another process. */
-  #checkVersion(): void {
-    if (this.#version === this.mesh.version) return;
-    this.#version = this.mesh.version;
-    this.#all = null;
-    this.#single = [];
-  }
-
-  /** Every rank, one group per process: one frame per process carries the call to all its actors. */
-  #everyRank(): readonly Group[] {
-    this.#checkVersion();
-    if (!this.#all) {
-      const { shape, addrs } = this.mesh;
-      const byAddr = new Map<string, Group>();
-      for (let rank = 0; rank < shape.extent.size; rank++) {
-        const member = shape.members[rank];
-        const addr = addrs[member];
-        let g = byAddr.get(addr);
-        if (!g) byAddr.set(addr, (g = { addr, members: [], ranks: [] }));
-        g.members.push(member);
-        g.ranks.push(rank);
-      }
-      this.#all = [...byAddr.values()];
-    }
-    return this.#all;
-  }
-
-  #oneRank(rank: number): readonly Group[] {
-    this.#checkVersion();
-    const member = this.mesh.shape.members[rank];
-    return (this.#single[rank] ??= [{ addr: this.mesh.addrs[member], members: [member], ranks: [rank] }]);
-  }
-
   #checkArity(args: A): void {
     const Class = this.mesh.Class;
     if (!Class || this.name.startsWith(BUILTIN_PREFIX)) return;
     const method = (Class.prototype as Record<string, Function>)[this.name];
     checkArity(method, args.length, `${this.mesh.className}.${this.name}`, endpointOptions(Class, this.name)!.explicitResponsePort ? 1 : 0);
   }
-}
-
-/** Whether the process of any of `groups` is known to be lost. */
-function anyLost(proc: Proc, groups: readonly Group[]): boolean {
-  for (const g of groups) if (proc.lostPeer(g.addr)) return true;
-  return false;
 }
 
 /** A rank's failure as the caller sees it: supervision failures stay SupervisionErrors; a reply that cannot be decoded is no failure of the rank. */

@@ -7,10 +7,11 @@ import { originTag } from "../runtime/output/log-origin.ts";
 import { logStreaming } from "../runtime/output/output-sink.ts";
 import { startRemoteProcs } from "../runtime/hosts/remote-agent.ts";
 import { SupervisionError } from "./errors.ts";
-import { Extent } from "./extent.ts";
-import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";
-import { kWorkers } from "./rank-respawn.ts";
-import { Shape } from "./shape.ts";
+import { Extent } from "./shape/extent.ts";
+import { ProcMesh } from "./proc-mesh.ts";
+import type { ProcSlot } from "./respawn/rank-respawner.ts";
+import { kWorkers, type RespawnHost } from "./respawn/respawn-options.ts";
+import { Shape } from "./shape/shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
 
 // Workers run the entries in worker/: compiled JS, or TypeScript under tsx (which has no CommonJS one).
@@ -20,7 +21,7 @@ export const WORKER_ENTRY: WorkerEntry = {
   commonjs: compiled ? fileURLToPath(new URL("./worker/process-entry.cjs", import.meta.url)) : null,
 };
 
-export class HostMesh {
+export class HostMesh implements RespawnHost {
   /** @internal `agents`: the workers' addresses, one per host; null for this machine. */
   constructor(
     readonly extent: Extent,

@@ -1,7 +1,8 @@
 // What this process already knows about a rank's life, without asking it:
 // whether a message to it would be refused at once (its process or actor is
 // known dead), as opposed to sent and perhaps lost in flight.
-import { kMesh, type ActorMesh, type MeshState } from "./actor-mesh.ts";
+import { kMesh, type ActorMesh } from "./actor-mesh.ts";
+import type { MeshState } from "./mesh-state.ts";
 import { currentProc } from "../runtime/runtime.ts";
 import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
 

@@ -6,15 +6,14 @@ import { locate, scriptOf } from "../runtime/code/code-locator.ts";
 import { messageContext } from "../runtime/proc/context.ts";
 import { hold, release } from "../runtime/base/keep-alive.ts";
 import type { RawExtent } from "../runtime/base/messages.ts";
-import { ActorMeshImpl, checkEndpointNames, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
+import { ActorMeshImpl, checkEndpointNames, type ActorMesh } from "./actor-mesh.ts";
+import { SendGate, type MeshRef } from "./mesh-state.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
-import { Extent } from "./extent.ts";
-import { RankRespawner, type ProcSlot } from "./rank-respawn.ts";
-import { Shape, type SliceSpec } from "./shape.ts";
+import { Extent } from "./shape/extent.ts";
+import { RankRespawner, type ProcSlot } from "./respawn/rank-respawner.ts";
+import { Shape, type SliceSpec } from "./shape/shape.ts";
 import { currentProc } from "../runtime/runtime.ts";
 import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
-
-export type { ProcSlot };
 
 /** @inline */
 type ActorClass = abstract new (...args: never[]) => unknown;

@@ -6,7 +6,7 @@ import { config, settingName } from "../runtime/base/config.ts";
 import { useTls, useToken, type TlsFiles } from "../runtime/net/credentials.ts";
 import { startProc } from "../runtime/hosts/host-agent.ts";
 import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
-import { Extent } from "./extent.ts";
+import { Extent } from "./shape/extent.ts";
 import { HostMesh, WORKER_ENTRY } from "./host-mesh.ts";
 import { currentProc, serveProc } from "../runtime/runtime.ts";
 

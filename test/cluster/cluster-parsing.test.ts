@@ -9,8 +9,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { failureMessage, logError } from "../../src/cluster/failure-message.ts";
-import { errorLine, parseExitRecord } from "../../src/cluster/replica-script.ts";
+import { failureMessage, logError } from "../../src/cluster/replica/failure-message.ts";
+import { errorLine, parseExitRecord } from "../../src/cluster/replica/script.ts";
 import { parseSize } from "../../src/cluster/size.ts";
 import { parseScontrol, replicaStatus, type JobMarks, type SlurmJobState } from "../../src/cluster/slurm/state.ts";
 

@@ -1,4 +1,4 @@
-// The shell loop every cluster replica runs in (replica-script.ts), run directly:
+// The shell loop every cluster replica runs in (src/cluster/replica/script.ts), run directly:
 // processes per replica with their GPU shares, preemptions counted apart from
 // failures, a stop that is neither, and a failing process ending its siblings.
 import assert from "node:assert/strict";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, it } from "node:test";
-import { parseExitRecord, REPLICA_LOOP } from "../../src/cluster/replica-script.ts";
+import { parseExitRecord, REPLICA_LOOP } from "../../src/cluster/replica/script.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fray-replica-loop-"));

@@ -16,8 +16,8 @@ process.env.FRAY_AUTH_TIMEOUT_MS = "500";
 
 const { authenticateServer, AuthenticationError } = await import("../../src/wire/auth.ts");
 const { ProcMesh } = await import("../../src/mesh/proc-mesh.ts");
-const { Shape } = await import("../../src/mesh/shape.ts");
-const { Extent } = await import("../../src/mesh/extent.ts");
+const { Shape } = await import("../../src/mesh/shape/shape.ts");
+const { Extent } = await import("../../src/mesh/shape/extent.ts");
 const { Inspector } = await import("../fixtures/actors.ts");
 
 let port = 0;

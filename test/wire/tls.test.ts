@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, it } from "node:test";
-import { makeCerts, type Certs } from "../../src/cli/certs.ts";
+import { makeCerts, type Certs } from "../../src/cli/commands/certs.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fray-tls-"));
 const ours: Certs = makeCerts(join(dir, "ours"));
@@ -19,8 +19,8 @@ const token = readFileSync(ours.token, "utf8").trim();
 process.env.FRAY_TOKEN = token;
 
 const { attachToWorkers, ProcMesh } = await import("../../src/mesh.ts");
-const { Shape } = await import("../../src/mesh/shape.ts");
-const { Extent } = await import("../../src/mesh/extent.ts");
+const { Shape } = await import("../../src/mesh/shape/shape.ts");
+const { Extent } = await import("../../src/mesh/shape/extent.ts");
 const { Inspector } = await import("../fixtures/actors.ts");
 
 const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));

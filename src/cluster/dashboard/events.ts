@@ -3,7 +3,8 @@
 // `state` event goes out when anything but the time changed.
 import type { ServerResponse } from "node:http";
 import { config } from "../../runtime/base/config.ts";
-import { collectState, type DashboardSources, type DashboardState } from "./sources.ts";
+import type { DashboardSources } from "./rows.ts";
+import { collectState, type DashboardState } from "./sources.ts";
 
 export class DashboardEvents {
   readonly #clients = new Set<ServerResponse>();

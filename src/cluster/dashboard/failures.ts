@@ -5,7 +5,7 @@
 // of meshes (this process's and the jobs' processes'), and dead namespace actors.
 import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
 import type { ActorRow } from "../cluster-actors.ts";
-import type { JobRow, TasksSnapshot } from "./sources.ts";
+import type { JobRow, TasksSnapshot } from "./rows.ts";
 
 export interface FailureRow {
   readonly kind: "job" | "task" | "actor";

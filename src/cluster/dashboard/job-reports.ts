@@ -12,7 +12,7 @@ import type { MetricsJson } from "../../runtime/metrics/registry.ts";
 import type { MeshSnapshot } from "../../runtime/supervision/supervisor.ts";
 import type { FailureRecord } from "../../runtime/supervision/failure-history.ts";
 import type { FailedTask, TasksReport } from "../../job/tasks/task-history.ts";
-import type { LogError } from "../failure-message.ts";
+import type { LogError } from "../replica/failure-message.ts";
 
 /** One process of a job, as the dashboard shows it. */
 export interface ProcessRow {

@@ -3,7 +3,7 @@
 // derives per-endpoint latency, task counts and per-class mailbox depth and
 // message rate, and serves the text at /metrics. Metrics are labelled by actor
 // class, never by actor, so an actor's row shows its class's figures.
-import type { DashboardSources, LatencyRow, TasksSnapshot } from "./sources.ts";
+import type { DashboardSources, LatencyRow, TasksSnapshot } from "./rows.ts";
 
 /** One metric as prom-client's `getMetricsAsJSON()` gives it. */
 export interface MetricFamily {

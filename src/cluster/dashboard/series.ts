@@ -5,6 +5,7 @@
 // per second and endpoint latency p50/p99 of the calls that ended, each over
 // the last RATE_WINDOW_MS, and each process's CPU use and resident memory.
 import { allEndpointBuckets, metricTotal, quantile, type MetricFamily } from "./metrics.ts";
+import type { Series, SeriesPoint } from "./rows.ts";
 
 /** What one sample reads. */
 export interface SampleInput {
@@ -22,29 +23,6 @@ export interface SampleInput {
     readonly rssBytes: number;
     readonly time?: number;
   }[];
-}
-
-/** One point of the charts; a figure is absent where it is not known (no metrics, first sample). */
-export interface SeriesPoint {
-  readonly time: number;
-  readonly tasksPerSec?: number;
-  readonly messagesPerSec?: number;
-  readonly bytesPerSec?: number;
-  readonly bufferBytesPerSec?: number;
-  readonly collectiveBytesPerSec?: number;
-  readonly p50Ms?: number;
-  readonly p99Ms?: number;
-  /** By process key: CPU in % of one core, and resident memory in bytes. */
-  readonly cpuPercent: Readonly<Record<string, number>>;
-  readonly rssBytes: Readonly<Record<string, number>>;
-}
-
-export interface Series {
-  readonly points: readonly SeriesPoint[];
-  /** The processes the points name, by key: "replica 0 · pid 4242 on vm". */
-  readonly processes: Readonly<Record<string, string>>;
-  /** Whether the metrics that rates and latency come from are on anywhere (FRAY_METRICS is 1 by default). */
-  readonly metricsOn: boolean;
 }
 
 /** At most one sample per this many ms, kept for KEEP_MS. */

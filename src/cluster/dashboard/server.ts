@@ -19,8 +19,9 @@ import { hasToken, useToken } from "../../runtime/net/credentials.ts";
 import type { Cluster } from "../cluster.ts";
 import { DashboardAuth, sameOrigin } from "./auth.ts";
 import { DashboardEvents } from "./events.ts";
-import { dashboardPage, loginPage } from "./page.ts";
-import { clusterSources, collectState, runtimeSources, type DashboardSources, type DashboardState } from "./sources.ts";
+import { dashboardPage, loginPage } from "./page/page.ts";
+import type { DashboardSources } from "./rows.ts";
+import { clusterSources, collectState, runtimeSources, type DashboardState } from "./sources.ts";
 
 export interface DashboardOptions {
   /** `HOST:PORT`, `[IPV6]:PORT` or `PORT` (default `127.0.0.1:0`: loopback, a free port). Another host exposes it to the network, unencrypted. */

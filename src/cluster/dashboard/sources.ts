@@ -8,82 +8,14 @@ import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts"
 import { collectMetrics, hasProc, runtimeSnapshot } from "../../runtime/runtime.ts";
 import type { ActorRow } from "../cluster-actors.ts";
 import { kJobFiles, type Cluster } from "../cluster.ts";
-import { logError, type LogError } from "../failure-message.ts";
+import { logError } from "../replica/failure-message.ts";
 import type { JobInfo } from "../types.ts";
 import { failureRows, type FailureRow } from "./failures.ts";
-import { ReportReader, type JobReports, type JobTasks } from "./job-reports.ts";
+import { ReportReader, type JobTasks } from "./job-reports.ts";
 import { ownProcesses, ownTasks } from "./own-process.ts";
 import { metricsSources, type MetricFamily, type MetricsSnapshot } from "./metrics.ts";
-import { SeriesRecorder, type SampleInput, type Series } from "./series.ts";
-
-/** A cluster job with the last lines of its logs, why its replicas failed, and what its processes reported. */
-export interface JobRow extends JobInfo {
-  readonly logTail: readonly string[];
-  /** Per replica: the error its log shows ("Error: disk full on /data", split), for one that failed; else null. */
-  readonly replicaErrors: readonly (LogError | null)[];
-  /** Per replica: when its log was last written (ms since the epoch), null without one. */
-  readonly replicaEndedAt: readonly (number | null)[];
-  /** The job's error in one line for its row: its first failed replica's error, else its errorMessage's first part. */
-  readonly headline?: string;
-  /** What the job's processes reported (their metrics aside): processes, tasks, meshes, failures. */
-  readonly reports: Omit<JobReports, "metrics">;
-}
-
-/** One job for its page: its row, its whole log (the last LOG_LINES lines) and its processes' meshes with every member. */
-export interface JobDetail {
-  readonly job: JobRow;
-  readonly log: readonly string[];
-  /** Lines left out at the start (the log is longer than LOG_LINES). */
-  readonly logSkipped: number;
-}
-
-/** Tasks by state (`pending`, `running`, `done`, `failed`, …) and, optionally, the latest ones. */
-export interface TasksSnapshot {
-  readonly counts: Readonly<Record<string, number>>;
-  readonly recent?: readonly { readonly id: string; readonly name: string; readonly state: string; readonly error?: string }[];
-  /** The failed tasks of this process (not of a cluster's jobs: those are in their JobRow), newest first, for the Failures panel. */
-  readonly failedTasks?: JobTasks["failedTasks"];
-}
-
-/** Call latency of one endpoint (`Class.method`). */
-export interface LatencyRow {
-  readonly endpoint: string;
-  readonly count: number;
-  readonly meanMs?: number;
-  readonly p50Ms?: number;
-  readonly p99Ms?: number;
-}
-
-/** Load of one actor, by its key (`meshId.rank`) or `mesh[rank]`, or of every actor of a class. */
-export interface ActorLoad {
-  readonly actor: string;
-  /** Set when the figures are the whole class's (metrics are labelled by class). */
-  readonly className?: string;
-  readonly mailboxDepth?: number;
-  readonly messagesPerSec?: number;
-}
-
-/** One part of the picture: a function the dashboard calls on each refresh (a throw shows in its section). */
-export type Source<T> = () => T | Promise<T>;
-
-export interface DashboardSources {
-  /** This process's meshes, actors and failures (`runtimeSnapshot`). */
-  readonly runtime?: Source<RuntimeSnapshot>;
-  /** A cluster's jobs, each with its log tail. */
-  readonly jobs?: Source<readonly JobRow[]>;
-  /** The actors a cluster's namespace service hosts. */
-  readonly namespaceActors?: Source<readonly ActorRow[]>;
-  readonly tasks?: Source<TasksSnapshot>;
-  readonly latency?: Source<readonly LatencyRow[]>;
-  /** Mailbox depth and message rate per actor, where metrics are kept. */
-  readonly actorLoad?: Source<readonly ActorLoad[]>;
-  /** Prometheus text, served at /metrics. */
-  readonly metrics?: Source<string>;
-  /** The charts' figures over the last minutes. */
-  readonly series?: Source<Series>;
-  /** One job's page (GET /api/job?id=…). */
-  readonly job?: (jobId: string) => Promise<JobDetail>;
-}
+import type { ActorLoad, DashboardSources, JobRow, LatencyRow, Series, Source, TasksSnapshot } from "./rows.ts";
+import { SeriesRecorder, type SampleInput } from "./series.ts";
 
 /** Everything the page shows; a source that is absent or failed is null, with its error in `errors`. */
 export interface DashboardState {

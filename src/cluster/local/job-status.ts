@@ -5,11 +5,11 @@
 import { existsSync } from "node:fs";
 import { jobInfo } from "../cluster.ts";
 import { bytes } from "../size.ts";
-import { failureMessage, logCause } from "../failure-message.ts";
+import { failureMessage, logCause } from "../replica/failure-message.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd } from "./job-record.ts";
 import { readJson, readText } from "../job-files.ts";
 import { groupAlive, isRunning } from "../process-group.ts";
-import { parseExitRecord } from "../replica-script.ts";
+import { parseExitRecord } from "../replica/script.ts";
 import type { JobInfo, TaskStatus } from "../types.ts";
 
 /** The processes of the job that still run: its supervisor and its replicas' groups. */

@@ -35,7 +35,7 @@ import { startReplicas } from "./supervisor.ts";
 import type { LogFile } from "../log-tail.ts";
 import { NamespaceService } from "../namespace/service.ts";
 import { signal, startTimeOf } from "../process-group.ts";
-import { replicaCommand } from "../replica-command.ts";
+import { replicaCommand } from "../replica/command.ts";
 import type { JobId, JobInfo } from "../types.ts";
 
 const SUPERVISOR = fileURLToPath(new URL(`./job-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));

@@ -17,7 +17,7 @@ import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd, typ
 import { readJson, readText, writeJson } from "../job-files.ts";
 import { makeMemoryCgroup, oomKilled, removeCgroup } from "./memory-limit.ts";
 import { groupAlive, isRunning, signal, startTimeOf } from "../process-group.ts";
-import { parseExitRecord, REPLICA_LOOP } from "../replica-script.ts";
+import { parseExitRecord, REPLICA_LOOP } from "../replica/script.ts";
 
 /** How often a waiting job asks for admission, and how often running replicas are looked at. */
 const ADMIT_INTERVAL_MS = 150;

@@ -1,6 +1,6 @@
 // The sbatch script of a Fray job on Slurm: one allocation of n tasks, and one
 // `srun` step that starts every replica together (one task each, its rank is
-// FRAY_REPLICA_ID). Each task runs the replica loop (replica-script.ts) with
+// FRAY_REPLICA_ID). Each task runs the replica loop (replica/script.ts) with
 // its own exit record and output file in the shared state directory; a task
 // whose replica fails for good counts the replicas failed so far in this run
 // and, past maxTaskFailures, writes the stop file and signals the step, so the
@@ -9,7 +9,7 @@
 // replica, then gives up once there were more than maxRetriesPreemption.
 import { settingName } from "../../runtime/base/config.ts";
 import type { CheckedRequest } from "../job-request.ts";
-import { REPLICA_LOOP } from "../replica-script.ts";
+import { REPLICA_LOOP } from "../replica/script.ts";
 import { shellQuote } from "../shell-quote.ts";
 
 /** The files a job keeps in the state directory, named from its Slurm id (the script passes shell variables). */

@@ -24,7 +24,7 @@ import type { CheckedRequest } from "../job-request.ts";
 import type { LogFile } from "../log-tail.ts";
 import { NamespaceService } from "../namespace/service.ts";
 import { prepareEnvironment } from "../environment/job-environment.ts";
-import { replicaCommand } from "../replica-command.ts";
+import { replicaCommand } from "../replica/command.ts";
 import { batchScript, slurmFiles, TERMINATE_MARK } from "./batch-script.ts";
 import { parseScontrol, replicaStatus, type SlurmJobState } from "./state.ts";
 import { TERMINAL, type JobId, type JobInfo } from "../types.ts";

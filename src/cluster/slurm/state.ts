@@ -2,8 +2,8 @@
 // the replicas' exit records map to Fray's task statuses.
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { failureMessage, logCause } from "../failure-message.ts";
-import { parseExitRecord } from "../replica-script.ts";
+import { failureMessage, logCause } from "../replica/failure-message.ts";
+import { parseExitRecord } from "../replica/script.ts";
 import type { TaskStatus } from "../types.ts";
 
 export interface SlurmJobState {

@@ -11,11 +11,11 @@ import { scriptOf } from "../../runtime/code/code-locator.ts";
 import { NotExportedError } from "../../runtime/base/errors.ts";
 import { ShardRef } from "../../runtime/bulk/shard-store.ts";
 import { ARRAY_OPS, type ExposedShard, type ShardMeta } from "./array-ops.ts";
-import type { MeshTarget } from "../endpoint.ts";
+import type { MeshTarget } from "../mesh-target.ts";
 import { describeRank } from "../errors.ts";
-import type { Extent } from "../extent.ts";
+import type { Extent } from "../shape/extent.ts";
 import { checkOp, type NumericArray, type ReduceOp } from "../collectives/reduce-op.ts";
-import type { ValueMesh } from "../value-mesh.ts";
+import type { ValueMesh } from "../shape/value-mesh.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 import { registerHandleType, TYPED_ARRAYS as TYPED_ARRAY_CLASSES } from "../../wire/codec.ts";
 

@@ -1,6 +1,7 @@
 // mesh/collectives: allReduce & co. (this file) over a group of ranks
-// (collective-group.ts) with deterministic reductions (reduce-op.ts, and
-// simd-fold.ts for float arrays).
+// (collective-group.ts), whose pieces travel through an Exchange (exchange.ts),
+// with deterministic reductions (reduce-op.ts, and simd-fold.ts for float
+// arrays).
 //
 // Mesh collectives, like torch.distributed / ray.util.collective: called inside
 // an endpoint running on every rank of a mesh, on typed arrays, in place.
@@ -27,7 +28,8 @@
 // where they are (Exchange.data); receivers read them from there (fill, part).
 import { config } from "../../runtime/base/config.ts";
 import { pathStats, type PathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
-import type { Exchange, Group } from "./collective-group.ts";
+import type { Group } from "./collective-group.ts";
+import type { Exchange } from "./exchange.ts";
 import { checkArray, checkOp, finish, fold, type NumericArray, type ReduceOp } from "./reduce-op.ts";
 import { simdChunks, simdKind } from "./simd-fold.ts";
 
@@ -82,11 +84,11 @@ function checkAgreement(what: string, group: Group, mine: Meta, pieces: readonly
 
 // The exchange machinery loads with the first collective, not with `fray/mesh`, which every actor
 // module imports. One promise, so calls made without awaiting each other still start in call order.
-let groups: Promise<typeof import("./collective-group.ts")> | null = null;
+let groups: Promise<[typeof import("./collective-group.ts"), typeof import("./exchange.ts")]> | null = null;
 
 /** Runs `body` on the current group's exchange, closing it however it ends. */
 async function run<T>(what: string, dims: readonly string[] | undefined, body: (ex: Exchange, group: Group) => Promise<T>): Promise<T> {
-  const { currentGroup, Exchange } = await (groups ??= import("./collective-group.ts"));
+  const [{ currentGroup }, { Exchange }] = await (groups ??= Promise.all([import("./collective-group.ts"), import("./exchange.ts")]));
   const group = await currentGroup(what, dims);
   const ex = await Exchange.open(group, what);
   try {

@@ -1,10 +1,10 @@
 // The dashboard page's script: draws the overview from a DashboardState
 // (dashboard/sources.ts), first from /api/state, then from each `state` event
-// of /api/events; `#/job/ID` shows that job's page instead (script-job.ts),
-// and the charts are drawn by script-charts.ts. Text goes in with textContent
+// of /api/events; `#/job/ID` shows that job's page instead (job.ts),
+// and the charts are drawn by charts.ts. Text goes in with textContent
 // only: names, messages and log lines come from programs the viewer may not trust.
-import { CHARTS_SCRIPT } from "./script-charts.ts";
-import { JOB_PAGE_SCRIPT } from "./script-job.ts";
+import { CHARTS_SCRIPT } from "./charts.ts";
+import { JOB_PAGE_SCRIPT } from "./job.ts";
 
 const HELPERS = String.raw`
 "use strict";

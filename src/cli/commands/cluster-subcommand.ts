@@ -2,8 +2,8 @@
 // (default FRAY_CLUSTER_SPEC, else local), --json, a table for people, and a
 // failure printed as one line (no stack) with exit code 1.
 import { Command, Option } from "commander";
-import { createCluster, type Cluster } from "../cluster.ts";
-import { settingName } from "../runtime/base/config.ts";
+import { createCluster, type Cluster } from "../../cluster.ts";
+import { settingName } from "../../runtime/base/config.ts";
 
 export interface Common {
   readonly cluster?: string;

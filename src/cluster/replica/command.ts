@@ -3,10 +3,10 @@
 // encoded arguments.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { locate } from "../runtime/code/code-locator.ts";
-import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
-import { encodeStandalone } from "../wire/codec.ts";
-import type { CheckedRequest } from "./job-request.ts";
+import { locate } from "../../runtime/code/code-locator.ts";
+import { workerExecArgv } from "../../runtime/hosts/host-agent.ts";
+import { encodeStandalone } from "../../wire/codec.ts";
+import type { CheckedRequest } from "../job-request.ts";
 
 const CALLABLE_MAIN = fileURLToPath(new URL(`./callable-main${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
 

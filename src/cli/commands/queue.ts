@@ -1,8 +1,8 @@
 // `fray queue serve`: a lease queue over HTTP for HttpQueue clients.
 import { Command, InvalidArgumentError } from "commander";
-import { FileQueue, MemoryQueue, serveQueue } from "../queue.ts";
-import { settingName } from "../runtime/base/config.ts";
-import { requireToken } from "./token-option.ts";
+import { FileQueue, MemoryQueue, serveQueue } from "../../queue.ts";
+import { settingName } from "../../runtime/base/config.ts";
+import { requireToken } from "../token-option.ts";
 
 function port(value: string): number {
   const n = Number(value);

@@ -2,8 +2,8 @@
 // makes its own shard of the synthetic set from the seed (nothing is sent),
 // and every step averages the ranks' gradients with collective.allReduce, so
 // every rank applies the same update and holds the same weights.
-import { Actor, collective, currentRank } from "../mesh.ts";
-import { descend, gradient, makeRows, shardOf, batchOffset, weightCount, type Rows } from "./demo-model.ts";
+import { Actor, collective, currentRank } from "../../mesh.ts";
+import { descend, gradient, makeRows, shardOf, batchOffset, weightCount, type Rows } from "./model.ts";
 
 /** What a step reports: the mean loss over every rank's mini-batch (before the update), and the weights after it. */
 export interface StepResult {

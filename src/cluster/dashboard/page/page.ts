@@ -1,5 +1,5 @@
 // The dashboard's two pages, served as they are (no build step, nothing from
-// another site): the signed-in page, whose script (dashboard/script.ts) draws
+// another site): the signed-in page, whose script (script.ts) draws
 // the sections from /api/state and /api/events, and the login form.
 import { DASHBOARD_SCRIPT } from "./script.ts";
 

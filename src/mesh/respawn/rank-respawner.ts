@@ -4,18 +4,19 @@
 // worker `respawn(rank, { host })` names; same rank environment), constructs
 // the actor there with the original arguments, and points the mesh — every
 // slice of it — at the new process.
-import type { Encoded } from "../wire/codec.ts";
-import { messageContext } from "../runtime/proc/context.ts";
-import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
-import { hold, release } from "../runtime/base/keep-alive.ts";
-import type { RawExtent } from "../runtime/base/messages.ts";
-import type { Proc } from "../runtime/proc/proc.ts";
-import { workerOf } from "../runtime/net/address.ts";
-import type { MeshRef } from "./actor-mesh.ts";
-import { ActorError, SupervisionError } from "./errors.ts";
-import { countRestart } from "../runtime/base/counters.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
+import type { Encoded } from "../../wire/codec.ts";
+import { messageContext } from "../../runtime/proc/context.ts";
+import type { ProcHandle } from "../../runtime/hosts/host-agent.ts";
+import { hold, release } from "../../runtime/base/keep-alive.ts";
+import type { RawExtent } from "../../runtime/base/messages.ts";
+import type { Proc } from "../../runtime/proc/proc.ts";
+import { workerOf } from "../../runtime/net/address.ts";
+import type { MeshRef } from "../mesh-state.ts";
+import { ActorError, SupervisionError } from "../errors.ts";
+import { workerOfHost } from "./respawn-options.ts";
+import { countRestart } from "../../runtime/base/counters.ts";
+import { currentProc } from "../../runtime/runtime.ts";
+import { SUPERVISOR } from "../../runtime/supervision/supervisor.ts";
 
 /** One process of a ProcMesh: its address, and its handle where this process started it. */
 export interface ProcSlot {
@@ -27,30 +28,6 @@ export interface ProcSlot {
    * and returns its slot; absent where there is nothing to restart (thisProc()).
    */
   readonly restart?: (to?: string) => ProcSlot;
-}
-
-/** @internal A HostMesh's worker addresses, null for this machine: how a respawn reads its `host` option without importing HostMesh. */
-export const kWorkers = Symbol("fray.workers");
-
-/** The worker address of `host` (a HostMesh of one worker), or an error naming what to pass instead. */
-function workerOfHost(host: unknown, what: string): string {
-  const workers = (host as { [kWorkers]?: readonly string[] | null } | null | undefined)?.[kWorkers];
-  if (workers === undefined) {
-    const got = host === null ? "null" : typeof host === "object" ? `a ${host.constructor?.name ?? "plain object"}` : typeof host;
-    throw new TypeError(`respawn option host must be a HostMesh of one worker, e.g. attachToWorkers(["tcp://HOST:PORT"]), got ${got}`);
-  }
-  if (workers === null) {
-    throw new TypeError(
-      `cannot respawn ${what} on thisHost(): a proc of this machine is not reachable from the mesh's workers; pass a HostMesh of one worker, ` +
-        `e.g. attachToWorkers(["tcp://HOST:PORT"])`,
-    );
-  }
-  if (workers.length !== 1) {
-    throw new RangeError(
-      `respawn option host is a HostMesh of ${workers.length} hosts; pass one worker's, e.g. attachToWorkers(["${workers[0] ?? "tcp://HOST:PORT"}"])`,
-    );
-  }
-  return workers[0];
 }
 
 /** What the spawner of a mesh keeps to construct one of its members again. */

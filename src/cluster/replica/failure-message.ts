@@ -7,7 +7,7 @@
 // and lines that look like an error ("Traceback …", "panic: …", "error: …").
 // Shared by every backend; each says where the replica's log is.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { describeExit, type ExitRecord } from "./replica-script.ts";
+import { describeExit, type ExitRecord } from "./script.ts";
 
 /** At most this many of the log's last non-empty lines, each cut to LINE_CHARS, read from its last TAIL_BYTES. */
 const TAIL_LINES = 5;

@@ -1,6 +1,6 @@
 // `fray actor list|kill`: the named actors of a cluster's namespace, from a shell.
 import { Command } from "commander";
-import type { ActorRow } from "../cluster.ts";
+import type { ActorRow } from "../../cluster.ts";
 import { clusterSubcommands, print, renderTable, type Common } from "./cluster-subcommand.ts";
 
 const { sub, action } = clusterSubcommands("actor");

@@ -3,9 +3,9 @@
 // namespace service) from this process until it is interrupted, guarded by the
 // cluster's token.
 import { Command, Option } from "commander";
-import { createCluster } from "../cluster.ts";
-import { clusterSources, startDashboard } from "../dashboard.ts";
-import { settingName } from "../runtime/base/config.ts";
+import { createCluster } from "../../cluster.ts";
+import { clusterSources, startDashboard } from "../../dashboard.ts";
+import { settingName } from "../../runtime/base/config.ts";
 
 export function dashboardCommand(): Command {
   return new Command("dashboard")

@@ -3,10 +3,10 @@
 // stack goes to the log, "Name: message" to the exit record, so the job's
 // errorMessage says what went wrong.
 import { appendFileSync, readFileSync } from "node:fs";
-import { load } from "../runtime/code/code-locator.ts";
-import { config } from "../runtime/base/config.ts";
-import { decodeStandalone } from "../wire/codec.ts";
-import { errorLine } from "./replica-script.ts";
+import { load } from "../../runtime/code/code-locator.ts";
+import { config } from "../../runtime/base/config.ts";
+import { decodeStandalone } from "../../wire/codec.ts";
+import { errorLine } from "./script.ts";
 
 const [url, exportName, argsFile] = process.argv.slice(2);
 try {

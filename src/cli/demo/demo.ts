@@ -5,10 +5,10 @@
 // the last allreduced weights and training goes on. It ends with the held-out
 // accuracy, the loss curve, and the speed-up over the same steps in one process.
 import { availableParallelism, loadavg } from "node:os";
-import { Channel, SupervisionError, setUnhandledFaultHook, thisHost, type MeshFailure } from "../mesh.ts";
-import { Trainer, type StepResult } from "./demo-actors.ts";
-import { accuracy, allShards, FEATURES, LABEL_NOISE, makeRows, shardOf, stepOverShards, weightCount } from "./demo-model.ts";
-import { Progress } from "./progress.ts";
+import { Channel, SupervisionError, setUnhandledFaultHook, thisHost, type MeshFailure } from "../../mesh.ts";
+import { Trainer, type StepResult } from "./actors.ts";
+import { accuracy, allShards, FEATURES, LABEL_NOISE, makeRows, shardOf, stepOverShards, weightCount } from "./model.ts";
+import { Progress } from "../progress.ts";
 import { textPlot } from "./text-plot.ts";
 
 /** The demo fails unless the held-out accuracy reaches this (the best any model can do is 1 − LABEL_NOISE = 0.95). */

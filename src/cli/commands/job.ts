@@ -3,10 +3,10 @@
 // or JSON with --json.
 import { Command, InvalidArgumentError } from "commander";
 import { basename } from "node:path";
-import { Entrypoint, type JobInfo, type ResourceConfig } from "../cluster.ts";
-import { settingName } from "../runtime/base/config.ts";
+import { Entrypoint, type JobInfo, type ResourceConfig } from "../../cluster.ts";
+import { settingName } from "../../runtime/base/config.ts";
 import { clusterSubcommands, print, renderTable, type Common } from "./cluster-subcommand.ts";
-import { Progress } from "./progress.ts";
+import { Progress } from "../progress.ts";
 
 function count(what: string) {
   return (value: string): number => {

@@ -1,0 +1,276 @@
+// How a collective call's pieces travel among the ranks of its group
+// (collective-group.ts): straight from Proc to Proc (a "coll" frame, or a
+// hand-over within one process), never through an actor's mailbox: the actor
+// is busy awaiting the collective. A group's first call learns, for each pair
+// of ranks, whether large arrays can go through shared memory instead
+// (runtime/bulk/collective-outbox.ts).
+import { decode, encode } from "../../wire/codec.ts";
+import { config, settingNow } from "../../runtime/base/config.ts";
+import { SupervisionError } from "../../runtime/supervision/supervision.ts";
+import { currentProc } from "../../runtime/runtime.ts";
+import { COLLECTIVES } from "../../runtime/bulk/collective-inbox.ts";
+import {
+  hearOutboxes,
+  hostIdentity,
+  isSabRef,
+  isShmRef,
+  OpenedOutboxes,
+  Outbox,
+  pathTo,
+  sabView,
+  type HostIdentity,
+  type ShmRef,
+} from "../../runtime/bulk/collective-outbox.ts";
+import { pathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
+import type { Group } from "./collective-group.ts";
+import type { NumericArray } from "./reduce-op.ts";
+
+/** A rank of this process hands a piece to another: no copy, no encoding. */
+class LocalPiece {
+  constructor(readonly value: unknown) {}
+}
+
+/** A piece (or its data) naming another thread's SharedArrayBuffer outbox, with a view of the memory there in its place. */
+function inPlace(value: unknown): unknown {
+  if (isSabRef(value)) return sabView(value);
+  const d = (value as { d?: unknown } | null)?.d;
+  if (!isSabRef(d)) return value;
+  const view = sabView(d);
+  return view instanceof Promise ? view.then((v) => ({ ...(value as object), d: v })) : { ...(value as object), d: view };
+}
+
+/** What a rank keeps about a group between its calls on it. */
+interface GroupState {
+  /** Calls made so far (tags carry it, so successive calls never mix their pieces). */
+  seq: number;
+  /** How pieces travel to each member, learnt in the group's first call (until then, and if it failed: frames). */
+  paths: PiecePath[] | null;
+  /**
+   * Two outboxes, used by even and odd calls. Peers read call k's outbox during call k; call k + 2 may
+   * rewrite it once call k + 1 succeeded, as every peer then sent its first piece of call k + 1, which it
+   * does only after its call k ended (a rank's calls on a group run one at a time).
+   */
+  outboxes: [Outbox | null, Outbox | null];
+  lastOk: boolean;
+  /** The end of this rank's latest call on the group: the next one starts after it. */
+  tail: Promise<void>;
+}
+
+const states = new Map<string, GroupState>();
+
+/**
+ * One collective call's exchange: `send` a piece to a group member, `recv` one
+ * from a member. Every `recv` rejects with SupervisionError when a member's
+ * process is lost, and with a timeout error after FRAY_COLLECTIVE_TIMEOUT_MS.
+ * A rank's calls on one group run one at a time, in call order.
+ */
+export class Exchange {
+  readonly #proc = currentProc();
+  readonly #prefix: string;
+  readonly #failed: Promise<never>;
+  readonly #state: GroupState;
+  readonly #seq: number;
+  readonly #ended: () => void;
+  #fail!: (error: Error) => void;
+  #unwatch: () => void = () => {};
+  #timer: NodeJS.Timeout | undefined;
+  #outbox: Outbox | null = null;
+  #outboxBytes = 0;
+  #opened: OpenedOutboxes | null = null;
+
+  /** Starts this rank's next call on `group` once its previous one has ended. */
+  static async open(group: Group, what: string): Promise<Exchange> {
+    const slot = `${group.key}@${group.me}`;
+    let state = states.get(slot);
+    if (!state) states.set(slot, (state = { seq: 0, paths: null, outboxes: [null, null], lastOk: true, tail: Promise.resolve() }));
+    const previous = state.tail;
+    let ended!: () => void;
+    state.tail = new Promise<void>((resolve) => (ended = resolve));
+    await previous;
+    const ex = new Exchange(group, what, state, ended);
+    if (ex.#seq === 0) {
+      try {
+        await ex.#learnPaths();
+      } catch (err) {
+        ex.close(true);
+        throw err;
+      }
+    }
+    return ex;
+  }
+
+  private constructor(
+    readonly group: Group,
+    readonly what: string,
+    state: GroupState,
+    ended: () => void,
+  ) {
+    this.#state = state;
+    this.#ended = ended;
+    this.#seq = state.seq++;
+    this.#prefix = `${group.key}#${this.#seq}`;
+    this.#failed = new Promise<never>((_, reject) => (this.#fail = reject));
+    this.#failed.catch(() => {});
+    const lost = (addr: string, error: Error) => {
+      const gone = group.addrs.flatMap((a, i) => (a === addr && i !== group.me ? [group.describe(i)] : []));
+      if (gone.length) this.#fail(new SupervisionError(`${what} cannot complete: ${gone.join(", ")} is gone: ${error.message}`, { cause: error }));
+    };
+    this.#unwatch = this.#proc.onPeerLost(lost);
+    for (const addr of new Set(group.addrs)) {
+      const dead = addr === this.#proc.addr ? undefined : this.#proc.lostPeer(addr);
+      if (dead) lost(addr, dead);
+    }
+    const ms = config.collectiveTimeoutMs;
+    this.#timer = setTimeout(
+      () =>
+        this.#fail(
+          new Error(
+            `${what} timed out after ${ms} ms waiting for its peers (${settingNow("collectiveTimeoutMs")}); every rank of the group must make ` +
+              `the same collective calls in the same order`,
+          ),
+        ),
+      ms,
+    );
+  }
+
+  #tag(round: string, from: number, to: number): string {
+    return `${this.#prefix}.${round}.${from}>${to}`;
+  }
+
+  /** Sends `value` to member `to`. Its typed arrays must not change until the peer has it (callers copy what the user may change). */
+  send(to: number, round: string, value: unknown): void {
+    const tag = this.#tag(round, this.group.me, to);
+    const addr = this.group.addrs[to];
+    if (addr === this.#proc.addr) this.#proc.get(COLLECTIVES).deliver(tag, new LocalPiece(value));
+    else this.#proc.send(addr, { kind: "coll", tag }, encode(value, this.what));
+  }
+
+  recv(from: number, round: string): Promise<unknown> {
+    const tag = this.#tag(round, from, this.group.me);
+    const got = new Promise<unknown>((resolve, reject) => {
+      this.#proc.get(COLLECTIVES).take(tag, (piece) => {
+        if (piece instanceof LocalPiece) return resolve(piece.value);
+        const { payload, attachments } = piece as { payload: Uint8Array; attachments: readonly Uint8Array[] };
+        try {
+          resolve(inPlace(decode(payload, attachments)));
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    return Promise.race([got, this.#failed]);
+  }
+
+  /** Sends `value(i)` to every other member and resolves with what each sent back, by member index (own slot: undefined). */
+  async allToAll(round: string, value: (to: number) => unknown): Promise<unknown[]> {
+    const { me, ranks } = this.group;
+    for (let i = 0; i < ranks.length; i++) if (i !== me) this.send(i, round, value(i));
+    return Promise.all(ranks.map((_, i) => (i === me ? undefined : this.recv(i, round))));
+  }
+
+  /** The group's first call: every rank tells every peer in another proc where it runs (a few bytes), so each picks its path to each. */
+  async #learnPaths(): Promise<void> {
+    const { addrs, me } = this.group;
+    const remote = (i: number) => i !== me && addrs[i] !== this.#proc.addr;
+    const mine = hostIdentity();
+    if (mine.host !== null) hearOutboxes();
+    for (let i = 0; i < addrs.length; i++) if (remote(i)) this.send(i, "h", mine);
+    const theirs = await Promise.all(addrs.map((_, i) => (remote(i) ? (this.recv(i, "h") as Promise<HostIdentity>) : undefined)));
+    this.#state.paths = theirs.map((peer) => (peer ? pathTo(peer) : "local"));
+  }
+
+  /** How pieces travel to member `i`. */
+  path(i: number): PiecePath {
+    return this.#state.paths?.[i] ?? (this.group.addrs[i] === this.#proc.addr ? "local" : "socket");
+  }
+
+  /**
+   * Readies this call's outbox for up to `bytes` bytes when the array is large enough for shared memory
+   * (FRAY_COLLECTIVE_SHARED_MIN_BYTES) and some peer is on it; says whether it did. Every rank of the
+   * group decides the same for every call whose arrays agree.
+   */
+  share(bytes: number): boolean {
+    if (bytes < config.collectiveSharedMinBytes) return false;
+    const paths = this.group.addrs.map((_, i) => this.path(i));
+    const file = paths.includes("sharedMemory");
+    const sab = paths.includes("sharedArrayBuffer");
+    if (!file && !sab) return false;
+    const { outboxes } = this.#state;
+    const parity = this.#seq % 2;
+    let outbox = outboxes[parity];
+    // After a failed call, a peer may still be reading call k − 2's outbox: this call takes a fresh one.
+    if (outbox && (!this.#state.lastOk || outbox.file !== file || outbox.sab !== sab)) {
+      outbox.close();
+      outbox = null;
+    }
+    outbox ??= new Outbox(file, sab);
+    outboxes[parity] = outbox;
+    this.#outbox = outbox;
+    this.#outboxBytes = bytes;
+    return true;
+  }
+
+  /** Whether member `i`'s pieces of this call go through the outbox. */
+  isShared(i: number): boolean {
+    const path = this.path(i);
+    return this.#outbox !== null && (path === "sharedMemory" || path === "sharedArrayBuffer");
+  }
+
+  /** Copies `view` to byte `offset` of this call's outbox, if `share` readied one (whose memory is reserved now: only ranks that stage pay for it). */
+  stage(offset: number, view: NumericArray): void {
+    if (!this.#outbox) return;
+    this.#outbox.reserve(this.#outboxBytes);
+    this.#outbox.put(offset, view);
+  }
+
+  /**
+   * What member `to` is sent for `view`: where it is in the outbox (staged at byte `offset`), when `to`
+   * is on shared memory and this call uses it; else `view` itself, or `copy()` of it when it is the user's
+   * array (which may change before a frame is written or a rank of this proc takes it).
+   */
+  data(to: number, view: NumericArray, offset: number, copy?: () => NumericArray): unknown {
+    let path = this.path(to);
+    if (this.#outbox === null && path !== "local") path = "socket";
+    const stats = pathStats[path];
+    stats.pieces++;
+    stats.bytes += view.byteLength;
+    if (path === "sharedMemory" || path === "sharedArrayBuffer") return this.#outbox!.ref(path, offset, view.byteLength, view);
+    return copy ? copy() : view;
+  }
+
+  /** Copies a member's data `d` (all of it) into `into`. */
+  async fill(d: unknown, into: NumericArray): Promise<void> {
+    if (!isShmRef(d)) return void into.set(d as never);
+    // A file that is gone belongs to a process that died after sending: its loss, being reported, fails the call.
+    if (!this.#read(d, 0, into, true)) await this.#failed;
+  }
+
+  /**
+   * Elements [start, start + scratch.length) of a member's data `d`: a view of them, or `scratch` filled with
+   * them from shared memory (null: the peer's file is gone, and `failed()` will say why).
+   */
+  part<A extends NumericArray>(d: unknown, start: number, scratch: A): A | null {
+    if (!isShmRef(d)) return (d as A).subarray(start, start + scratch.length) as A;
+    return this.#read(d, start * scratch.BYTES_PER_ELEMENT, scratch, false) ? scratch : null;
+  }
+
+  /** Rejects when this call fails (for a caller that cannot go on). */
+  failed(): Promise<never> {
+    return this.#failed;
+  }
+
+  #read(d: ShmRef, from: number, into: NumericArray, whole: boolean): boolean {
+    this.#opened ??= new OpenedOutboxes();
+    return this.#opened.read(d, from, new Uint8Array(into.buffer, into.byteOffset, into.byteLength), whole);
+  }
+
+  /** Stops watching. After a failure, the pieces this rank will never take are dropped. */
+  close(failed: boolean): void {
+    clearTimeout(this.#timer);
+    this.#unwatch();
+    this.#opened?.close();
+    this.#state.lastOk = !failed;
+    this.#ended();
+    if (failed) this.#proc.get(COLLECTIVES).abandon(`${this.#prefix}.`, `>${this.group.me}`);
+  }
+}
