@@ -37,7 +37,5 @@ export type { JobReports, JobTasks, Place, ProcessRow } from "./cluster/dashboar
 export type { Series, SeriesPoint } from "./cluster/dashboard/series.ts";
 export type { LogError } from "./cluster/failure-message.ts";
 export type { FailedTask } from "./job/tasks/task-history.ts";
-export type { LocalActor, RuntimeSnapshot } from "./runtime/metrics/runtime-snapshot.ts";
-export { runtimeSnapshot } from "./runtime/runtime.ts";
-export type { MeshSnapshot, MemberSnapshot } from "./runtime/supervision/supervisor.ts";
-export type { FailureRecord } from "./runtime/supervision/failure-history.ts";
+export { runtimeSnapshot, type LocalActor, type RuntimeSnapshot } from "./runtime/face/metrics.ts";
+export type { FailureRecord, MemberSnapshot, MeshSnapshot } from "./runtime/face/supervision.ts";

@@ -36,18 +36,18 @@ export {
 export { context, currentRank, currentSize, type ActorInstance, type Context } from "./mesh/context.ts";
 export type { Endpoint } from "./mesh/endpoint.ts";
 export { ActorError, SupervisionError, type MeshFailure } from "./mesh/errors.ts";
-export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/supervision/supervision.ts";
+export { setUnhandledFaultHook, type UnhandledFaultHook } from "./runtime/face/supervision.ts";
 export { Extent, Point } from "./mesh/extent.ts";
 export { HostMesh, thisHost, thisProc, type SpawnProcsOptions } from "./mesh/host-mesh.ts";
 export { attachToWorkers, runWorker, type AttachOptions, type WorkerOptions } from "./mesh/workers.ts";
-export type { TlsFiles } from "./runtime/net/credentials.ts";
-export type { NotEndpointName } from "./runtime/actors/endpoint-options.ts";
+export type { TlsFiles } from "./runtime/face/network.ts";
+export type { NotEndpointName } from "./runtime/face/actors.ts";
 export { ProcMesh } from "./mesh/proc-mesh.ts";
 export type { Range, SliceSpec } from "./mesh/shape.ts";
 export { RemoteBuffer, BufferBatch, type TransferOptions } from "./mesh/remote-buffer.ts";
 export { ValueMesh } from "./mesh/value-mesh.ts";
 export { DecodingError, SerializationError } from "./wire/errors.ts";
-export { NotExportedError } from "./runtime/base/errors.ts";
+export { NotExportedError } from "./runtime/face/code.ts";
 // The launchers moved to `fray/launchers`; these aliases stay for one release.
 export {
   /** @deprecated import from "fray/launchers" instead */

@@ -63,6 +63,8 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
   runtime: {
     // Bottom up: base ← code ← net, ports ← proc ← the subsystems ← runtime.ts, which assembles them.
     ".": ["actors", "base", "bulk", "calls", "metrics", "net", "output", "ports", "proc", "supervision"], // runtime.ts
+    // What the layers above import of the runtime, by concern (re-exports only).
+    face: [".", "actors", "base", "bulk", "calls", "code", "hosts", "metrics", "net", "output", "ports", "proc", "simulator", "supervision"],
     base: [], // settings, errors, message headers, counters, the event-loop hold
     code: ["base"], // finding and loading user code and error classes
     net: ["base", "code"], // links between processes: listen, dial, authenticate, frame
@@ -120,6 +122,26 @@ it("no loop of imports, types included, inside the runtime", () => {
     [],
     "these runtime files import each other around a loop; pass a narrow interface instead",
   );
+});
+
+/** The runtime's face: the layers above import the runtime only through these, by concern. */
+const RUNTIME_FACE = join(src, "runtime/face");
+/** Run by a worker before it loads its runtime, each as a file of its own (compile-cache.ts): imported directly. */
+const RUNTIME_BOOT = ["runtime/code/compile-cache", "runtime/code/bundle-script"].map((m) => join(src, m));
+
+it("the layers above the runtime import it only through its face, src/runtime/face/", () => {
+  const wrong: string[] = [];
+  const runtime = join(src, "runtime");
+  for (const file of files(src)) {
+    if (file.startsWith(runtime + "/")) continue;
+    const text = readFileSync(file, "utf8");
+    const dynamic = [...text.matchAll(/import\(\s*"(\.[^"]+)"\s*\)/g)].map((m) => resolve(dirname(file), m[1]));
+    for (const target of [...importsIn(text, file, { valuesOnly: false }), ...dynamic]) {
+      if (!target.startsWith(runtime + "/") || target.startsWith(RUNTIME_FACE + "/") || RUNTIME_BOOT.includes(target.replace(/\.[cm]?[jt]s$/, ""))) continue;
+      wrong.push(`${relative(root, file)} imports ${relative(root, target)}: import it from the runtime's face, src/runtime/face/ (or add it there)`);
+    }
+  }
+  assert.deepEqual([...new Set(wrong)], []);
 });
 
 it("layers import only lower layers, and only the CLI goes through the public entry files", () => {

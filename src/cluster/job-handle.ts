@@ -2,7 +2,7 @@
 // submit() — its status, waiting for its end (streaming its log lines
 // meanwhile if asked), its logs, stopping it — and waitAll() over many. Built
 // on the Cluster's own poll/wait/monitor/logs/terminate: a face, not an engine.
-import { PollTimeoutError } from "../runtime/base/poll.ts";
+import { PollTimeoutError } from "../runtime/face/polling.ts";
 import type { Cluster } from "./cluster.ts";
 import { JobFailedError } from "./errors.ts";
 import type { JobId, JobInfo, JobStatus } from "./types.ts";

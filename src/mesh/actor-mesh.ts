@@ -2,9 +2,7 @@
 // completes endpoints with their argument and return types. Meshes can be sent
 // to other actors, which call them directly.
 import { registerHandleType } from "../wire/codec.ts";
-import type { RawExtent } from "../runtime/base/messages.ts";
-import type { Port } from "../runtime/ports/port.ts";
-import { endpointNames, type NotEndpointName } from "../runtime/actors/endpoint-options.ts";
+import { endpointNames, type NotEndpointName, type Port, type RawExtent } from "../runtime/face/actors.ts";
 import { DistributedArray } from "./array/distributed-array.ts";
 import { EndpointImpl, type Endpoint, type MeshTarget } from "./endpoint.ts";
 import { SupervisionError, type RankLocation } from "./errors.ts";
@@ -12,8 +10,8 @@ import { Extent } from "./extent.ts";
 import type { HostMesh } from "./host-mesh.ts";
 import type { RankRespawner } from "./rank-respawn.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
+import { currentProc } from "../runtime/face/procs.ts";
+import { SUPERVISOR } from "../runtime/face/supervision.ts";
 
 /** The endpoint type of method `F`: an explicit-response-port method answers with its port's type. */
 export type EndpointOf<F> = F extends (...args: infer All) => infer R

@@ -1,17 +1,13 @@
 // HostMesh: a mesh of hosts that can start processes. `thisHost()` is this
 // machine (no labels, size 1); `thisProc()` is this very process.
 import { fileURLToPath } from "node:url";
-import { deviceEnv, type ProcPlace } from "../runtime/base/device-env.ts";
-import { startProc, type WorkerEntry } from "../runtime/hosts/host-agent.ts";
-import { originTag } from "../runtime/output/log-origin.ts";
-import { logStreaming } from "../runtime/output/output-sink.ts";
-import { startRemoteProcs } from "../runtime/hosts/remote-agent.ts";
+import { deviceEnv, startProc, startRemoteProcs, type ProcPlace, type WorkerEntry } from "../runtime/face/hosts.ts";
+import { currentProc, logStreaming, originTag } from "../runtime/face/procs.ts";
 import { SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { ProcMesh, type ProcSlot } from "./proc-mesh.ts";
 import { kWorkers } from "./rank-respawn.ts";
 import { Shape } from "./shape.ts";
-import { currentProc } from "../runtime/runtime.ts";
 
 // Workers run the entries in worker/: compiled JS, or TypeScript under tsx (which has no CommonJS one).
 const compiled = !import.meta.url.endsWith(".ts");

@@ -2,17 +2,15 @@
 // ActorMesh at once; messages sent before the processes or actors are up are
 // delivered after construction, in order.
 import { encodeArguments } from "../wire/codec.ts";
-import { locate, scriptOf } from "../runtime/code/code-locator.ts";
-import { messageContext } from "../runtime/proc/context.ts";
-import { hold, release } from "../runtime/base/keep-alive.ts";
-import type { RawExtent } from "../runtime/base/messages.ts";
+import { locate, scriptOf } from "../runtime/face/code.ts";
+import { currentProc, hold, messageContext, release } from "../runtime/face/procs.ts";
+import type { RawExtent } from "../runtime/face/actors.ts";
 import { ActorMeshImpl, checkEndpointNames, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
 import { RankRespawner, type ProcSlot } from "./rank-respawn.ts";
 import { Shape, type SliceSpec } from "./shape.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
+import { SUPERVISOR } from "../runtime/face/supervision.ts";
 
 export type { ProcSlot };
 

@@ -5,17 +5,14 @@
 // the actor there with the original arguments, and points the mesh — every
 // slice of it — at the new process.
 import type { Encoded } from "../wire/codec.ts";
-import { messageContext } from "../runtime/proc/context.ts";
-import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
-import { hold, release } from "../runtime/base/keep-alive.ts";
-import type { RawExtent } from "../runtime/base/messages.ts";
-import type { Proc } from "../runtime/proc/proc.ts";
-import { workerOf } from "../runtime/net/address.ts";
+import { currentProc, hold, messageContext, release, type Proc } from "../runtime/face/procs.ts";
+import type { ProcHandle } from "../runtime/face/hosts.ts";
+import type { RawExtent } from "../runtime/face/actors.ts";
+import { workerOf } from "../runtime/face/network.ts";
 import type { MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
-import { countRestart } from "../runtime/base/counters.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
+import { countRestart } from "../runtime/face/metrics.ts";
+import { SUPERVISOR } from "../runtime/face/supervision.ts";
 
 /** One process of a ProcMesh: its address, and its handle where this process started it. */
 export interface ProcSlot {

@@ -3,13 +3,10 @@
 // moves bytes with `readInto`/`writeFrom`, served by the owner's process
 // outside its actors' mailboxes (runtime/bulk/buffer-store.ts, buffer-transfer.ts).
 import { registerHandleType } from "../wire/codec.ts";
-import { transfer, type BufferAddress } from "../runtime/bulk/buffer-transfer.ts";
-import { messageContext } from "../runtime/proc/context.ts";
-import type { ShareCache } from "../runtime/bulk/shared-views.ts";
-import { optionOrSetting } from "../runtime/base/config.ts";
-import { openChannel } from "../runtime/ports/port.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { BUFFERS } from "../runtime/bulk/buffer-store.ts";
+import { BUFFERS, transfer, type BufferAddress, type ShareCache } from "../runtime/face/buffers.ts";
+import { currentProc, messageContext } from "../runtime/face/procs.ts";
+import { optionOrSetting } from "../runtime/face/settings.ts";
+import { openChannel } from "../runtime/face/actors.ts";
 
 export interface TransferOptions {
   /** Seconds the transfer may take (Monarch's `timeout`); default FRAY_BUFFER_TIMEOUT_MS. */

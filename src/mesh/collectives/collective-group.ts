@@ -6,18 +6,14 @@
 // group's first call learns, for each pair of ranks, whether large arrays can
 // go through shared memory instead (runtime/bulk/collective-outbox.ts).
 import { decode, encode } from "../../wire/codec.ts";
-import { config, settingNow } from "../../runtime/base/config.ts";
-import { messageContext } from "../../runtime/proc/context.ts";
-import type { Proc } from "../../runtime/proc/proc.ts";
-import { SupervisionError } from "../../runtime/supervision/supervision.ts";
-import { splitKey } from "../../runtime/supervision/supervisor.ts";
+import { config, settingNow } from "../../runtime/face/settings.ts";
+import { currentProc, messageContext, type Proc } from "../../runtime/face/procs.ts";
+import { splitKey, SupervisionError, SUPERVISOR } from "../../runtime/face/supervision.ts";
 import { describeRank } from "../errors.ts";
 import { Extent } from "../extent.ts";
-import { currentProc } from "../../runtime/runtime.ts";
-import { ACTORS } from "../../runtime/actors/actor-table.ts";
-import { COLLECTIVES } from "../../runtime/bulk/collective-inbox.ts";
-import { SUPERVISOR } from "../../runtime/supervision/supervisor.ts";
+import { ACTORS } from "../../runtime/face/actors.ts";
 import {
+  COLLECTIVES,
   hearOutboxes,
   hostIdentity,
   isSabRef,
@@ -28,8 +24,8 @@ import {
   sabView,
   type HostIdentity,
   type ShmRef,
-} from "../../runtime/bulk/collective-outbox.ts";
-import { pathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
+} from "../../runtime/face/collectives.ts";
+import { pathStats, type PiecePath } from "../../runtime/face/buffers.ts";
 import type { NumericArray } from "./reduce-op.ts";
 
 /** A rank of this process hands a piece to another: no copy, no encoding. */

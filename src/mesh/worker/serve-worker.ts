@@ -3,11 +3,9 @@
 // process's stdin is a pipe from it; the kernel closes it however the parent dies). A worker thread
 // talks to its parent over the MessagePort it was given, and ends with its process.
 import type { MessagePort } from "node:worker_threads";
-import { config, settingName } from "../../runtime/base/config.ts";
-import { knowMainThread } from "../../runtime/code/esm-require.ts";
-import { captureOutput } from "../../runtime/output/output-capture.ts";
-import { adoptParentDoorbell } from "../../runtime/proc/parent-doorbell.ts";
-import { serveProc } from "../../runtime/runtime.ts";
+import { config, settingName } from "../../runtime/face/settings.ts";
+import { adoptParentDoorbell, captureOutput, knowMainThread } from "../../runtime/face/worker.ts";
+import { serveProc } from "../../runtime/face/procs.ts";
 
 /** Serves this worker; `parentPort` and `doorbell`: the port to its parent and the memory of its doorbell, given to a worker thread only. */
 export async function serveWorker(parentPort?: MessagePort, doorbell?: SharedArrayBuffer): Promise<void> {
