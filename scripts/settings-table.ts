@@ -1,9 +1,14 @@
-// Prints README's Settings section from the declaration (src/runtime/base/settings.ts);
+// Prints README's Settings section from the declarations (each layer's settings file: src/runtime/base/settings.ts, src/<layer>/settings.ts);
 // with --write, puts it into README.md in place of the old one.
 //   npm run settings-table [-- --write]
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { isNumberSetting, SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/base/settings.ts";
+import { declaredSettings, isNumberSetting, shownDefault, shownDoc, type Setting } from "../src/runtime/base/setting-registry.ts";
+// Each layer declares its settings in its own file, registered when loaded: the runtime's (loaded by these), then each above it.
+import "../src/mesh/settings.ts";
+import "../src/job/settings.ts";
+import "../src/cluster/settings.ts";
+import "../src/launchers/settings.ts";
 
 export const README = fileURLToPath(new URL("../README.md", import.meta.url));
 export const HEADING = "## Settings";
@@ -15,13 +20,13 @@ export function settingRow(setting: Setting): string {
 
 /** The whole Settings section, heading included. */
 export function settingsSection(): string {
-  const all: Setting[] = Object.values(SETTINGS);
+  const all = declaredSettings();
   const table = (head: string, rows: Setting[]) => [`| variable | default | ${head} |`, "| --- | --- | --- |", ...rows.map(settingRow)];
   return [
     HEADING,
     "",
     "Every timeout and limit is one setting with an environment override (milliseconds, bytes, or a",
-    "count); an empty variable counts as unset. Each is declared once, in `src/runtime/base/settings.ts`, which",
+    "count); an empty variable counts as unset. Each is declared once, in its layer's `settings.ts`, which",
     "these tables are printed from (`npm run settings-table -- --write`).",
     "",
     ...table("what it bounds", all.filter(isNumberSetting)),

@@ -4,7 +4,7 @@
 // errorMessage says what went wrong.
 import { appendFileSync, readFileSync } from "node:fs";
 import { load } from "../runtime/face/code.ts";
-import { config } from "../runtime/face/settings.ts";
+import { config } from "./settings.ts";
 import { decodeStandalone } from "../wire/codec.ts";
 import { errorLine } from "./replica-script.ts";
 

@@ -5,7 +5,7 @@
 // The client library is an optional peer dependency, loaded when a
 // KubernetesJob starts; no public declaration names its types.
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Pod } from "@kubernetes/client-node";
-import { optionOrSetting } from "../runtime/face/settings.ts";
+import { optionOrSetting } from "./settings.ts";
 import { sessionToken } from "../runtime/face/network.ts";
 import { hold, release } from "../runtime/face/procs.ts";
 import { attachToWorkers } from "../mesh/workers.ts";

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { optionOrSetting } from "../runtime/face/settings.ts";
+import { optionOrSetting } from "./settings.ts";
 import { execFileText as run } from "../runtime/face/code.ts";
 import { sessionToken } from "../runtime/face/network.ts";
 import { hold, release } from "../runtime/face/procs.ts";

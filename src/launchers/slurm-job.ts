@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { config, optionOrSetting, settingName, settingNow } from "../runtime/face/settings.ts";
+import { config, optionOrSetting, settingName, settingNow } from "./settings.ts";
 import { execFileText as run } from "../runtime/face/code.ts";
 import { sessionToken } from "../runtime/face/network.ts";
 import { workerExecArgv } from "../runtime/face/hosts.ts";

@@ -5,7 +5,7 @@
 import { registerHandleType } from "../wire/codec.ts";
 import { BUFFERS, transfer, type BufferAddress, type ShareCache } from "../runtime/face/buffers.ts";
 import { currentProc, messageContext } from "../runtime/face/procs.ts";
-import { optionOrSetting } from "../runtime/face/settings.ts";
+import { optionOrSetting } from "./settings.ts";
 import { openChannel } from "../runtime/face/actors.ts";
 
 export interface TransferOptions {

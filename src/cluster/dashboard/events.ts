@@ -2,7 +2,7 @@
 // listens, the sources are asked every FRAY_DASHBOARD_REFRESH_MS and a new
 // `state` event goes out when anything but the time changed.
 import type { ServerResponse } from "node:http";
-import { config } from "../../runtime/face/settings.ts";
+import { config } from "../settings.ts";
 import { collectState, type DashboardSources, type DashboardState } from "./sources.ts";
 
 export class DashboardEvents {

@@ -16,7 +16,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { config, settingName, settingNow } from "../../runtime/face/settings.ts";
+import { config, settingName, settingNow } from "../settings.ts";
 import { workerExecArgv } from "../../runtime/face/hosts.ts";
 import { PollTimeoutError, pollUntil } from "../../runtime/face/polling.ts";
 import { Cluster } from "../cluster.ts";

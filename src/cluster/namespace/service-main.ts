@@ -8,7 +8,7 @@
 // (service-lifetime.ts), or until it is killed.
 //   node namespace-main.js ADDR STATE_FILE CLUSTER_SPEC
 import { dirname } from "node:path";
-import { config } from "../../runtime/face/settings.ts";
+import { config } from "../settings.ts";
 import { sessionToken } from "../../runtime/face/network.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";

@@ -18,7 +18,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAddress, tcpHostPort, useToken } from "../../runtime/face/network.ts";
-import { config, settingName, settingNow } from "../../runtime/face/settings.ts";
+import { config, settingName, settingNow } from "../settings.ts";
 import { workerExecArgv } from "../../runtime/face/hosts.ts";
 import { pollUntil } from "../../runtime/face/polling.ts";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";

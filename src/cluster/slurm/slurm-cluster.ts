@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { config, settingName, settingNow } from "../../runtime/face/settings.ts";
+import { config, settingName, settingNow } from "../settings.ts";
 import { pollUntil } from "../../runtime/face/polling.ts";
 import { Cluster, jobInfo, type LaunchedJob } from "../cluster.ts";
 import type { ClusterSpec } from "../cluster-spec.ts";

@@ -28,7 +28,7 @@ import { BatchOutbox } from "./batch-outbox.ts";
 import { TASK_HISTORY } from "./task-history.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
-import { config, settingName } from "../../runtime/face/settings.ts";
+import { config, settingName } from "../settings.ts";
 import { TaskCancelledError } from "../errors.ts";
 import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";

@@ -6,7 +6,7 @@
 // group's first call learns, for each pair of ranks, whether large arrays can
 // go through shared memory instead (runtime/bulk/collective-outbox.ts).
 import { decode, encode } from "../../wire/codec.ts";
-import { config, settingNow } from "../../runtime/face/settings.ts";
+import { config, settingNow } from "../settings.ts";
 import { currentProc, messageContext, type Proc } from "../../runtime/face/procs.ts";
 import { splitKey, SupervisionError, SUPERVISOR } from "../../runtime/face/supervision.ts";
 import { describeRank } from "../errors.ts";

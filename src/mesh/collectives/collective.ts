@@ -25,7 +25,7 @@
 // Between ranks of one host, a large array's pieces go through shared memory:
 // the sender `stage`s them in its outbox once, and a piece then carries only
 // where they are (Exchange.data); receivers read them from there (fill, part).
-import { config } from "../../runtime/face/settings.ts";
+import { config } from "../settings.ts";
 import { pathStats, type PathStats, type PiecePath } from "../../runtime/face/buffers.ts";
 import type { Exchange, Group } from "./collective-group.ts";
 import { checkArray, checkOp, finish, fold, type NumericArray, type ReduceOp } from "./reduce-op.ts";
