@@ -1,7 +1,7 @@
 // Creating and finding job contexts.
 import { availableParallelism } from "node:os";
 import { tcpHostPort, useToken } from "../runtime/face/network.ts";
-import { config } from "../runtime/face/settings.ts";
+import { config } from "./settings.ts";
 import { currentProc } from "../runtime/face/procs.ts";
 import { thisHost } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";

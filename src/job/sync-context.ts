@@ -31,7 +31,7 @@ import { withTaskEnv } from "./tasks/task-env.ts";
 import { CallLimiter } from "./actors/call-limiter.ts";
 import { syncActorScope } from "./actors/current-actor.ts";
 import { SyncActor } from "./actors/sync-actor.ts";
-import { config, settingName } from "../runtime/face/settings.ts";
+import { config, settingName } from "./settings.ts";
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";

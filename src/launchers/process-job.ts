@@ -5,7 +5,7 @@ import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { freePort, sessionToken } from "../runtime/face/network.ts";
-import { settingName } from "../runtime/face/settings.ts";
+import { settingName } from "./settings.ts";
 import { nodeChildProcess, nodeReadline } from "../runtime/face/code.ts";
 import { workerExecArgv } from "../runtime/face/hosts.ts";
 import { attachToWorkers } from "../mesh/workers.ts";

@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { settingName } from "../runtime/face/settings.ts";
+import { settingName } from "./settings.ts";
 import { nodeChildProcess, nodeReadline } from "../runtime/face/code.ts";
 import { randomSimulatorPort, sessionToken, SIMULATOR_PORTS } from "../runtime/face/network.ts";
 import { workerExecArgv } from "../runtime/face/hosts.ts";

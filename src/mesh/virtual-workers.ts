@@ -4,7 +4,7 @@
 // TCP connections, token, host agent, heartbeats and supervision — but each
 // proc is a virtual proc in the worker's own OS process, not a new process.
 // SimulatedJob (launchers/simulated-job.ts) runs them.
-import { config, settingName } from "../runtime/face/settings.ts";
+import { config, settingName } from "./settings.ts";
 import { listenOnFirstFree, useToken } from "../runtime/face/network.ts";
 import { serveHostAgent, type ProcHandle } from "../runtime/face/hosts.ts";
 import { startVirtualProc } from "../runtime/face/simulator.ts";

@@ -2,7 +2,7 @@
 // `attachToWorkers` makes those workers a HostMesh. Every connection
 // authenticates with the shared token (FRAY_TOKEN or a token file).
 import { tcpHostPort, useTls, useToken, type TlsFiles } from "../runtime/face/network.ts";
-import { config, settingName } from "../runtime/face/settings.ts";
+import { config, settingName } from "./settings.ts";
 import { serveHostAgent, startProc } from "../runtime/face/hosts.ts";
 import { Extent } from "./extent.ts";
 import { HostMesh, WORKER_ENTRY } from "./host-mesh.ts";

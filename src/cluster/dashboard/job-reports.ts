@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { config } from "../../runtime/face/settings.ts";
+import { config } from "../settings.ts";
 import type { ProcessReport } from "../../runtime/face/metrics.ts";
 import type { MetricsJson } from "../../runtime/face/prometheus.ts";
 import type { FailureRecord, MeshSnapshot } from "../../runtime/face/supervision.ts";

@@ -8,7 +8,7 @@
 // job, be restarted, or sit where preemption cannot reach (in the job's
 // private namespace when it has no shared one).
 import { load, locate, type CodeLocation } from "../../runtime/face/code.ts";
-import { settingName } from "../../runtime/face/settings.ts";
+import { settingName } from "../settings.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";

@@ -3,7 +3,7 @@
 // process's stdin is a pipe from it; the kernel closes it however the parent dies). A worker thread
 // talks to its parent over the MessagePort it was given, and ends with its process.
 import type { MessagePort } from "node:worker_threads";
-import { config, settingName } from "../../runtime/face/settings.ts";
+import { config, settingName } from "../settings.ts";
 import { adoptParentDoorbell, captureOutput, knowMainThread } from "../../runtime/face/worker.ts";
 import { serveProc } from "../../runtime/face/procs.ts";
 
