@@ -1,0 +1,30 @@
+// Metrics the layers above the runtime declare for what they count (the job layer's tasks and object
+// stores, …): each a plain number the layer keeps and adds to on its hot path, read when scraped. The
+// prom-client registry (registry.ts, loaded on first read, not at start) registers each, whenever
+// declared; declaring costs nothing until then.
+
+/** A metric without labels whose value is read from its layer's records when scraped. */
+export interface DeclaredMetric {
+  /** A counter only goes up (its `read` returns the total so far); a gauge is a value now. */
+  readonly type: "counter" | "gauge";
+  /** Its Prometheus name: `fray_<what>` (`_total` for a counter). */
+  readonly name: string;
+  readonly help: string;
+  readonly read: () => number;
+}
+
+const DECLARED: DeclaredMetric[] = [];
+let register: ((metric: DeclaredMetric) => void) | null = null;
+
+/** Declares a metric a layer above the runtime counts (once per name). */
+export function declareMetric(metric: DeclaredMetric): void {
+  if (DECLARED.some((m) => m.name === metric.name)) throw new Error(`the metric ${metric.name} is declared twice`);
+  DECLARED.push(metric);
+  register?.(metric);
+}
+
+/** Calls `fn` with every metric declared so far and each declared later (the registry, when it loads). */
+export function eachDeclaredMetric(fn: (metric: DeclaredMetric) => void): void {
+  DECLARED.forEach(fn);
+  register = fn;
+}
