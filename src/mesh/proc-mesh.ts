@@ -4,7 +4,7 @@
 import { encodeArguments } from "../wire/codec.ts";
 import { locate, scriptOf } from "../runtime/face/code.ts";
 import { currentProc, hold, messageContext, release } from "../runtime/face/procs.ts";
-import type { RawExtent } from "../runtime/face/actors.ts";
+import { sendSpawn, type RawExtent } from "../runtime/face/actors.ts";
 import { ActorMeshImpl, checkEndpointNames, SendGate, type ActorMesh, type MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import { Extent } from "./extent.ts";
@@ -172,10 +172,10 @@ export class ProcMesh {
     located.then(
       ({ url, exportName }) => {
         addrs.forEach((addr, rank) => {
-          proc.send(
+          sendSpawn(
+            proc,
             addr,
             {
-              kind: "spawn",
               actor: `${id}.${rank}`,
               name,
               url,

@@ -7,7 +7,7 @@
 import type { Encoded } from "../wire/codec.ts";
 import { currentProc, hold, messageContext, release, type Proc } from "../runtime/face/procs.ts";
 import type { ProcHandle } from "../runtime/face/hosts.ts";
-import type { RawExtent } from "../runtime/face/actors.ts";
+import { sendSpawn, type RawExtent } from "../runtime/face/actors.ts";
 import { workerOf } from "../runtime/face/network.ts";
 import type { MeshRef } from "./actor-mesh.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
@@ -170,10 +170,10 @@ export class RankRespawner {
       const unwatch = proc.onPeerLost((addr, error) => {
         if (addr === slot.addr) finish(new SupervisionError(`cannot respawn ${what}: its new process was lost: ${error.message}`, { cause: error }));
       });
-      proc.send(
+      sendSpawn(
+        proc,
         slot.addr,
         {
-          kind: "spawn",
           actor: `${ref.id}.${member}`,
           name: ref.name,
           url,

@@ -3,7 +3,7 @@
 // moves bytes with `readInto`/`writeFrom`, served by the owner's process
 // outside its actors' mailboxes (runtime/bulk/buffer-store.ts, buffer-transfer.ts).
 import { registerHandleType } from "../wire/codec.ts";
-import { BUFFERS, transfer, type BufferAddress, type ShareCache } from "../runtime/face/buffers.ts";
+import { BUFFERS, dropBuffer, transfer, type BufferAddress, type ShareCache } from "../runtime/face/buffers.ts";
 import { currentProc, messageContext } from "../runtime/face/procs.ts";
 import { optionOrSetting } from "./settings.ts";
 import { openChannel } from "../runtime/face/actors.ts";
@@ -78,7 +78,7 @@ export class RemoteBuffer {
     if (proc.lostPeer(owner)) return; // nothing left to release
     const [port, receiver] = openChannel<null>(proc);
     try {
-      proc.send(owner, { kind: "buf.drop", id, reply: port.ref! });
+      dropBuffer(proc, owner, id, port.ref!);
       await receiver.recv();
     } finally {
       receiver.close();

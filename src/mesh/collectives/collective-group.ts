@@ -8,12 +8,13 @@
 import { decode, encode } from "../../wire/codec.ts";
 import { config, settingNow } from "../settings.ts";
 import { currentProc, messageContext, type Proc } from "../../runtime/face/procs.ts";
-import { splitKey, SupervisionError, SUPERVISOR } from "../../runtime/face/supervision.ts";
+import { askMeshAddrs, splitKey, SupervisionError, SUPERVISOR } from "../../runtime/face/supervision.ts";
 import { describeRank } from "../errors.ts";
 import { Extent } from "../extent.ts";
 import { ACTORS } from "../../runtime/face/actors.ts";
 import {
   COLLECTIVES,
+  sendCollectivePiece,
   hearOutboxes,
   hostIdentity,
   isSabRef,
@@ -72,7 +73,7 @@ function meshAddrs(proc: Proc, meshId: string, version: number, owner: string): 
         unwatch();
         reject(new SupervisionError(`the owner of the mesh, ${owner}, is gone: ${error.message}`, { cause: error }));
       });
-      proc.send(owner, { kind: "coll-addrs", mesh: meshId, reply: { addr: proc.addr, id: port } });
+      askMeshAddrs(proc, owner, meshId, { addr: proc.addr, id: port });
     });
     addrCache.set(cacheKey, found);
     found.catch(() => addrCache.delete(cacheKey));
@@ -236,7 +237,7 @@ export class Exchange {
     const tag = this.#tag(round, this.group.me, to);
     const addr = this.group.addrs[to];
     if (addr === this.#proc.addr) this.#proc.get(COLLECTIVES).deliver(tag, new LocalPiece(value));
-    else this.#proc.send(addr, { kind: "coll", tag }, encode(value, this.what));
+    else sendCollectivePiece(this.#proc, addr, tag, encode(value, this.what));
   }
 
   recv(from: number, round: string): Promise<unknown> {

@@ -1,7 +1,7 @@
 // The runtime's face for a collective's exchange: the inbox its pieces arrive in and the same-host
 // outboxes (shared memory) they go out through. Imported by what a process loads on its first
 // collective, not at start.
-export { COLLECTIVES } from "../bulk/collective-inbox.ts";
+export { COLLECTIVES, sendCollectivePiece } from "../bulk/collective-inbox.ts";
 export {
   hearOutboxes,
   hostIdentity,
