@@ -48,6 +48,13 @@ it(`every source file is at most ${MAX_LINES} lines`, () => {
   assert.deepEqual(long, [], "split these by concept");
 });
 
+it("every runtime and wire file is at most 350 lines", () => {
+  const long = [...files(join(src, "runtime")), ...files(join(src, "wire"))]
+    .map((f) => [relative(root, f), readFileSync(f, "utf8").split("\n").length - 1] as const)
+    .filter(([, n]) => n > 350);
+  assert.deepEqual(long, [], "split these by concept");
+});
+
 it(`no folder holds more than ${MAX_FILES_PER_FOLDER} source files directly`, () => {
   const count = new Map<string, number>();
   for (const f of files(src)) count.set(relative(root, dirname(f)), (count.get(relative(root, dirname(f))) ?? 0) + 1);
