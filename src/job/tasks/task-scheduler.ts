@@ -11,8 +11,8 @@
 // whose worker died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel, type PortRef } from "../../runtime/face/actors.ts";
 import { currentProc, hold, release } from "../../runtime/face/procs.ts";
-import { metricsOn } from "../../runtime/face/metrics.ts";
 import { taskStats } from "../metrics.ts";
+import { metricsOn } from "../../runtime/face/metrics.ts";
 import { locate, type CodeLocation } from "../../runtime/face/code.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import type { Endpoint } from "../../mesh/endpoint.ts";

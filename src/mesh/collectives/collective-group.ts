@@ -14,7 +14,6 @@ import { Extent } from "../extent.ts";
 import { ACTORS } from "../../runtime/face/actors.ts";
 import {
   COLLECTIVES,
-  sendCollectivePiece,
   hearOutboxes,
   hostIdentity,
   isSabRef,
@@ -23,6 +22,7 @@ import {
   Outbox,
   pathTo,
   sabView,
+  sendCollectivePiece,
   type HostIdentity,
   type ShmRef,
 } from "../../runtime/face/collectives.ts";
