@@ -151,6 +151,27 @@ it("the layers above the runtime import it only through its face, src/runtime/fa
   assert.deepEqual([...new Set(wrong)], []);
 });
 
+it("no layer above the runtime builds a runtime message: it calls the runtime's function for it", () => {
+  // proc.send(owner, { kind: "buf.drop", … }) ties the caller to another subsystem's wire format; dropBuffer(proc, owner, …) does not.
+  const kinds = new Set([...readFileSync(join(src, "runtime/base/messages.ts"), "utf8").matchAll(/readonly kind: "([^"]+)"/g)].map((m) => m[1]));
+  const wrong: string[] = [];
+  for (const file of files(src)) {
+    if (file.startsWith(join(src, "runtime") + "/") || file.startsWith(join(src, "wire") + "/")) continue;
+    const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true);
+    const visit = (node: ts.Node) => {
+      const header = ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "send" && node.arguments[1];
+      if (header && ts.isObjectLiteralExpression(header)) {
+        for (const p of header.properties)
+          if (ts.isPropertyAssignment(p) && p.name.getText(sf) === "kind" && ts.isStringLiteral(p.initializer) && kinds.has(p.initializer.text))
+            wrong.push(`${relative(root, file)} sends a "${p.initializer.text}" message it builds: use the runtime's function for it (src/runtime/face/)`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  assert.deepEqual(wrong, []);
+});
+
 it("layers import only lower layers, and only the CLI goes through the public entry files", () => {
   // src/job.ts, src/mesh.ts, … are the users' entry points; fray/mesh re-exports the launchers, so a
   // lower layer importing it would load every layer above it.
