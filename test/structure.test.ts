@@ -149,6 +149,15 @@ it("the layers above the runtime import it only through its face, src/runtime/fa
     }
   }
   assert.deepEqual([...new Set(wrong)], []);
+  // The face holds no code of its own: a reader finds each name where it is made.
+  const code = files(RUNTIME_FACE).filter((f) =>
+    ts.createSourceFile(f, readFileSync(f, "utf8"), ts.ScriptTarget.ES2022).statements.some((st) => !(ts.isExportDeclaration(st) && st.moduleSpecifier)),
+  );
+  assert.deepEqual(
+    code.map((f) => relative(root, f)),
+    [],
+    "a face file only re-exports (`export { … } from`)",
+  );
 });
 
 it("no layer above the runtime builds a runtime message: it calls the runtime's function for it", () => {
