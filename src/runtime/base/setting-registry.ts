@@ -47,11 +47,11 @@ export const ms = (env: `FRAY_${string}`, value: number, doc: string): NumberSet
 /** Every setting declared in this process, in the order declared (the runtime's first: every layer's file imports it). */
 const DECLARED = new Map<string, Setting>();
 
-/** Adds a layer's settings to the registry; a variable may be declared once only. */
+/** Adds a layer's settings to the registry; a variable may be declared once only (a module loaded twice declares the same again). */
 export function registerSettings(table: SettingTable): void {
   for (const setting of Object.values(table)) {
-    if (DECLARED.has(setting.env) && DECLARED.get(setting.env) !== setting)
-      throw new Error(`${setting.env} is declared twice: declare each setting in one layer`);
+    const had = DECLARED.get(setting.env);
+    if (had && JSON.stringify(had) !== JSON.stringify(setting)) throw new Error(`${setting.env} is declared twice: declare each setting in one layer`);
     DECLARED.set(setting.env, setting);
   }
 }

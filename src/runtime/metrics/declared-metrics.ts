@@ -13,18 +13,24 @@ export interface DeclaredMetric {
   readonly read: () => number;
 }
 
-const DECLARED: DeclaredMetric[] = [];
+const DECLARED = new Map<string, DeclaredMetric>();
 let register: ((metric: DeclaredMetric) => void) | null = null;
 
-/** Declares a metric a layer above the runtime counts (once per name). */
+/** Declares a metric a layer above the runtime counts, once per name (a module loaded twice declares the same again: the last is read). */
 export function declareMetric(metric: DeclaredMetric): void {
-  if (DECLARED.some((m) => m.name === metric.name)) throw new Error(`the metric ${metric.name} is declared twice`);
-  DECLARED.push(metric);
-  register?.(metric);
+  const had = DECLARED.get(metric.name);
+  if (had && (had.type !== metric.type || had.help !== metric.help)) throw new Error(`the metric ${metric.name} is declared twice`);
+  DECLARED.set(metric.name, metric);
+  if (!had) register?.(metric);
+}
+
+/** The value of declared metric `name` now. */
+export function readDeclared(name: string): number {
+  return DECLARED.get(name)!.read();
 }
 
 /** Calls `fn` with every metric declared so far and each declared later (the registry, when it loads). */
 export function eachDeclaredMetric(fn: (metric: DeclaredMetric) => void): void {
-  DECLARED.forEach(fn);
+  DECLARED.forEach((metric) => fn(metric));
   register = fn;
 }

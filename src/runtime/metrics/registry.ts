@@ -3,7 +3,7 @@
 // (metricsText, metricsJson, or another process asking), not at start.
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from "prom-client";
 import { BOUNDS, endpointRecords, failures, framesIn, framesOut, mailboxes, restarts, transferStats, type FrameCounts } from "../base/counters.ts";
-import { eachDeclaredMetric } from "./declared-metrics.ts";
+import { eachDeclaredMetric, readDeclared } from "./declared-metrics.ts";
 
 /** This process's registry. */
 export const registry = new Registry();
@@ -130,11 +130,11 @@ counter("fray_buffer_transfer_bytes_total", "RemoteBuffer bytes this process mov
 });
 
 // The layers above count their own (the job layer's tasks and object stores: src/job/metrics.ts).
-eachDeclaredMetric(({ type, name, help, read }) =>
+eachDeclaredMetric(({ type, name, help }) =>
   type === "gauge"
-    ? gauge(name, help, [], (g) => g.set(read()))
+    ? gauge(name, help, [], (g) => g.set(readDeclared(name)))
     : counter(name, help, [], (c) => {
-        const n = read();
+        const n = readDeclared(name);
         if (n) c.inc(n);
       }),
 );
