@@ -1,9 +1,14 @@
-// Prints the Variables section of docs/settings.md from the declaration (src/runtime/base/settings.ts);
-// with --write, puts it into docs/settings.md in place of the old one.
+// Prints the Variables section of docs/settings.md from the declarations (each layer's settings file:
+// src/runtime/base/settings.ts, src/<layer>/settings.ts); with --write, puts it into docs/settings.md in place of the old one.
 //   npm run settings-table [-- --write]
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { isNumberSetting, SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/base/settings.ts";
+import { declaredSettings, isNumberSetting, shownDefault, shownDoc, type Setting } from "../src/runtime/base/setting-registry.ts";
+// Each layer declares its settings in its own file, registered when loaded: the runtime's (loaded by these), then each above it.
+import "../src/mesh/settings.ts";
+import "../src/job/settings.ts";
+import "../src/cluster/settings.ts";
+import "../src/launchers/settings.ts";
 
 export const SETTINGS_PAGE = fileURLToPath(new URL("../docs/settings.md", import.meta.url));
 export const HEADING = "## Variables";
@@ -15,13 +20,13 @@ export function settingRow(setting: Setting): string {
 
 /** The whole Variables section, heading included. */
 export function settingsSection(): string {
-  const all: Setting[] = Object.values(SETTINGS);
+  const all = declaredSettings();
   const table = (head: string, rows: Setting[]) => [`| variable | default | ${head} |`, "| --- | --- | --- |", ...rows.map(settingRow)];
   return [
     HEADING,
     "",
     "Every timeout and limit is one setting with an environment override (milliseconds, bytes, or a",
-    "count); an empty variable counts as unset. Each is declared once, in `src/runtime/base/settings.ts`, which",
+    "count); an empty variable counts as unset. Each is declared once, in its layer's `settings.ts`, which",
     "these tables are printed from (`npm run settings-table -- --write`).",
     "",
     ...table("what it bounds", all.filter(isNumberSetting)),

@@ -1,4 +1,4 @@
-// The settings table (src/runtime/base/settings.ts) is the one declaration of every
+// The settings each layer declares (src/runtime/base/settings.ts, src/<layer>/settings.ts) are the one declaration of every
 // FRAY_* variable: docs/settings.md's tables must say the same, row by row;
 // no source file names or reads a variable it does not declare; `config`
 // reads each with errors that name the setting, its unit and an example.
@@ -8,12 +8,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { config, settingName, settingNow } from "../src/runtime/base/config.ts";
-import { isNumberSetting, SETTINGS, shownDefault, shownDoc, type Setting } from "../src/runtime/base/settings.ts";
-import { HEADING, SETTINGS_PAGE, settingsSection, withSection } from "../scripts/settings-table.ts";
+import { config, readSetting, settingName, settingNow } from "../src/runtime/base/config.ts";
+import { declaredSettings, isNumberSetting, shownDefault, shownDoc, type Setting } from "../src/runtime/base/setting-registry.ts";
+import { HEADING, SETTINGS_PAGE, settingsSection, withSection } from "../scripts/settings-table.ts"; // which loads every layer's settings
 
 const SRC = fileURLToPath(new URL("../src", import.meta.url));
-const declared = new Map<string, Setting>(Object.values(SETTINGS).map((s: Setting) => [s.env, s]));
+const declared = new Map<string, Setting>(declaredSettings().map((s: Setting) => [s.env, s]));
 
 /** The rows of every table in the settings page's Variables section: name → [default, text]. */
 function pageRows(page: string): Map<string, [string, string]> {
@@ -41,8 +41,7 @@ function differences(page: string): string[] {
     if (row[0] !== shownDefault(setting)) found.push(`${name}: docs/settings.md's default is "${row[0]}", the declaration's "${shownDefault(setting)}"`);
     if (row[1] !== shownDoc(setting)) found.push(`${name}: docs/settings.md says\n    "${row[1]}"\n  the declaration says\n    "${shownDoc(setting)}"`);
   }
-  for (const name of rows.keys())
-    if (!declared.has(name)) found.push(`${name}: in docs/settings.md's tables, but not declared in src/runtime/base/settings.ts`);
+  for (const name of rows.keys()) if (!declared.has(name)) found.push(`${name}: in docs/settings.md's tables, but not declared in any layer's settings.ts`);
   return found;
 }
 
@@ -68,11 +67,7 @@ function withEnv<T>(name: string, value: string | undefined, fn: () => T): T {
 describe("settings table", () => {
   it("docs/settings.md's tables match the declaration row by row (name, default, text)", () => {
     const found = differences(readFileSync(SETTINGS_PAGE, "utf8"));
-    assert.deepEqual(
-      found,
-      [],
-      `docs/settings.md disagrees with src/runtime/base/settings.ts; run \`npm run settings-table -- --write\`:\n  ${found.join("\n  ")}`,
-    );
+    assert.deepEqual(found, [], `docs/settings.md disagrees with the settings declared; run \`npm run settings-table -- --write\`:\n  ${found.join("\n  ")}`);
   });
 
   it("the settings page check reports a changed default, a changed text, a missing row and an undeclared row", () => {
@@ -104,31 +99,32 @@ describe("settings table", () => {
       for (const [name] of text.matchAll(/FRAY_[A-Z0-9_]*[A-Z0-9]/g)) if (!declared.has(name) && name !== "FRAY_TLS") unknown.add(`${name} (${file})`);
       if (!pages.includes(file) && !file.endsWith("config.ts") && /process\.env(\.FRAY_|\[\s*["'`]FRAY_)/.test(text)) readers.push(file);
     }
-    assert.deepEqual([...unknown], [], "declare these in src/runtime/base/settings.ts");
+    assert.deepEqual([...unknown], [], "declare these in their layer's settings.ts");
     assert.deepEqual(readers, [], "read FRAY_* variables through config.<name>");
   });
 });
 
 describe("config", () => {
   it("each setting reads its default when its variable is unset or empty, and the variable when set", () => {
-    for (const [key, setting] of Object.entries(SETTINGS) as [keyof typeof SETTINGS, Setting][]) {
+    for (const setting of declaredSettings()) {
+      const key = setting.env;
       const fallback =
         setting.default !== undefined && typeof setting.default === "string" && setting.default.startsWith("~/")
           ? join(homedir(), setting.default.slice(2))
           : setting.default;
       assert.equal(
-        withEnv(setting.env, undefined, () => config[key]),
+        withEnv(setting.env, undefined, () => readSetting(setting)),
         fallback,
         key,
       );
       assert.equal(
-        withEnv(setting.env, "", () => config[key]),
+        withEnv(setting.env, "", () => readSetting(setting)),
         fallback,
         key,
       );
       const number = isNumberSetting(setting) ? Math.max(7, setting.min ?? 0) : undefined; // one it allows
       assert.equal(
-        withEnv(setting.env, number === undefined ? "given" : String(number), () => config[key]),
+        withEnv(setting.env, number === undefined ? "given" : String(number), () => readSetting(setting)),
         number ?? "given",
         key,
       );

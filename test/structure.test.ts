@@ -48,6 +48,13 @@ it(`every source file is at most ${MAX_LINES} lines`, () => {
   assert.deepEqual(long, [], "split these by concept");
 });
 
+it("every runtime and wire file is at most 350 lines", () => {
+  const long = [...files(join(src, "runtime")), ...files(join(src, "wire"))]
+    .map((f) => [relative(root, f), readFileSync(f, "utf8").split("\n").length - 1] as const)
+    .filter(([, n]) => n > 350);
+  assert.deepEqual(long, [], "split these by concept");
+});
+
 it(`no folder holds more than ${MAX_FILES_PER_FOLDER} source files directly`, () => {
   const count = new Map<string, number>();
   for (const f of files(src)) count.set(relative(root, dirname(f)), (count.get(relative(root, dirname(f))) ?? 0) + 1);
@@ -63,6 +70,8 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
   runtime: {
     // Bottom up: base ← code ← net, ports ← proc ← the subsystems ← runtime.ts, which assembles them.
     ".": ["actors", "base", "bulk", "calls", "metrics", "net", "output", "ports", "proc", "supervision"], // runtime.ts
+    // What the layers above import of the runtime, by concern (re-exports only).
+    face: [".", "actors", "base", "bulk", "calls", "code", "hosts", "metrics", "net", "output", "ports", "proc", "simulator", "supervision"],
     base: [], // settings, errors, message headers, counters, the event-loop hold
     code: ["base"], // finding and loading user code and error classes
     net: ["base", "code"], // links between processes: listen, dial, authenticate, frame
@@ -139,6 +148,56 @@ for (const layer of LOOP_FREE) {
     );
   });
 }
+
+/** The runtime's face: the layers above import the runtime only through these, by concern. */
+const RUNTIME_FACE = join(src, "runtime/face");
+/** Run by a worker before it loads its runtime, each as a file of its own (compile-cache.ts): imported directly. */
+const RUNTIME_BOOT = ["runtime/code/compile-cache", "runtime/code/bundle-script"].map((m) => join(src, m));
+
+it("the layers above the runtime import it only through its face, src/runtime/face/", () => {
+  const wrong: string[] = [];
+  const runtime = join(src, "runtime");
+  for (const file of files(src)) {
+    if (file.startsWith(runtime + "/")) continue;
+    const text = readFileSync(file, "utf8");
+    const dynamic = [...text.matchAll(/import\(\s*"(\.[^"]+)"\s*\)/g)].map((m) => resolve(dirname(file), m[1]));
+    for (const target of [...importsIn(text, file, { valuesOnly: false }), ...dynamic]) {
+      if (!target.startsWith(runtime + "/") || target.startsWith(RUNTIME_FACE + "/") || RUNTIME_BOOT.includes(target.replace(/\.[cm]?[jt]s$/, ""))) continue;
+      wrong.push(`${relative(root, file)} imports ${relative(root, target)}: import it from the runtime's face, src/runtime/face/ (or add it there)`);
+    }
+  }
+  assert.deepEqual([...new Set(wrong)], []);
+  // The face holds no code of its own: a reader finds each name where it is made.
+  const code = files(RUNTIME_FACE).filter((f) =>
+    ts.createSourceFile(f, readFileSync(f, "utf8"), ts.ScriptTarget.ES2022).statements.some((st) => !(ts.isExportDeclaration(st) && st.moduleSpecifier)),
+  );
+  assert.deepEqual(
+    code.map((f) => relative(root, f)),
+    [],
+    "a face file only re-exports (`export { … } from`)",
+  );
+});
+
+it("no layer above the runtime builds a runtime message: it calls the runtime's function for it", () => {
+  // proc.send(owner, { kind: "buf.drop", … }) ties the caller to another subsystem's wire format; dropBuffer(proc, owner, …) does not.
+  const kinds = new Set([...readFileSync(join(src, "runtime/base/messages.ts"), "utf8").matchAll(/readonly kind: "([^"]+)"/g)].map((m) => m[1]));
+  const wrong: string[] = [];
+  for (const file of files(src)) {
+    if (file.startsWith(join(src, "runtime") + "/") || file.startsWith(join(src, "wire") + "/")) continue;
+    const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true);
+    const visit = (node: ts.Node) => {
+      const header = ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "send" && node.arguments[1];
+      if (header && ts.isObjectLiteralExpression(header)) {
+        for (const p of header.properties)
+          if (ts.isPropertyAssignment(p) && p.name.getText(sf) === "kind" && ts.isStringLiteral(p.initializer) && kinds.has(p.initializer.text))
+            wrong.push(`${relative(root, file)} sends a "${p.initializer.text}" message it builds: use the runtime's function for it (src/runtime/face/)`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  assert.deepEqual(wrong, []);
+});
 
 it("layers import only lower layers, and only the CLI goes through the public entry files", () => {
   // src/job.ts, src/mesh.ts, … are the users' entry points and re-export from any layer (fray/dashboard

@@ -2,7 +2,7 @@
 // The `fray` command line.
 import { Command, InvalidArgumentError } from "commander";
 import { join } from "node:path";
-import { settingName } from "../runtime/base/config.ts";
+import { settingName } from "./settings.ts";
 import { runWorker } from "../mesh.ts";
 import { makeCerts } from "./commands/certs.ts";
 import { demoOptionsProblem, runDemo, type DemoOptions } from "./demo/demo.ts";

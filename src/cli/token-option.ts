@@ -2,7 +2,7 @@
 // command-line value (ps would show it).
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
-import { config, settingName } from "../runtime/base/config.ts";
+import { config, settingName } from "./settings.ts";
 
 /** The token, or `command.error(...)` naming both places to put it. */
 export function requireToken(command: Command, tokenFile: string | undefined, what: string): string {

@@ -1,7 +1,7 @@
 // The actors in a cluster's namespace, as `fray actor list|kill` and
 // `cluster.listActors()` see them: asked of the running namespace service
 // with the cluster's token.
-import { useToken } from "../runtime/net/credentials.ts";
+import { useToken } from "../runtime/face/network.ts";
 import type { HostedActorRow } from "../job/namespace/hosted-actor.ts";
 import { NamespaceClient } from "../job/namespace/namespace-client.ts";
 import type { NamespaceServiceInfo } from "./namespace/service.ts";

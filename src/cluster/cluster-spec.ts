@@ -3,7 +3,7 @@
 // (default FRAY_CLUSTER_DIR, else ~/.fray/cluster), so a later process finds them.
 // A local cluster's cpu/ram/gpu replace what it detects of the machine.
 import { resolve } from "node:path";
-import { config } from "../runtime/base/config.ts";
+import { config } from "./settings.ts";
 import { parseSize } from "./size.ts";
 
 export interface ClusterSpec {

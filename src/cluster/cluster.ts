@@ -1,7 +1,7 @@
 // What every backend offers. Backends implement launch/poll/terminate/listJobs
 // and say where a job's logs are; waiting and log streaming are built on those.
 import { setTimeout as sleep } from "node:timers/promises";
-import { pollUntil } from "../runtime/base/poll.ts";
+import { pollUntil } from "../runtime/face/polling.ts";
 import { JobFailedError } from "./errors.ts";
 import { JobAlreadyExistsError, JobHandle } from "./job-handle.ts";
 import { checkRequest, type BackendKind, type CheckedRequest } from "./job-request.ts";

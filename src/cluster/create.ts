@@ -1,7 +1,7 @@
 // Choosing a cluster: createCluster(spec), and the ambient one, currentCluster():
 // withCluster's → FRAY_CLUSTER_SPEC's → local.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { config } from "../runtime/base/config.ts";
+import { config } from "./settings.ts";
 import type { Cluster } from "./cluster.ts";
 import { parseClusterSpec } from "./cluster-spec.ts";
 import { LocalCluster } from "./local/local-cluster.ts";

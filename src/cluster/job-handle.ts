@@ -3,7 +3,7 @@
 // meanwhile if asked), its logs, stopping it — and waitAll() over many. Built
 // on the Cluster's own poll/wait/monitor/logs/terminate: a face, not an engine.
 // JobAlreadyExistsError is here too: it hands back the existing job's handle.
-import { PollTimeoutError } from "../runtime/base/poll.ts";
+import { PollTimeoutError } from "../runtime/face/polling.ts";
 import { registerErrorClass } from "../wire/error-codec.ts";
 import { JobFailedError } from "./errors.ts";
 import type { JobControl, JobId, JobInfo, JobStatus } from "./types.ts";

@@ -1,9 +1,8 @@
 // Creating and finding job contexts.
 import { availableParallelism } from "node:os";
-import { tcpHostPort } from "../runtime/net/address.ts";
-import { config } from "../runtime/base/config.ts";
-import { useToken } from "../runtime/net/credentials.ts";
-import { currentProc } from "../runtime/runtime.ts";
+import { tcpHostPort, useToken } from "../runtime/face/network.ts";
+import { config } from "./settings.ts";
+import { currentProc } from "../runtime/face/procs.ts";
 import { thisHost } from "../mesh/host-mesh.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
 import { ambient, type JobContext, type JobKind } from "./job-context.ts";

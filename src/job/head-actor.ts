@@ -1,8 +1,8 @@
 // The HeadActor is the job head as tasks and actors in workers see it: an
 // actor in the driver whose endpoints are a thin layer over the JobHead. The
 // driver never messages it; it hands its mesh to the job's Executors only.
-import type { PortRef } from "../runtime/base/messages.ts";
-import { messageContext } from "../runtime/proc/context.ts";
+import type { PortRef } from "../runtime/face/actors.ts";
+import { currentProc, messageContext } from "../runtime/face/procs.ts";
 import { Actor, endpoint } from "../mesh/actor.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
@@ -13,7 +13,6 @@ import type { JobKind } from "./job-context.ts";
 import { JobHead } from "./job-head.ts";
 import type { ObjectRef } from "./object-ref.ts";
 import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
-import { currentProc } from "../runtime/runtime.ts";
 
 /** Heads a HeadActor of this process constructed and startHead has not taken yet, by token. */
 const constructed = new Map<string, JobHead>();

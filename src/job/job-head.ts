@@ -4,8 +4,8 @@
 // it directly. It is not an actor, so none of its methods can be reached by a
 // message: tasks and actors in workers reach it only through the endpoints of
 // its HeadActor (head-actor.ts), whose mesh only the job's own code holds.
-import type { PortRef } from "../runtime/base/messages.ts";
-import { messageContext, type MessageContext } from "../runtime/proc/context.ts";
+import type { PortRef } from "../runtime/face/actors.ts";
+import { messageContext, type MessageContext } from "../runtime/face/procs.ts";
 import { kMesh, type ActorMesh } from "../mesh/actor-mesh.ts";
 import type { MeshFailure } from "../mesh/errors.ts";
 import type { ProcMesh } from "../mesh/proc-mesh.ts";

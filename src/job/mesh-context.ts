@@ -2,7 +2,7 @@
 // `processes` (worker processes), `threads` (worker threads) and `mesh` (any
 // ProcMesh). The driver talks to its JobHead directly; workers message its HeadActor.
 import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/face/actors.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
@@ -25,7 +25,7 @@ import { headOwner, kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
 import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
 import { ActorError } from "../mesh/errors.ts";
 import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
-import { currentProc } from "../runtime/runtime.ts";
+import { currentProc } from "../runtime/face/procs.ts";
 
 export class MeshJobContext implements JobContext {
   readonly #ready: Promise<JobHead>;

@@ -8,7 +8,7 @@ import { SerializationError } from "../wire/errors.ts";
 import { registerHandleType } from "../wire/codec.ts";
 import { kMesh, type ActorMesh } from "../mesh/actor-mesh.ts";
 import { actorMeshAt } from "../mesh/mesh-at.ts";
-import { currentProc } from "../runtime/runtime.ts";
+import { currentProc } from "../runtime/face/procs.ts";
 import type { HeadActor } from "./head-actor.ts";
 import type { ObjectStore } from "./object-store.ts";
 

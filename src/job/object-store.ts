@@ -1,4 +1,5 @@
-import { metricsOn, objectStats } from "../runtime/base/counters.ts";
+import { objectStats } from "./metrics.ts";
+import { metricsOn } from "../runtime/face/metrics.ts";
 import { escapedRefs, type ObjectRef } from "./object-ref.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention

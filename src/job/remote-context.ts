@@ -1,10 +1,10 @@
 // The JobContext of tasks and actors running in a worker: every operation is
 // a message to the job's head in the driver. Ids are made here, so `run` and
 // `put` return at once and their messages need no reply.
-import { locate } from "../runtime/code/code-locator.ts";
+import { locate } from "../runtime/face/code.ts";
 import type { ActorMesh } from "../mesh/actor-mesh.ts";
 import { ActorError } from "../mesh/errors.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/face/actors.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
@@ -26,7 +26,7 @@ import { headOwner, kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
 import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
 import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
 import { nameUnsendableArgument } from "./tasks/task-args.ts";
-import { currentProc } from "../runtime/runtime.ts";
+import { currentProc } from "../runtime/face/procs.ts";
 import { tooLargeArguments } from "../wire/codec.ts";
 
 /** What a task's Executor lends its context: the task's AbortSignal, made when the task first reads it. */

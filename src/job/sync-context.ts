@@ -2,7 +2,7 @@
 // for unit tests and debugging. Resource requests are checked and ignored, so
 // code that asks for GPUs can be tested anywhere.
 import { checkEndpointNames } from "../mesh/actor-mesh.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../runtime/face/actors.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import { asCompleted } from "./as-completed.ts";
 import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
@@ -31,7 +31,7 @@ import { withTaskEnv } from "./tasks/task-env.ts";
 import { CallLimiter } from "./actors/call-limiter.ts";
 import { syncActorScope } from "./actors/current-actor.ts";
 import { SyncActor } from "./actors/sync-actor.ts";
-import { config, settingName } from "../runtime/base/config.ts";
+import { config, settingName } from "./settings.ts";
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";

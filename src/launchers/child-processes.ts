@@ -2,7 +2,7 @@
 // ended together by SIGKILL, and their ids.
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { hold, release } from "../runtime/base/keep-alive.ts";
+import { hold, release } from "../runtime/face/procs.ts";
 
 /** Kills every child still running and waits for each to exit. */
 export async function killChildren(children: readonly ChildProcess[]): Promise<void> {

@@ -5,9 +5,9 @@
 // The client library is an optional peer dependency, loaded when a
 // KubernetesJob starts; no public declaration names its types.
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Pod } from "@kubernetes/client-node";
-import { optionOrSetting } from "../runtime/base/config.ts";
-import { sessionToken } from "../runtime/net/credentials.ts";
-import { hold, release } from "../runtime/base/keep-alive.ts";
+import { optionOrSetting } from "./settings.ts";
+import { sessionToken } from "../runtime/face/network.ts";
+import { hold, release } from "../runtime/face/procs.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 import { workerJobManifest, type ContainerResources, type WorkerJobManifest } from "./kubernetes-manifest.ts";
@@ -110,7 +110,7 @@ export class KubernetesJob extends Launcher {
     const labelSelector = `fray.job=${this.#name},fray.mesh=${mesh}`;
     let running = 0;
     // A watch would do; polling keeps the client simple. (poll.ts loads on use: every actor module imports `fray/mesh`, which exports this launcher.)
-    const { pollUntil } = await import("../runtime/base/poll.ts");
+    const { pollUntil } = await import("../runtime/face/polling.ts");
     return pollUntil(
       async () => {
         const list = await core.listNamespacedPod({ namespace: this.#namespace, labelSelector });

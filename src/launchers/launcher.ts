@@ -1,7 +1,7 @@
 // What every launcher shares: meshes named and sized by the user, hosts
 // provisioned once on the first `state()` (which keeps the process alive
 // meanwhile), and `kill()` to give them back.
-import { hold, release } from "../runtime/base/keep-alive.ts";
+import { hold, release } from "../runtime/face/procs.ts";
 import type { HostMesh } from "../mesh/host-mesh.ts";
 
 export type LauncherState = Record<string, HostMesh>;

@@ -4,11 +4,10 @@
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../runtime/net/address.ts";
-import { settingName } from "../runtime/base/config.ts";
-import { nodeChildProcess, nodeReadline } from "../runtime/code/lazy-builtins.ts";
-import { sessionToken } from "../runtime/net/credentials.ts";
-import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
+import { freePort, sessionToken } from "../runtime/face/network.ts";
+import { settingName } from "./settings.ts";
+import { nodeChildProcess, nodeReadline } from "../runtime/face/code.ts";
+import { workerExecArgv } from "../runtime/face/hosts.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 import { killChildren, pidsOf } from "./child-processes.ts";

@@ -7,10 +7,10 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { optionOrSetting } from "../runtime/base/config.ts";
-import { execFileText as run } from "../runtime/code/lazy-builtins.ts";
-import { sessionToken } from "../runtime/net/credentials.ts";
-import { hold, release } from "../runtime/base/keep-alive.ts";
+import { optionOrSetting } from "./settings.ts";
+import { execFileText as run } from "../runtime/face/code.ts";
+import { sessionToken } from "../runtime/face/network.ts";
+import { hold, release } from "../runtime/face/procs.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 
@@ -113,7 +113,7 @@ export class SkyPilotJob extends Launcher {
   async #nodeIps(): Promise<string[]> {
     const { ms, bound } = optionOrSetting("startTimeoutMs", this.#options.startTimeoutMs, "cloudStartTimeoutMs");
     // The sky CLI offers nothing to wait on. (poll.ts loads on use: every actor module imports `fray/mesh`, which exports this launcher.)
-    const { pollUntil } = await import("../runtime/base/poll.ts");
+    const { pollUntil } = await import("../runtime/face/polling.ts");
     return pollUntil(
       async () => {
         const { stdout } = await this.#sky(["logs", this.#cluster, "--no-follow"]).catch(() => ({ stdout: "" }));

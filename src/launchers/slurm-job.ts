@@ -5,11 +5,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { config, optionOrSetting, settingName, settingNow } from "../runtime/base/config.ts";
-import { execFileText as run } from "../runtime/code/lazy-builtins.ts";
-import { sessionToken } from "../runtime/net/credentials.ts";
-import { workerExecArgv } from "../runtime/hosts/host-agent.ts";
-import { hold, release } from "../runtime/base/keep-alive.ts";
+import { config, optionOrSetting, settingName, settingNow } from "./settings.ts";
+import { execFileText as run } from "../runtime/face/code.ts";
+import { sessionToken } from "../runtime/face/network.ts";
+import { workerExecArgv } from "../runtime/face/hosts.ts";
+import { hold, release } from "../runtime/face/procs.ts";
 import { attachToWorkers } from "../mesh/workers.ts";
 import { Launcher, type LauncherState } from "./launcher.ts";
 
@@ -146,7 +146,7 @@ export class SlurmJob extends Launcher {
     try {
       if (!this.#jobIds.length) return;
       const ids = this.#jobIds.join(",");
-      const { pollUntil } = await import("../runtime/base/poll.ts");
+      const { pollUntil } = await import("../runtime/face/polling.ts");
       await run("scancel", [...this.#jobIds]);
       // Slurm has no event to wait on here.
       await pollUntil(async () => !(await run("squeue", ["-h", "-j", ids, "-o", "%i"]).catch(() => ({ stdout: "" }))).stdout.trim(), {

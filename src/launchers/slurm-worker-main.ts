@@ -4,7 +4,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { config } from "../runtime/base/config.ts";
+import { config } from "./settings.ts";
 import { runWorker } from "../mesh/workers.ts";
 
 const [dir, tokenFile, portArg] = process.argv.slice(2);

@@ -2,8 +2,7 @@
 // completes endpoints with their argument and return types. Meshes can be sent
 // to other actors, which call them directly.
 import { registerHandleType } from "../wire/codec.ts";
-import type { Port } from "../runtime/ports/port.ts";
-import { endpointNames, type NotEndpointName } from "../runtime/actors/endpoint-options.ts";
+import { endpointNames, type NotEndpointName, type Port } from "../runtime/face/actors.ts";
 import { DistributedArray } from "./array/distributed-array.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { SupervisionError } from "./errors.ts";
@@ -11,8 +10,8 @@ import { MeshState, SendGate, type MeshRef } from "./mesh-state.ts";
 import type { RespawnOptions } from "./respawn/respawn-options.ts";
 import { Extent } from "./shape/extent.ts";
 import { Shape, type SliceSpec } from "./shape/shape.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
+import { currentProc } from "../runtime/face/procs.ts";
+import { SUPERVISOR } from "../runtime/face/supervision.ts";
 
 /** The endpoint type of method `F`: an explicit-response-port method answers with its port's type. */
 export type EndpointOf<F> = F extends (...args: infer All) => infer R

@@ -1,6 +1,6 @@
 // The Actor base class and the `@endpoint` decorator. Every public method of an
 // Actor subclass is an endpoint; `@endpoint(options)` only adds options.
-import { ENDPOINT_OPTIONS, type EndpointOptions } from "../runtime/actors/endpoint-options.ts";
+import { ENDPOINT_OPTIONS, type EndpointOptions } from "../runtime/face/actors.ts";
 import type { MeshFailure } from "./errors.ts";
 
 export type { EndpointOptions };

@@ -1,7 +1,7 @@
 // What an endpoint can learn about where it runs: `context()`, `currentRank()`,
 // `currentSize()`. Outside any actor they describe the client, rank 0 of 1.
-import { messageContext } from "../runtime/proc/context.ts";
-import type { RawExtent } from "../runtime/base/messages.ts";
+import { messageContext } from "../runtime/face/procs.ts";
+import type { RawExtent } from "../runtime/face/actors.ts";
 import { Extent, type Point } from "./shape/extent.ts";
 
 export interface ActorInstance {

@@ -3,13 +3,10 @@
 // nothing is sent), and the same bytes go to every rank.
 import { encodeArguments, tooLargeArguments } from "../wire/codec.ts";
 import { DecodingError, FrameError } from "../wire/errors.ts";
-import { checkArity } from "../runtime/actors/arity.ts";
-import { endpointNames, endpointOptions } from "../runtime/actors/endpoint-options.ts";
-import { hold, release } from "../runtime/base/keep-alive.ts";
-import type { CallFields, PortRef } from "../runtime/base/messages.ts";
-import { countSent, endpointStats, metricsAll, type EndpointStats } from "../runtime/base/counters.ts";
-import { BUILTIN_PREFIX } from "../runtime/actors/builtin-endpoints.ts";
-import { hasShardRef, ShardRef } from "../runtime/bulk/shard-store.ts";
+import { BUILTIN_PREFIX, CALLS, checkArity, endpointNames, endpointOptions, type CallFields, type PortRef } from "../runtime/face/actors.ts";
+import { currentProc, hold, release } from "../runtime/face/procs.ts";
+import { countSent, endpointStats, metricsAll, type EndpointStats } from "../runtime/face/metrics.ts";
+import { hasShardRef, ShardRef } from "../runtime/face/buffers.ts";
 import { ARRAY_OPS, type ShardMeta } from "./array/array-ops.ts";
 import { DistributedArray, type ShardArgs } from "./array/distributed-array.ts";
 import { ActorError, SupervisionError, describeRank } from "./errors.ts";
@@ -17,8 +14,6 @@ import type { MeshTarget } from "./mesh-target.ts";
 import { RankGroups, splitUnreachable, type Group } from "./rank-groups.ts";
 import type { NumericArray } from "./collectives/reduce-op.ts";
 import { ValueMesh } from "./shape/value-mesh.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { CALLS } from "../runtime/calls/calls.ts";
 
 /**
  * The endpoint of every rank of a mesh. `A` are its arguments, `R` what it

@@ -1,6 +1,6 @@
 // Errors of the mesh API. Messages say what went wrong and how to fix it.
 import { registerErrorClass } from "../wire/error-codec.ts";
-export { SupervisionError, type MeshFailure } from "../runtime/supervision/supervision.ts";
+export { SupervisionError, type MeshFailure } from "../runtime/face/supervision.ts";
 
 /** Where a rank is: its rank and coordinates in the mesh that was spawned (not in a slice of it), and that mesh's name. */
 export interface RankLocation {

@@ -1,18 +1,14 @@
 // HostMesh: a mesh of hosts that can start processes. `thisHost()` is this
 // machine (no labels, size 1); `thisProc()` is this very process.
 import { fileURLToPath } from "node:url";
-import { deviceEnv, type ProcPlace } from "../runtime/base/device-env.ts";
-import { startProc, type WorkerEntry } from "../runtime/hosts/host-agent.ts";
-import { originTag } from "../runtime/output/log-origin.ts";
-import { logStreaming } from "../runtime/output/output-sink.ts";
-import { startRemoteProcs } from "../runtime/hosts/remote-agent.ts";
+import { deviceEnv, startProc, startRemoteProcs, type ProcPlace, type WorkerEntry } from "../runtime/face/hosts.ts";
+import { currentProc, logStreaming, originTag } from "../runtime/face/procs.ts";
 import { SupervisionError } from "./errors.ts";
 import { Extent } from "./shape/extent.ts";
 import { ProcMesh } from "./proc-mesh.ts";
 import type { ProcSlot } from "./respawn/rank-respawner.ts";
 import { kWorkers, type RespawnHost } from "./respawn/respawn-options.ts";
 import { Shape } from "./shape/shape.ts";
-import { currentProc } from "../runtime/runtime.ts";
 
 // Workers run the entries in worker/: compiled JS, or TypeScript under tsx (which has no CommonJS one).
 const compiled = !import.meta.url.endsWith(".ts");

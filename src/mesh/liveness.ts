@@ -3,8 +3,8 @@
 // known dead), as opposed to sent and perhaps lost in flight.
 import { kMesh, type ActorMesh } from "./actor-mesh.ts";
 import type { MeshState } from "./mesh-state.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
+import { currentProc } from "../runtime/face/procs.ts";
+import { SUPERVISOR } from "../runtime/face/supervision.ts";
 
 export function knownDead(mesh: ActorMesh<unknown>, rank = 0): boolean {
   const state = (mesh as unknown as { [kMesh]: MeshState })[kMesh];

@@ -1,7 +1,7 @@
 // What an ActorMesh handle holds: the part shared by every slice of a spawned
 // mesh (MeshRef: its id, where each member is, the gate that holds sends until
 // the class is found) and, per slice, its shape and endpoints (MeshState).
-import type { RawExtent } from "../runtime/base/messages.ts";
+import type { RawExtent } from "../runtime/face/actors.ts";
 import { EndpointImpl } from "./endpoint.ts";
 import type { RankLocation } from "./errors.ts";
 import type { MeshTarget } from "./mesh-target.ts";

@@ -2,7 +2,7 @@
 // they call: its shape, where each member is, its state, and its endpoints by
 // name. An ActorMesh's state (mesh-state.ts) is one; the files that call
 // through it import only this.
-import type { RawExtent } from "../runtime/base/messages.ts";
+import type { RawExtent } from "../runtime/face/actors.ts";
 import type { RankLocation } from "./errors.ts";
 import type { Shape } from "./shape/shape.ts";
 import type { ValueMesh } from "./shape/value-mesh.ts";

@@ -2,18 +2,16 @@
 // ActorMesh at once; messages sent before the processes or actors are up are
 // delivered after construction, in order.
 import { encodeArguments } from "../wire/codec.ts";
-import { locate, scriptOf } from "../runtime/code/code-locator.ts";
-import { messageContext } from "../runtime/proc/context.ts";
-import { hold, release } from "../runtime/base/keep-alive.ts";
-import type { RawExtent } from "../runtime/base/messages.ts";
+import { locate, scriptOf } from "../runtime/face/code.ts";
+import { currentProc, hold, messageContext, release } from "../runtime/face/procs.ts";
+import { sendSpawn, type RawExtent } from "../runtime/face/actors.ts";
 import { ActorMeshImpl, checkEndpointNames, type ActorMesh } from "./actor-mesh.ts";
 import { SendGate, type MeshRef } from "./mesh-state.ts";
 import { ActorError, SupervisionError } from "./errors.ts";
 import { Extent } from "./shape/extent.ts";
 import { RankRespawner, type ProcSlot } from "./respawn/rank-respawner.ts";
 import { Shape, type SliceSpec } from "./shape/shape.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
+import { SUPERVISOR } from "../runtime/face/supervision.ts";
 
 /** @inline */
 type ActorClass = abstract new (...args: never[]) => unknown;
@@ -173,10 +171,10 @@ export class ProcMesh {
     located.then(
       ({ url, exportName }) => {
         addrs.forEach((addr, rank) => {
-          proc.send(
+          sendSpawn(
+            proc,
             addr,
             {
-              kind: "spawn",
               actor: `${id}.${rank}`,
               name,
               url,

@@ -1,9 +1,9 @@
 // Where a call goes: the ranks of a mesh grouped by the process they live in
 // (one frame per process carries a call to all its actors), and, before a
 // send, the ranks known to be dead or stopped split off to answer at once.
-import type { CallGroup } from "../runtime/calls/calls.ts";
-import type { Proc } from "../runtime/proc/proc.ts";
-import { SUPERVISOR } from "../runtime/supervision/supervisor.ts";
+import type { CallGroup } from "../runtime/face/actors.ts";
+import type { Proc } from "../runtime/face/procs.ts";
+import { SUPERVISOR } from "../runtime/face/supervision.ts";
 import type { MeshTarget } from "./mesh-target.ts";
 
 /** The ranks of a call that live in one process. */

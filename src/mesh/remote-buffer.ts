@@ -3,13 +3,10 @@
 // moves bytes with `readInto`/`writeFrom`, served by the owner's process
 // outside its actors' mailboxes (runtime/bulk/buffer-store.ts, buffer-transfer.ts).
 import { registerHandleType } from "../wire/codec.ts";
-import { transfer, type BufferAddress } from "../runtime/bulk/buffer-transfer.ts";
-import { messageContext } from "../runtime/proc/context.ts";
-import type { ShareCache } from "../runtime/bulk/shared-views.ts";
-import { optionOrSetting } from "../runtime/base/config.ts";
-import { openChannel } from "../runtime/ports/port.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { BUFFERS } from "../runtime/bulk/buffer-store.ts";
+import { BUFFERS, dropBuffer, transfer, type BufferAddress, type ShareCache } from "../runtime/face/buffers.ts";
+import { currentProc, messageContext } from "../runtime/face/procs.ts";
+import { optionOrSetting } from "./settings.ts";
+import { openChannel } from "../runtime/face/actors.ts";
 
 export interface TransferOptions {
   /** Seconds the transfer may take (Monarch's `timeout`); default FRAY_BUFFER_TIMEOUT_MS. */
@@ -81,7 +78,7 @@ export class RemoteBuffer {
     if (proc.lostPeer(owner)) return; // nothing left to release
     const [port, receiver] = openChannel<null>(proc);
     try {
-      proc.send(owner, { kind: "buf.drop", id, reply: port.ref! });
+      dropBuffer(proc, owner, id, port.ref!);
       await receiver.recv();
     } finally {
       receiver.close();

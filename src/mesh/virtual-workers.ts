@@ -4,17 +4,15 @@
 // TCP connections, token, host agent, heartbeats and supervision — but each
 // proc is a virtual proc in the worker's own OS process, not a new process.
 // SimulatedJob (launchers/simulated-job.ts) runs them.
-import { config, settingName } from "../runtime/base/config.ts";
-import { useToken } from "../runtime/net/credentials.ts";
-import type { ProcHandle } from "../runtime/hosts/host-agent.ts";
-import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
-import { listenOnFirstFree } from "../runtime/net/tcp-ports.ts";
-import { startVirtualProc } from "../runtime/simulator/virtual-proc.ts";
+import { config, settingName } from "./settings.ts";
+import { listenOnFirstFree, useToken } from "../runtime/face/network.ts";
+import { serveHostAgent, type ProcHandle } from "../runtime/face/hosts.ts";
+import { startVirtualProc } from "../runtime/face/simulator.ts";
 import "./actor-mesh.ts"; // registers mesh handles before any message is decoded (as a worker's entry does)
 
 /** Where virtual workers and their procs listen: this machine only (a simulator). */
 const HOST = "127.0.0.1";
-import { serveVirtualProc } from "../runtime/runtime.ts";
+import { serveVirtualProc } from "../runtime/face/procs.ts";
 
 /**
  * Starts `count` virtual workers in this process on ports of 127.0.0.1 taken

@@ -1,14 +1,12 @@
 // Multi-host: `runWorker` (CLI `fray worker`) serves a machine to clients;
 // `attachToWorkers` makes those workers a HostMesh. Every connection
 // authenticates with the shared token (FRAY_TOKEN or a token file).
-import { tcpHostPort } from "../runtime/net/address.ts";
-import { config, settingName } from "../runtime/base/config.ts";
-import { useTls, useToken, type TlsFiles } from "../runtime/net/credentials.ts";
-import { startProc } from "../runtime/hosts/host-agent.ts";
-import { serveHostAgent } from "../runtime/hosts/remote-agent.ts";
+import { tcpHostPort, useTls, useToken, type TlsFiles } from "../runtime/face/network.ts";
+import { config, settingName } from "./settings.ts";
+import { serveHostAgent, startProc } from "../runtime/face/hosts.ts";
 import { Extent } from "./shape/extent.ts";
 import { HostMesh, WORKER_ENTRY } from "./host-mesh.ts";
-import { currentProc, serveProc } from "../runtime/runtime.ts";
+import { currentProc, serveProc } from "../runtime/face/procs.ts";
 
 export interface AttachOptions {
   /** The workers' shared token; default FRAY_TOKEN. */

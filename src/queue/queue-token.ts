@@ -1,6 +1,6 @@
 // The bearer token of a queue server, compared in constant time.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { config, settingName } from "../runtime/base/config.ts";
+import { config, settingName } from "../runtime/face/settings.ts";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 

@@ -8,8 +8,9 @@
 //   bulk/                RemoteBuffers, bulk links, shards, collective pieces ("buf.*", "coll")
 //   metrics/, output/    metrics requests, workers' log lines ("metrics", "log")
 //   hosts/               starting procs for clients    ("procs", once `fray worker` serves)
-// Code above the runtime gets a Proc here (`currentProc()`, `serveProc()`) and
-// its subsystems by their keys: `proc.get(SUPERVISOR)`.
+// Code above the runtime imports it only through face/ (by concern), where it gets
+// a Proc (`currentProc()`, `serveProc()`, from here) and its subsystems by their
+// keys: `proc.get(SUPERVISOR)`.
 import { ActorTable, ACTORS } from "./actors/actor-table.ts";
 import { config, settingName } from "./base/config.ts";
 import { watchMailboxes } from "./base/counters.ts";

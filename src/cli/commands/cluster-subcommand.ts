@@ -3,7 +3,7 @@
 // failure printed as one line (no stack) with exit code 1.
 import { Command, Option } from "commander";
 import { createCluster, type Cluster } from "../../cluster.ts";
-import { settingName } from "../../runtime/base/config.ts";
+import { settingName } from "../settings.ts";
 
 export interface Common {
   readonly cluster?: string;

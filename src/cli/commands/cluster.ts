@@ -2,7 +2,7 @@
 // hosts) now, by asking it with the cluster's token, rather than waiting for
 // it to end by itself once idle.
 import { Command } from "commander";
-import { settingName } from "../../runtime/base/config.ts";
+import { settingName } from "../settings.ts";
 import { clusterSubcommands, print, type Common } from "./cluster-subcommand.ts";
 
 const { sub, action } = clusterSubcommands("cluster");

@@ -5,7 +5,7 @@
 import { Command, Option } from "commander";
 import { createCluster } from "../../cluster.ts";
 import { clusterSources, startDashboard } from "../../dashboard.ts";
-import { settingName } from "../../runtime/base/config.ts";
+import { settingName } from "../settings.ts";
 
 export function dashboardCommand(): Command {
   return new Command("dashboard")

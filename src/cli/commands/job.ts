@@ -4,7 +4,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { basename } from "node:path";
 import { Entrypoint, type JobInfo, type ResourceConfig } from "../../cluster.ts";
-import { settingName } from "../../runtime/base/config.ts";
+import { settingName } from "../settings.ts";
 import { clusterSubcommands, print, renderTable, type Common } from "./cluster-subcommand.ts";
 import { Progress } from "../progress.ts";
 

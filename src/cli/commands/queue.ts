@@ -1,7 +1,7 @@
 // `fray queue serve`: a lease queue over HTTP for HttpQueue clients.
 import { Command, InvalidArgumentError } from "commander";
 import { FileQueue, MemoryQueue, serveQueue } from "../../queue.ts";
-import { settingName } from "../../runtime/base/config.ts";
+import { settingName } from "../settings.ts";
 import { requireToken } from "../token-option.ts";
 
 function port(value: string): number {

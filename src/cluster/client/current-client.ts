@@ -2,7 +2,7 @@
 // the one the program set with withClient → FRAY_CLUSTER_SPEC's → local — as
 // currentCluster() chooses a cluster, and over the same Cluster objects.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { config } from "../../runtime/base/config.ts";
+import { config } from "../settings.ts";
 import { createCluster } from "../create.ts";
 import { Client } from "./client.ts";
 

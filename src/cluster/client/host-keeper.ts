@@ -6,7 +6,7 @@
 import { Actor } from "../../mesh/actor.ts";
 import type { MeshFailure } from "../../mesh/errors.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
-import { messageContext, type MessageContext } from "../../runtime/proc/context.ts";
+import { messageContext, type MessageContext } from "../../runtime/face/procs.ts";
 
 interface Entry {
   context?: MessageContext;

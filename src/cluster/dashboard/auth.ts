@@ -5,7 +5,7 @@
 // server, so another site cannot make a signed-in browser send one (CSRF).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { config } from "../../runtime/base/config.ts";
+import { config } from "../settings.ts";
 
 export class DashboardAuth {
   readonly #digest: Buffer;

@@ -2,7 +2,7 @@
 // listens, the sources are asked every FRAY_DASHBOARD_REFRESH_MS and a new
 // `state` event goes out when anything but the time changed.
 import type { ServerResponse } from "node:http";
-import { config } from "../../runtime/base/config.ts";
+import { config } from "../settings.ts";
 import type { DashboardSources } from "./rows.ts";
 import { collectState, type DashboardState } from "./sources.ts";
 

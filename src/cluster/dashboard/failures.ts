@@ -3,7 +3,7 @@
 // jobs (the error their log shows, e.g. "Error: disk full on /data", else how
 // they exited: "was killed by SIGKILL"), failed tasks of jobs, failed members
 // of meshes (this process's and the jobs' processes'), and dead namespace actors.
-import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
+import type { RuntimeSnapshot } from "../../runtime/face/metrics.ts";
 import type { ActorRow } from "../cluster-actors.ts";
 import type { JobRow, TasksSnapshot } from "./rows.ts";
 

@@ -6,11 +6,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { config } from "../../runtime/base/config.ts";
-import type { ProcessReport } from "../../runtime/metrics/process-report.ts";
-import type { MetricsJson } from "../../runtime/metrics/registry.ts";
-import type { MeshSnapshot } from "../../runtime/supervision/supervisor.ts";
-import type { FailureRecord } from "../../runtime/supervision/failure-history.ts";
+import { config } from "../settings.ts";
+import type { ProcessReport } from "../../runtime/face/metrics.ts";
+import type { MetricsJson } from "../../runtime/face/prometheus.ts";
+import type { FailureRecord, MeshSnapshot } from "../../runtime/face/supervision.ts";
 import type { FailedTask, TasksReport } from "../../job/tasks/task-history.ts";
 import type { LogError } from "../replica/failure-message.ts";
 

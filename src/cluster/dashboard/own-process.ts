@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { TASK_HISTORY } from "../../job/tasks/task-history.ts";
-import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
+import type { RuntimeSnapshot } from "../../runtime/face/metrics.ts";
 import type { JobTasks } from "./job-reports.ts";
 import type { SampleInput } from "./series.ts";
 

@@ -2,7 +2,7 @@
 // latency and actor load, the charts' points, and the sources' interface itself.
 // In a file of their own so that the files that compute them (sources, metrics,
 // series, failures) need not import each other for their types.
-import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
+import type { RuntimeSnapshot } from "../../runtime/face/metrics.ts";
 import type { ActorRow } from "../cluster-actors.ts";
 import type { LogError } from "../replica/failure-message.ts";
 import type { JobInfo } from "../types.ts";

@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { hostname } from "node:os";
-import { hasToken, useToken } from "../../runtime/net/credentials.ts";
+import { hasToken, useToken } from "../../runtime/face/network.ts";
 import type { Cluster } from "../cluster.ts";
 import { DashboardAuth, sameOrigin } from "./auth.ts";
 import { DashboardEvents } from "./events.ts";

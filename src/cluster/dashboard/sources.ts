@@ -3,9 +3,8 @@
 // listens for updates). Each is optional; one that fails leaves its section
 // empty with the error shown, not the whole page.
 import { statSync } from "node:fs";
-import { metricsOn } from "../../runtime/base/counters.ts";
-import type { RuntimeSnapshot } from "../../runtime/metrics/runtime-snapshot.ts";
-import { collectMetrics, hasProc, runtimeSnapshot } from "../../runtime/runtime.ts";
+import { collectMetrics, metricsOn, runtimeSnapshot, type RuntimeSnapshot } from "../../runtime/face/metrics.ts";
+import { hasProc } from "../../runtime/face/procs.ts";
 import type { ActorRow } from "../cluster-actors.ts";
 import { kJobFiles, type Cluster } from "../cluster.ts";
 import { logError } from "../replica/failure-message.ts";
@@ -85,7 +84,7 @@ export function clusterSources(cluster: Cluster): DashboardSources {
     const own = metricsOn && hasProc() ? [(await collectMetrics()).json as unknown as MetricFamily[]] : [];
     const jsons = [...own, ...(await load()).metrics];
     if (jsons.length === 0) return { text: "", json: [] };
-    const registry = await (await import("../../runtime/metrics/registry.ts")).mergeMetrics(jsons as never);
+    const registry = await (await import("../../runtime/face/prometheus.ts")).mergeMetrics(jsons as never);
     return { text: await registry.metrics(), json: (await registry.getMetricsAsJSON()) as unknown as MetricFamily[] };
   };
   /** This process's tasks first, then its jobs'. */

@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { config, settingNow } from "../../runtime/base/config.ts";
+import { config, settingNow } from "../settings.ts";
 
 /** Where a job's packages are: the cache entry, and the module its node processes --import. */
 export interface NpmEnvironment {

@@ -10,7 +10,7 @@
 // ends the attempt with its exit code, and an "error" record in the exit file
 // (as a job function's error) says "setup script failed (exit N): <last output lines>".
 // Environment changes are at run time, not launch, so PATH is the node's, not the launcher's.
-import { settingName } from "../../runtime/base/config.ts";
+import { settingName } from "../settings.ts";
 
 const TAIL_LINES = 5;
 const LINE_CHARS = 200;

@@ -12,7 +12,7 @@
 // window, take a fresh one from a third; a holder is gone in milliseconds.)
 import { mkdirSync, readdirSync, renameSync, rmSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pollUntil } from "../../runtime/base/poll.ts";
+import { pollUntil } from "../../runtime/face/polling.ts";
 import { allocate, isShortage, type Grant } from "./allocation.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord } from "./job-record.ts";
 import { readJson, readText, writeJson } from "../job-files.ts";

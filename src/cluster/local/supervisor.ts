@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { config, settingName } from "../../runtime/base/config.ts";
+import { config, settingName } from "../settings.ts";
 import { announceChange, changeWatcher, tryAdmit } from "./admission.ts";
 import type { Grant, ReplicaGrant } from "./allocation.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd, type ReplicaRecord } from "./job-record.ts";

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Actor } from "../../mesh/actor.ts";
-import { config, settingNow } from "../../runtime/base/config.ts";
+import { config, settingNow } from "../settings.ts";
 import { readJson, readText } from "../job-files.ts";
 
 /** The mesh id of the ServiceControl actor, so `fray cluster stop` needs only the service's address. */

@@ -8,9 +8,9 @@
 // (service-lifetime.ts), or until it is killed.
 //   node namespace-main.js ADDR STATE_FILE CLUSTER_SPEC
 import { dirname } from "node:path";
-import { config } from "../../runtime/base/config.ts";
-import { sessionToken } from "../../runtime/net/credentials.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import { config } from "../settings.ts";
+import { sessionToken } from "../../runtime/face/network.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import { kSpawnWith } from "../../mesh/proc-mesh.ts";
 import { runWorker } from "../../mesh/workers.ts";

@@ -17,13 +17,12 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseAddress, tcpHostPort } from "../../runtime/net/address.ts";
-import { config, settingName, settingNow } from "../../runtime/base/config.ts";
-import { workerExecArgv } from "../../runtime/hosts/host-agent.ts";
-import { pollUntil } from "../../runtime/base/poll.ts";
+import { parseAddress, tcpHostPort, useToken } from "../../runtime/face/network.ts";
+import { config, settingName, settingNow } from "../settings.ts";
+import { workerExecArgv } from "../../runtime/face/hosts.ts";
+import { pollUntil } from "../../runtime/face/polling.ts";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
-import { useToken } from "../../runtime/net/credentials.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import { readJson, readText, writeJson } from "../job-files.ts";
 import { isRunning, signal, startTimeOf } from "../process-group.ts";
 import { SERVICE_CONTROL_ID, serviceFiles, type ServiceControl } from "./service-lifetime.ts";

@@ -3,8 +3,8 @@
 // stack goes to the log, "Name: message" to the exit record, so the job's
 // errorMessage says what went wrong.
 import { appendFileSync, readFileSync } from "node:fs";
-import { load } from "../../runtime/code/code-locator.ts";
-import { config } from "../../runtime/base/config.ts";
+import { load } from "../../runtime/face/code.ts";
+import { config } from "../settings.ts";
 import { decodeStandalone } from "../../wire/codec.ts";
 import { errorLine } from "./script.ts";
 

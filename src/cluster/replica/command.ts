@@ -3,8 +3,8 @@
 // encoded arguments.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { locate } from "../../runtime/code/code-locator.ts";
-import { workerExecArgv } from "../../runtime/hosts/host-agent.ts";
+import { locate } from "../../runtime/face/code.ts";
+import { workerExecArgv } from "../../runtime/face/hosts.ts";
 import { encodeStandalone } from "../../wire/codec.ts";
 import type { CheckedRequest } from "../job-request.ts";
 

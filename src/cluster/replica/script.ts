@@ -12,7 +12,7 @@
 // function that throws appends "error JSON" (its error) there before it exits.
 //   sh -c REPLICA_LOOP fray-replica EXIT_FILE RETRIES PREEMPT_RETRIES STOP_FILE PROCS CMD ARGS...
 import { constants } from "node:os";
-import { settingName } from "../../runtime/base/config.ts";
+import { settingName } from "../settings.ts";
 
 export const REPLICA_LOOP = `exit_file=$1; retries=$2; preempt_retries=$3; stop_file=$4; procs=$5; shift 5
 export ${settingName("replicaExitFile")}="$exit_file" ${settingName("processCount")}="$procs"

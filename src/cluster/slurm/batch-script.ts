@@ -7,7 +7,7 @@
 // other loops record "stop" and end. A requeue (preemption) starts the script
 // again with SLURM_RESTART_COUNT one higher: it records a preemption for each
 // replica, then gives up once there were more than maxRetriesPreemption.
-import { settingName } from "../../runtime/base/config.ts";
+import { settingName } from "../settings.ts";
 import type { CheckedRequest } from "../job-request.ts";
 import { REPLICA_LOOP } from "../replica/script.ts";
 import { shellQuote } from "../shell-quote.ts";

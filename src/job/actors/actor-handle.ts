@@ -2,7 +2,7 @@
 // returns an ObjectRef for the result. Typed from the class. A handle can be
 // sent anywhere (actor-ref.ts says how it crosses the wire and who runs its calls there).
 import type { MeshMemberName } from "../../mesh/actor-mesh.ts";
-import type { NotEndpointName } from "../../runtime/actors/endpoint-options.ts";
+import type { NotEndpointName } from "../../runtime/face/actors.ts";
 import type { Refs } from "../job-context.ts";
 import type { ObjectRef } from "../object-ref.ts";
 import type { ObjectRefStream } from "../object-ref-stream.ts";

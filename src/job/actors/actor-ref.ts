@@ -9,7 +9,7 @@
 import { SerializationError } from "../../wire/errors.ts";
 import { registerHandleType, tooLargeArguments } from "../../wire/codec.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import type { HeadActor } from "../head-actor.ts";
 import { ambient } from "../job-context.ts";
 import { headAt, kOwner, ObjectRef, type RefOwner } from "../object-ref.ts";

@@ -7,8 +7,8 @@
 // (a cluster's, so other jobs find it), and any actor that must outlive the
 // job, be restarted, or sit where preemption cannot reach (in the job's
 // private namespace when it has no shared one).
-import { locate, load, type CodeLocation } from "../../runtime/code/code-locator.ts";
-import { settingName } from "../../runtime/base/config.ts";
+import { load, locate, type CodeLocation } from "../../runtime/face/code.ts";
+import { settingName } from "../settings.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
@@ -18,8 +18,8 @@ import { NamespaceClient } from "../namespace/namespace-client.ts";
 import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../options.ts";
 import { namedActorExists, type RefReader } from "../refs.ts";
 import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
-import { currentProc } from "../../runtime/runtime.ts";
-import type { PortRef } from "../../runtime/base/messages.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
+import type { PortRef } from "../../runtime/face/actors.ts";
 import { STREAM_ENDPOINT } from "./stream-endpoint.ts";
 import { placeOf, type ActorMeta, type MemberOptions } from "./current-actor.ts";
 

@@ -6,7 +6,7 @@
 // sets the context itself (sync-actor.ts).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
-import { messageContext, type ActorIdentity } from "../../runtime/proc/context.ts";
+import { messageContext, type ActorIdentity } from "../../runtime/face/procs.ts";
 import { headAt } from "../object-ref.ts";
 import type { ActorOptions } from "../options.ts";
 import type { ActorHandle } from "./actor-handle.ts";

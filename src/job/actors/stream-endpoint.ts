@@ -4,9 +4,8 @@
 // generator ends — and sends what it yields to the stream's port at the job's
 // head (stream-pump.ts). The head stops it through a port of the call's own,
 // sent first: the mailbox may be busy with this very call.
-import { registerBuiltinEndpoint } from "../../runtime/actors/builtin-endpoints.ts";
-import type { PortRef } from "../../runtime/base/messages.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import { registerBuiltinEndpoint, type PortRef } from "../../runtime/face/actors.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import { asStream } from "../streams/stream-buffer.ts";
 import { pump, STREAM_CONTROL } from "../streams/stream-pump.ts";
 

@@ -9,7 +9,7 @@
 // is a 1-rank mesh in a fresh process that this actor spawns, so it owns it:
 // when that process dies, supervise() starts the actor again, up to maxRestarts.
 import { hostname } from "node:os";
-import { load } from "../../runtime/code/code-locator.ts";
+import { load } from "../../runtime/face/code.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError, type MeshFailure } from "../../mesh/errors.ts";
@@ -20,8 +20,8 @@ import { HostCapacity } from "./host-capacity.ts";
 import { HostedActor, type HostedActorInfo, type HostedActorRow, type HostedActorSpec } from "./hosted-actor.ts";
 import { checkSameClass, checkSameOptions } from "../options.ts";
 import { namedActorExists } from "../refs.ts";
-import { countRestart } from "../../runtime/base/counters.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import { countRestart } from "../../runtime/face/metrics.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import "../actors/stream-endpoint.ts"; // hosted actors' processes load this module (ProcInfo): their actors can stream
 
 /** Reports where its process is; spawned beside each hosted actor. */

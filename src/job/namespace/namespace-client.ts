@@ -4,8 +4,8 @@
 // to a private namespace. The service's own answers (a hosted actor is gone,
 // say) come as they are: "cannot be reached" is said only when it cannot be.
 import { connect } from "node:net";
-import { tcpHostPort } from "../../runtime/net/address.ts";
-import { settingName } from "../../runtime/base/config.ts";
+import { tcpHostPort } from "../../runtime/face/network.ts";
+import { settingName } from "../settings.ts";
 import { AuthenticationError } from "../../wire/auth.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
@@ -13,7 +13,7 @@ import { thisProc } from "../../mesh/host-mesh.ts";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import type { HostedActorInfo, HostedActorRow, HostedActorSpec } from "./hosted-actor.ts";
 import { NamespaceActor, type Gone } from "./namespace-actor.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 
 /** The mesh id of the NamespaceActor in a namespace service, so clients need only its address. */
 export const NAMESPACE_MESH_ID = "fray-namespace";

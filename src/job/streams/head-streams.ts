@@ -7,8 +7,8 @@
 // are kept in the job's object store as `${id}:${i}`, so their refs work like
 // any other. A stream ends with the error its ref rejects with (the worker
 // died, the task was cancelled) unless its producer ended it first.
-import type { PortRef } from "../../runtime/base/messages.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import type { PortRef } from "../../runtime/face/actors.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import type { ObjectStore } from "../object-store.ts";
 import { TaskCancelledError } from "../errors.ts";
 import { StreamBuffer } from "./stream-buffer.ts";

@@ -4,8 +4,8 @@
 // -1: the count, or what the generator threw. One port keeps them in order
 // (port-inbox.ts), and an item that cannot be sent arrives as the error that
 // says why, ending the stream there.
-import type { PortRef } from "../../runtime/base/messages.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import type { PortRef } from "../../runtime/face/actors.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import { encode } from "../../wire/codec.ts";
 
 /** Rank of the stream's end on its port; an actor's stream first sends its control port as rank CONTROL. */

@@ -4,11 +4,11 @@
 // as a call of its Executor's runBatch (one-way, or acknowledged when some
 // argument might not arrive).
 import type { Endpoint } from "../../mesh/endpoint.ts";
-import type { CodeLocation } from "../../runtime/code/code-locator.ts";
+import type { CodeLocation } from "../../runtime/face/code.ts";
 import type { Executor } from "./executor.ts";
 import { TaskBatch, type SlotUse } from "./task-batch.ts";
 import type { Running } from "./task-records.ts";
-import type { PortRef } from "../../runtime/base/messages.ts";
+import type { PortRef } from "../../runtime/face/actors.ts";
 import { HeadPortLanes } from "./port-lane.ts";
 import { HeadLanes } from "./thread-lane.ts";
 import { ToldFunctions } from "./told-functions.ts";

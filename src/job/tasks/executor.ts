@@ -1,9 +1,9 @@
 // The Executor runs tasks in a worker process (or thread). It also makes the
 // worker's tasks and actors see a JobContext that talks to the job's head, so
 // nested tasks and actors work from anywhere.
-import { messageContext, type MessageContext } from "../../runtime/proc/context.ts";
-import { load } from "../../runtime/code/code-locator.ts";
-import type { PortRef } from "../../runtime/base/messages.ts";
+import { currentProc, messageContext, parentDoorbell, type MessageContext } from "../../runtime/face/procs.ts";
+import { load } from "../../runtime/face/code.ts";
+import type { PortRef } from "../../runtime/face/actors.ts";
 import { encode } from "../../wire/codec.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
@@ -20,8 +20,6 @@ import { withTaskEnv } from "./task-env.ts";
 import { ExecutorPortLane } from "./port-lane.ts";
 import { ExecutorLane } from "./thread-lane.ts";
 import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "./told-functions.ts";
-import { currentProc } from "../../runtime/runtime.ts";
-import { parentDoorbell } from "../../runtime/proc/parent-doorbell.ts";
 
 export class Executor extends Actor {
   /** Only the job's own code holds the head's mesh: it is never where user code could read it. */

@@ -13,8 +13,8 @@
 // the link at once (not queued for the end of the tick as port values are): it
 // goes in order with the calls sent around it, and one too big for a frame is
 // refused here, to go as a call, which fails its tasks with the reason.
-import type { PortRef } from "../../runtime/base/messages.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import { sendEncodedToPort, type PortRef } from "../../runtime/face/actors.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import { encode } from "../../wire/codec.ts";
 import { FrameError } from "../../wire/errors.ts";
 import type { NamedFunctions, Telling } from "./told-functions.ts";
@@ -42,7 +42,7 @@ export class HeadPortLanes {
     const lane = this.#lanes[worker];
     if (!lane || size > MOST_TASKS || !(lane.live || alone)) return false;
     try {
-      currentProc().send(lane.port.addr, { kind: "port", id: lane.port.id, rank: 0 }, encode(batch, "a batch of tasks"));
+      sendEncodedToPort(currentProc(), lane.port, 0, encode(batch, "a batch of tasks"));
     } catch (err) {
       if (err instanceof FrameError) return false;
       throw err;

@@ -4,7 +4,7 @@
 // sent in one tick into one frame. A tiny task then costs the driver a few
 // array slots, not a call of its own (reply port, header, frame and promise).
 // The batch is flat arrays, not an object per task.
-import type { CodeLocation } from "../../runtime/code/code-locator.ts";
+import type { CodeLocation } from "../../runtime/face/code.ts";
 
 /**
  * Fields per task in `TaskBatch.tasks`: id, number (the rank its result is sent

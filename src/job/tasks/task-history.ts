@@ -3,8 +3,8 @@
 // submitted, finished, failed and ran again, and the last failed ones with
 // their error and its cause chain. Always kept (a few additions per task),
 // even where FRAY_METRICS=0 turns the metrics off.
-import { addReportPart } from "../../runtime/metrics/process-report.ts";
-import { causeChain } from "../../runtime/supervision/failure-history.ts";
+import { addReportPart } from "../../runtime/face/metrics.ts";
+import { causeChain } from "../../runtime/face/supervision.ts";
 
 /** A task that failed for good (after its retries). */
 export interface FailedTask {

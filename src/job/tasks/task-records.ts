@@ -1,7 +1,7 @@
 // What the task scheduler keeps of each task: the task as submitted, and,
 // once it is placed, where it runs and how far it got.
-import type { PortRef } from "../../runtime/base/messages.ts";
-import type { CodeLocation } from "../../runtime/code/code-locator.ts";
+import type { PortRef } from "../../runtime/face/actors.ts";
+import type { CodeLocation } from "../../runtime/face/code.ts";
 import type { Resources } from "../options.ts";
 import type { Worker } from "./worker-pool.ts";
 

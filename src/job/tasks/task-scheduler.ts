@@ -9,11 +9,11 @@
 // worker in one batch (batch-outbox.ts); one whose code is not located yet, whose
 // arguments hold refs, or that streams goes on its own once they are. A task
 // whose worker died runs again (maxRetries) or fails with SupervisionError.
-import { functionLabel } from "../../runtime/actors/arity.ts";
-import { hold, release } from "../../runtime/base/keep-alive.ts";
-import type { PortRef } from "../../runtime/base/messages.ts";
-import { metricsOn, taskStats } from "../../runtime/base/counters.ts";
-import { locate, type CodeLocation } from "../../runtime/code/code-locator.ts";
+import { functionLabel, type PortRef } from "../../runtime/face/actors.ts";
+import { currentProc, hold, release } from "../../runtime/face/procs.ts";
+import { taskStats } from "../metrics.ts";
+import { metricsOn } from "../../runtime/face/metrics.ts";
+import { locate, type CodeLocation } from "../../runtime/face/code.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import type { Endpoint } from "../../mesh/endpoint.ts";
 import { onRankLost } from "../../mesh/liveness.ts";
@@ -29,8 +29,7 @@ import { BatchOutbox } from "./batch-outbox.ts";
 import { TASK_HISTORY } from "./task-history.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
-import { currentProc } from "../../runtime/runtime.ts";
-import { config, settingName } from "../../runtime/base/config.ts";
+import { config, settingName } from "../settings.ts";
 import { TaskCancelledError } from "../errors.ts";
 import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";

@@ -16,7 +16,7 @@
 // for the next batch (FRAY_THREAD_WAIT_MS) and takes it without its event loop.
 import { randomUUID } from "node:crypto";
 import { receiveMessageOnPort, type BroadcastChannel, type MessagePort } from "node:worker_threads"; // the channel is node's global
-import { config } from "../../runtime/base/config.ts";
+import { config } from "../settings.ts";
 import { Doorbell } from "../../wire/doorbell.ts";
 
 /** Batches taken after a wait in a row, without the event loop turning: a thread's timers and sockets wait no longer. */

@@ -13,7 +13,7 @@
 // replacement is told afresh. A number a worker was not told of (which would be
 // a fault of fray's) fails its tasks saying so; it can never run another function.
 // Lanes (thread-lane.ts) always name functions in full.
-import type { CodeLocation } from "../../runtime/code/code-locator.ts";
+import type { CodeLocation } from "../../runtime/face/code.ts";
 import type { TaskBatch } from "./task-batch.ts";
 
 /** How a batch names its functions: per function, url and exportName; or the number of one told before, and 0. */

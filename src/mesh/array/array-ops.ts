@@ -6,11 +6,10 @@
 // one that came from another process before the making it waits for (an array
 // handed on at once can overtake its making) must not hold the mailbox that
 // making is queued in, so the mailbox goes on while they wait.
-import { registerBuiltinEndpoint } from "../../runtime/actors/builtin-endpoints.ts";
-import { load } from "../../runtime/code/code-locator.ts";
-import { messageContext } from "../../runtime/proc/context.ts";
-import { NotExportedError } from "../../runtime/base/errors.ts";
-import { shardsOf, type ShardRef, type ShardStore } from "../../runtime/bulk/shard-store.ts";
+import { registerBuiltinEndpoint } from "../../runtime/face/actors.ts";
+import { load, NotExportedError } from "../../runtime/face/code.ts";
+import { messageContext } from "../../runtime/face/procs.ts";
+import { shardsOf, type ShardRef, type ShardStore } from "../../runtime/face/buffers.ts";
 import { collective } from "../collectives/collective.ts";
 import type { NumericArray, ReduceOp } from "../collectives/reduce-op.ts";
 import { RemoteBuffer } from "../remote-buffer.ts";

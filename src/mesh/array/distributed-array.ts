@@ -7,16 +7,15 @@
 // running on the ranks in order with the actors' other messages
 // (array-ops.ts); only `fetchShard` and `gather` move shard bytes to the
 // caller, through RemoteBuffer.
-import { scriptOf } from "../../runtime/code/code-locator.ts";
-import { NotExportedError } from "../../runtime/base/errors.ts";
-import { ShardRef } from "../../runtime/bulk/shard-store.ts";
+import { NotExportedError, scriptOf } from "../../runtime/face/code.ts";
+import { ShardRef } from "../../runtime/face/buffers.ts";
 import { ARRAY_OPS, type ExposedShard, type ShardMeta } from "./array-ops.ts";
 import type { MeshTarget } from "../mesh-target.ts";
 import { describeRank } from "../errors.ts";
 import type { Extent } from "../shape/extent.ts";
 import { checkOp, type NumericArray, type ReduceOp } from "../collectives/reduce-op.ts";
 import type { ValueMesh } from "../shape/value-mesh.ts";
-import { currentProc } from "../../runtime/runtime.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import { registerHandleType, TYPED_ARRAYS as TYPED_ARRAY_CLASSES } from "../../wire/codec.ts";
 
 /** Arguments of an endpoint or map function: where it takes a typed array, a DistributedArray of that type gives each rank its shard. */

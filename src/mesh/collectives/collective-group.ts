@@ -3,15 +3,11 @@
 // coordinate with this one, and the process each of them is in (asked once of
 // the mesh's owner per version of the mesh). How pieces travel among them is
 // exchange.ts.
-import type { Proc } from "../../runtime/proc/proc.ts";
-import { messageContext } from "../../runtime/proc/context.ts";
-import { SupervisionError } from "../../runtime/supervision/supervision.ts";
-import { splitKey } from "../../runtime/supervision/supervisor.ts";
+import { currentProc, messageContext, type Proc } from "../../runtime/face/procs.ts";
+import { askMeshAddrs, splitKey, SupervisionError, SUPERVISOR } from "../../runtime/face/supervision.ts";
 import { describeRank } from "../errors.ts";
 import { Extent } from "../shape/extent.ts";
-import { currentProc } from "../../runtime/runtime.ts";
-import { ACTORS } from "../../runtime/actors/actor-table.ts";
-import { SUPERVISOR } from "../../runtime/supervision/supervisor.ts";
+import { ACTORS } from "../../runtime/face/actors.ts";
 
 export interface Group {
   readonly meshId: string;
@@ -52,7 +48,7 @@ function meshAddrs(proc: Proc, meshId: string, version: number, owner: string): 
         unwatch();
         reject(new SupervisionError(`the owner of the mesh, ${owner}, is gone: ${error.message}`, { cause: error }));
       });
-      proc.send(owner, { kind: "coll-addrs", mesh: meshId, reply: { addr: proc.addr, id: port } });
+      askMeshAddrs(proc, owner, meshId, { addr: proc.addr, id: port });
     });
     addrCache.set(cacheKey, found);
     found.catch(() => addrCache.delete(cacheKey));

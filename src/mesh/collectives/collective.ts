@@ -26,8 +26,8 @@
 // Between ranks of one host, a large array's pieces go through shared memory:
 // the sender `stage`s them in its outbox once, and a piece then carries only
 // where they are (Exchange.data); receivers read them from there (fill, part).
-import { config } from "../../runtime/base/config.ts";
-import { pathStats, type PathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
+import { config } from "../settings.ts";
+import { pathStats, type PathStats, type PiecePath } from "../../runtime/face/buffers.ts";
 import type { Group } from "./collective-group.ts";
 import type { Exchange } from "./exchange.ts";
 import { checkArray, checkOp, finish, fold, type NumericArray, type ReduceOp } from "./reduce-op.ts";

@@ -5,11 +5,11 @@
 // of ranks, whether large arrays can go through shared memory instead
 // (runtime/bulk/collective-outbox.ts).
 import { decode, encode } from "../../wire/codec.ts";
-import { config, settingNow } from "../../runtime/base/config.ts";
-import { SupervisionError } from "../../runtime/supervision/supervision.ts";
-import { currentProc } from "../../runtime/runtime.ts";
-import { COLLECTIVES } from "../../runtime/bulk/collective-inbox.ts";
+import { config, settingNow } from "../settings.ts";
+import { SupervisionError } from "../../runtime/face/supervision.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import {
+  COLLECTIVES,
   hearOutboxes,
   hostIdentity,
   isSabRef,
@@ -18,10 +18,11 @@ import {
   Outbox,
   pathTo,
   sabView,
+  sendCollectivePiece,
   type HostIdentity,
   type ShmRef,
-} from "../../runtime/bulk/collective-outbox.ts";
-import { pathStats, type PiecePath } from "../../runtime/bulk/collective-paths.ts";
+} from "../../runtime/face/collectives.ts";
+import { pathStats, type PiecePath } from "../../runtime/face/buffers.ts";
 import type { Group } from "./collective-group.ts";
 import type { NumericArray } from "./reduce-op.ts";
 
@@ -142,7 +143,7 @@ export class Exchange {
     const tag = this.#tag(round, this.group.me, to);
     const addr = this.group.addrs[to];
     if (addr === this.#proc.addr) this.#proc.get(COLLECTIVES).deliver(tag, new LocalPiece(value));
-    else this.#proc.send(addr, { kind: "coll", tag }, encode(value, this.what));
+    else sendCollectivePiece(this.#proc, addr, tag, encode(value, this.what));
   }
 
   recv(from: number, round: string): Promise<unknown> {

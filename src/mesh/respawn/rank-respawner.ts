@@ -5,18 +5,15 @@
 // the actor there with the original arguments, and points the mesh — every
 // slice of it — at the new process.
 import type { Encoded } from "../../wire/codec.ts";
-import { messageContext } from "../../runtime/proc/context.ts";
-import type { ProcHandle } from "../../runtime/hosts/host-agent.ts";
-import { hold, release } from "../../runtime/base/keep-alive.ts";
-import type { RawExtent } from "../../runtime/base/messages.ts";
-import type { Proc } from "../../runtime/proc/proc.ts";
-import { workerOf } from "../../runtime/net/address.ts";
+import { currentProc, hold, messageContext, release, type Proc } from "../../runtime/face/procs.ts";
+import type { ProcHandle } from "../../runtime/face/hosts.ts";
+import { sendSpawn, type RawExtent } from "../../runtime/face/actors.ts";
+import { workerOf } from "../../runtime/face/network.ts";
 import type { MeshRef } from "../mesh-state.ts";
 import { ActorError, SupervisionError } from "../errors.ts";
 import { workerOfHost } from "./respawn-options.ts";
-import { countRestart } from "../../runtime/base/counters.ts";
-import { currentProc } from "../../runtime/runtime.ts";
-import { SUPERVISOR } from "../../runtime/supervision/supervisor.ts";
+import { countRestart } from "../../runtime/face/metrics.ts";
+import { SUPERVISOR } from "../../runtime/face/supervision.ts";
 
 /** One process of a ProcMesh: its address, and its handle where this process started it. */
 export interface ProcSlot {
@@ -150,10 +147,10 @@ export class RankRespawner {
       const unwatch = proc.onPeerLost((addr, error) => {
         if (addr === slot.addr) finish(new SupervisionError(`cannot respawn ${what}: its new process was lost: ${error.message}`, { cause: error }));
       });
-      proc.send(
+      sendSpawn(
+        proc,
         slot.addr,
         {
-          kind: "spawn",
           actor: `${ref.id}.${member}`,
           name: ref.name,
           url,
@@ -163,7 +160,7 @@ export class RankRespawner {
           owner: proc.addr,
           ownerActor: recipe.ownerActor,
           reply: { addr: proc.addr, id: port },
-          ...(recipe.maxConcurrency === undefined ? {} : { mc: recipe.maxConcurrency }),
+          ...(recipe.maxConcurrency === undefined ? {} : { maxConcurrency: recipe.maxConcurrency }),
           ...(recipe.origins ? { origin: recipe.origins[recipe.slotOf[member]] } : {}),
           ...(recipe.meta === undefined ? {} : { meta: recipe.meta }),
         },

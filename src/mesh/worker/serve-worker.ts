@@ -3,11 +3,9 @@
 // process's stdin is a pipe from it; the kernel closes it however the parent dies). A worker thread
 // talks to its parent over the MessagePort it was given, and ends with its process.
 import type { MessagePort } from "node:worker_threads";
-import { config, settingName } from "../../runtime/base/config.ts";
-import { knowMainThread } from "../../runtime/code/esm-require.ts";
-import { captureOutput } from "../../runtime/output/output-capture.ts";
-import { adoptParentDoorbell } from "../../runtime/proc/parent-doorbell.ts";
-import { serveProc } from "../../runtime/runtime.ts";
+import { config, settingName } from "../settings.ts";
+import { adoptParentDoorbell, captureOutput, knowMainThread, sendLogLines } from "../../runtime/face/worker.ts";
+import { serveProc } from "../../runtime/face/procs.ts";
 
 /** Serves this worker; `parentPort` and `doorbell`: the port to its parent and the memory of its doorbell, given to a worker thread only. */
 export async function serveWorker(parentPort?: MessagePort, doorbell?: SharedArrayBuffer): Promise<void> {
@@ -31,7 +29,7 @@ export async function serveWorker(parentPort?: MessagePort, doorbell?: SharedArr
     proc.connectVia(parent, new (await import("../../wire/message-port-transport.ts")).MessagePortTransport(parentPort, bell));
   } else proc.connect(parent);
   // The parent set FRAY_LOG_STREAM: "1" when it reads our output and tags it.
-  if (config.logStream === "1") captureOutput((s, lines) => proc.send(parent, { kind: "log", stream: s, lines }));
+  if (config.logStream === "1") captureOutput((s, lines) => sendLogLines(proc, parent, s, lines));
   if (!parentPort) {
     process.stdin.on("end", () => process.exit(0));
     process.stdin.on("error", () => process.exit(0));

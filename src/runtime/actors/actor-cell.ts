@@ -1,8 +1,7 @@
-// runtime/actors: one actor instance, its mailbox and endpoints (this file), the actors of a
-// process (actor-table.ts), the endpoint options and arity rule, and the builtin endpoints. An
-// actor reaches the rest of the runtime only through its ActorHost: replies, faults, the meshes
-// it owns, and what it holds (buffers, distributed-array shards, bulk/).
-//
+// runtime/actors: one actor instance and its mailbox (this file), the actors of a process
+// (actor-table.ts), its endpoints (options, entries, arity, builtins) and the hooks of its class it
+// calls (actor-hooks.ts). An actor reaches the rest of the runtime only through its ActorHost:
+// replies, faults, the meshes it owns, and what it holds (buffers, distributed-array shards, bulk/).
 // An ActorCell is one actor instance with its mailbox. It runs up to
 // `maxConcurrency` messages at once (default 1) — async endpoints included,
 // interleaving at their awaits — starting them in arrival order; a `concurrent`
@@ -12,12 +11,12 @@
 import { decode } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import { load } from "../code/code-locator.ts";
-import { config, settingName } from "../base/config.ts";
 import { messageContext, type ActorIdentity, type MessageContext } from "../proc/context.ts";
-import { BUILTIN_PREFIX, builtinEndpoint, type BuiltinEndpoint } from "./builtin-endpoints.ts";
-import { endpointNames, endpointOptions, type EndpointOptions } from "./endpoint-options.ts";
+import { endpointNames, type EndpointOptions } from "./endpoint-options.ts";
+import { endpointEntry, type EndpointEntry } from "./endpoint-entry.ts";
+import { runCleanup, superviseFailure, type SupervisingActor } from "./actor-hooks.ts";
 import type { Call, Spawn } from "../base/messages.ts";
-import { callEnd, endpointStats, metricsAll, metricsOn, payloadBytes, timedCallStart, type EndpointStats } from "../base/counters.ts";
+import { callEnd, metricsAll, payloadBytes, timedCallStart } from "../base/counters.ts";
 import { Port, type PortSender } from "../ports/port.ts";
 import type { Proc } from "../proc/proc.ts";
 import { hasShardRef, type ShardStore } from "../bulk/shard-store.ts";
@@ -40,24 +39,12 @@ export interface ActorHost extends PortSender {
   releaseOwnedBy(key: string): void;
 }
 
-/** An endpoint of an actor's class as its calls use it: its options, the builtin that runs it (if one does), its metrics record (metrics on). */
-interface EndpointEntry {
-  readonly options: EndpointOptions;
-  readonly builtin: BuiltinEndpoint | undefined;
-  readonly stats: EndpointStats | undefined;
-}
-
 type State = "constructing" | "ready" | "failed" | "dead" | "stopped";
 
 type Item =
   | { readonly t: "call"; readonly call: Call; readonly rank: number; readonly frame: Frame; readonly first: boolean }
   | { readonly t: "supervise"; readonly failure: MeshFailure }
   | { readonly t: "stop"; readonly done: () => void };
-
-interface SupervisingActor {
-  supervise?(failure: MeshFailure): unknown;
-  cleanup?(error?: Error): unknown;
-}
 
 export class ActorCell {
   readonly identity: ActorIdentity;
@@ -79,10 +66,7 @@ export class ActorCell {
   #cleanedUp = false;
   /** What a call of each endpoint (valid ones only, so metric labels stay bounded) needs, by name: one lookup per call. */
   #endpoints = new Map<string, EndpointEntry>();
-  /**
-   * Aborted when a stop is asked for or the actor dies: identity.stopping. Made when first read (an
-   * AbortController is ~700 bytes, and most actors never read it: benchmark P7 counts bytes per idle actor).
-   */
+  /** Aborted when a stop is asked for or the actor dies (identity.stopping); made when first read: ~700 bytes most actors never use (P7). */
   #stopping: AbortController | null = null;
   /** Why it is stopping, once a stop is asked for or it died. */
   #stopReason: Error | null = null;
@@ -296,11 +280,8 @@ export class ActorCell {
 
   /** The entry of endpoint `name`, kept for the next call; undefined when `name` is not one. */
   #entryFor(name: string): EndpointEntry | undefined {
-    const found = name.startsWith(BUILTIN_PREFIX) ? builtinEndpoint(name) : undefined;
-    const options = found ? found.options : endpointOptions(this.#Class!, name);
-    if (!options) return undefined;
-    const entry = { options, builtin: found?.fn, stats: metricsOn ? endpointStats(this.identity.className, name) : undefined };
-    this.#endpoints.set(name, entry);
+    const entry = endpointEntry(this.#Class!, this.identity.className, name);
+    if (entry) this.#endpoints.set(name, entry);
     return entry;
   }
 
@@ -321,20 +302,8 @@ export class ActorCell {
 
   async #handleFailure(failure: MeshFailure): Promise<void> {
     if (this.#state !== "ready") return;
-    const instance = this.#instance as SupervisingActor;
-    let handled: unknown = false;
-    try {
-      if (typeof instance.supervise === "function") {
-        const context: MessageContext = { actor: this.identity, rank: this.identity.rank, extent: this.identity.extent };
-        handled = await messageContext.run(context, () => instance.supervise!(failure));
-      }
-    } catch (err) {
-      this.die(new SupervisionError(`supervise() of ${this.identity.className} threw while handling: ${failure.report}`, { cause: err }));
-      return;
-    }
-    if (!handled) {
-      this.die(new SupervisionError(`unhandled: ${failure.report}`, { cause: failure.cause }));
-    }
+    const death = await superviseFailure(this.#instance as SupervisingActor, this.identity, failure);
+    if (death) this.die(death);
   }
 
   async #stop(done: () => void): Promise<void> {
@@ -350,30 +319,13 @@ export class ActorCell {
     done();
   }
 
-  /** Runs `cleanup(error?)` once, for at most FRAY_CLEANUP_TIMEOUT_MS. */
+  /** Releases what the actor holds and runs its `cleanup(error?)`, once (actor-hooks.ts). */
   async #cleanup(error?: Error): Promise<void> {
     this.host.releaseOwnedBy(this.key); // stopped or dead alike
     const instance = this.#instance as SupervisingActor | null;
     if (this.#cleanedUp || !instance || typeof instance.cleanup !== "function") return;
     this.#cleanedUp = true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        console.error(
-          `fray: cleanup() of ${this.key} (${this.identity.className}) did not finish within ${config.cleanupTimeoutMs} ms ` +
-            `(${settingName("cleanupTimeoutMs")}); going on without it`,
-        );
-        resolve();
-      }, config.cleanupTimeoutMs);
-    });
-    try {
-      const context: MessageContext = { actor: this.identity, rank: this.identity.rank, extent: this.identity.extent };
-      await Promise.race([messageContext.run(context, () => instance.cleanup!(error)), timeout]);
-    } catch (err) {
-      console.error(`fray: cleanup() of ${this.key} (${this.identity.className}) threw:`, err);
-    } finally {
-      clearTimeout(timer);
-    }
+    await runCleanup(instance, this.identity, error);
   }
 
   #unavailable(): Error {

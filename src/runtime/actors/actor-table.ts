@@ -1,10 +1,16 @@
 // The actors of one process: spawned when a "spawn" message comes (this
 // subsystem serves that kind), found by key (`${meshId}.${member}`) by whoever
 // delivers calls to them, and stopped together when the process exits.
-import type { Spawn } from "../base/messages.ts";
+import type { Encoded } from "../../wire/codec.ts";
+import type { HeaderSender, Spawn } from "../base/messages.ts";
 import type { Router } from "../proc/routes.ts";
 import { SubsystemKey } from "../proc/subsystems.ts";
 import { ActorCell, type ActorHost } from "./actor-cell.ts";
+
+/** Asks the process at `addr` to create an actor; it answers on `spawn.reply` once constructed. `payload`: the constructor's arguments. */
+export function sendSpawn(proc: HeaderSender, addr: string, spawn: Omit<Spawn, "kind">, payload: Encoded): void {
+  proc.send(addr, { kind: "spawn", ...spawn }, payload);
+}
 
 /** What the table needs besides what its actors need. */
 export interface ActorTableHost extends ActorHost, Router {

@@ -211,12 +211,6 @@ export function countFrameIn(kind: string, bytes: number): void {
   addFrame(frameCounts(framesIn, kind), bytes);
 }
 
-/** The job layer's tasks, as counts; pending and running are derived from them. A retried task is requeued, not failed. */
-export const taskStats = { submitted: 0, dispatched: 0, requeued: 0, done: 0, failedRunning: 0, failedQueued: 0 };
-
-/** The job layer's object stores: entries, and the bytes of typed-array values (an estimate: other values count 0). */
-export const objectStats = { entries: 0, bytes: 0 };
-
 /** Mesh members that failed (a fault reported to their owner here), and actors started again, by actor class (mesh names can carry ids). */
 export const failures = new Map<string, number>();
 export const restarts = new Map<string, number>();

@@ -1,6 +1,7 @@
 // The runtime's message headers. Each frame carries one header; arguments and
 // values travel in the frame's payload, encoded once even when fanned out.
 // Code reads full field names; on the wire they are short (header-codec.ts).
+import type { Encoded } from "../../wire/codec.ts";
 import type { ProcPlace } from "./device-env.ts";
 
 /** A port: where replies and channel values go. */
@@ -275,3 +276,11 @@ export type Header =
   | BufferDrop
   | MetricsRequest
   | LogLines;
+
+/**
+ * What sends a header to a peer: a Proc, passed in. The layers above send a subsystem's messages through
+ * that subsystem's functions taking one (dropBuffer, sendSpawn, …), never building the header themselves.
+ */
+export interface HeaderSender {
+  send(addr: string, header: Header, payload?: Encoded): void;
+}

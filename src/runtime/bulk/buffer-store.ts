@@ -13,7 +13,7 @@ import { closeSync, readSync, writeSync } from "node:fs";
 import { decode } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import type { Transport } from "../../wire/transport.ts";
-import type { BufferDrop, BufferRead, BufferWrite, PortRef } from "../base/messages.ts";
+import type { BufferDrop, BufferRead, BufferWrite, HeaderSender, PortRef } from "../base/messages.ts";
 import type { PortSender } from "../ports/port.ts";
 import type { Router } from "../proc/routes.ts";
 import { SubsystemKey } from "../proc/subsystems.ts";
@@ -45,6 +45,11 @@ export function serveBuffers(proc: Router & PortSender, store: BufferStore, repl
   proc.route("buf.read", serve);
   proc.route("buf.write", serve);
   proc.route("buf.drop", serve);
+}
+
+/** Asks `owner` to release its RemoteBuffer `id`; it answers null on `reply`. */
+export function dropBuffer(proc: HeaderSender, owner: string, id: string, reply: PortRef): void {
+  proc.send(owner, { kind: "buf.drop", id, reply });
 }
 
 export class BufferStore {

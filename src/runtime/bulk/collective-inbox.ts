@@ -5,12 +5,19 @@
 // group, sequence number, round, sender and receiver), and the receiving rank
 // takes it. A piece may arrive before its rank asks, or after: either order works.
 
+import type { Encoded } from "../../wire/codec.ts";
+import type { HeaderSender } from "../base/messages.ts";
 import type { Router } from "../proc/routes.ts";
 import { SubsystemKey } from "../proc/subsystems.ts";
 
 type Waiter = (piece: unknown) => void;
 
 export const COLLECTIVES = new SubsystemKey<CollectiveInbox>("collective inbox");
+
+/** Sends the piece `tag` names (encoded) to the process at `addr`, into its inbox. */
+export function sendCollectivePiece(proc: HeaderSender, addr: string, tag: string, piece: Encoded): void {
+  proc.send(addr, { kind: "coll", tag }, piece);
+}
 
 export class CollectiveInbox {
   /** Takes the "coll" frames that `proc` receives. */

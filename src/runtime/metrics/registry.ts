@@ -2,19 +2,8 @@
 // reading the records base/counters.ts keeps when scraped. Loaded on first read
 // (metricsText, metricsJson, or another process asking), not at start.
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValueWithName } from "prom-client";
-import {
-  BOUNDS,
-  endpointRecords,
-  failures,
-  framesIn,
-  framesOut,
-  mailboxes,
-  objectStats,
-  restarts,
-  taskStats,
-  transferStats,
-  type FrameCounts,
-} from "../base/counters.ts";
+import { BOUNDS, endpointRecords, failures, framesIn, framesOut, mailboxes, restarts, transferStats, type FrameCounts } from "../base/counters.ts";
+import { eachDeclaredMetric, readDeclared } from "./declared-metrics.ts";
 
 /** This process's registry. */
 export const registry = new Registry();
@@ -134,32 +123,21 @@ gauge("fray_mailbox_depth", "Messages waiting in the mailboxes of this process's
   for (const [cls, depth] of mailboxes()) byClass.set(cls, (byClass.get(cls) ?? 0) + depth);
   for (const [cls, depth] of byClass) g.set({ class: cls }, depth);
 });
-gauge("fray_tasks_pending", "Tasks submitted by this process and waiting for a worker", [], (g) =>
-  g.set(taskStats.submitted + taskStats.requeued - taskStats.dispatched - taskStats.failedQueued),
-);
-gauge("fray_tasks_running", "Tasks this process sent to a worker that have not finished (running, or queued at the worker)", [], (g) =>
-  g.set(taskStats.dispatched - taskStats.done - taskStats.failedRunning - taskStats.requeued),
-);
-counter("fray_tasks_done_total", "Tasks submitted by this process that returned a value", [], (c) => taskStats.done && c.inc(taskStats.done));
-counter("fray_tasks_failed_total", "Tasks submitted by this process that failed (after their retries)", [], (c) => {
-  const failed = taskStats.failedRunning + taskStats.failedQueued;
-  if (failed) c.inc(failed);
-});
-counter(
-  "fray_tasks_retried_total",
-  "Tasks submitted by this process that ran again because their worker died",
-  [],
-  (c) => taskStats.requeued && c.inc(taskStats.requeued),
-);
-gauge("fray_object_store_entries", "Entries (task results and put() values) in this process's object stores", [], (g) => g.set(objectStats.entries));
-gauge("fray_object_store_bytes", "Bytes of typed-array and ArrayBuffer values in this process's object stores (an estimate: other values count 0)", [], (g) =>
-  g.set(objectStats.bytes),
-);
 counter("fray_actor_failures_total", "Members of meshes owned by this process that failed, by actor class", ["class"], perClass(failures));
 counter("fray_actor_restarts_total", "Actors (and mesh ranks) this process started again after they died, by actor class", ["class"], perClass(restarts));
 counter("fray_buffer_transfer_bytes_total", "RemoteBuffer bytes this process moved to or from another process, by direction", ["op"], (c) => {
   for (const op of ["read", "write"] as const) if (transferStats[op] > 0) c.inc({ op }, transferStats[op]);
 });
+
+// The layers above count their own (the job layer's tasks and object stores: src/job/metrics.ts).
+eachDeclaredMetric(({ type, name, help }) =>
+  type === "gauge"
+    ? gauge(name, help, [], (g) => g.set(readDeclared(name)))
+    : counter(name, help, [], (c) => {
+        const n = readDeclared(name);
+        if (n) c.inc(n);
+      }),
+);
 
 /** This process's metrics in Prometheus text exposition format. */
 export function metricsText(): Promise<string> {

@@ -14,7 +14,7 @@
 import type { Readable } from "node:stream";
 import { LineSplitter } from "./line-splitter.ts";
 import { unmarkLine, type OutputLine, type OutputStream } from "./log-origin.ts";
-import type { LogLines } from "../base/messages.ts";
+import type { HeaderSender, LogLines } from "../base/messages.ts";
 import { emitLines } from "./output-sink.ts";
 import type { Router } from "../proc/routes.ts";
 
@@ -38,6 +38,11 @@ export function streamWorkerOutput(addr: string, log: WorkerLog, pipes: { readon
 }
 
 /** A "log" message from `peer`: a worker of ours (its untagged lines get its tag), or a `fray worker` forwarding its procs' lines. */
+/** Sends lines this worker wrote to `stream` to `parent`, which prints them (a null tag: this worker's own). */
+export function sendLogLines(proc: HeaderSender, parent: string, stream: LogLines["stream"], lines: LogLines["lines"]): void {
+  proc.send(parent, { kind: "log", stream, lines });
+}
+
 /** Takes the "log" messages `proc` receives from its workers. */
 export function serveLogs(proc: Router): void {
   proc.route("log", (header, _frame, peer) => receiveLog(header, peer));

@@ -8,8 +8,8 @@
 // A Port is given its sender (this process's Proc) instead of importing it, as
 // Monarch's Port(port_ref, instance, rank) is: the runtime registers the
 // sender for ports revived from the wire when it loads (proc.ts).
-import { registerHandleType } from "../../wire/codec.ts";
-import type { PortRef } from "../base/messages.ts";
+import { registerHandleType, type Encoded } from "../../wire/codec.ts";
+import type { HeaderSender, PortRef } from "../base/messages.ts";
 import { hold, release } from "../base/keep-alive.ts";
 import type { PortHandler } from "./port-inbox.ts";
 
@@ -27,6 +27,11 @@ export interface PortOwner extends PortSender {
 }
 
 let wireSender: (() => PortSender) | null = null;
+
+/** Sends a value already encoded (by a caller that bounds its size) to port `ref`, as from rank `rank`. */
+export function sendEncodedToPort(proc: HeaderSender, ref: PortRef, rank: number, value: Encoded): void {
+  proc.send(ref.addr, { kind: "port", id: ref.id, rank }, value);
+}
 
 /** Registers how ports revived from the wire find this process's sender (resolved when they send). */
 export function setWirePortSender(sender: () => PortSender): void {

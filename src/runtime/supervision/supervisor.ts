@@ -15,7 +15,7 @@ import { causeChain, FailureHistory } from "./failure-history.ts";
 import { hold, release } from "../base/keep-alive.ts";
 import { countFailure } from "../base/counters.ts";
 import { SupervisionError } from "../base/errors.ts";
-import type { Stop } from "../base/messages.ts";
+import type { HeaderSender, PortRef, Stop } from "../base/messages.ts";
 import type { ProcMessaging } from "../proc/messaging.ts";
 import type { Router } from "../proc/routes.ts";
 import { SubsystemKey } from "../proc/subsystems.ts";
@@ -42,6 +42,11 @@ export interface OwnedMesh {
   /** The actor class, and the extent it was spawned with (for whoever looks: the dashboard). */
   readonly className?: string;
   readonly extent?: Readonly<Record<string, number>>;
+}
+
+/** Asks `owner`, the owner of mesh `mesh`, for its members' proc addresses: the array, or an Error, comes on `reply`. */
+export function askMeshAddrs(proc: HeaderSender, owner: string, mesh: string, reply: PortRef): void {
+  proc.send(owner, { kind: "coll-addrs", mesh, reply });
 }
 
 /** An owned mesh as `Supervisor.snapshot()` shows it. */

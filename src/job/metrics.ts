@@ -1,0 +1,48 @@
+// What the job layer counts for its metrics: its tasks and its object stores, as plain numbers its hot
+// paths add to while `metricsOn` (FRAY_METRICS), declared through the runtime's registry, which reads
+// them when scraped.
+import { declareMetric } from "../runtime/face/metrics.ts";
+
+/** This process's tasks, as counts; pending and running are derived from them. A retried task is requeued, not failed. */
+export const taskStats = { submitted: 0, dispatched: 0, requeued: 0, done: 0, failedRunning: 0, failedQueued: 0 };
+
+/** This process's object stores: entries, and the bytes of typed-array values (an estimate: other values count 0). */
+export const objectStats = { entries: 0, bytes: 0 };
+
+declareMetric({
+  type: "gauge",
+  name: "fray_tasks_pending",
+  help: "Tasks submitted by this process and waiting for a worker",
+  read: () => taskStats.submitted + taskStats.requeued - taskStats.dispatched - taskStats.failedQueued,
+});
+declareMetric({
+  type: "gauge",
+  name: "fray_tasks_running",
+  help: "Tasks this process sent to a worker that have not finished (running, or queued at the worker)",
+  read: () => taskStats.dispatched - taskStats.done - taskStats.failedRunning - taskStats.requeued,
+});
+declareMetric({ type: "counter", name: "fray_tasks_done_total", help: "Tasks submitted by this process that returned a value", read: () => taskStats.done });
+declareMetric({
+  type: "counter",
+  name: "fray_tasks_failed_total",
+  help: "Tasks submitted by this process that failed (after their retries)",
+  read: () => taskStats.failedRunning + taskStats.failedQueued,
+});
+declareMetric({
+  type: "counter",
+  name: "fray_tasks_retried_total",
+  help: "Tasks submitted by this process that ran again because their worker died",
+  read: () => taskStats.requeued,
+});
+declareMetric({
+  type: "gauge",
+  name: "fray_object_store_entries",
+  help: "Entries (task results and put() values) in this process's object stores",
+  read: () => objectStats.entries,
+});
+declareMetric({
+  type: "gauge",
+  name: "fray_object_store_bytes",
+  help: "Bytes of typed-array and ArrayBuffer values in this process's object stores (an estimate: other values count 0)",
+  read: () => objectStats.bytes,
+});

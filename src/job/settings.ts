@@ -1,0 +1,28 @@
+// The job layer's settings: tasks' cancelling and worker threads' waiting.
+// Declared once, here, through the runtime's registry (the settings table is printed from every layer's);
+// this layer's code reads them, and the runtime's, as `config.<name>` from this file.
+import { declareSettings, ms, runtimeSettings, type Setting } from "../runtime/face/settings.ts";
+
+export const JOB_SETTINGS = {
+  cancelGraceMs: ms(
+    "FRAY_CANCEL_GRACE_MS",
+    1_000,
+    "how long a cancelled task that is running may take to end (an async one sees `getJobContext().signal` abort) before its worker is " +
+      "replaced: the worker process is killed (a worker thread terminated) and a fresh one started; 0: at once",
+  ),
+  // Not shorter by default: one-core round trips read 34 µs with 0.1 ms, 32 with 1 ms and 22 with 5 ms on a 2-core VM,
+  // likely because a timeout sooner than the kernel's next tick (4 ms at HZ=250) has the timer armed anew each wait.
+  threadWaitMs: {
+    ...ms(
+      "FRAY_THREAD_WAIT_MS",
+      5,
+      "how long a worker thread that has just sent its tasks' values, and has no task left running, waits for the next task in a futex " +
+        "before going back to its event loop (a one-at-a-time caller's next task then reaches it sooner); a timer or socket of that " +
+        "thread may run up to this late, anything its parent sends wakes it at once; 0: never waits",
+    ),
+    max: 1_000,
+  },
+} as const satisfies Record<string, Setting>;
+
+export const jobSettings = declareSettings(JOB_SETTINGS, runtimeSettings);
+export const { config, optionOrSetting, settingName, settingNow } = jobSettings;
