@@ -114,7 +114,7 @@ export const SETTINGS = {
     doc:
       "`1`: this process counts calls, messages received, latencies, frames sent, tasks, failures and transfers for its metrics " +
       "(Prometheus text and JSON); `all`: also each endpoint's messages and bytes sent, the bytes of messages received and frames " +
-      "received (counts that repeat others, per message: ~3% more CPU per one-way message, benchmark O1); `0`: it counts nothing; " +
+      "received (counts that repeat others, per message, at a cost benchmark O1 measures); `0`: it counts nothing; " +
       "workers a process starts inherit it",
   },
   metricsDurationSample: {
@@ -124,8 +124,8 @@ export const SETTINGS = {
     min: 1,
     doc:
       "the endpoint-duration histogram times every call of an endpoint called less than about once a millisecond, and of a busier one " +
-      "one call in up to this many (adapting so that timed calls come ~1 ms apart; `1`: every call): a clock read costs ~0.2 µs on a VM, " +
-      "so timing every call cost a one-way message ~15% and one in 32 ~4% (benchmark O1); the call and error counters count every call",
+      "one call in up to this many (adapting so that timed calls come ~1 ms apart; `1`: every call), since a clock read per call " +
+      "costs a one-way message measurably (benchmark O1); the call and error counters count every call",
   },
   metricsTimeoutMs: ms(
     "FRAY_METRICS_TIMEOUT_MS",
