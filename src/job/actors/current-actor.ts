@@ -7,8 +7,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import { messageContext, type ActorIdentity } from "../../runtime/proc/context.ts";
-import { headAt } from "../object-ref.ts";
-import type { ActorOptions } from "../options.ts";
+import { headAt } from "../objects/object-ref.ts";
+import type { ActorOptions } from "../base/options.ts";
 import type { ActorHandle } from "./actor-handle.ts";
 import { revivedHandle, type ActorTarget, type HostedRef } from "./actor-ref.ts";
 

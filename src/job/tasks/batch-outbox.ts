@@ -5,13 +5,13 @@
 // argument might not arrive).
 import type { Endpoint } from "../../mesh/endpoint.ts";
 import type { CodeLocation } from "../../runtime/code/code-locator.ts";
-import type { Executor } from "./executor.ts";
-import { TaskBatch, type SlotUse } from "./task-batch.ts";
+import type { Executor } from "../worker/executor.ts";
+import { TaskBatch, type SlotUse } from "../routes/task-batch.ts";
 import type { Running } from "./task-records.ts";
 import type { PortRef } from "../../runtime/base/messages.ts";
-import { HeadPortLanes } from "./port-lane.ts";
-import { HeadLanes } from "./thread-lane.ts";
-import { ToldFunctions } from "./told-functions.ts";
+import { HeadPortLanes } from "../routes/port-lane.ts";
+import { HeadLanes } from "../routes/thread-lane.ts";
+import { ToldFunctions } from "../routes/told-functions.ts";
 
 /** What the outbox needs of the scheduler. */
 export interface BatchTarget {

@@ -1,6 +1,6 @@
-// job/tasks: tasks on workers: placement and resources (this file, task-records.ts, worker-pool.ts,
-// task-queue.ts), batches (task-batch.ts, batch-outbox.ts, thread-lane.ts, start-reports.ts), the Executor that runs them in a
-// worker (executor.ts, slots.ts, task-env.ts, task-args.ts), cancels (task-tree.ts, worker-replacement.ts).
+// job/tasks: placing tasks on workers, in the driver: placement and resources (this file, task-records.ts, worker-pool.ts,
+// task-queue.ts), the tick's batches (batch-outbox.ts; how they travel is ../routes/), cancels (task-tree.ts,
+// worker-replacement.ts). What runs them in a worker is ../worker/.
 //
 // Placement of tasks: the queue of tasks waiting for a worker, sending each to
 // the Executor of a worker with room (or ahead of a free slot, for tasks with
@@ -19,19 +19,19 @@ import type { Endpoint } from "../../mesh/endpoint.ts";
 import { onRankLost } from "../../mesh/liveness.ts";
 import { FrameError } from "../../wire/errors.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
-import type { Executor } from "./executor.ts";
-import type { ObjectStore } from "../object-store.ts";
-import { TASK_RESOURCES, type Resources, type TaskOptions } from "../options.ts";
-import type { RefReader } from "../refs.ts";
-import { hasRef, nameUnsendableArgument } from "./task-args.ts";
-import type { SlotUse } from "./task-batch.ts";
+import type { Executor } from "../worker/executor.ts";
+import type { ObjectStore } from "../objects/object-store.ts";
+import { TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
+import type { RefReader } from "../objects/ref-reader.ts";
+import { hasRef, nameUnsendableArgument } from "../objects/task-args.ts";
+import type { SlotUse } from "../routes/task-batch.ts";
 import { BatchOutbox } from "./batch-outbox.ts";
 import { TASK_HISTORY } from "./task-history.ts";
 import { TaskQueue } from "./task-queue.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 import { config, settingName } from "../../runtime/base/config.ts";
-import { TaskCancelledError } from "../errors.ts";
+import { TaskCancelledError } from "../base/errors.ts";
 import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
 import type { Running, Task, TaskCode } from "./task-records.ts";

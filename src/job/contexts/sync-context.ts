@@ -1,12 +1,12 @@
 // The `sync` backend: everything runs in this process, at once, in order —
 // for unit tests and debugging. Resource requests are checked and ignored, so
 // code that asks for GPUs can be tested anywhere.
-import { checkEndpointNames } from "../mesh/actor-mesh.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
-import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
-import { asCompleted } from "./as-completed.ts";
-import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
-import { ActorRef } from "./actors/actor-ref.ts";
+import { checkEndpointNames } from "../../mesh/actor-mesh.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../../runtime/actors/arity.ts";
+import { createActorGroup, type ActorGroup } from "../actors/actor-group.ts";
+import { asCompleted } from "../objects/as-completed.ts";
+import { actorHandle, type ActorHandle } from "../actors/actor-handle.ts";
+import { ActorRef } from "../actors/actor-ref.ts";
 import {
   withJobContext,
   type ActorClass,
@@ -18,20 +18,21 @@ import {
   type TaskFunction,
   type WaitOptions,
   type Yielded,
-} from "./job-context.ts";
-import { kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
-import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
-import { TaskCancelledError } from "./errors.ts";
+} from "../job-context.ts";
+import { kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
+import { TaskCancelledError } from "../base/errors.ts";
 import { SyncTasks } from "./sync-tasks.ts";
-import { asStream, StreamBuffer } from "./streams/stream-buffer.ts";
-import { ObjectStore } from "./object-store.ts";
-import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "./options.ts";
-import { namedActorExists, RefReader } from "./refs.ts";
-import { withTaskEnv } from "./tasks/task-env.ts";
-import { CallLimiter } from "./actors/call-limiter.ts";
-import { syncActorScope } from "./actors/current-actor.ts";
-import { SyncActor } from "./actors/sync-actor.ts";
-import { config, settingName } from "../runtime/base/config.ts";
+import { asStream, StreamBuffer } from "../streams/stream-buffer.ts";
+import { ObjectStore } from "../objects/object-store.ts";
+import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { namedActorExists } from "../base/errors.ts";
+import { RefReader } from "../objects/ref-reader.ts";
+import { withTaskEnv } from "../worker/task-env.ts";
+import { CallLimiter } from "../actors/call-limiter.ts";
+import { syncActorScope } from "../actors/current-actor.ts";
+import { SyncActor } from "./sync-actor.ts";
+import { config, settingName } from "../../runtime/base/config.ts";
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";

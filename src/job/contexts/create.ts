@@ -1,14 +1,15 @@
 // Creating and finding job contexts.
 import { availableParallelism } from "node:os";
-import { tcpHostPort } from "../runtime/net/address.ts";
-import { config } from "../runtime/base/config.ts";
-import { useToken } from "../runtime/net/credentials.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { thisHost } from "../mesh/host-mesh.ts";
-import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import { ambient, type JobContext, type JobKind } from "./job-context.ts";
+import { tcpHostPort } from "../../runtime/net/address.ts";
+import { config } from "../../runtime/base/config.ts";
+import { useToken } from "../../runtime/net/credentials.ts";
+import { currentProc } from "../../runtime/runtime.ts";
+import { thisHost } from "../../mesh/host-mesh.ts";
+import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import { currentContext } from "../base/ambient.ts";
+import type { JobContext, JobKind } from "../job-context.ts";
 import { MeshJobContext } from "./mesh-context.ts";
-import { checkResources, type Resources } from "./options.ts";
+import { checkResources, type Resources } from "../base/options.ts";
 import { SyncJobContext } from "./sync-context.ts";
 
 export interface JobContextOptions {
@@ -75,5 +76,5 @@ let fallback: JobContext | null = null;
 
 /** The context running this code: the one a task or actor was run by, the one set by withJobContext, or the `auto` default. */
 export function getJobContext(): JobContext {
-  return ambient.als.getStore() ?? ambient.processDefault ?? (fallback ??= createJobContext("auto"));
+  return (currentContext() as JobContext | null) ?? (fallback ??= createJobContext("auto"));
 }

@@ -12,16 +12,17 @@ import { settingName } from "../../runtime/base/config.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actor-ref.ts";
+import type { ActorTarget } from "../actors/actor-ref.ts";
 import { HostedCalls } from "../namespace/hosted-calls.ts";
 import { NamespaceClient } from "../namespace/namespace-client.ts";
-import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../options.ts";
-import { namedActorExists, type RefReader } from "../refs.ts";
+import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../base/options.ts";
+import { namedActorExists } from "../base/errors.ts";
+import type { RefReader } from "../objects/ref-reader.ts";
 import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 import type { PortRef } from "../../runtime/base/messages.ts";
-import { STREAM_ENDPOINT } from "./stream-endpoint.ts";
-import { placeOf, type ActorMeta, type MemberOptions } from "./current-actor.ts";
+import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
+import { placeOf, type ActorMeta, type MemberOptions } from "../actors/current-actor.ts";
 
 /** An actor class, or where a worker exported it from. */
 export type ActorCode = Function | CodeLocation;

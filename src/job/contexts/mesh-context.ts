@@ -1,15 +1,15 @@
 // The driver's JobContext for the backends built on the mesh runtime:
 // `processes` (worker processes), `threads` (worker threads) and `mesh` (any
 // ProcMesh). The driver talks to its JobHead directly; workers message its HeadActor.
-import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
-import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
-import { asCompleted } from "./as-completed.ts";
-import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
-import { ActorRef, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
+import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../../runtime/actors/arity.ts";
+import { createActorGroup, type ActorGroup } from "../actors/actor-group.ts";
+import { asCompleted } from "../objects/as-completed.ts";
+import { actorHandle, type ActorHandle } from "../actors/actor-handle.ts";
+import { ActorRef, kHandleFor, type ActorTarget } from "../actors/actor-ref.ts";
+import { NEVER_ABORTED } from "../base/ambient.ts";
+import type { ActorClass } from "../actors/actor-handle.ts";
 import {
-  NEVER_ABORTED,
-  type ActorClass,
   type CancelOptions,
   type JobContext,
   type JobKind,
@@ -18,14 +18,14 @@ import {
   type TaskFunction,
   type WaitOptions,
   type Yielded,
-} from "./job-context.ts";
-import { startHead } from "./head-actor.ts";
-import type { JobHead } from "./job-head.ts";
-import { headOwner, kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
-import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
-import { ActorError } from "../mesh/errors.ts";
-import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
-import { currentProc } from "../runtime/runtime.ts";
+} from "../job-context.ts";
+import { startHead } from "../head/head-actor.ts";
+import type { JobHead } from "../head/job-head.ts";
+import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
+import { ActorError } from "../../mesh/errors.ts";
+import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "../base/options.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 
 export class MeshJobContext implements JobContext {
   readonly #ready: Promise<JobHead>;

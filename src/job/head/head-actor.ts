@@ -1,24 +1,25 @@
 // The HeadActor is the job head as tasks and actors in workers see it: an
 // actor in the driver whose endpoints are a thin layer over the JobHead. The
 // driver never messages it; it hands its mesh to the job's Executors only.
-import type { PortRef } from "../runtime/base/messages.ts";
-import { messageContext } from "../runtime/proc/context.ts";
-import { Actor, endpoint } from "../mesh/actor.ts";
-import type { ActorMesh } from "../mesh/actor-mesh.ts";
-import type { MeshFailure } from "../mesh/errors.ts";
-import { thisProc } from "../mesh/host-mesh.ts";
-import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actors/actor-ref.ts";
-import type { JobKind } from "./job-context.ts";
+import type { PortRef } from "../../runtime/base/messages.ts";
+import { messageContext } from "../../runtime/proc/context.ts";
+import { Actor, endpoint } from "../../mesh/actor.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import type { MeshFailure } from "../../mesh/errors.ts";
+import { thisProc } from "../../mesh/host-mesh.ts";
+import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import type { ActorTarget } from "../base/actor-target.ts";
+import type { HeadEndpoints } from "../head-endpoints.ts";
+import type { JobKind } from "../job-context.ts";
 import { JobHead } from "./job-head.ts";
-import type { ObjectRef } from "./object-ref.ts";
-import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
-import { currentProc } from "../runtime/runtime.ts";
+import type { ObjectRef } from "../objects/object-ref.ts";
+import type { ActorOptions, Resources, TaskOptions } from "../base/options.ts";
+import { currentProc } from "../../runtime/runtime.ts";
 
 /** Heads a HeadActor of this process constructed and startHead has not taken yet, by token. */
 const constructed = new Map<string, JobHead>();
 
-export class HeadActor extends Actor {
+export class HeadActor extends Actor implements HeadEndpoints {
   readonly #head: JobHead;
 
   constructor(token: string) {

@@ -1,17 +1,17 @@
 // The JobContext of tasks and actors running in a worker: every operation is
 // a message to the job's head in the driver. Ids are made here, so `run` and
 // `put` return at once and their messages need no reply.
-import { locate } from "../runtime/code/code-locator.ts";
-import type { ActorMesh } from "../mesh/actor-mesh.ts";
-import { ActorError } from "../mesh/errors.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/actors/arity.ts";
-import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
-import { asCompleted } from "./as-completed.ts";
-import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
-import { ActorRef, callThroughHead, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
+import { locate } from "../../runtime/code/code-locator.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { ActorError } from "../../mesh/errors.ts";
+import { checkArity, checkMethodArity, functionLabel } from "../../runtime/actors/arity.ts";
+import { createActorGroup, type ActorGroup } from "../actors/actor-group.ts";
+import { asCompleted } from "../objects/as-completed.ts";
+import { actorHandle, type ActorHandle } from "../actors/actor-handle.ts";
+import { ActorRef, callThroughHead, kHandleFor, type ActorTarget } from "../actors/actor-ref.ts";
+import { NEVER_ABORTED } from "../base/ambient.ts";
+import type { ActorClass } from "../actors/actor-handle.ts";
 import {
-  NEVER_ABORTED,
-  type ActorClass,
   type CancelOptions,
   type JobContext,
   type JobKind,
@@ -20,14 +20,14 @@ import {
   type TaskFunction,
   type WaitOptions,
   type Yielded,
-} from "./job-context.ts";
-import type { HeadActor } from "./head-actor.ts";
-import { headOwner, kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
-import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
-import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
-import { nameUnsendableArgument } from "./tasks/task-args.ts";
-import { currentProc } from "../runtime/runtime.ts";
-import { tooLargeArguments } from "../wire/codec.ts";
+} from "../job-context.ts";
+import type { HeadEndpoints } from "../head-endpoints.ts";
+import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
+import { checkResources, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { nameUnsendableArgument } from "../objects/task-args.ts";
+import { currentProc } from "../../runtime/runtime.ts";
+import { tooLargeArguments } from "../../wire/codec.ts";
 
 /** What a task's Executor lends its context: the task's AbortSignal, made when the task first reads it. */
 export interface TaskControls {
@@ -44,7 +44,7 @@ export interface TaskSlot {
 // holds this context (getJobContext() in a task) sees the JobContext API only,
 // never a way to message the head's endpoints directly.
 export class RemoteJobContext implements JobContext {
-  readonly #head: ActorMesh<HeadActor>;
+  readonly #head: ActorMesh<HeadEndpoints>;
   /** The head owns the refs and handles made here. */
   readonly #owner: RefOwner;
   readonly #taskId: string | null;
@@ -53,7 +53,7 @@ export class RemoteJobContext implements JobContext {
 
   /** `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits; `controls`: its Executor's. */
   constructor(
-    head: ActorMesh<HeadActor>,
+    head: ActorMesh<HeadEndpoints>,
     readonly kind: JobKind,
     taskId: string | null = null,
     slot: TaskSlot | null = null,

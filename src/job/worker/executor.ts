@@ -7,25 +7,26 @@ import type { PortRef } from "../../runtime/base/messages.ts";
 import { encode } from "../../wire/codec.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
-import { ambient, withJobContext, type JobKind } from "../job-context.ts";
-import type { HeadActor } from "../head-actor.ts";
-import { RemoteJobContext, type TaskControls, type TaskSlot } from "../remote-context.ts";
+import { ambient } from "../base/ambient.ts";
+import { withJobContext, type JobKind } from "../job-context.ts";
+import type { HeadEndpoints } from "../head-endpoints.ts";
+import { RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { asStream } from "../streams/stream-buffer.ts";
 import { pump } from "../streams/stream-pump.ts";
 import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
 import { Slots } from "./slots.ts";
 import { StartReports } from "./start-reports.ts";
-import { isPlain, TASK_FIELDS, type SlotUse } from "./task-batch.ts";
+import { isPlain, TASK_FIELDS, type SlotUse } from "../routes/task-batch.ts";
 import { withTaskEnv } from "./task-env.ts";
-import { ExecutorPortLane } from "./port-lane.ts";
-import { ExecutorLane } from "./thread-lane.ts";
-import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "./told-functions.ts";
+import { ExecutorPortLane } from "../routes/port-lane.ts";
+import { ExecutorLane } from "../routes/thread-lane.ts";
+import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "../routes/told-functions.ts";
 import { currentProc } from "../../runtime/runtime.ts";
 import { parentDoorbell } from "../../runtime/proc/parent-doorbell.ts";
 
 export class Executor extends Actor {
   /** Only the job's own code holds the head's mesh: it is never where user code could read it. */
-  readonly #head: ActorMesh<HeadActor>;
+  readonly #head: ActorMesh<HeadEndpoints>;
   readonly #kind: JobKind;
   readonly #functions = new Map<string, Function>();
   /** The function the last batch ran first, found without making its key: most batches run the one function. */
@@ -51,7 +52,7 @@ export class Executor extends Actor {
   readonly #known = new KnownFunctions();
 
   /** `lanes`: the lobby of the head's task lanes, if it offers them. */
-  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef, lanes: string | null = null) {
+  constructor(head: ActorMesh<HeadEndpoints>, slots: number, kind: JobKind, results: PortRef, lanes: string | null = null) {
     super();
     this.#head = head;
     this.#kind = kind;
