@@ -24,7 +24,7 @@ import type { ObjectStore } from "../objects/object-store.ts";
 import { TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
 import type { RefReader } from "../objects/ref-reader.ts";
 import { hasRef, nameUnsendableArgument } from "../objects/task-args.ts";
-import type { SlotUse } from "../routes/task-batch.ts";
+import { SlotUse } from "../routes/task-batch.ts";
 import { BatchOutbox } from "./batch-outbox.ts";
 import { TASK_HISTORY } from "./task-history.ts";
 import { TaskQueue } from "./task-queue.ts";
@@ -394,5 +394,5 @@ const KEPT = Object.freeze({}) as Running;
 
 /** A task with the default request waits for one of its worker's slots; one sent ahead reports when it gets it. */
 function slotUse(running: Running): SlotUse {
-  return running.task.resources !== TASK_RESOURCES ? 0 : running.state === "prefetched" ? 2 : 1;
+  return running.task.resources !== TASK_RESOURCES ? SlotUse.none : running.state === "prefetched" ? SlotUse.takeAndReport : SlotUse.take;
 }

@@ -1,76 +1,54 @@
-// The Executor runs tasks in a worker process (or thread). It also makes the
-// worker's tasks and actors see a JobContext that talks to the job's head, so
-// nested tasks and actors work from anywhere.
+// The Executor is the actor of a job in each worker process (or thread): batches of tasks reach it by one of the
+// routes of ../routes/ — its thread lane if it is a thread of the head's process, else its port lane, and always a
+// call of runBatch — and single tasks by a call of runTask; its TaskRunner (task-runner.ts) runs them. It also makes
+// the worker's actors see a JobContext that talks to the job's head, so nested tasks and actors work from anywhere.
 import { messageContext, type MessageContext } from "../../runtime/proc/context.ts";
-import { load } from "../../runtime/code/code-locator.ts";
 import type { PortRef } from "../../runtime/base/messages.ts";
-import { encode } from "../../wire/codec.ts";
+import { parentDoorbell } from "../../runtime/proc/parent-doorbell.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
-import { ambient } from "../base/ambient.ts";
-import { withJobContext, type JobKind } from "../job-context.ts";
-import type { HeadEndpoints } from "../head-endpoints.ts";
-import { RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
-import { asStream } from "../streams/stream-buffer.ts";
-import { pump } from "../streams/stream-pump.ts";
 import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
-import { Slots } from "./slots.ts";
-import { StartReports } from "./start-reports.ts";
-import { isPlain, TASK_FIELDS, type SlotUse } from "../routes/task-batch.ts";
-import { withTaskEnv } from "./task-env.ts";
+import { ambient } from "../base/ambient.ts";
+import type { HeadEndpoints } from "../head-endpoints.ts";
+import type { JobKind } from "../job-context.ts";
 import { ExecutorPortLane } from "../routes/port-lane.ts";
+import type { SlotUse } from "../routes/task-batch.ts";
 import { ExecutorLane } from "../routes/thread-lane.ts";
-import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "../routes/told-functions.ts";
-import { currentProc } from "../../runtime/runtime.ts";
-import { parentDoorbell } from "../../runtime/proc/parent-doorbell.ts";
+import { KnownFunctions, type NamedFunctions, type Telling } from "../routes/told-functions.ts";
+import { RemoteJobContext } from "./remote-context.ts";
+import { StartReports } from "./start-reports.ts";
+import { TaskRunner } from "./task-runner.ts";
 
 export class Executor extends Actor {
-  /** Only the job's own code holds the head's mesh: it is never where user code could read it. */
-  readonly #head: ActorMesh<HeadEndpoints>;
-  readonly #kind: JobKind;
-  readonly #functions = new Map<string, Function>();
-  /** The function the last batch ran first, found without making its key: most batches run the one function. */
-  #last: { url: string; exportName: string; fn: Function } | null = null;
-  readonly #slots: Slots;
-  readonly #starts: StartReports;
-  /** Where results of batched tasks go: the head's port, each as the rank of its task's number. */
-  readonly #results: PortRef;
-  /** Tasks the head cancelled that have not ended here, and why (most workers never see one: checked by size first). */
-  readonly #cancelled = new Map<string, Error>();
-  /** The AbortControllers of tasks that read their signal. */
-  readonly #controllers = new Map<string, AbortController>();
-  readonly #controls: TaskControls = { signalFor: (taskId) => this.#signalFor(taskId) };
-  /** The task lane from the head, when this worker is a thread of the head's process (thread-lane.ts). */
+  readonly #runner: TaskRunner;
+  /** The task lane from the head, when this worker is a thread of the head's process (../routes/thread-lane.ts). */
   readonly #lane: ExecutorLane | null = null;
-  /** Else the port small batches come to (port-lane.ts). */
+  /** Else the port small batches come to (../routes/port-lane.ts). */
   readonly #portLane: ExecutorPortLane | null = null;
-  /** What the head's calls run in (this worker alone, as a slice): tasks that come by the lane run in it too, as those that come by a call do. */
+  /** What the head's calls run in (this worker alone, as a slice): tasks that come by a lane run in it too, as those that come by a call do. */
   #callContext: MessageContext | undefined;
-  /** Tasks started here that have not ended. */
-  #running = 0;
-  /** The functions batches told this worker of: later ones name them by number (told-functions.ts). */
+  /** The functions batches told this worker of: later ones name them by number (../routes/told-functions.ts). */
   readonly #known = new KnownFunctions();
 
   /** `lanes`: the lobby of the head's task lanes, if it offers them. */
   constructor(head: ActorMesh<HeadEndpoints>, slots: number, kind: JobKind, results: PortRef, lanes: string | null = null) {
     super();
-    this.#head = head;
-    this.#kind = kind;
-    this.#slots = new Slots(slots);
-    this.#results = results;
     const context = messageContext.getStore();
     const worker = context?.rank ?? 0; // rank i runs on worker i
-    this.#starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
+    const starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
+    const runner = (this.#runner = new TaskRunner(head, kind, slots, results, starts));
     ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
     // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
-    if (lanes !== null && context)
+    if (lanes !== null && context) {
       this.#lane = new ExecutorLane(
         lanes,
         worker,
-        ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)),
-        () => this.#running === 0,
+        ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => runner.runBatch(fns, tasks, true)),
+        () => runner.idle,
         parentDoorbell(),
       );
+      runner.useLane(this.#lane);
+    }
     // A batch by the port lane runs as a runBatch call's: its values go back by the results port.
     else if (context)
       this.#portLane = new ExecutorPortLane(
@@ -91,162 +69,24 @@ export class Executor extends Actor {
    */
   @endpoint({ concurrent: true })
   cancelTask(taskId: string, reason: Error): void {
-    this.#cancelled.set(taskId, reason);
-    this.#controllers.get(taskId)?.abort(reason);
-  }
-
-  #signalFor(taskId: string): AbortSignal {
-    let controller = this.#controllers.get(taskId);
-    if (!controller) {
-      this.#controllers.set(taskId, (controller = new AbortController()));
-      const reason = this.#cancelled.get(taskId);
-      if (reason) controller.abort(reason);
-    }
-    return controller.signal;
-  }
-
-  /** Why task `taskId` was cancelled, if it was (most workers never see a cancel: checked by size first). */
-  #cancelReason(taskId: string): Error | undefined {
-    return this.#cancelled.size === 0 ? undefined : this.#cancelled.get(taskId);
-  }
-
-  /** What a task that ended leaves here: nothing, unless it was cancelled or read its signal. */
-  #ended(taskId: string): void {
-    this.#running--;
-    if (this.#cancelled.size !== 0) this.#cancelled.delete(taskId);
-    if (this.#controllers.size !== 0) this.#controllers.delete(taskId);
+    this.#runner.cancel(taskId, reason);
   }
 
   /**
-   * Runs a batch of tasks (task-batch.ts). Each reports its start, and sends
-   * its value (or what it threw) to the results port when it ends. Resolves
-   * once all have ended, so a call of it fails exactly the tasks still running.
-   * `fns` may name functions told before by number; `telling`: the numbers of those it names in full, to keep (told-functions.ts).
+   * Runs a batch of tasks (TaskRunner.runBatch) that came by a call or the port lane. `fns` may name functions told
+   * before by number; `telling`: the numbers of those it names in full, to keep (../routes/told-functions.ts).
    */
   @endpoint({ concurrent: true })
   runBatch(fns: NamedFunctions, tasks: unknown[], telling: Telling): Promise<void> | undefined {
     this.#callContext ??= messageContext.getStore();
     this.#known.resolve(fns, telling);
-    return this.#runBatch(fns as string[], tasks, false);
-  }
-
-  /** `lane`: the batch came by the lane, where plain values go back too. */
-  #runBatch(fns: string[], tasks: unknown[], lane: boolean): Promise<void> | undefined {
-    let pending: Promise<void>[] | null = null;
-    // Most batches run one function: its lookup is kept in `first`, an array only for the others.
-    let first: Function | undefined;
-    let loaded: Array<Function | undefined> | null = null;
-    for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
-      const id = tasks[i] as string;
-      const number = tasks[i + 1] as number;
-      const f = tasks[i + 2] as number;
-      const args = tasks[i + 3] as unknown[];
-      const env = tasks[i + 4] as Record<string, string> | null;
-      const slot = tasks[i + 5] as SlotUse;
-      const fn = f === 0 ? (first ??= this.#loaded(fns[0], fns[1])) : ((loaded ??= [])[f] ??= this.#loaded(fns[2 * f], fns[2 * f + 1]));
-      if (fns[2 * f] === null) {
-        this.#sendResult(number, unknownFunction(), true);
-        continue;
-      }
-      this.#running++;
-      // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
-      const run =
-        fn && (!slot || this.#slots.tryAcquire())
-          ? this.#start(fn, id, number, args, env, slot, lane)
-          : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot, lane);
-      if (run) (pending ??= []).push(run);
-    }
-    return pending ? Promise.all(pending).then(() => {}) : undefined;
-  }
-
-  #loaded(url: string, exportName: string): Function | undefined {
-    const last = this.#last;
-    if (last !== null && last.url === url && last.exportName === exportName) return last.fn;
-    const fn = this.#functions.get(`${url}#${exportName}`);
-    if (fn) this.#last = { url, exportName, fn };
-    return fn;
-  }
-
-  /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */
-  #start(
-    fn: Function,
-    taskId: string,
-    number: number,
-    args: unknown[],
-    env: Record<string, string> | null,
-    use: SlotUse,
-    lane: boolean,
-  ): Promise<void> | undefined {
-    const cancelled = this.#cancelReason(taskId);
-    if (cancelled) {
-      if (use) this.#slots.release(); // it never starts: the slot it took goes to the next task
-      this.#ended(taskId);
-      this.#sendResult(number, cancelled, true);
-      return undefined;
-    }
-    let slot: HeldSlot | null = null;
-    if (use) {
-      if (use === 2) this.#starts.started(taskId);
-      slot = new HeldSlot(this.#slots, this.#starts);
-    }
-    let result: unknown;
-    try {
-      result = withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls), () => fn(...args)));
-    } catch (err) {
-      slot?.end();
-      this.#ended(taskId);
-      this.#sendResult(number, err, true);
-      return undefined;
-    }
-    if (!isThenable(result)) {
-      slot?.end();
-      this.#ended(taskId);
-      this.#sendResult(number, result, false, lane);
-      return undefined;
-    }
-    return Promise.resolve(result).then(
-      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, value, false, lane)),
-      (err: unknown) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, err, true)),
-    );
-  }
-
-  /** A task that waits for its function to load or for a slot. */
-  #later(
-    taskId: string,
-    number: number,
-    url: string,
-    exportName: string,
-    args: unknown[],
-    env: Record<string, string> | null,
-    use: SlotUse,
-    lane: boolean,
-  ): Promise<void> {
-    return this.#task(taskId, url, exportName, args, env, use, null).then(
-      (value) => (this.#ended(taskId), this.#sendResult(number, value, false, lane)),
-      (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
-    );
-  }
-
-  /**
-   * A value the codec cannot send (or one too big for a frame) arrives as the
-   * error that says why. A plain value of a task that came by the lane goes back by it.
-   */
-  #sendResult(number: number, value: unknown, thrown: boolean, lane = false): void {
-    if (lane && !thrown && isPlain(value)) return this.#lane!.result(number, value);
-    const proc = currentProc();
-    if (!thrown) return proc.sendToPort(this.#results, number, value, false);
-    try {
-      encode(value, "error"); // only for failures: an error must be sendable before it is sent as one
-    } catch (unsendable) {
-      value = unsendable;
-    }
-    proc.sendToPort(this.#results, number, value, true);
+    return this.#runner.runBatch(fns as string[], tasks, false);
   }
 
   /**
    * Runs one task and answers with its value (for tasks that did not go in a
    * batch: refs to resolve, say). With `stream`, the task is a generator whose
-   * values go to that port as it yields them (stream-pump.ts); its value is their count.
+   * values go to that port as it yields them; its value is their count.
    */
   @endpoint({ concurrent: true })
   runTask(
@@ -259,99 +99,6 @@ export class Executor extends Actor {
     stream: PortRef | null = null,
   ): Promise<unknown> {
     this.#callContext ??= messageContext.getStore();
-    this.#running++;
-    return this.#task(taskId, url, exportName, args, env, use, stream).finally(() => this.#ended(taskId));
-  }
-
-  /** A task that uses a slot waits for one first (and reports when it has it, if it was sent ahead). */
-  async #task(
-    taskId: string,
-    url: string,
-    exportName: string,
-    args: unknown[],
-    env: Record<string, string> | null,
-    use: SlotUse,
-    stream: PortRef | null,
-  ): Promise<unknown> {
-    if (!use) return this.#run(taskId, url, exportName, args, env, null, stream);
-    const wait = this.#slots.acquire();
-    if (wait) await wait;
-    const cancelled = this.#cancelReason(taskId);
-    if (cancelled) {
-      this.#slots.release();
-      throw cancelled;
-    }
-    if (use === 2) this.#starts.started(taskId);
-    const slot = new HeldSlot(this.#slots, this.#starts);
-    try {
-      return await this.#run(taskId, url, exportName, args, env, slot, stream);
-    } finally {
-      slot.end();
-    }
-  }
-
-  async #run(
-    taskId: string,
-    url: string,
-    exportName: string,
-    args: unknown[],
-    env: Record<string, string> | null,
-    slot: TaskSlot | null,
-    stream: PortRef | null,
-  ): Promise<unknown> {
-    const key = `${url}#${exportName}`;
-    let fn = this.#functions.get(key);
-    if (!fn) {
-      fn = (await load({ url, exportName })) as Function;
-      if (typeof fn !== "function") throw new TypeError(`${exportName} exported from ${url} is not a function`);
-      this.#functions.set(key, fn);
-    }
-    const cancelled = this.#cancelReason(taskId);
-    if (cancelled) throw cancelled;
-    const f = fn;
-    const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls);
-    if (stream === null) return await withTaskEnv(env, () => withJobContext(ctx, () => f(...args)));
-    // The generator's body runs in the task's context across its awaits: it is created and pulled inside it.
-    return await withTaskEnv(env, () => withJobContext(ctx, () => pump(asStream(f(...args), exportName), stream, () => this.#cancelled.has(taskId))));
-  }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
-}
-
-/** A running task's slot, lent out while it waits in get()/wait(). */
-class HeldSlot implements TaskSlot {
-  #held = true;
-  /** A task can end while a get() of it still waits (it stopped at its signal, say): that get must not take a slot back. */
-  #ended = false;
-
-  constructor(
-    private readonly slots: Slots,
-    private readonly starts: StartReports,
-  ) {}
-
-  block(): void {
-    this.starts.flush(); // the head learns that the task started before that it blocked
-    if (this.#held) {
-      this.slots.release();
-      this.#held = false;
-    }
-  }
-
-  unblock(): void {
-    if (!this.#held && !this.#ended) {
-      this.slots.reclaim();
-      this.#held = true;
-    }
-  }
-
-  /** The task ended: its slot is free (once, even if it ends twice). */
-  end(): void {
-    this.#ended = true;
-    if (this.#held) {
-      this.slots.release();
-      this.#held = false;
-    }
+    return this.#runner.runTask(taskId, url, exportName, args, env, use, stream);
   }
 }
