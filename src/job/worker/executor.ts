@@ -12,7 +12,7 @@ import { ambient } from "../base/ambient.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import type { JobKind } from "../job-context.ts";
 import { ExecutorPortLane } from "../routes/port-lane.ts";
-import type { SlotUse } from "../routes/task-batch.ts";
+import { SlotUse } from "../routes/task-batch.ts";
 import { ExecutorLane } from "../routes/thread-lane.ts";
 import { KnownFunctions, type NamedFunctions, type Telling } from "../routes/told-functions.ts";
 import { RemoteJobContext } from "./remote-context.ts";
@@ -95,7 +95,7 @@ export class Executor extends Actor {
     exportName: string,
     args: unknown[],
     env: Record<string, string> | null,
-    use: SlotUse = 0,
+    use: SlotUse = SlotUse.none,
     stream: PortRef | null = null,
   ): Promise<unknown> {
     this.#callContext ??= messageContext.getStore();
