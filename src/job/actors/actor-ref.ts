@@ -5,7 +5,7 @@
 // job context running there (a task's or an actor's). Where none runs — the
 // driver it was returned to, another job's driver, an actor a namespace hosts
 // — they go through its owner's head, which keeps their results; refs name
-// their owner, so any job can read them (object-ref.ts).
+// their owner, so any job can read them (../objects/object-ref.ts).
 import { SerializationError } from "../../wire/errors.ts";
 import { registerHandleType, tooLargeArguments } from "../../wire/codec.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";

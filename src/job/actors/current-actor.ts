@@ -3,7 +3,7 @@
 // being shut down, and fail() to end themselves as a failure (so maxRestarts
 // applies). On the mesh backends the job layer spawns each actor with plain
 // data about it (ActorMeta, carried as the spawn's meta); the sync backend
-// sets the context itself (sync-actor.ts).
+// sets the context itself (../contexts/sync-actor.ts).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import { messageContext, type ActorIdentity } from "../../runtime/proc/context.ts";

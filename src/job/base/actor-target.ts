@@ -1,5 +1,5 @@
 // Where an actor handle's calls go: plain data, carried by an ActorRef (actors/actor-ref.ts) and named by the
-// head's endpoints (head-endpoints.ts), so it sits below both.
+// head's endpoints (../head-endpoints.ts), so it sits below both.
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 
 /** For an actor a namespace hosts: where to ask for its next incarnation when this one dies. */

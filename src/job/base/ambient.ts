@@ -1,6 +1,6 @@
 // The ambient job context: tasks and actor methods see the context that ran them, so nested tasks work. The slot
 // is shared by every copy of this module in a process (a global symbol) and holds the context as an opaque object:
-// job-context.ts gives it its type, and files below the JobContext contract (actor handles that arrive in a worker,
+// ../job-context.ts gives it its type, and files below the JobContext contract (actor handles that arrive in a worker,
 // say) ask only whether it offers what they need.
 import { AsyncLocalStorage } from "node:async_hooks";
 

@@ -1,7 +1,5 @@
-// job/actors: the job's actors: where each lives (this file), handles typed from the
-// class (actor-handle.ts) and what they carry (actor-ref.ts), groups (actor-group.ts) and in-process concurrency (call-limiter.ts).
-//
-// The job's actors. Most are a 1-rank mesh spawned on a worker with room for
+// The job's actors, as its head keeps them (what a handle is and carries, groups and
+// currentActor() are ../actors/). Most are a 1-rank mesh spawned on a worker with room for
 // what it holds for its whole life. A namespace hosts the others, each in a
 // process of its own: every named actor when the job has a shared namespace
 // (a cluster's, so other jobs find it), and any actor that must outlive the
@@ -125,7 +123,10 @@ export class ActorRegistry {
       );
   }
 
-  /** Calls `method`, an async generator, of the actor `target` as a stream whose values go to `port` (stream-endpoint.ts); entry `id` gets their count. */
+  /**
+   * Calls `method`, an async generator, of the actor `target` as a stream whose values go to `port`
+   * (../actors/stream-endpoint.ts); entry `id` gets their count.
+   */
   callStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], port: PortRef): void {
     this.refs.all(args).then(
       (values) => this.call(id, target, STREAM_ENDPOINT, [method, values, port]),

@@ -56,13 +56,13 @@ export class HeadActor extends Actor implements HeadEndpoints {
     this.#head.cancel(id, recursive);
   }
 
-  /** Worker `worker`'s tasks that got a slot (start-reports.ts). */
+  /** Worker `worker`'s tasks that got a slot (../worker/start-reports.ts). */
   @endpoint({ concurrent: true })
   remoteStarted(worker: number, started: string[]): void {
     this.#head.started(worker, started);
   }
 
-  /** Worker `worker`'s Executor takes small batches of tasks at `port` (port-lane.ts). */
+  /** Worker `worker`'s Executor takes small batches of tasks at `port` (../routes/port-lane.ts). */
   @endpoint({ concurrent: true })
   remoteLane(worker: number, port: PortRef): void {
     this.#head.laneOpened(worker, port);
@@ -95,7 +95,7 @@ export class HeadActor extends Actor implements HeadEndpoints {
     return this.#head.createActor({ url, exportName }, args, options);
   }
 
-  /** Also how handles called where no job context runs reach their actor (actor-ref.ts): from any process. */
+  /** Also how handles called where no job context runs reach their actor (../actors/actor-ref.ts): from any process. */
   @endpoint({ concurrent: true })
   remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream = false): void {
     if (stream) this.#head.callActorStream(id, target, method, args);

@@ -64,7 +64,7 @@ export class JobHead {
     this.refs.self = endpoints[kMesh].id;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id]);
-    // Executors in threads of this process take tiny tasks by a lane of their own (thread-lane.ts).
+    // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane.ts).
     const lanes = setup.kind === "threads" ? this.#scheduler.openLanes() : null;
     const executors = this.#asOwner(() =>
       setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort, lanes),
@@ -109,7 +109,7 @@ export class JobHead {
     this.#scheduler.started(worker, started);
   }
 
-  /** Worker `worker`'s Executor takes small batches of tasks at `port` (port-lane.ts). */
+  /** Worker `worker`'s Executor takes small batches of tasks at `port` (../routes/port-lane.ts). */
   laneOpened(worker: number, port: PortRef): void {
     this.#scheduler.laneOpened(worker, port);
   }

@@ -14,7 +14,7 @@ import { escapedRefs, type ObjectStore } from "./object-store.ts";
 
 /**
  * The endpoints of a job's head that whoever holds one of its refs, streams or actor handles calls, from any
- * process: the part of the head's face (head-endpoints.ts) a ref needs, so refs need not know the head.
+ * process: the part of the head's face (../head-endpoints.ts) a ref needs, so refs need not know the head.
  */
 export interface RefHead {
   /** The value of `ref`; `taskId`: the asking task, which lends its resources out meanwhile (null: not one of the job's tasks). */

@@ -6,7 +6,7 @@
 // frame and promise). On the wire a batch is flat arrays, not an object per
 // task: a task is the TASK_FIELDS slots of `tasks` starting at its offset,
 // each at its TaskField; the sender writes them here and the Executor reads
-// them by name (worker/batch-runner.ts).
+// them by name (../worker/task-runner.ts).
 import type { CodeLocation } from "../../runtime/code/code-locator.ts";
 
 /**

@@ -91,12 +91,12 @@ export class TaskScheduler {
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 
-  /** The lobby of the task lanes offered to Executors in threads of this process (thread-lane.ts). */
+  /** The lobby of the task lanes offered to Executors in threads of this process (../routes/thread-lane.ts). */
   openLanes(): string {
     return this.#outbox.openLanes();
   }
 
-  /** Worker `worker`'s Executor takes small batches at `port` (port-lane.ts). */
+  /** Worker `worker`'s Executor takes small batches at `port` (../routes/port-lane.ts). */
   laneOpened(worker: number, port: PortRef): void {
     this.#outbox.openPortLane(worker, port);
   }

@@ -211,7 +211,7 @@ export class TaskRunner {
   /**
    * Runs one task and resolves with its value (for tasks that did not go in a
    * batch: refs to resolve, say). With `stream`, the task is a generator whose
-   * values go to that port as it yields them (stream-pump.ts); its value is their count.
+   * values go to that port as it yields them (../streams/stream-pump.ts); its value is their count.
    */
   runTask(
     taskId: string,
