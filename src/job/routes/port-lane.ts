@@ -1,4 +1,5 @@
-// A task lane to an Executor in another process: a small batch of tasks with
+// The port lane, a task route (task-route.ts) to an Executor that has no
+// thread lane (in another process, say): a small batch of tasks with
 // plain arguments goes to a port the Executor opened (runtime/ports), as a
 // value, not as a call of Executor.runBatch. A call costs both sides what a
 // port value does not: the call's header and its routing, the actor's mailbox

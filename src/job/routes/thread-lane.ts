@@ -1,9 +1,10 @@
-// A task lane: batches of tasks with plain arguments, and their plain values,
-// straight between the head and an Executor in a worker thread of the head's
-// own process, over a BroadcastChannel of their own (structured clone, no
-// codec, frame, routing or mailbox on either side). It saves a tiny task most
-// of its cost per message; everything else (other arguments, thrown errors,
-// values that are not plain, cancels, start reports) goes the actor way as before.
+// The thread lane, the first of the task routes (task-route.ts): batches of tasks
+// with plain arguments, and their plain values, straight between the head and an
+// Executor in a worker thread of the head's own process, over a BroadcastChannel
+// of their own (structured clone, no codec, frame, routing or mailbox on either
+// side). It saves a tiny task most of its cost per message; everything else
+// (other arguments, thrown errors, values that are not plain, cancels, start
+// reports) goes the actor way (call-route.ts, the results port).
 //
 // An Executor offers a lane by announcing its channel on the job's lobby
 // channel; it can only be heard in the same process, so an Executor anywhere
