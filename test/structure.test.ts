@@ -78,14 +78,14 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     simulator: ["base", "calls", "hosts", "net", "output", "proc"], // virtual procs, many to one OS process
   },
   job: {
-    // Bottom up: base ← objects ← streams, actors ← namespace ← . (the contracts) ← routes ← worker ← tasks ← head ← contexts.
+    // Bottom up: base ← objects ← streams ← actors ← namespace, . (the contracts); routes ← worker ← tasks ← head ← contexts.
     base: [], // options, errors, the ambient context's slot, where an actor handle's calls go
     objects: ["base"], // ObjectRefs, their streams, the object store, reading refs
     streams: ["base", "objects"], // the items of streaming tasks: buffered at the head, pumped from a worker
     actors: ["base", "objects", "streams"], // handles, ActorRefs, groups, currentActor()
     namespace: ["base", "objects", "actors"], // named and hosted actors, the namespace service
     ".": ["base", "objects", "actors"], // the JobContext contract, and the head's endpoints workers call
-    routes: ["base"], // how a batch of tasks reaches a worker and its values come back: thread lane, port lane
+    routes: [], // the TaskRoute seam and its routes (thread lane, port lane, call), the batch tasks travel in
     worker: [".", "actors", "base", "objects", "routes", "streams"], // what runs in a worker: the Executor, the context its tasks see
     tasks: [".", "base", "objects", "routes", "worker"], // placing tasks on workers: queue, pool, scheduler, the outbox
     head: [".", "actors", "base", "namespace", "objects", "streams", "tasks", "worker"], // the job's head in the driver: JobHead, HeadActor, actor registry
