@@ -25,7 +25,7 @@ import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions,
 import { namedActorExists } from "../base/errors.ts";
 import { RefReader } from "../objects/ref-reader.ts";
 import { withTaskEnv } from "../worker/task-env.ts";
-import { CallLimiter } from "../actors/call-limiter.ts";
+import { CallLimiter } from "./call-limiter.ts";
 import { syncActorScope } from "../actors/current-actor.ts";
 import { SyncActor } from "./sync-actor.ts";
 import { config, settingName } from "../../runtime/base/config.ts";
