@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { declaredSettings, isNumberSetting, shownDefault, shownDoc, type Setting } from "../src/runtime/base/setting-registry.ts";
 // Each layer declares its settings in its own file, registered when loaded: the runtime's (loaded by these), then each above it.
 import "../src/mesh/settings.ts";
-import "../src/job/settings.ts";
+import "../src/job/base/settings.ts";
 import "../src/cluster/settings.ts";
 import "../src/launchers/settings.ts";
 

@@ -15,7 +15,7 @@
  * ```
  * @module fray
  */
-export { createJobContext, getJobContext, type JobContextOptions } from "./job/create.ts";
+export { createJobContext, getJobContext, type JobContextOptions } from "./job/contexts/create.ts";
 export {
   withJobContext,
   type ActorClass,
@@ -28,9 +28,9 @@ export {
 } from "./job/job-context.ts";
 export type { ActorGroup, GroupCall, WaitReadyOptions } from "./job/actors/actor-group.ts";
 export type { ActorHandle, RemoteMethod } from "./job/actors/actor-handle.ts";
-export { ObjectRef } from "./job/object-ref.ts";
-export type { ObjectRefStream } from "./job/object-ref-stream.ts";
+export { ObjectRef } from "./job/objects/object-ref.ts";
+export type { ObjectRefStream } from "./job/objects/object-ref-stream.ts";
 export type { CancelOptions, StreamingFunction, Yielded } from "./job/job-context.ts";
-export { TaskCancelledError } from "./job/errors.ts";
-export type { ActorOptions, Resources, TaskOptions } from "./job/options.ts";
+export { TaskCancelledError } from "./job/base/errors.ts";
+export type { ActorOptions, Resources, TaskOptions } from "./job/base/options.ts";
 export { currentActor, type ActorContext } from "./job/actors/current-actor.ts";

@@ -157,7 +157,7 @@ function checkProgramOutput(out: Record<string, unknown>): void {
   assert.deepEqual(out.oldPaths, [false, false], "fray/mesh and fray/cluster export no launcher and no dashboard");
   const frames = out.frames as string[];
   assert.ok(
-    frames.some((f) => f.includes("/node_modules/fray/src/job/create.ts")),
+    frames.some((f) => f.includes("/node_modules/fray/src/job/contexts/create.ts")),
     `stack frames: ${frames.join(", ")}`,
   );
   assert.deepEqual(out.missing, [], "stack frames name files that are not installed");

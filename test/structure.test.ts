@@ -96,6 +96,20 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     respawn: [".", "shape"], // replacing a failed rank in place (ActorMesh.respawn), on its host or another worker
     worker: ["."], // the entry of a worker process or thread
   },
+  job: {
+    // Bottom up: base ← objects ← streams ← actors ← namespace, . (the contracts); routes ← worker ← tasks ← head ← contexts.
+    base: [], // options, errors, the job layer's settings and metrics, the ambient context's slot, where an actor handle's calls go
+    objects: ["base"], // ObjectRefs, their streams, the object store, reading refs
+    streams: ["base", "objects"], // the items of streaming tasks: buffered at the head, pumped from a worker
+    actors: ["base", "objects", "streams"], // handles, ActorRefs, groups, currentActor()
+    namespace: ["base", "objects", "actors"], // named and hosted actors, the namespace service
+    ".": ["base", "objects", "actors"], // the JobContext contract, and the head's endpoints workers call
+    routes: ["base"], // the TaskRoute seam and its routes (thread lane, port lane, call), the batch tasks travel in
+    worker: [".", "actors", "base", "objects", "routes", "streams"], // what runs in a worker: the Executor, the context its tasks see
+    tasks: [".", "base", "objects", "routes", "worker"], // placing tasks on workers: queue, pool, scheduler, the outbox
+    head: [".", "actors", "base", "namespace", "objects", "streams", "tasks", "worker"], // the job's head in the driver: JobHead, HeadActor, actor registry
+    contexts: [".", "actors", "base", "head", "objects", "streams", "worker"], // the driver's contexts (sync, mesh-based) and createJobContext
+  },
   cluster: {
     // Bottom up: "." (the Cluster contract, requests, job handles, errors) ← replica, environment ← dashboard ← namespace ←
     // local, slurm, client; "." also picks a backend (create.ts), which the loop test keeps from reaching back up.
@@ -133,12 +147,12 @@ it("sub-folders of a layer import only the sub-folders their table allows", () =
 });
 
 /** Layers without a loop of imports, types included, among their own files. */
-const LOOP_FREE = ["wire", "runtime", "mesh", "cluster", "queue", "launchers", "cli"];
+const LOOP_FREE = ["wire", "runtime", "mesh", "job", "cluster", "queue", "launchers", "cli"];
 
 for (const layer of LOOP_FREE) {
   it(`no loop of imports, types included, inside ${layer}`, () => {
     // A loop of type imports ties its files into one unit a reader must take in whole; subsystems
-    // take narrow host interfaces instead (e.g. runtime/proc/messaging.ts).
+    // take narrow host interfaces instead (e.g. runtime/proc/messaging.ts, job/head-endpoints.ts).
     const base = join(src, layer);
     const graph = new Map(files(base).map((f) => [f, importsOf(f, { valuesOnly: false }).filter((t) => t.startsWith(base + "/"))]));
     assert.deepEqual(

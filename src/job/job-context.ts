@@ -1,17 +1,16 @@
-// The JobContext contract shared by every backend, and the ambient context:
-// tasks and actor methods see the context that ran them, so nested tasks work.
-import { AsyncLocalStorage } from "node:async_hooks";
+// The JobContext contract shared by every backend (contexts/ and worker/remote-context.ts implement it), and
+// running code in one: tasks and actor methods see the context that ran them (base/ambient.ts), so nested tasks work.
 import type { ActorGroup } from "./actors/actor-group.ts";
-import type { ActorHandle } from "./actors/actor-handle.ts";
-import type { ObjectRef } from "./object-ref.ts";
-import type { ObjectRefStream } from "./object-ref-stream.ts";
-import type { ActorOptions, TaskOptions } from "./options.ts";
+import type { ActorClass, ActorHandle } from "./actors/actor-handle.ts";
+import { ambient } from "./base/ambient.ts";
+import type { ObjectRef, Refs, Resolved } from "./objects/object-ref.ts";
+import type { ObjectRefStream } from "./objects/object-ref-stream.ts";
+import type { ActorOptions, TaskOptions } from "./base/options.ts";
+
+export type { ActorClass } from "./actors/actor-handle.ts";
+export type { Refs, Resolved } from "./objects/object-ref.ts";
 
 export type JobKind = "sync" | "threads" | "processes" | "mesh";
-
-/** An argument may be given as a value or as a ref to one; refs are resolved before the call. */
-export type Refs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | ObjectRef<A[K]> };
-export type Resolved<T> = T extends ObjectRef<infer V> ? V : T;
 
 export interface WaitOptions {
   /** How many refs must be ready; default 1. At least `refs.length` waits for all. */
@@ -30,7 +29,6 @@ export interface CancelOptions {
   /** Cancel the tasks (and streams) the task started too, and theirs; default true. */
   readonly recursive?: boolean;
 }
-export type ActorClass = new (...args: never[]) => object;
 
 export interface JobContext {
   readonly kind: JobKind;
@@ -73,13 +71,6 @@ export interface JobContext {
   /** `shutdown()`, for `await using ctx = createJobContext(…)`: the context is shut down when its block ends. */
   [Symbol.asyncDispose](): Promise<void>;
 }
-
-const slot = Symbol.for("fray.job.context");
-const g = globalThis as unknown as Record<symbol, { als: AsyncLocalStorage<JobContext>; processDefault: JobContext | null } | undefined>;
-export const ambient = (g[slot] ??= { als: new AsyncLocalStorage<JobContext>(), processDefault: null });
-
-/** The signal of code that no cancel can reach (a driver, an actor). */
-export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /** Runs `fn` with `ctx` as the context `getJobContext()` returns, across awaits. */
 export function withJobContext<T>(ctx: JobContext, fn: () => T): T {

@@ -5,8 +5,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { it } from "node:test";
 import { createJobContext, type JobContext, type ObjectRef } from "../../src/job.ts";
-import type { MeshJobContext } from "../../src/job/mesh-context.ts";
-import type { SyncJobContext } from "../../src/job/sync-context.ts";
+import type { MeshJobContext } from "../../src/job/contexts/mesh-context.ts";
+import type { SyncJobContext } from "../../src/job/contexts/sync-context.ts";
 import { square } from "../fixtures/tasks.ts";
 
 setFlagsFromString("--expose-gc");

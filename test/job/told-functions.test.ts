@@ -1,5 +1,5 @@
 // A batch names a function its worker was told of before by a number, not by
-// its URL and export name again (src/job/tasks/told-functions.ts): only batches
+// its URL and export name again (src/job/routes/told-functions.ts): only batches
 // that surely arrive tell, a replaced worker is told afresh, and a number a
 // worker was not told of fails its tasks instead of running another function.
 import assert from "node:assert/strict";
@@ -8,8 +8,8 @@ import { createJobContext, type JobContext } from "../../src/job.ts";
 import { endpointStats, framesOut } from "../../src/runtime/base/counters.ts";
 import type { CodeLocation } from "../../src/runtime/code/code-locator.ts";
 import { decode, encodeArguments } from "../../src/wire/codec.ts";
-import { TaskBatch } from "../../src/job/tasks/task-batch.ts";
-import { KnownFunctions, ToldFunctions, unknownFunction, type NamedFunctions, type Telling } from "../../src/job/tasks/told-functions.ts";
+import { TaskBatch } from "../../src/job/routes/task-batch.ts";
+import { KnownFunctions, ToldFunctions, unknownFunction, type NamedFunctions, type Telling } from "../../src/job/routes/told-functions.ts";
 import { add, square, sum } from "../fixtures/tasks.ts";
 
 const ADD: CodeLocation = { url: "file:///somewhere/with/a/long/path/to/the/tasks/module.js", exportName: "add" };

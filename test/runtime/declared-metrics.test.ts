@@ -1,4 +1,4 @@
-// A layer above the runtime declares its own metrics (src/job/metrics.ts): the runtime's registry, loaded
+// A layer above the runtime declares its own metrics (src/job/base/metrics.ts): the runtime's registry, loaded
 // on first read, exposes each with what its read returns then, declared before the registry loaded or after.
 import assert from "node:assert/strict";
 import { it } from "node:test";

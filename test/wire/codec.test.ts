@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { Packr, Unpackr } from "msgpackr";
 import { createJobContext } from "../../src/job.ts";
-import { headAt, kOwner, ObjectRef } from "../../src/job/object-ref.ts";
+import { headAt, kOwner, ObjectRef } from "../../src/job/objects/object-ref.ts";
 import { ActorError, NotExportedError, SupervisionError } from "../../src/mesh.ts";
 import { JobFailedError } from "../../src/cluster.ts";
 import { InvalidLeaseError } from "../../src/queue.ts";

@@ -47,7 +47,7 @@ describe("FRAY_MAX_FRAME_BYTES", () => {
 
   it("a lone task on processes whose plain arguments make a message over the limit fails naming the setting; the next runs", async () => {
     await using ctx = createJobContext("processes", { maxWorkers: 1 });
-    assert.equal(await ctx.get(ctx.run(withDefaults, 1, 2)), 3); // its worker's lane (src/job/tasks/port-lane.ts) is open by now
+    assert.equal(await ctx.get(ctx.run(withDefaults, 1, 2)), 3); // its worker's lane (src/job/routes/port-lane.ts) is open by now
     const big = Array.from({ length: 24 }, () => "€".repeat(16_000)); // each plain (under 16,384 characters), 1.15 MB together
     await assert.rejects(ctx.get(ctx.run(withDefaults, 1, 2, ...(big as unknown as number[]))), /FRAY_MAX_FRAME_BYTES=1048576/);
     assert.equal(await ctx.get(ctx.run(withDefaults, 2, 3)), 5);

@@ -3,7 +3,7 @@
 // refused, naming what cannot be honoured. Every client actor lives in the
 // cluster's namespace service, in a process of its own on that service's host.
 import { randomBytes } from "node:crypto";
-import type { ActorOptions, Resources } from "../../job/options.ts";
+import type { ActorOptions, Resources } from "../../job/base/options.ts";
 import type { ResourceConfig } from "../resource-config.ts";
 import { parseSize } from "../size.ts";
 import type { EnvironmentConfig } from "../types.ts";

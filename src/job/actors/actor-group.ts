@@ -3,10 +3,9 @@
 // and calls one member (`any`, round robin) or every ready member (`all`).
 // Built only on the context's own createActor, so every backend has the same
 // groups and each member is an ordinary actor (named `${name}-${i}`).
-import { actorHandle, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, type ActorClass, type ActorHandle } from "./actor-handle.ts";
 import { ActorRef } from "./actor-ref.ts";
-import type { ActorClass, JobContext } from "../job-context.ts";
-import { checkActorOptions, checkResources, type ActorOptions } from "../options.ts";
+import { checkActorOptions, checkResources, type ActorOptions } from "../base/options.ts";
 import type { MemberOptions } from "./current-actor.ts";
 
 /** `group.all.method.remote(...args)`: one ref per ready member, in member order. */
@@ -181,9 +180,14 @@ export class ActorGroup<T> {
   }
 }
 
+/** What a group is built on: its context's createActor (JobContext's). */
+export interface ActorMaker {
+  createActor<C extends ActorClass>(Class: C, args?: ConstructorParameters<C>, options?: ActorOptions): Promise<ActorHandle<InstanceType<C>>>;
+}
+
 /** Starts `count` members of `Class` through `ctx.createActor`; returns at once. */
 export function createActorGroup<C extends ActorClass>(
-  ctx: Pick<JobContext, "createActor">,
+  ctx: ActorMaker,
   Class: C,
   args: ConstructorParameters<C>,
   count: number,

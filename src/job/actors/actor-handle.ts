@@ -3,9 +3,11 @@
 // sent anywhere (actor-ref.ts says how it crosses the wire and who runs its calls there).
 import type { MeshMemberName } from "../../mesh/actor-mesh.ts";
 import type { NotEndpointName } from "../../runtime/face/actors.ts";
-import type { Refs } from "../job-context.ts";
-import type { ObjectRef } from "../object-ref.ts";
-import type { ObjectRefStream } from "../object-ref-stream.ts";
+import type { ObjectRef, Refs } from "../objects/object-ref.ts";
+import type { ObjectRefStream } from "../objects/object-ref-stream.ts";
+
+/** A class whose instances can be actors. */
+export type ActorClass = new (...args: never[]) => object;
 
 /** @inline */
 type Method = (...args: never[]) => unknown;

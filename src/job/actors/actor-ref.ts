@@ -5,32 +5,19 @@
 // job context running there (a task's or an actor's). Where none runs — the
 // driver it was returned to, another job's driver, an actor a namespace hosts
 // — they go through its owner's head, which keeps their results; refs name
-// their owner, so any job can read them (object-ref.ts).
+// their owner, so any job can read them (../objects/object-ref.ts).
 import { SerializationError } from "../../wire/errors.ts";
 import { registerHandleType, tooLargeArguments } from "../../wire/codec.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
-import type { HeadActor } from "../head-actor.ts";
-import { ambient } from "../job-context.ts";
-import { headAt, kOwner, ObjectRef, type RefOwner } from "../object-ref.ts";
-import { ObjectRefStream } from "../object-ref-stream.ts";
+import type { ActorTarget } from "../base/actor-target.ts";
+import { currentContext } from "../base/ambient.ts";
+import { headAt, kOwner, ObjectRef, type RefHead, type RefOwner } from "../objects/object-ref.ts";
+import { ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { actorHandle, type ActorHandle } from "./actor-handle.ts";
 
-/** For an actor a namespace hosts: where to ask for its next incarnation when this one dies. */
-export interface HostedRef {
-  /** The namespace service's address; null: the private namespace of the job that calls it. */
-  readonly ns: string | null;
-  readonly key: string;
-  readonly incarnation: number;
-  readonly maxTaskRetries: number;
-}
-
-/** Where a handle's calls go: the actor's 1-rank mesh, and whether a namespace hosts it. */
-export interface ActorTarget {
-  readonly mesh: ActorMesh<object>;
-  readonly hosted?: HostedRef;
-}
+export type { ActorTarget, HostedRef } from "../base/actor-target.ts";
 
 /** The target behind a handle, under a symbol so no method name can meet it. */
 export const kActorTarget = Symbol("fray.actorTarget");
@@ -79,7 +66,7 @@ export function revivedHandle(target: ActorTarget, owner: RefOwner): ActorHandle
 
 function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
   type Methods = Record<string, { remote(...a: unknown[]): ObjectRef; remoteStreaming(...a: unknown[]): ObjectRefStream<unknown> }>;
-  const context = () => (ambient.als.getStore() ?? ambient.processDefault) as unknown as Partial<HandleFactory> | null;
+  const context = () => currentContext() as Partial<HandleFactory> | null;
   return actorHandle(
     (method, args) => {
       const ctx = context();
@@ -113,7 +100,7 @@ function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
  * with its result (`stream`: keeps what it yields as stream `id`); one too
  * large to send throws naming the method.
  */
-export function callThroughHead(head: ActorMesh<HeadActor>, id: string, target: ActorTarget, method: string, args: readonly unknown[], stream = false): void {
+export function callThroughHead(head: ActorMesh<RefHead>, id: string, target: ActorTarget, method: string, args: readonly unknown[], stream = false): void {
   try {
     head.remoteCallActor.broadcast(id, target, method, args as unknown[], stream);
   } catch (err) {

@@ -3,12 +3,12 @@
 // being shut down, and fail() to end themselves as a failure (so maxRestarts
 // applies). On the mesh backends the job layer spawns each actor with plain
 // data about it (ActorMeta, carried as the spawn's meta); the sync backend
-// sets the context itself (sync-actor.ts).
+// sets the context itself (../contexts/sync-actor.ts).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import { messageContext, type ActorIdentity } from "../../runtime/face/procs.ts";
-import { headAt } from "../object-ref.ts";
-import type { ActorOptions } from "../options.ts";
+import { headAt } from "../objects/object-ref.ts";
+import type { ActorOptions } from "../base/options.ts";
 import type { ActorHandle } from "./actor-handle.ts";
 import { revivedHandle, type ActorTarget, type HostedRef } from "./actor-ref.ts";
 

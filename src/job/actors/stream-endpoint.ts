@@ -2,7 +2,7 @@
 // (`handle.method.remoteStreaming(…)`): a builtin endpoint every actor has runs
 // the method in the actor's mailbox — holding one of its call slots until the
 // generator ends — and sends what it yields to the stream's port at the job's
-// head (stream-pump.ts). The head stops it through a port of the call's own,
+// head (../streams/stream-pump.ts). The head stops it through a port of the call's own,
 // sent first: the mailbox may be busy with this very call.
 import { registerBuiltinEndpoint, type PortRef } from "../../runtime/face/actors.ts";
 import { currentProc } from "../../runtime/face/procs.ts";

@@ -2,7 +2,7 @@
 // and memory), and what they hold: a request no actor could ever get fails,
 // naming the resource, and so does one that does not fit now.
 import { availableParallelism, totalmem } from "node:os";
-import type { Resources } from "../options.ts";
+import type { Resources } from "../base/options.ts";
 
 export class HostCapacity {
   readonly offers: Readonly<Record<string, number>> = { cpu: availableParallelism(), memory: totalmem() };

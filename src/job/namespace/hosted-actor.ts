@@ -4,7 +4,7 @@
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import type { ProcMesh } from "../../mesh/proc-mesh.ts";
 import type { ActorMeta } from "../actors/current-actor.ts";
-import type { ActorOptions, Resources } from "../options.ts";
+import type { ActorOptions, Resources } from "../base/options.ts";
 
 /** What a job asks the namespace to host. */
 export interface HostedActorSpec {

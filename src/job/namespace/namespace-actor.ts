@@ -18,8 +18,8 @@ import { kSpawnWith } from "../../mesh/proc-mesh.ts";
 import { attachToWorkers } from "../../mesh/workers.ts";
 import { HostCapacity } from "./host-capacity.ts";
 import { HostedActor, type HostedActorInfo, type HostedActorRow, type HostedActorSpec } from "./hosted-actor.ts";
-import { checkSameClass, checkSameOptions } from "../options.ts";
-import { namedActorExists } from "../refs.ts";
+import { checkSameClass, checkSameOptions } from "../base/options.ts";
+import { namedActorExists } from "../base/errors.ts";
 import { countRestart } from "../../runtime/face/metrics.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import "../actors/stream-endpoint.ts"; // hosted actors' processes load this module (ProcInfo): their actors can stream

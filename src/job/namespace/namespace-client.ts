@@ -5,7 +5,7 @@
 // say) come as they are: "cannot be reached" is said only when it cannot be.
 import { connect } from "node:net";
 import { tcpHostPort } from "../../runtime/face/network.ts";
-import { settingName } from "../settings.ts";
+import { settingName } from "../base/settings.ts";
 import { AuthenticationError } from "../../wire/auth.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";

@@ -9,8 +9,8 @@
 // died, the task was cancelled) unless its producer ended it first.
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
-import type { ObjectStore } from "../object-store.ts";
-import { TaskCancelledError } from "../errors.ts";
+import type { ObjectStore } from "../objects/object-store.ts";
+import { TaskCancelledError } from "../base/errors.ts";
 import { StreamBuffer } from "./stream-buffer.ts";
 import { STREAM_CONTROL } from "./stream-pump.ts";
 

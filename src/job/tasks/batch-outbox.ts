@@ -1,26 +1,19 @@
 // The batches being filled for each worker this tick, and their sending once
-// the tick's tasks are all placed: when every argument is plain, by the worker's
-// task lane (thread-lane.ts) or port lane (port-lane.ts) when it has one, else
-// as a call of its Executor's runBatch (one-way, or acknowledged when some
-// argument might not arrive).
-import type { Endpoint } from "../../mesh/endpoint.ts";
+// the tick's tasks are all placed, each by the first of the worker's routes
+// (../routes/task-route.ts) that can carry it: its thread lane, its port lane,
+// else a call of its Executor's runBatch.
 import type { CodeLocation } from "../../runtime/face/code.ts";
-import type { Executor } from "./executor.ts";
-import { TaskBatch, type SlotUse } from "./task-batch.ts";
-import type { Running } from "./task-records.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
-import { HeadPortLanes } from "./port-lane.ts";
-import { HeadLanes } from "./thread-lane.ts";
-import { ToldFunctions } from "./told-functions.ts";
+import { CallRoute, type BatchCalls } from "../routes/call-route.ts";
+import { HeadPortLanes } from "../routes/port-lane.ts";
+import { TaskBatch, type SlotUse } from "../routes/task-batch.ts";
+import type { TaskRoute } from "../routes/task-route.ts";
+import { HeadLanes } from "../routes/thread-lane.ts";
+import { ToldFunctions } from "../routes/told-functions.ts";
+import type { Running } from "./task-records.ts";
 
-/** What the outbox needs of the scheduler. */
-export interface BatchTarget {
-  /** The runBatch endpoint of the Executor of worker `index`, alone (kept: reached through the mesh's Proxy each time, it cost every batch). */
-  runBatch(index: number): Endpoint<Parameters<Executor["runBatch"]>, void>;
-  /** Sends a task with a call of its own (one its batch could not carry). */
-  one(running: Running): void;
-  /** A batch's call failed (its worker died, or it was too big): `held` are its tasks. */
-  failed(held: readonly Running[], err: unknown): void;
+/** What the outbox needs of the scheduler: the Executors' calls, and where values that came back by a lane go. */
+export interface BatchTarget extends BatchCalls<Running> {
   /** Values of tasks that came back by a lane, flat: number, value, number, value, … */
   laneResults(flat: unknown[]): void;
 }
@@ -29,17 +22,25 @@ export class BatchOutbox {
   #outgoing: Array<TaskBatch<Running> | undefined> = [];
   #spare: Array<TaskBatch<Running> | undefined> = []; // two arrays taking turns: none made per tick
   #scheduled = false;
-  #lanes: HeadLanes | null = null;
-  /** The port lanes of Executors in other processes (port-lane.ts). */
-  readonly #portLanes = new HeadPortLanes();
-  /** The functions each worker was told of by batches sent as calls: later batches name them by number. */
+  /** The functions each worker was told of: batches name them by number (../routes/told-functions.ts). */
   readonly #told = new ToldFunctions();
+  /** The thread lanes of Executors in threads of this process, once offered. */
+  #lanes: HeadLanes<Running> | null = null;
+  /** The port lanes of Executors in other processes. */
+  readonly #portLanes = new HeadPortLanes<Running>(this.#told);
+  /** The routes a batch is offered, in order: the thread lanes (once offered), the port lanes, the call. */
+  #routes: TaskRoute<Running>[];
 
-  constructor(private readonly target: BatchTarget) {}
+  constructor(private readonly target: BatchTarget) {
+    this.#routes = [this.#portLanes, new CallRoute(this.#told, target)];
+  }
 
   /** Offers Executors in threads of this process lanes: the name of the lobby they announce theirs on. */
   openLanes(): string {
-    this.#lanes ??= new HeadLanes((flat) => this.target.laneResults(flat));
+    if (!this.#lanes) {
+      this.#lanes = new HeadLanes((flat) => this.target.laneResults(flat));
+      this.#routes = [this.#lanes, ...this.#routes];
+    }
     return this.#lanes.lobby;
   }
 
@@ -48,16 +49,15 @@ export class BatchOutbox {
     this.#portLanes.open(worker, port);
   }
 
-  /** Worker `index` died: its lane, if it had one, is gone. */
+  /** Worker `index` died: what the routes kept of it is gone. */
   lost(index: number): void {
-    this.#lanes?.lost(index);
-    this.#portLanes.lost(index);
+    for (const route of this.#routes) route.lost(index);
     this.#told.lost(index);
   }
 
   close(): void {
-    this.#portLanes.close();
-    this.#lanes?.close();
+    for (const route of this.#routes) route.close();
+    if (this.#lanes) this.#routes = this.#routes.filter((route) => route !== this.#lanes);
     this.#lanes = null;
   }
 
@@ -72,7 +72,7 @@ export class BatchOutbox {
     const filling = this.#outgoing[worker.index];
     if (filling) return filling.add(location, task.id, running.number, task.args, task.env ?? null, slot, running); // its flush is scheduled
     const batch = new TaskBatch(location, task.id, running.number, task.args, task.env ?? null, slot, running);
-    if (worker.sent === 1 && !batch.acked && this.#lanes?.send(worker.index, [batch.fns, batch.tasks], true)) return;
+    if (worker.sent === 1 && this.#lanes?.send(worker.index, batch, true)) return;
     this.#outgoing[worker.index] = batch;
     if (!this.#scheduled) {
       this.#scheduled = true;
@@ -83,29 +83,13 @@ export class BatchOutbox {
   readonly #flushNow = () => this.#flush();
 
   /**
-   * Sends worker `index` its batch: with arguments that might not arrive, as an acknowledged call; else by its thread
-   * lane or its port lane, else as a one-way call. By a lane the first time only if its worker has no task out but
-   * these: they then arrive after the ones sent before. A batch that surely arrives (one-way) tells its worker of the
-   * functions it names in full (told-functions.ts).
+   * Sends worker `index` its batch by the first route that takes it. By a lane the first time only if its worker has
+   * no task out but these (`alone`): they then arrive after the ones sent before.
    */
   #send(index: number, batch: TaskBatch<Running>): void {
     const alone = batch.held[0].worker.sent === batch.size;
-    if (!batch.acked && this.#lanes?.send(index, [batch.fns, batch.tasks], alone)) return;
-    const { fns, telling } = this.#told.name(index, batch, !batch.acked);
-    try {
-      if (batch.acked)
-        return void this.target
-          .runBatch(index)
-          .callOne(fns, batch.tasks, null)
-          .catch((err: unknown) => this.target.failed(batch.held, err));
-      // One-way: a batch of plain arguments surely arrives; if its worker dies, workerDied fails its tasks.
-      if (!this.#portLanes.send(index, batch.size, [fns, batch.tasks, telling], alone)) this.target.runBatch(index).broadcast(fns, batch.tasks, telling);
-    } catch {
-      // An argument the codec cannot send: each task goes on its own, to fail with its own error.
-      for (const running of batch.held) this.target.one(running);
-      return;
-    }
-    if (telling !== null) this.#told.commit(index, telling);
+    const routes = this.#routes;
+    for (let i = 0; i < routes.length; i++) if (routes[i].send(index, batch, alone)) return;
   }
 
   /** Sends each worker its batch. */

@@ -2,7 +2,7 @@
 // once it is placed, where it runs and how far it got.
 import type { PortRef } from "../../runtime/face/actors.ts";
 import type { CodeLocation } from "../../runtime/face/code.ts";
-import type { Resources } from "../options.ts";
+import type { Resources } from "../base/options.ts";
 import type { Worker } from "./worker-pool.ts";
 
 /** A task function, or where a worker exported it from. */

@@ -1,39 +1,40 @@
-// job/tasks: tasks on workers: placement and resources (this file, task-records.ts, worker-pool.ts,
-// task-queue.ts), batches (task-batch.ts, batch-outbox.ts, thread-lane.ts, start-reports.ts), the Executor that runs them in a
-// worker (executor.ts, slots.ts, task-env.ts, task-args.ts), cancels (task-tree.ts, worker-replacement.ts).
+// job/tasks: placing tasks on workers, in the driver: placement and resources (this file, task-records.ts,
+// waiting-tasks.ts, task-queue.ts, running-tasks.ts, worker-pool.ts), the tick's batches (batch-outbox.ts; how they
+// travel is ../routes/) and calls of their own (own-calls.ts), cancels (task-tree.ts, worker-replacement.ts).
+// What runs them in a worker is ../worker/.
 //
 // Placement of tasks: the queue of tasks waiting for a worker, sending each to
 // the Executor of a worker with room (or ahead of a free slot, for tasks with
 // the default request), and a task's resources while it runs, waits at its
 // worker or is blocked in get()/wait(). Tasks placed in one tick go to each
 // worker in one batch (batch-outbox.ts); one whose code is not located yet, whose
-// arguments hold refs, or that streams goes on its own once they are. A task
+// arguments hold refs, or that streams goes with a call of its own (own-calls.ts). A task
 // whose worker died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel, type PortRef } from "../../runtime/face/actors.ts";
-import { currentProc, hold, release } from "../../runtime/face/procs.ts";
-import { taskStats } from "../metrics.ts";
+import { taskStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
-import { locate, type CodeLocation } from "../../runtime/face/code.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import type { Endpoint } from "../../mesh/endpoint.ts";
 import { onRankLost } from "../../mesh/liveness.ts";
 import { FrameError } from "../../wire/errors.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
-import type { Executor } from "./executor.ts";
-import type { ObjectStore } from "../object-store.ts";
-import { TASK_RESOURCES, type Resources, type TaskOptions } from "../options.ts";
-import type { RefReader } from "../refs.ts";
-import { hasRef, nameUnsendableArgument } from "./task-args.ts";
-import type { SlotUse } from "./task-batch.ts";
+import type { Executor } from "../worker/executor.ts";
+import type { ObjectStore } from "../objects/object-store.ts";
+import { TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
+import type { RefReader } from "../objects/ref-reader.ts";
+import { hasRef, nameUnsendableArgument } from "../objects/task-args.ts";
 import { BatchOutbox } from "./batch-outbox.ts";
+import { OwnCalls, slotUse } from "./own-calls.ts";
 import { TASK_HISTORY } from "./task-history.ts";
-import { TaskQueue } from "./task-queue.ts";
+import { RunningTasks } from "./running-tasks.ts";
+import { WaitingTasks } from "./waiting-tasks.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
-import { config, settingName } from "../settings.ts";
-import { TaskCancelledError } from "../errors.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
+import { config, settingName } from "../base/settings.ts";
+import { TaskCancelledError } from "../base/errors.ts";
 import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
-import type { Running, Task, TaskCode } from "./task-records.ts";
+import type { Running, TaskCode } from "./task-records.ts";
 
 export type { TaskCode };
 
@@ -41,25 +42,21 @@ export class TaskScheduler {
   #executors: ActorMesh<Executor> | null = null;
   #executorSlices: ActorMesh<Executor>[] = [];
   #runBatch: Array<Endpoint<Parameters<Executor["runBatch"]>, void>> = [];
-  #located = new WeakMap<Function, CodeLocation>();
-  #queue = new TaskQueue<Task>();
-  /** Queued tasks with a request other than the default's: while none is, a pass stops at the first default task with no room. */
-  #othersQueued = 0;
-  /** Tasks sent to workers, by id, and by number; and KEPT, under a key no task has: a Map losing its last entry shrinks (a VM call, a new table). */
-  #running = new Map<string, Running>([["", KEPT]]);
-  #byNumber = new Map<number, Running>([[-1, KEPT]]);
-  #nextNumber = 0;
+  #queue = new WaitingTasks();
+  #running = new RunningTasks();
   /** Where Executors send the results of batched tasks. */
   readonly resultsPort: PortRef;
   readonly #portId: number;
   readonly #outbox = new BatchOutbox({
     runBatch: (index) => (this.#runBatch[index] ??= this.#executor(index).runBatch),
-    one: (running) => void this.#execute(running),
+    one: (running) => void this.#ownCalls.send(running),
     failed: (held, err) => this.#batchFailed(held, err),
     laneResults: (flat) => {
       for (let i = 0; i < flat.length; i += 2) this.#result(flat[i] as number, true, flat[i + 1]);
     },
   });
+  /** Tasks that go with a call of their own (not in a batch). */
+  readonly #ownCalls: OwnCalls;
   #unwatch: Array<() => void> = [];
   #replacement: WorkerReplacement | null = null;
   #tree = new TaskTree();
@@ -73,6 +70,14 @@ export class TaskScheduler {
     private readonly pool: WorkerPool,
   ) {
     this.store = refs.store;
+    this.#ownCalls = new OwnCalls({
+      refs,
+      running: this.#running,
+      runTask: (index) => this.#executor(index).runTask,
+      finished: (running, value) => this.#finished(running, true, value),
+      failed: (running, err, args) => this.#failed(running, err, args),
+      dispatch: () => this.#dispatch(),
+    });
     const proc = currentProc();
     this.#portId = proc.openPort((number, ok, value) => this.#result(number, ok, value));
     this.resultsPort = { addr: proc.addr, id: this.#portId };
@@ -86,12 +91,12 @@ export class TaskScheduler {
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 
-  /** The lobby of the task lanes offered to Executors in threads of this process (thread-lane.ts). */
+  /** The lobby of the task lanes offered to Executors in threads of this process (../routes/thread-lane.ts). */
   openLanes(): string {
     return this.#outbox.openLanes();
   }
 
-  /** Worker `worker`'s Executor takes small batches at `port` (port-lane.ts). */
+  /** Worker `worker`'s Executor takes small batches at `port` (../routes/port-lane.ts). */
   laneOpened(worker: number, port: PortRef): void {
     this.#outbox.openPortLane(worker, port);
   }
@@ -132,7 +137,6 @@ export class TaskScheduler {
       return;
     }
     this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, retriesLeft: options.maxRetries ?? 0 });
-    if (resources !== TASK_RESOURCES) this.#othersQueued++;
     if (metricsOn) taskStats.submitted++;
     this.#dispatch();
   }
@@ -149,31 +153,26 @@ export class TaskScheduler {
       if (!worker) {
         // Every task behind this one asks for the default too, so none has room: the pass is over
         // (without this, each submit and each result scanned 64 queued tasks in vain).
-        if (counted && this.#othersQueued === 0) break;
+        if (counted && this.#queue.others === 0) break;
         (unplaceable ??= new Set()).add(task.resources);
         i++;
         continue;
       }
       this.#queue.removeAt(i);
-      if (!counted) this.#othersQueued--;
       if (metricsOn) taskStats.dispatched++;
       if (ahead) worker.prefetched++;
       else take(worker, task.resources);
       worker.sent++;
-      const running: Running = { task, worker, number: this.#nextNumber++, state: ahead ? "prefetched" : "running" };
-      if (this.#running.size === 1) hold(); // a batch sent one-way waits on no reply that would keep the process alive
-      this.#running.set(task.id, running);
-      this.#byNumber.set(running.number, running);
-      this.#send(running);
+      this.#send(this.#running.add(task, worker, ahead ? "prefetched" : "running"));
     }
   }
 
   /** Adds a task to its worker's batch, or sends it on its own when it must wait for its code's location or its refs. */
   #send(running: Running): void {
     const { task } = running;
-    const location = typeof task.fn === "function" ? this.#located.get(task.fn) : task.fn;
+    const location = typeof task.fn === "function" ? this.#ownCalls.located(task.fn) : task.fn;
     if (!location || task.stream !== null || hasRef(task.args)) {
-      void this.#execute(running);
+      void this.#ownCalls.send(running);
       return;
     }
     this.#outbox.add(location, running, slotUse(running));
@@ -182,8 +181,8 @@ export class TaskScheduler {
   /** A batch's call failed: its tasks still running died with their worker, or (too big together) go one by one. */
   #batchFailed(held: readonly Running[], err: unknown): void {
     for (const running of held) {
-      if (this.#running.get(running.task.id) !== running) continue; // reported already
-      if (err instanceof FrameError) void this.#execute(running);
+      if (!this.#running.has(running)) continue; // reported already
+      if (err instanceof FrameError) void this.#ownCalls.send(running);
       else this.#failed(running, err, running.task.args);
     }
     this.#dispatch();
@@ -191,39 +190,6 @@ export class TaskScheduler {
 
   #executor(index: number): ActorMesh<Executor> {
     return (this.#executorSlices[index] ??= this.#executors!.slice({ workers: index }));
-  }
-
-  /** Runs one task with a call of its own. */
-  async #execute(running: Running): Promise<void> {
-    const { task, worker } = running;
-    let args = task.args;
-    try {
-      running.preparing = true;
-      // Fast path: a function located before and no refs among the arguments need no awaiting.
-      const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
-      if (hasRef(args)) args = await this.refs.all(args);
-      running.preparing = false;
-      if (this.#running.get(task.id) !== running) return; // cancelled meanwhile
-      const value = await this.#executor(worker.index).runTask.callOne(
-        task.id,
-        location.url,
-        location.exportName,
-        args as unknown[],
-        task.env ?? null,
-        slotUse(running),
-        task.stream,
-      );
-      if (this.#running.get(task.id) === running) this.#finished(running, true, value);
-    } catch (err) {
-      if (this.#running.get(task.id) === running) this.#failed(running, err, args);
-    }
-    this.#dispatch();
-  }
-
-  async #locate(fn: Function): Promise<CodeLocation> {
-    const location = await locate(fn);
-    this.#located.set(fn, location);
-    return location;
   }
 
   /** Tasks of worker `worker` that were sent ahead got a slot: they hold their resources from now on. */
@@ -239,7 +205,7 @@ export class TaskScheduler {
 
   /** The value of batched task `number`, or what it threw (or why its value could not be sent). */
   #result(number: number, ok: boolean, value: unknown): void {
-    const running = this.#byNumber.get(number);
+    const running = this.#running.numbered(number);
     if (!running) return; // its worker was declared dead meanwhile
     this.pool.finished(running.worker);
     this.#finished(running, ok, value);
@@ -272,7 +238,6 @@ export class TaskScheduler {
       TASK_HISTORY.retried++;
       if (metricsOn) taskStats.requeued++;
       this.#queue.unshift(task);
-      if (task.resources !== TASK_RESOURCES) this.#othersQueued++;
     } else {
       if (metricsOn) taskStats.failedRunning++;
       const error =
@@ -284,11 +249,9 @@ export class TaskScheduler {
 
   /** A task left its worker: what it held there is free again. */
   #release(running: Running): void {
-    this.#running.delete(running.task.id);
+    this.#running.delete(running);
     this.#tree.ended(running.task.id);
-    this.#byNumber.delete(running.number);
     running.worker.sent--;
-    if (this.#running.size === 1) release();
     if (running.state === "running") give(running.worker, running.task.resources);
     else if (running.state === "prefetched") running.worker.prefetched--;
   }
@@ -326,9 +289,8 @@ export class TaskScheduler {
   }
 
   #cancelQueued(id: string): boolean {
-    const task = this.#queue.take((t) => t.id === id);
+    const task = this.#queue.take(id);
     if (!task) return false;
-    if (task.resources !== TASK_RESOURCES) this.#othersQueued--;
     if (metricsOn) taskStats.failedQueued++;
     const reason = new TaskCancelledError(task.name);
     TASK_HISTORY.failed(id, task.name, reason, null);
@@ -347,7 +309,7 @@ export class TaskScheduler {
     if (this.pool.alive(worker.index)) this.#executor(worker.index).cancelTask.broadcast(task.id, reason); // else workerDied ends it
     // One sent ahead has not started: its worker drops it when it comes to it. One that started and does not end holds its worker.
     const timer = setTimeout(() => {
-      if (this.#running.get(task.id) === running && running.state !== "prefetched") this.#replacement?.replace(worker.index, task.name);
+      if (this.#running.has(running) && running.state !== "prefetched") this.#replacement?.replace(worker.index, task.name);
     }, config.cancelGraceMs);
     timer.unref();
   }
@@ -358,13 +320,11 @@ export class TaskScheduler {
     const replacedFor = this.#replacement?.replacedFor(index);
     this.pool.markDead(index, replacedFor !== undefined);
     this.#outbox.lost(index);
-    for (const running of [...this.#running.values()]) {
-      if (running === KEPT || running.worker.index !== index) continue;
+    for (const running of this.#running.on(index)) {
       if (replacedFor !== undefined && running.state === "prefetched" && !running.cancelled) {
         // Sent ahead, it never started: it goes back to the queue, its retries untouched.
         this.#release(running);
         this.#queue.unshift(running.task);
-        if (running.task.resources !== TASK_RESOURCES) this.#othersQueued++;
         continue;
       }
       const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop cancelled task ${replacedFor} (${settingName("cancelGraceMs")})`;
@@ -383,15 +343,5 @@ export class TaskScheduler {
       if (err && metricsOn) taskStats.failedQueued++;
       return !err;
     });
-    this.#othersQueued = 0;
-    for (let i = 0; i < this.#queue.length; i++) if (this.#queue.at(i).resources !== TASK_RESOURCES) this.#othersQueued++;
   }
-}
-
-/** The entry TaskScheduler's maps of running tasks keep, under a key no task has. */
-const KEPT = Object.freeze({}) as Running;
-
-/** A task with the default request waits for one of its worker's slots; one sent ahead reports when it gets it. */
-function slotUse(running: Running): SlotUse {
-  return running.task.resources !== TASK_RESOURCES ? 0 : running.state === "prefetched" ? 2 : 1;
 }

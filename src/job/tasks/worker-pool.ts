@@ -2,7 +2,7 @@
 // free on it now, how many tasks were sent ahead to it, and whether it is
 // alive. Placement asks it for the worker to use; it never sends anything.
 import { SupervisionError } from "../../mesh/errors.ts";
-import { TASK_RESOURCES, type Resources } from "../options.ts";
+import { TASK_RESOURCES, type Resources } from "../base/options.ts";
 
 export interface Worker {
   readonly index: number;

@@ -129,7 +129,7 @@ counter("fray_buffer_transfer_bytes_total", "RemoteBuffer bytes this process mov
   for (const op of ["read", "write"] as const) if (transferStats[op] > 0) c.inc({ op }, transferStats[op]);
 });
 
-// The layers above count their own (the job layer's tasks and object stores: src/job/metrics.ts).
+// The layers above count their own (the job layer's tasks and object stores: src/job/base/metrics.ts).
 eachDeclaredMetric(({ type, name, help }) =>
   type === "gauge"
     ? gauge(name, help, [], (g) => g.set(readDeclared(name)))

@@ -1,7 +1,7 @@
 // The job layer's settings: tasks' cancelling and worker threads' waiting.
 // Declared once, here, through the runtime's registry (the settings table is printed from every layer's);
 // this layer's code reads them, and the runtime's, as `config.<name>` from this file.
-import { declareSettings, ms, runtimeSettings, type Setting } from "../runtime/face/settings.ts";
+import { declareSettings, ms, runtimeSettings, type Setting } from "../../runtime/face/settings.ts";
 
 export const JOB_SETTINGS = {
   cancelGraceMs: ms(

@@ -3,7 +3,7 @@
 // one-way message. A task about to wait in get()/wait() flushes first, so the
 // head learns that it started before that it blocked. (Results go another way:
 // to the head's results port, see Executor.)
-import { afterMicrotasks } from "./task-batch.ts";
+import { afterMicrotasks } from "../routes/task-batch.ts";
 
 export class StartReports {
   #started: string[] = [];

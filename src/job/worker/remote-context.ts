@@ -1,33 +1,23 @@
 // The JobContext of tasks and actors running in a worker: every operation is
 // a message to the job's head in the driver. Ids are made here, so `run` and
 // `put` return at once and their messages need no reply.
-import { locate } from "../runtime/face/code.ts";
-import type { ActorMesh } from "../mesh/actor-mesh.ts";
-import { ActorError } from "../mesh/errors.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/face/actors.ts";
-import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
-import { asCompleted } from "./as-completed.ts";
-import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
-import { ActorRef, callThroughHead, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
-import {
-  NEVER_ABORTED,
-  type ActorClass,
-  type CancelOptions,
-  type JobContext,
-  type JobKind,
-  type Refs,
-  type StreamingFunction,
-  type TaskFunction,
-  type WaitOptions,
-  type Yielded,
-} from "./job-context.ts";
-import type { HeadActor } from "./head-actor.ts";
-import { headOwner, kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
-import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
-import { checkResources, type ActorOptions, type TaskOptions } from "./options.ts";
-import { nameUnsendableArgument } from "./tasks/task-args.ts";
-import { currentProc } from "../runtime/face/procs.ts";
-import { tooLargeArguments } from "../wire/codec.ts";
+import { locate } from "../../runtime/face/code.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { ActorError } from "../../mesh/errors.ts";
+import { checkMethodArity, functionLabel } from "../../runtime/face/actors.ts";
+import { actorHandle, type ActorHandle } from "../actors/actor-handle.ts";
+import { ActorRef, callThroughHead, kHandleFor, type ActorTarget } from "../actors/actor-ref.ts";
+import { NEVER_ABORTED } from "../base/ambient.ts";
+import type { ActorClass } from "../actors/actor-handle.ts";
+import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction } from "../job-context.ts";
+import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
+import type { HeadEndpoints } from "../head-endpoints.ts";
+import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
+import { checkResources, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { nameUnsendableArgument } from "../objects/task-args.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
+import { tooLargeArguments } from "../../wire/codec.ts";
 
 /** What a task's Executor lends its context: the task's AbortSignal, made when the task first reads it. */
 export interface TaskControls {
@@ -43,8 +33,8 @@ export interface TaskSlot {
 // The head's mesh, the task and its slot are private fields: user code that
 // holds this context (getJobContext() in a task) sees the JobContext API only,
 // never a way to message the head's endpoints directly.
-export class RemoteJobContext implements JobContext {
-  readonly #head: ActorMesh<HeadActor>;
+export class RemoteJobContext extends JobContextBase implements JobContext {
+  readonly #head: ActorMesh<HeadEndpoints>;
   /** The head owns the refs and handles made here. */
   readonly #owner: RefOwner;
   readonly #taskId: string | null;
@@ -53,12 +43,13 @@ export class RemoteJobContext implements JobContext {
 
   /** `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits; `controls`: its Executor's. */
   constructor(
-    head: ActorMesh<HeadActor>,
+    head: ActorMesh<HeadEndpoints>,
     readonly kind: JobKind,
     taskId: string | null = null,
     slot: TaskSlot | null = null,
     controls: TaskControls | null = null,
   ) {
+    super();
     this.#head = head;
     this.#owner = headOwner(head);
     this.#taskId = taskId;
@@ -80,32 +71,25 @@ export class RemoteJobContext implements JobContext {
     }
   }
 
-  run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
-    return this.createTask(fn, args);
-  }
-
-  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
-    checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
-    checkArity(fn, args.length, functionLabel(fn));
+  protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef {
     const ref = this.#newRef();
-    const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
+    const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args) as Error);
     locate(fn).then(({ url, exportName }) => {
       try {
-        this.#head.remoteSubmit.broadcast(ref.id, url, exportName, args as unknown[], options, this.#taskId);
+        this.#head.remoteSubmit.broadcast(ref.id, url, exportName, args, options, this.#taskId);
       } catch (err) {
         fail(err); // an argument the codec cannot send: the ref rejects with it
       }
     }, fail);
-    return ref as ObjectRef<Awaited<ReturnType<F>>>;
+    return ref;
   }
 
-  runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {
-    checkArity(fn, args.length, functionLabel(fn));
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[]): ObjectRefStream<unknown> {
     const ref = this.#newRef() as ObjectRef<number>;
-    const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args as unknown[]) as Error);
+    const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args) as Error);
     locate(fn).then(({ url, exportName }) => {
       try {
-        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args as unknown[], this.#taskId);
+        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args, this.#taskId);
       } catch (err) {
         fail(err);
       }
@@ -142,16 +126,10 @@ export class RemoteJobContext implements JobContext {
     return Promise.resolve(value as never);
   }
 
-  async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
+  protected async [kWaitFor](refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await this.#blocked(() =>
-      this.#head.remoteWait.callOne([...byId.values()], options.numReturns ?? 1, options.timeout === undefined ? null : options.timeout * 1000, this.#taskId),
-    );
+    const [ready, pending] = await this.#blocked(() => this.#head.remoteWait.callOne([...byId.values()], numReturns, timeoutMs ?? null, this.#taskId));
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
-  }
-
-  asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>> {
-    return asCompleted(this, refs);
   }
 
   put<T>(value: T): ObjectRef<T> {
@@ -179,10 +157,6 @@ export class RemoteJobContext implements JobContext {
     return unwrap(this.#head.remoteKillActor.callOne(name));
   }
 
-  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>> {
-    return createActorGroup(this, Class, args, count, options);
-  }
-
   /** A handle whose calls go through the head, so their results are ObjectRefs anyone can get; with `Class` known, checked for arity. */
   [kHandleFor]<T>(target: ActorTarget, Class?: Function): ActorHandle<T> {
     return actorHandle<T>(
@@ -200,10 +174,6 @@ export class RemoteJobContext implements JobContext {
         return this.#stream(ref);
       },
     );
-  }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.shutdown();
   }
 
   async shutdown(): Promise<void> {

@@ -3,25 +3,25 @@
 // their resources, the task scheduler and the actor registry. The driver calls
 // it directly. It is not an actor, so none of its methods can be reached by a
 // message: tasks and actors in workers reach it only through the endpoints of
-// its HeadActor (head-actor.ts), whose mesh only the job's own code holds.
-import type { PortRef } from "../runtime/face/actors.ts";
-import { messageContext, type MessageContext } from "../runtime/face/procs.ts";
-import { kMesh, type ActorMesh } from "../mesh/actor-mesh.ts";
-import type { MeshFailure } from "../mesh/errors.ts";
-import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actors/actor-ref.ts";
-import { ActorRegistry, type ActorCode } from "./actors/actor-registry.ts";
-import { Executor } from "./tasks/executor.ts";
-import type { HeadActor } from "./head-actor.ts";
-import type { JobKind } from "./job-context.ts";
-import type { ObjectRef } from "./object-ref.ts";
-import { ObjectStore } from "./object-store.ts";
-import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
-import { RefReader } from "./refs.ts";
-import { TaskScheduler, type TaskCode } from "./tasks/task-scheduler.ts";
-import { HeadStreams } from "./streams/head-streams.ts";
-import { kKillProcs } from "../mesh/proc-mesh.ts";
-import { WorkerPool } from "./tasks/worker-pool.ts";
+// its HeadActor (head-actor.ts; its endpoints are declared in ../head-endpoints.ts), whose mesh only the job's own code holds.
+import type { PortRef } from "../../runtime/face/actors.ts";
+import { messageContext, type MessageContext } from "../../runtime/face/procs.ts";
+import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
+import type { MeshFailure } from "../../mesh/errors.ts";
+import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import type { ActorTarget } from "../actors/actor-ref.ts";
+import { ActorRegistry, type ActorCode } from "./actor-registry.ts";
+import { Executor } from "../worker/executor.ts";
+import type { HeadEndpoints } from "../head-endpoints.ts";
+import type { JobKind } from "../job-context.ts";
+import type { ObjectRef } from "../objects/object-ref.ts";
+import { ObjectStore } from "../objects/object-store.ts";
+import type { ActorOptions, Resources, TaskOptions } from "../base/options.ts";
+import { RefReader } from "../objects/ref-reader.ts";
+import { TaskScheduler, type TaskCode } from "../tasks/task-scheduler.ts";
+import { HeadStreams } from "../streams/head-streams.ts";
+import { kKillProcs } from "../../mesh/proc-mesh.ts";
+import { WorkerPool } from "../tasks/worker-pool.ts";
 
 /** The mesh of the workers' Executors; createActor refuses names starting with "fray-", so no actor of the job can pose as it. */
 const EXECUTORS = "fray-executors";
@@ -59,12 +59,12 @@ export class JobHead {
   }
 
   /** Spawns an Executor in every process of `setup.procs`; they message the head through `endpoints`. */
-  async setUp(setup: HeadSetup, endpoints: ActorMesh<HeadActor>): Promise<void> {
+  async setUp(setup: HeadSetup, endpoints: ActorMesh<HeadEndpoints>): Promise<void> {
     this.#procs = setup.procs;
     this.refs.self = endpoints[kMesh].id;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id]);
-    // Executors in threads of this process take tiny tasks by a lane of their own (thread-lane.ts).
+    // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane.ts).
     const lanes = setup.kind === "threads" ? this.#scheduler.openLanes() : null;
     const executors = this.#asOwner(() =>
       setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort, lanes),
@@ -109,7 +109,7 @@ export class JobHead {
     this.#scheduler.started(worker, started);
   }
 
-  /** Worker `worker`'s Executor takes small batches of tasks at `port` (port-lane.ts). */
+  /** Worker `worker`'s Executor takes small batches of tasks at `port` (../routes/port-lane.ts). */
   laneOpened(worker: number, port: PortRef): void {
     this.#scheduler.laneOpened(worker, port);
   }

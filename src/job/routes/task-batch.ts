@@ -1,23 +1,29 @@
 // Tasks travel to a worker in batches: all the tasks placed on one worker in
-// one tick go in one call of Executor.runBatch, encoded in one codec pass, and
-// their results come back to one port of the head's, which coalesces the values
-// sent in one tick into one frame. A tiny task then costs the driver a few
-// array slots, not a call of its own (reply port, header, frame and promise).
-// The batch is flat arrays, not an object per task.
+// one tick go in one message (by one of the routes of task-route.ts), encoded
+// in one pass, and their results come back to one port of the head's, which
+// coalesces the values sent in one tick into one frame. A tiny task then costs
+// the driver a few array slots, not a call of its own (reply port, header,
+// frame and promise). On the wire a batch is flat arrays, not an object per
+// task: a task is the TASK_FIELDS slots of `tasks` starting at its offset,
+// each at its TaskField; the sender writes them here and the Executor reads
+// them by name (../worker/task-runner.ts).
 import type { CodeLocation } from "../../runtime/face/code.ts";
 
 /**
- * Fields per task in `TaskBatch.tasks`: id, number (the rank its result is sent
- * to the results port as), index of its function in `fns`, args, env or null, its SlotUse.
+ * Where each field of a task sits among its slots of `TaskBatch.tasks`: its ref id; its number (the rank its
+ * result is sent to the results port as); the index of its function in `fns`; its args; its env or null; its SlotUse.
  */
+export const TaskField = { id: 0, number: 1, fn: 2, args: 3, env: 4, slot: 5 } as const;
+
+/** Slots per task in `TaskBatch.tasks`. */
 export const TASK_FIELDS = 6;
 
 /**
- * How a task uses its worker's slots: 0 none (it asked for other resources),
- * 1 it takes one (the head counted its resources when it sent it), 2 it takes
- * one and reports when it does (it was sent ahead of a free slot).
+ * How a task uses its worker's slots: `none` (it asked for other resources), `take` one (the head counted its
+ * resources when it sent it), `takeAndReport` (it was sent ahead of a free slot: the worker reports when it has one).
  */
-export type SlotUse = 0 | 1 | 2;
+export const SlotUse = { none: 0, take: 1, takeAndReport: 2 } as const;
+export type SlotUse = (typeof SlotUse)[keyof typeof SlotUse];
 
 export class TaskBatch<T> {
   /** Each function once: url, exportName, url, exportName, … */
@@ -43,7 +49,7 @@ export class TaskBatch<T> {
   ) {
     this.#first = location;
     this.fns = [location.url, location.exportName];
-    this.tasks = [id, number, 0, args, env, slot];
+    this.tasks = [id, number, 0, args, env, slot]; // in TaskField order
     this.held = [held];
     this.acked = !allPlain(args);
   }
@@ -63,7 +69,7 @@ export class TaskBatch<T> {
       this.fns.push(location.url, location.exportName);
       (this.#fnIndex ??= new Map([[this.#first, 0]])).set(location, fn);
     }
-    this.tasks.push(id, number, fn, args, env, slot);
+    this.tasks.push(id, number, fn, args, env, slot); // in TaskField order
     this.held.push(held);
     if (!this.acked) this.acked = !allPlain(args);
   }

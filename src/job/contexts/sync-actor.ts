@@ -4,8 +4,8 @@
 // with the same arguments (as a mesh actor's death does).
 import { SupervisionError } from "../../mesh/errors.ts";
 import { withJobContext, type JobContext } from "../job-context.ts";
-import type { ActorHandle } from "./actor-handle.ts";
-import { placeOf, syncActorScope, type ActorContext, type MemberOptions } from "./current-actor.ts";
+import type { ActorHandle } from "../actors/actor-handle.ts";
+import { placeOf, syncActorScope, type ActorContext, type MemberOptions } from "../actors/current-actor.ts";
 
 type Instance = Record<string, unknown>;
 

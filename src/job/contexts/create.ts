@@ -1,13 +1,14 @@
 // Creating and finding job contexts.
 import { availableParallelism } from "node:os";
-import { tcpHostPort, useToken } from "../runtime/face/network.ts";
-import { config } from "./settings.ts";
-import { currentProc } from "../runtime/face/procs.ts";
-import { thisHost } from "../mesh/host-mesh.ts";
-import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import { ambient, type JobContext, type JobKind } from "./job-context.ts";
+import { tcpHostPort, useToken } from "../../runtime/face/network.ts";
+import { config } from "../base/settings.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
+import { thisHost } from "../../mesh/host-mesh.ts";
+import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import { currentContext } from "../base/ambient.ts";
+import type { JobContext, JobKind } from "../job-context.ts";
 import { MeshJobContext } from "./mesh-context.ts";
-import { checkResources, type Resources } from "./options.ts";
+import { checkResources, type Resources } from "../base/options.ts";
 import { SyncJobContext } from "./sync-context.ts";
 
 export interface JobContextOptions {
@@ -74,5 +75,5 @@ let fallback: JobContext | null = null;
 
 /** The context running this code: the one a task or actor was run by, the one set by withJobContext, or the `auto` default. */
 export function getJobContext(): JobContext {
-  return ambient.als.getStore() ?? ambient.processDefault ?? (fallback ??= createJobContext("auto"));
+  return (currentContext() as JobContext | null) ?? (fallback ??= createJobContext("auto"));
 }

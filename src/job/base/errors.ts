@@ -1,5 +1,5 @@
 // Errors of the job API (`fray`). Messages say what went wrong and what to do.
-import { registerErrorClass } from "../wire/error-codec.ts";
+import { registerErrorClass } from "../../wire/error-codec.ts";
 
 /**
  * `ctx.cancel(ref)` cancelled the task (or stream) before it finished: `get`
@@ -14,3 +14,8 @@ export class TaskCancelledError extends Error {
   }
 }
 registerErrorClass(TaskCancelledError);
+
+/** createActor of a name taken, without getIfExists (every backend, and the namespace, say it alike). */
+export function namedActorExists(name: string): Error {
+  return new Error(`Actor ${name} already exists`);
+}

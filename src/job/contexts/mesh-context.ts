@@ -1,33 +1,23 @@
 // The driver's JobContext for the backends built on the mesh runtime:
 // `processes` (worker processes), `threads` (worker threads) and `mesh` (any
 // ProcMesh). The driver talks to its JobHead directly; workers message its HeadActor.
-import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/face/actors.ts";
-import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
-import { asCompleted } from "./as-completed.ts";
-import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
-import { ActorRef, kHandleFor, type ActorTarget } from "./actors/actor-ref.ts";
-import {
-  NEVER_ABORTED,
-  type ActorClass,
-  type CancelOptions,
-  type JobContext,
-  type JobKind,
-  type Refs,
-  type StreamingFunction,
-  type TaskFunction,
-  type WaitOptions,
-  type Yielded,
-} from "./job-context.ts";
-import { startHead } from "./head-actor.ts";
-import type { JobHead } from "./job-head.ts";
-import { headOwner, kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
-import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
-import { ActorError } from "../mesh/errors.ts";
-import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "./options.ts";
-import { currentProc } from "../runtime/face/procs.ts";
+import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import { checkMethodArity } from "../../runtime/face/actors.ts";
+import { actorHandle, type ActorHandle } from "../actors/actor-handle.ts";
+import { ActorRef, kHandleFor, type ActorTarget } from "../actors/actor-ref.ts";
+import { NEVER_ABORTED } from "../base/ambient.ts";
+import type { ActorClass } from "../actors/actor-handle.ts";
+import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction } from "../job-context.ts";
+import { JobContextBase, kSubmit, kSubmitStream, kWaitFor, kCheckOpen } from "../job-context-base.ts";
+import { startHead } from "../head/head-actor.ts";
+import type { JobHead } from "../head/job-head.ts";
+import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
+import { ActorError } from "../../mesh/errors.ts";
+import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "../base/options.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 
-export class MeshJobContext implements JobContext {
+export class MeshJobContext extends JobContextBase implements JobContext {
   readonly #ready: Promise<JobHead>;
   /** Its head's HeadActor, which keeps the job's refs: owner of every ref and handle made here. */
   readonly #owner: RefOwner;
@@ -46,6 +36,7 @@ export class MeshJobContext implements JobContext {
     capacity: Resources,
     namespace: string | null,
   ) {
+    super();
     const { endpoints, ready } = startHead(kind, procs, capacity, namespace);
     this.#ready = ready;
     this.#owner = headOwner(endpoints);
@@ -56,17 +47,10 @@ export class MeshJobContext implements JobContext {
     ); // a failure is reported by the first call that needs the head
   }
 
-  run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
-    return this.createTask(fn, args);
-  }
-
-  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
-    this.#check();
-    if (options.resources) checkResources(options.resources, `task ${options.name ?? fn.name}`);
-    checkArity(fn, args.length, functionLabel(fn));
-    const ref = new ObjectRef<Awaited<ReturnType<F>>>(currentProc().nextId(), this.#owner);
-    if (this.#head) this.#submit(this.#head, ref, fn, args as unknown[], options);
-    else this.#submitWhenReady(ref, fn, args as unknown[], options);
+  protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef {
+    const ref = new ObjectRef(currentProc().nextId(), this.#owner);
+    if (this.#head) this.#submit(this.#head, ref, fn, args, options);
+    else this.#submitWhenReady(ref, fn, args, options);
     return ref;
   }
 
@@ -83,11 +67,9 @@ export class MeshJobContext implements JobContext {
     );
   }
 
-  runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {
-    this.#check();
-    checkArity(fn, args.length, functionLabel(fn));
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[]): ObjectRefStream<unknown> {
     const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
-    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args as unknown[], null);
+    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args, null);
     if (this.#head) submit(this.#head);
     else this.#ready.then(submit, () => {});
     return this.#stream(ref);
@@ -121,17 +103,12 @@ export class MeshJobContext implements JobContext {
     return this.#ready.then((head) => head.refs.get(value)) as Promise<never>;
   }
 
-  async wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
-    const head = await this.#ready;
-    return head.refs.wait(refs, options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
-  }
-
-  asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>> {
-    return asCompleted(this, refs);
+  protected async [kWaitFor](refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
+    return (await this.#ready).refs.wait(refs, numReturns, timeoutMs);
   }
 
   put<T>(value: T): ObjectRef<T> {
-    this.#check();
+    this[kCheckOpen]();
     const ref = new ObjectRef<T>(currentProc().nextId(), this.#owner);
     const store = (head: JobHead) => (head.store.track(ref), head.store.entry(ref.id).resolve(value));
     if (this.#head) store(this.#head);
@@ -144,7 +121,7 @@ export class MeshJobContext implements JobContext {
     args: ConstructorParameters<C> = [] as unknown as ConstructorParameters<C>,
     options: ActorOptions = {},
   ): Promise<ActorHandle<InstanceType<C>>> {
-    this.#check();
+    this[kCheckOpen]();
     checkResources(options.resources ?? {}, `actor ${options.name ?? Class.name}`);
     const head = await this.#ready;
     const target = await head.createActor(Class, args as unknown[], options);
@@ -152,13 +129,8 @@ export class MeshJobContext implements JobContext {
   }
 
   async killActor(name: string): Promise<void> {
-    this.#check();
+    this[kCheckOpen]();
     await (await this.#ready).killActor(name);
-  }
-
-  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>> {
-    this.#check(); // at once, not by each member in the background
-    return createActorGroup(this, Class, args, count, options);
   }
 
   /** With `Class` known, calls are checked for arity as they are made. */
@@ -180,10 +152,6 @@ export class MeshJobContext implements JobContext {
     );
   }
 
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.shutdown();
-  }
-
   async shutdown(): Promise<void> {
     if (this.#shutdown) return;
     this.#shutdown = true;
@@ -196,7 +164,7 @@ export class MeshJobContext implements JobContext {
     return (await this.#ready).store.size;
   }
 
-  #check(): void {
+  protected override [kCheckOpen](): void {
     if (this.#shutdown) throw new Error(`this ${this.kind} job context was shut down; create another with createJobContext()`);
   }
 }

@@ -2,18 +2,36 @@
 // The value is kept by its owner: the head of the job that made the ref, in
 // that job's driver. A ref names its owner, so it can be passed anywhere — to
 // tasks and actors of its job, back to the driver, to another job through a
-// named actor — and whoever resolves it asks the owner (refs.ts). A sync job
+// named actor — and whoever resolves it asks the owner (ref-reader.ts). A sync job
 // keeps its values in its own process, so its refs cannot be sent.
-import { SerializationError } from "../wire/errors.ts";
-import { registerHandleType } from "../wire/codec.ts";
-import { kMesh, type ActorMesh } from "../mesh/actor-mesh.ts";
-import { actorMeshAt } from "../mesh/mesh-at.ts";
-import { currentProc } from "../runtime/face/procs.ts";
-import type { HeadActor } from "./head-actor.ts";
-import type { ObjectStore } from "./object-store.ts";
+import { SerializationError } from "../../wire/errors.ts";
+import { registerHandleType } from "../../wire/codec.ts";
+import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
+import { actorMeshAt } from "../../mesh/mesh-at.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
+import type { ActorTarget } from "../base/actor-target.ts";
+import { escapedRefs, type ObjectStore } from "./object-store.ts";
+
+/**
+ * The endpoints of a job's head that whoever holds one of its refs, streams or actor handles calls, from any
+ * process: the part of the head's face (../head-endpoints.ts) a ref needs, so refs need not know the head.
+ */
+export interface RefHead {
+  /** The value of `ref`; `taskId`: the asking task, which lends its resources out meanwhile (null: not one of the job's tasks). */
+  remoteGet(ref: ObjectRef, taskId: string | null): Promise<unknown>;
+  /** The ref id of item `index` of stream `id`, or null after its last. */
+  remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null>;
+  remoteCancel(id: string, recursive: boolean): void;
+  /** Calls `method` of `target` for ref `id` (`stream`: as a stream), keeping the result with the head. */
+  remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream?: boolean): void;
+}
 
 /** Where a ref's value is kept: with a job's head, which answers for it from any process, or in a sync job's store in this process. */
-export type RefOwner = { readonly head: ActorMesh<HeadActor>; readonly id: string } | { readonly head: null; readonly store: ObjectStore };
+export type RefOwner = { readonly head: ActorMesh<RefHead>; readonly id: string } | { readonly head: null; readonly store: ObjectStore };
+
+/** An argument may be given as a value or as a ref to one; refs are resolved before the call. */
+export type Refs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | ObjectRef<A[K]> };
+export type Resolved<T> = T extends ObjectRef<infer V> ? V : T;
 
 /** The owner behind a ref, under a symbol so it is not part of the ObjectRef API. */
 export const kOwner = Symbol("fray.refOwner");
@@ -36,17 +54,14 @@ export class ObjectRef<T = unknown> {
   }
 }
 
-const owners = new WeakMap<ActorMesh<HeadActor>, RefOwner>();
+const owners = new WeakMap<ActorMesh<RefHead>, RefOwner>();
 
 /** The owner for refs kept by the head whose HeadActor is `head`. */
-export function headOwner(head: ActorMesh<HeadActor>): RefOwner {
+export function headOwner(head: ActorMesh<RefHead>): RefOwner {
   let owner = owners.get(head);
   if (!owner) owners.set(head, (owner = { head, id: head[kMesh].id }));
   return owner;
 }
-
-/** Ids of refs that were sent somewhere: their values are kept, since their holders are out of sight. */
-export const escapedRefs = new Set<string>();
 
 /** One owner per head seen here, so refs that arrive share one handle to it. */
 const heads = new Map<string, RefOwner>();
@@ -54,7 +69,7 @@ const heads = new Map<string, RefOwner>();
 /** The owner whose HeadActor has mesh id `id` at `addr`. */
 export function headAt(addr: string, id: string): RefOwner {
   let owner = heads.get(id);
-  if (!owner) heads.set(id, (owner = headOwner(actorMeshAt<HeadActor>(addr, id, "fray-job-head", null, "HeadActor"))));
+  if (!owner) heads.set(id, (owner = headOwner(actorMeshAt<RefHead>(addr, id, "fray-job-head", null, "HeadActor"))));
   return owner;
 }
 

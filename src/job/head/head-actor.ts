@@ -1,23 +1,24 @@
 // The HeadActor is the job head as tasks and actors in workers see it: an
 // actor in the driver whose endpoints are a thin layer over the JobHead. The
 // driver never messages it; it hands its mesh to the job's Executors only.
-import type { PortRef } from "../runtime/face/actors.ts";
-import { currentProc, messageContext } from "../runtime/face/procs.ts";
-import { Actor, endpoint } from "../mesh/actor.ts";
-import type { ActorMesh } from "../mesh/actor-mesh.ts";
-import type { MeshFailure } from "../mesh/errors.ts";
-import { thisProc } from "../mesh/host-mesh.ts";
-import type { ProcMesh } from "../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actors/actor-ref.ts";
-import type { JobKind } from "./job-context.ts";
+import type { PortRef } from "../../runtime/face/actors.ts";
+import { currentProc, messageContext } from "../../runtime/face/procs.ts";
+import { Actor, endpoint } from "../../mesh/actor.ts";
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import type { MeshFailure } from "../../mesh/errors.ts";
+import { thisProc } from "../../mesh/host-mesh.ts";
+import type { ProcMesh } from "../../mesh/proc-mesh.ts";
+import type { ActorTarget } from "../base/actor-target.ts";
+import type { HeadEndpoints } from "../head-endpoints.ts";
+import type { JobKind } from "../job-context.ts";
 import { JobHead } from "./job-head.ts";
-import type { ObjectRef } from "./object-ref.ts";
-import type { ActorOptions, Resources, TaskOptions } from "./options.ts";
+import type { ObjectRef } from "../objects/object-ref.ts";
+import type { ActorOptions, Resources, TaskOptions } from "../base/options.ts";
 
 /** Heads a HeadActor of this process constructed and startHead has not taken yet, by token. */
 const constructed = new Map<string, JobHead>();
 
-export class HeadActor extends Actor {
+export class HeadActor extends Actor implements HeadEndpoints {
   readonly #head: JobHead;
 
   constructor(token: string) {
@@ -54,13 +55,13 @@ export class HeadActor extends Actor {
     this.#head.cancel(id, recursive);
   }
 
-  /** Worker `worker`'s tasks that got a slot (start-reports.ts). */
+  /** Worker `worker`'s tasks that got a slot (../worker/start-reports.ts). */
   @endpoint({ concurrent: true })
   remoteStarted(worker: number, started: string[]): void {
     this.#head.started(worker, started);
   }
 
-  /** Worker `worker`'s Executor takes small batches of tasks at `port` (port-lane.ts). */
+  /** Worker `worker`'s Executor takes small batches of tasks at `port` (../routes/port-lane.ts). */
   @endpoint({ concurrent: true })
   remoteLane(worker: number, port: PortRef): void {
     this.#head.laneOpened(worker, port);
@@ -93,7 +94,7 @@ export class HeadActor extends Actor {
     return this.#head.createActor({ url, exportName }, args, options);
   }
 
-  /** Also how handles called where no job context runs reach their actor (actor-ref.ts): from any process. */
+  /** Also how handles called where no job context runs reach their actor (../actors/actor-ref.ts): from any process. */
   @endpoint({ concurrent: true })
   remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream = false): void {
     if (stream) this.#head.callActorStream(id, target, method, args);

@@ -1,9 +1,10 @@
-// A task lane: batches of tasks with plain arguments, and their plain values,
-// straight between the head and an Executor in a worker thread of the head's
-// own process, over a BroadcastChannel of their own (structured clone, no
-// codec, frame, routing or mailbox on either side). It saves a tiny task most
-// of its cost per message; everything else (other arguments, thrown errors,
-// values that are not plain, cancels, start reports) goes the actor way as before.
+// The thread lane, the first of the task routes (task-route.ts): batches of tasks
+// with plain arguments, and their plain values, straight between the head and an
+// Executor in a worker thread of the head's own process, over a BroadcastChannel
+// of their own (structured clone, no codec, frame, routing or mailbox on either
+// side). It saves a tiny task most of its cost per message; everything else
+// (other arguments, thrown errors, values that are not plain, cancels, start
+// reports) goes the actor way (call-route.ts, the results port).
 //
 // An Executor offers a lane by announcing its channel on the job's lobby
 // channel; it can only be heard in the same process, so an Executor anywhere
@@ -16,8 +17,10 @@
 // for the next batch (FRAY_THREAD_WAIT_MS) and takes it without its event loop.
 import { randomUUID } from "node:crypto";
 import { receiveMessageOnPort, type BroadcastChannel, type MessagePort } from "node:worker_threads"; // the channel is node's global
-import { config } from "../settings.ts";
+import { config } from "../base/settings.ts";
 import { Doorbell } from "../../wire/doorbell.ts";
+import type { TaskBatch } from "./task-batch.ts";
+import type { TaskRoute } from "./task-route.ts";
 
 /** Batches taken after a wait in a row, without the event loop turning: a thread's timers and sockets wait no longer. */
 const MAX_IN_A_ROW = 32;
@@ -25,8 +28,8 @@ const MAX_IN_A_ROW = 32;
 /** A batch on a lane: the fields of TaskBatch. */
 export type LaneBatch = [fns: string[], tasks: unknown[]];
 
-/** The head's side: the lobby Executors announce their lanes on, and the lane of each worker. */
-export class HeadLanes {
+/** The head's side, a TaskRoute: the lobby Executors announce their lanes on, and the lane of each worker. */
+export class HeadLanes<T> implements TaskRoute<T> {
   /** The lobby's name, given to each Executor. */
   readonly lobby = `fray-task-lanes:${randomUUID()}`;
   readonly #lobby = new globalThis.BroadcastChannel(this.lobby);
@@ -52,13 +55,14 @@ export class HeadLanes {
   }
 
   /**
-   * Sends a batch to worker `worker` by its lane, if it has one and, the first
+   * Sends a batch to worker `worker` by its lane, if it has one, every argument is plain and, the first
    * time, no task of it that went the actor way is still out (`alone`): false when it did not.
    */
-  send(worker: number, batch: LaneBatch, alone: boolean): boolean {
+  send(worker: number, batch: TaskBatch<T>, alone: boolean): boolean {
     const lane = this.#lanes[worker];
-    if (!lane || !(lane.live ||= alone)) return false;
-    lane.channel.postMessage(batch);
+    if (batch.acked || !lane || !(lane.live ||= alone)) return false;
+    const message: LaneBatch = [batch.fns, batch.tasks];
+    lane.channel.postMessage(message);
     lane.doorbell?.ring();
     return true;
   }

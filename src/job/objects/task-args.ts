@@ -4,7 +4,7 @@
 // This names it as the user wrote the call.
 import { encode, tooLargeArguments } from "../../wire/codec.ts";
 import { SerializationError } from "../../wire/errors.ts";
-import { ObjectRef } from "../object-ref.ts";
+import { ObjectRef } from "./object-ref.ts";
 
 /**
  * For a SerializationError: the same failure named "argument I of NAME: …"

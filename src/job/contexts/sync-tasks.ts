@@ -2,8 +2,8 @@
 // code now (AsyncLocalStorage follows it across awaits), the tasks each
 // started, and each one's AbortSignal, made only when the task reads it.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { TaskCancelledError } from "./errors.ts";
-import { NEVER_ABORTED } from "./job-context.ts";
+import { TaskCancelledError } from "../base/errors.ts";
+import { NEVER_ABORTED } from "../base/ambient.ts";
 
 export class SyncTask {
   cancelled = false;

@@ -1,27 +1,26 @@
-// job/actors: the job's actors: where each lives (this file), handles typed from the
-// class (actor-handle.ts) and what they carry (actor-ref.ts), groups (actor-group.ts) and in-process concurrency (call-limiter.ts).
-//
-// The job's actors. Most are a 1-rank mesh spawned on a worker with room for
+// The job's actors, as its head keeps them (what a handle is and carries, groups and
+// currentActor() are ../actors/). Most are a 1-rank mesh spawned on a worker with room for
 // what it holds for its whole life. A namespace hosts the others, each in a
 // process of its own: every named actor when the job has a shared namespace
 // (a cluster's, so other jobs find it), and any actor that must outlive the
 // job, be restarted, or sit where preemption cannot reach (in the job's
 // private namespace when it has no shared one).
 import { load, locate, type CodeLocation } from "../../runtime/face/code.ts";
-import { settingName } from "../settings.ts";
+import { settingName } from "../base/settings.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
-import type { ActorTarget } from "./actor-ref.ts";
+import type { ActorTarget } from "../actors/actor-ref.ts";
 import { HostedCalls } from "../namespace/hosted-calls.ts";
 import { NamespaceClient } from "../namespace/namespace-client.ts";
-import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../options.ts";
-import { namedActorExists, type RefReader } from "../refs.ts";
+import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../base/options.ts";
+import { namedActorExists } from "../base/errors.ts";
+import type { RefReader } from "../objects/ref-reader.ts";
 import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
-import { STREAM_ENDPOINT } from "./stream-endpoint.ts";
-import { placeOf, type ActorMeta, type MemberOptions } from "./current-actor.ts";
+import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
+import { placeOf, type ActorMeta, type MemberOptions } from "../actors/current-actor.ts";
 
 /** An actor class, or where a worker exported it from. */
 export type ActorCode = Function | CodeLocation;
@@ -124,7 +123,10 @@ export class ActorRegistry {
       );
   }
 
-  /** Calls `method`, an async generator, of the actor `target` as a stream whose values go to `port` (stream-endpoint.ts); entry `id` gets their count. */
+  /**
+   * Calls `method`, an async generator, of the actor `target` as a stream whose values go to `port`
+   * (../actors/stream-endpoint.ts); entry `id` gets their count.
+   */
   callStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], port: PortRef): void {
     this.refs.all(args).then(
       (values) => this.call(id, target, STREAM_ENDPOINT, [method, values, port]),

@@ -1,10 +1,12 @@
 // `ctx.asCompleted(refs)`: the refs again, each once, in the order their
 // values (or errors) became ready — for progress over a large batch, or for
 // handling results as they come instead of in submission order.
-import type { JobContext } from "./job-context.ts";
 import type { ObjectRef } from "./object-ref.ts";
 
-export async function* asCompleted<T>(ctx: Pick<JobContext, "get">, refs: readonly ObjectRef<T>[]): AsyncGenerator<ObjectRef<T>, void, undefined> {
+export async function* asCompleted<T>(
+  ctx: { get(ref: ObjectRef<T>): Promise<unknown> },
+  refs: readonly ObjectRef<T>[],
+): AsyncGenerator<ObjectRef<T>, void, undefined> {
   const distinct = [...new Map(refs.map((r) => [r.id, r])).values()];
   const ready: ObjectRef<T>[] = [];
   let wake: (() => void) | null = null;

@@ -1,6 +1,5 @@
-import { objectStats } from "./metrics.ts";
-import { metricsOn } from "../runtime/face/metrics.ts";
-import { escapedRefs, type ObjectRef } from "./object-ref.ts";
+import { objectStats } from "../base/metrics.ts";
+import { metricsOn } from "../../runtime/face/metrics.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
@@ -13,6 +12,9 @@ export interface Entry {
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
+
+/** Ids of refs that were sent somewhere (object-ref.ts): their values are kept, since their holders are out of sight. */
+export const escapedRefs = new Set<string>();
 
 // When the driver drops its last ObjectRef to a value nobody else was sent,
 // the value is released: a long job does not grow without bound.
@@ -87,7 +89,7 @@ export class ObjectStore {
   #bytes = new Map<string, number>();
 
   /** Releases `ref`'s value once `ref` is garbage (unless it was sent elsewhere). */
-  track<R extends ObjectRef>(ref: R): R {
+  track<R extends { readonly id: string }>(ref: R): R {
     dropped.register(ref, { store: this, id: ref.id });
     return ref;
   }

@@ -1,29 +1,32 @@
-// The Executor runs tasks in a worker process (or thread). It also makes the
-// worker's tasks and actors see a JobContext that talks to the job's head, so
-// nested tasks and actors work from anywhere.
-import { currentProc, messageContext, parentDoorbell, type MessageContext } from "../../runtime/face/procs.ts";
+// Running tasks in a worker: the Executor's (executor.ts) batches and single tasks, each in a RemoteJobContext of its
+// own, holding one of the worker's slots if it uses one (slots.ts), reporting its start if it was sent ahead
+// (start-reports.ts), seeing its signal abort if the head cancels it; and its value sent back, the one way a task's
+// value goes: to the head's results port (or, a plain value of a task that came by the thread lane, by the lane).
 import { load } from "../../runtime/face/code.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import { encode } from "../../wire/codec.ts";
-import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
-import { ambient, withJobContext, type JobKind } from "../job-context.ts";
-import type { HeadActor } from "../head-actor.ts";
-import { RemoteJobContext, type TaskControls, type TaskSlot } from "../remote-context.ts";
+import type { HeadEndpoints } from "../head-endpoints.ts";
+import { withJobContext, type JobKind } from "../job-context.ts";
+import { isPlain, SlotUse, TASK_FIELDS, TaskField } from "../routes/task-batch.ts";
+import { unknownFunction } from "../routes/told-functions.ts";
 import { asStream } from "../streams/stream-buffer.ts";
 import { pump } from "../streams/stream-pump.ts";
-import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
+import { HeldSlot, isThenable } from "./held-slot.ts";
+import { RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
-import { StartReports } from "./start-reports.ts";
-import { isPlain, TASK_FIELDS, type SlotUse } from "./task-batch.ts";
+import type { StartReports } from "./start-reports.ts";
 import { withTaskEnv } from "./task-env.ts";
-import { ExecutorPortLane } from "./port-lane.ts";
-import { ExecutorLane } from "./thread-lane.ts";
-import { KnownFunctions, unknownFunction, type NamedFunctions, type Telling } from "./told-functions.ts";
 
-export class Executor extends Actor {
+/** Where plain values of tasks that came by the thread lane go back (../routes/thread-lane.ts ExecutorLane). */
+export interface LaneResults {
+  result(number: number, value: unknown): void;
+}
+
+export class TaskRunner {
   /** Only the job's own code holds the head's mesh: it is never where user code could read it. */
-  readonly #head: ActorMesh<HeadActor>;
+  readonly #head: ActorMesh<HeadEndpoints>;
   readonly #kind: JobKind;
   readonly #functions = new Map<string, Function>();
   /** The function the last batch ran first, found without making its key: most batches run the one function. */
@@ -37,57 +40,31 @@ export class Executor extends Actor {
   /** The AbortControllers of tasks that read their signal. */
   readonly #controllers = new Map<string, AbortController>();
   readonly #controls: TaskControls = { signalFor: (taskId) => this.#signalFor(taskId) };
-  /** The task lane from the head, when this worker is a thread of the head's process (thread-lane.ts). */
-  readonly #lane: ExecutorLane | null = null;
-  /** Else the port small batches come to (port-lane.ts). */
-  readonly #portLane: ExecutorPortLane | null = null;
-  /** What the head's calls run in (this worker alone, as a slice): tasks that come by the lane run in it too, as those that come by a call do. */
-  #callContext: MessageContext | undefined;
+  /** The thread lane batches came by, if this worker has one: plain values go back by it. */
+  #lane: LaneResults | null = null;
   /** Tasks started here that have not ended. */
   #running = 0;
-  /** The functions batches told this worker of: later ones name them by number (told-functions.ts). */
-  readonly #known = new KnownFunctions();
 
-  /** `lanes`: the lobby of the head's task lanes, if it offers them. */
-  constructor(head: ActorMesh<HeadActor>, slots: number, kind: JobKind, results: PortRef, lanes: string | null = null) {
-    super();
+  constructor(head: ActorMesh<HeadEndpoints>, kind: JobKind, slots: number, results: PortRef, starts: StartReports) {
     this.#head = head;
     this.#kind = kind;
     this.#slots = new Slots(slots);
     this.#results = results;
-    const context = messageContext.getStore();
-    const worker = context?.rank ?? 0; // rank i runs on worker i
-    this.#starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
-    ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
-    // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
-    if (lanes !== null && context)
-      this.#lane = new ExecutorLane(
-        lanes,
-        worker,
-        ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => this.#runBatch(fns, tasks, true)),
-        () => this.#running === 0,
-        parentDoorbell(),
-      );
-    // A batch by the port lane runs as a runBatch call's: its values go back by the results port.
-    else if (context)
-      this.#portLane = new ExecutorPortLane(
-        ([fns, tasks, telling]) => messageContext.run(this.#callContext ?? context, () => void this.runBatch(fns, tasks, telling)),
-        (port) => head.remoteLane.broadcast(worker, port),
-      );
+    this.#starts = starts;
   }
 
-  cleanup(): void {
-    this.#lane?.close();
-    this.#portLane?.close();
+  /** Plain values of tasks that came by the thread lane go back by `lane`. */
+  useLane(lane: LaneResults): void {
+    this.#lane = lane;
   }
 
-  /**
-   * The head cancelled task `taskId`: one waiting here never starts, a running
-   * one sees its signal abort (a CPU-bound one cannot: the head replaces this
-   * worker if it has not ended within FRAY_CANCEL_GRACE_MS).
-   */
-  @endpoint({ concurrent: true })
-  cancelTask(taskId: string, reason: Error): void {
+  /** No task started here is running. */
+  get idle(): boolean {
+    return this.#running === 0;
+  }
+
+  /** The head cancelled task `taskId`: one waiting here never starts, a running one sees its signal abort. */
+  cancel(taskId: string, reason: Error): void {
     this.#cancelled.set(taskId, reason);
     this.#controllers.get(taskId)?.abort(reason);
   }
@@ -115,31 +92,22 @@ export class Executor extends Actor {
   }
 
   /**
-   * Runs a batch of tasks (task-batch.ts). Each reports its start, and sends
-   * its value (or what it threw) to the results port when it ends. Resolves
-   * once all have ended, so a call of it fails exactly the tasks still running.
-   * `fns` may name functions told before by number; `telling`: the numbers of those it names in full, to keep (told-functions.ts).
+   * Runs a batch of tasks (../routes/task-batch.ts), its functions named in full. Each reports its start, and sends
+   * its value (or what it threw) to the results port when it ends. Resolves once all have ended, so a call of it
+   * fails exactly the tasks still running. `lane`: the batch came by the thread lane, where plain values go back too.
    */
-  @endpoint({ concurrent: true })
-  runBatch(fns: NamedFunctions, tasks: unknown[], telling: Telling): Promise<void> | undefined {
-    this.#callContext ??= messageContext.getStore();
-    this.#known.resolve(fns, telling);
-    return this.#runBatch(fns as string[], tasks, false);
-  }
-
-  /** `lane`: the batch came by the lane, where plain values go back too. */
-  #runBatch(fns: string[], tasks: unknown[], lane: boolean): Promise<void> | undefined {
+  runBatch(fns: string[], tasks: unknown[], lane: boolean): Promise<void> | undefined {
     let pending: Promise<void>[] | null = null;
     // Most batches run one function: its lookup is kept in `first`, an array only for the others.
     let first: Function | undefined;
     let loaded: Array<Function | undefined> | null = null;
     for (let i = 0; i < tasks.length; i += TASK_FIELDS) {
-      const id = tasks[i] as string;
-      const number = tasks[i + 1] as number;
-      const f = tasks[i + 2] as number;
-      const args = tasks[i + 3] as unknown[];
-      const env = tasks[i + 4] as Record<string, string> | null;
-      const slot = tasks[i + 5] as SlotUse;
+      const id = tasks[i + TaskField.id] as string;
+      const number = tasks[i + TaskField.number] as number;
+      const f = tasks[i + TaskField.fn] as number;
+      const args = tasks[i + TaskField.args] as unknown[];
+      const env = tasks[i + TaskField.env] as Record<string, string> | null;
+      const slot = tasks[i + TaskField.slot] as SlotUse;
       const fn = f === 0 ? (first ??= this.#loaded(fns[0], fns[1])) : ((loaded ??= [])[f] ??= this.#loaded(fns[2 * f], fns[2 * f + 1]));
       if (fns[2 * f] === null) {
         this.#sendResult(number, unknownFunction(), true);
@@ -148,7 +116,7 @@ export class Executor extends Actor {
       this.#running++;
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
       const run =
-        fn && (!slot || this.#slots.tryAcquire())
+        fn && (slot === SlotUse.none || this.#slots.tryAcquire())
           ? this.#start(fn, id, number, args, env, slot, lane)
           : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot, lane);
       if (run) (pending ??= []).push(run);
@@ -176,14 +144,14 @@ export class Executor extends Actor {
   ): Promise<void> | undefined {
     const cancelled = this.#cancelReason(taskId);
     if (cancelled) {
-      if (use) this.#slots.release(); // it never starts: the slot it took goes to the next task
+      if (use !== SlotUse.none) this.#slots.release(); // it never starts: the slot it took goes to the next task
       this.#ended(taskId);
       this.#sendResult(number, cancelled, true);
       return undefined;
     }
     let slot: HeldSlot | null = null;
-    if (use) {
-      if (use === 2) this.#starts.started(taskId);
+    if (use !== SlotUse.none) {
+      if (use === SlotUse.takeAndReport) this.#starts.started(taskId);
       slot = new HeldSlot(this.#slots, this.#starts);
     }
     let result: unknown;
@@ -241,21 +209,19 @@ export class Executor extends Actor {
   }
 
   /**
-   * Runs one task and answers with its value (for tasks that did not go in a
+   * Runs one task and resolves with its value (for tasks that did not go in a
    * batch: refs to resolve, say). With `stream`, the task is a generator whose
-   * values go to that port as it yields them (stream-pump.ts); its value is their count.
+   * values go to that port as it yields them (../streams/stream-pump.ts); its value is their count.
    */
-  @endpoint({ concurrent: true })
   runTask(
     taskId: string,
     url: string,
     exportName: string,
     args: unknown[],
     env: Record<string, string> | null,
-    use: SlotUse = 0,
+    use: SlotUse = SlotUse.none,
     stream: PortRef | null = null,
   ): Promise<unknown> {
-    this.#callContext ??= messageContext.getStore();
     this.#running++;
     return this.#task(taskId, url, exportName, args, env, use, stream).finally(() => this.#ended(taskId));
   }
@@ -270,7 +236,7 @@ export class Executor extends Actor {
     use: SlotUse,
     stream: PortRef | null,
   ): Promise<unknown> {
-    if (!use) return this.#run(taskId, url, exportName, args, env, null, stream);
+    if (use === SlotUse.none) return this.#run(taskId, url, exportName, args, env, null, stream);
     const wait = this.#slots.acquire();
     if (wait) await wait;
     const cancelled = this.#cancelReason(taskId);
@@ -278,7 +244,7 @@ export class Executor extends Actor {
       this.#slots.release();
       throw cancelled;
     }
-    if (use === 2) this.#starts.started(taskId);
+    if (use === SlotUse.takeAndReport) this.#starts.started(taskId);
     const slot = new HeldSlot(this.#slots, this.#starts);
     try {
       return await this.#run(taskId, url, exportName, args, env, slot, stream);
@@ -310,45 +276,5 @@ export class Executor extends Actor {
     if (stream === null) return await withTaskEnv(env, () => withJobContext(ctx, () => f(...args)));
     // The generator's body runs in the task's context across its awaits: it is created and pulled inside it.
     return await withTaskEnv(env, () => withJobContext(ctx, () => pump(asStream(f(...args), exportName), stream, () => this.#cancelled.has(taskId))));
-  }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
-}
-
-/** A running task's slot, lent out while it waits in get()/wait(). */
-class HeldSlot implements TaskSlot {
-  #held = true;
-  /** A task can end while a get() of it still waits (it stopped at its signal, say): that get must not take a slot back. */
-  #ended = false;
-
-  constructor(
-    private readonly slots: Slots,
-    private readonly starts: StartReports,
-  ) {}
-
-  block(): void {
-    this.starts.flush(); // the head learns that the task started before that it blocked
-    if (this.#held) {
-      this.slots.release();
-      this.#held = false;
-    }
-  }
-
-  unblock(): void {
-    if (!this.#held && !this.#ended) {
-      this.slots.reclaim();
-      this.#held = true;
-    }
-  }
-
-  /** The task ended: its slot is free (once, even if it ends twice). */
-  end(): void {
-    this.#ended = true;
-    if (this.#held) {
-      this.slots.release();
-      this.#held = false;
-    }
   }
 }

@@ -1,37 +1,34 @@
 // The `sync` backend: everything runs in this process, at once, in order —
 // for unit tests and debugging. Resource requests are checked and ignored, so
 // code that asks for GPUs can be tested anywhere.
-import { checkEndpointNames } from "../mesh/actor-mesh.ts";
-import { checkArity, checkMethodArity, functionLabel } from "../runtime/face/actors.ts";
-import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
-import { asCompleted } from "./as-completed.ts";
-import { actorHandle, type ActorHandle } from "./actors/actor-handle.ts";
-import { ActorRef } from "./actors/actor-ref.ts";
+import { checkEndpointNames } from "../../mesh/actor-mesh.ts";
+import { checkMethodArity, functionLabel } from "../../runtime/face/actors.ts";
+import { actorHandle, type ActorHandle } from "../actors/actor-handle.ts";
+import { ActorRef } from "../actors/actor-ref.ts";
 import {
   withJobContext,
   type ActorClass,
   type CancelOptions,
   type JobContext,
   type JobKind,
-  type Refs,
   type StreamingFunction,
   type TaskFunction,
-  type WaitOptions,
-  type Yielded,
-} from "./job-context.ts";
-import { kOwner, ObjectRef, type RefOwner } from "./object-ref.ts";
-import { cancelTarget, ObjectRefStream } from "./object-ref-stream.ts";
-import { TaskCancelledError } from "./errors.ts";
+} from "../job-context.ts";
+import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
+import { kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
+import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
+import { TaskCancelledError } from "../base/errors.ts";
 import { SyncTasks } from "./sync-tasks.ts";
-import { asStream, StreamBuffer } from "./streams/stream-buffer.ts";
-import { ObjectStore } from "./object-store.ts";
-import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "./options.ts";
-import { namedActorExists, RefReader } from "./refs.ts";
-import { withTaskEnv } from "./tasks/task-env.ts";
-import { CallLimiter } from "./actors/call-limiter.ts";
-import { syncActorScope } from "./actors/current-actor.ts";
-import { SyncActor } from "./actors/sync-actor.ts";
-import { config, settingName } from "./settings.ts";
+import { asStream, StreamBuffer } from "../streams/stream-buffer.ts";
+import { ObjectStore } from "../objects/object-store.ts";
+import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { namedActorExists } from "../base/errors.ts";
+import { RefReader } from "../objects/ref-reader.ts";
+import { withTaskEnv } from "../worker/task-env.ts";
+import { CallLimiter } from "./call-limiter.ts";
+import { syncActorScope } from "../actors/current-actor.ts";
+import { SyncActor } from "./sync-actor.ts";
+import { config, settingName } from "../base/settings.ts";
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
@@ -45,7 +42,7 @@ const SYNC_HANDLE = new ActorRef(
     "processes backend to pass its handles around",
 );
 
-export class SyncJobContext implements JobContext {
+export class SyncJobContext extends JobContextBase implements JobContext {
   readonly kind: JobKind = "sync";
   readonly #store = new ObjectStore();
   readonly #refs = new RefReader(this.#store);
@@ -60,13 +57,7 @@ export class SyncJobContext implements JobContext {
     return this.#tasks.signal;
   }
 
-  run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
-    return this.createTask(fn, args);
-  }
-
-  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
-    checkResources(options.resources ?? {}, `task ${options.name ?? fn.name}`);
-    checkArity(fn, args.length, functionLabel(fn));
+  protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef {
     const ref = this.#newRef();
     const entry = this.#store.entry(ref.id);
     const task = this.#tasks.start(ref.id, options.name ?? functionLabel(fn), (error) => entry.reject(error));
@@ -88,25 +79,21 @@ export class SyncJobContext implements JobContext {
           );
     if (!args.some((a) => a instanceof ObjectRef)) {
       try {
-        const result = call(args as unknown[]);
+        const result = call(args);
         if (isThenable(result)) Promise.resolve(result).then(settle, fail);
         else settle(result);
       } catch (err) {
         fail(err);
       }
     } else {
-      this.#refs
-        .all(args as unknown[])
-        .then(call)
-        .then(settle, fail);
+      this.#refs.all(args).then(call).then(settle, fail);
     }
-    return ref as ObjectRef<Awaited<ReturnType<F>>>;
+    return ref;
   }
 
-  runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {
-    checkArity(fn, args.length, functionLabel(fn));
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[]): ObjectRefStream<unknown> {
     const name = functionLabel(fn);
-    return this.#stream(this.#newRef(), name, this.#refs.all(args as unknown[]), (values) => (fn as unknown as (...a: unknown[]) => unknown)(...values));
+    return this.#stream(this.#newRef(), name, this.#refs.all(args), (values) => (fn as unknown as (...a: unknown[]) => unknown)(...values));
   }
 
   /** Runs `start` (a generator function's call) as a task whose yielded values fill a stream; an actor's `limiter` holds a call slot meanwhile. */
@@ -162,12 +149,8 @@ export class SyncJobContext implements JobContext {
     return this.#refs.get(value) as Promise<never>;
   }
 
-  wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {
-    return this.#refs.wait(refs, options.numReturns ?? 1, options.timeout === undefined ? undefined : options.timeout * 1000);
-  }
-
-  asCompleted<T>(refs: readonly ObjectRef<T>[]): AsyncIterable<ObjectRef<T>> {
-    return asCompleted(this, refs);
+  protected [kWaitFor](refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
+    return this.#refs.wait(refs, numReturns, timeoutMs);
   }
 
   put<T>(value: T): ObjectRef<T> {
@@ -242,10 +225,6 @@ export class SyncJobContext implements JobContext {
     return created;
   }
 
-  createActorGroup<C extends ActorClass>(Class: C, args: ConstructorParameters<C>, count: number, options?: ActorOptions): ActorGroup<InstanceType<C>> {
-    return createActorGroup(this, Class, args, count, options);
-  }
-
   async killActor(name: string): Promise<void> {
     const named = this.#named.get(name);
     if (!named) throw new Error(`there is no actor named '${name}' in this job; kill one by the name it was created with`);
@@ -272,10 +251,6 @@ export class SyncJobContext implements JobContext {
           `backend cannot reach: a named actor here would be a private one. Use "processes" or "threads"`,
       );
     }
-  }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.shutdown();
   }
 
   async shutdown(): Promise<void> {

@@ -1,7 +1,7 @@
 // What the job layer counts for its metrics: its tasks and its object stores, as plain numbers its hot
 // paths add to while `metricsOn` (FRAY_METRICS), declared through the runtime's registry, which reads
 // them when scraped.
-import { declareMetric } from "../runtime/face/metrics.ts";
+import { declareMetric } from "../../runtime/face/metrics.ts";
 
 /** This process's tasks, as counts; pending and running are derived from them. A retried task is requeued, not failed. */
 export const taskStats = { submitted: 0, dispatched: 0, requeued: 0, done: 0, failedRunning: 0, failedQueued: 0 };

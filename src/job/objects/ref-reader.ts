@@ -2,8 +2,8 @@
 // call; `get` maps over arrays and passes plain values through. A job reads
 // its own refs from its store, and any other's from the ref's owner: another
 // job's head (over the wire), or a sync job's store in this process.
-import { kMesh } from "../mesh/actor-mesh.ts";
-import { ActorError } from "../mesh/errors.ts";
+import { kMesh } from "../../mesh/actor-mesh.ts";
+import { ActorError } from "../../mesh/errors.ts";
 import { waitFor, type ObjectStore } from "./object-store.ts";
 import { kOwner, ObjectRef } from "./object-ref.ts";
 
@@ -47,8 +47,4 @@ export class RefReader {
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v)));
     return Promise.resolve(value);
   }
-}
-
-export function namedActorExists(name: string): Error {
-  return new Error(`Actor ${name} already exists`);
 }

@@ -1,4 +1,5 @@
-// A task lane to an Executor in another process: a small batch of tasks with
+// The port lane, a task route (task-route.ts) to an Executor that has no
+// thread lane (in another process, say): a small batch of tasks with
 // plain arguments goes to a port the Executor opened (runtime/ports), as a
 // value, not as a call of Executor.runBatch. A call costs both sides what a
 // port value does not: the call's header and its routing, the actor's mailbox
@@ -17,7 +18,9 @@ import { sendEncodedToPort, type PortRef } from "../../runtime/face/actors.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { encode } from "../../wire/codec.ts";
 import { FrameError } from "../../wire/errors.ts";
-import type { NamedFunctions, Telling } from "./told-functions.ts";
+import type { TaskBatch } from "./task-batch.ts";
+import type { TaskRoute } from "./task-route.ts";
+import type { NamedFunctions, Telling, ToldFunctions } from "./told-functions.ts";
 
 /** A batch on a port lane: its functions as named to its worker, its tasks, and what it tells (told-functions.ts). */
 export type PortLaneBatch = [fns: NamedFunctions, tasks: unknown[], telling: Telling];
@@ -25,9 +28,12 @@ export type PortLaneBatch = [fns: NamedFunctions, tasks: unknown[], telling: Tel
 /** Tasks in a batch beyond which it goes as a call (a burst's batches are large, and a call costs them little per task). */
 const MOST_TASKS = 16;
 
-/** The head's side: the port of each worker's Executor, once it told of it. */
-export class HeadPortLanes {
+/** The head's side, a TaskRoute: the port of each worker's Executor, once it told of it. */
+export class HeadPortLanes<T> implements TaskRoute<T> {
   readonly #lanes: Array<{ port: PortRef; live: boolean } | undefined> = [];
+
+  /** `told`: the functions each worker was told of, shared with the call route (a lane batch tells as a one-way call does). */
+  constructor(private readonly told: ToldFunctions) {}
 
   /** Worker `worker`'s Executor listens at `port`. */
   open(worker: number, port: PortRef): void {
@@ -35,19 +41,22 @@ export class HeadPortLanes {
   }
 
   /**
-   * Sends `batch` (of plain values, `size` tasks) by worker `worker`'s lane, if it has one, the batch is small and, the first
+   * Sends `batch` by worker `worker`'s lane, if it has one, every argument is plain, the batch is small and, the first
    * time, no task of it that went as a call is still out (`alone`); false when it did not, or the batch is too big for a frame.
    */
-  send(worker: number, size: number, batch: PortLaneBatch, alone: boolean): boolean {
+  send(worker: number, batch: TaskBatch<T>, alone: boolean): boolean {
     const lane = this.#lanes[worker];
-    if (!lane || size > MOST_TASKS || !(lane.live || alone)) return false;
+    if (batch.acked || !lane || batch.size > MOST_TASKS || !(lane.live || alone)) return false;
+    const { fns, telling } = this.told.name(worker, batch, true);
+    const message: PortLaneBatch = [fns, batch.tasks, telling];
     try {
-      sendEncodedToPort(currentProc(), lane.port, 0, encode(batch, "a batch of tasks"));
+      sendEncodedToPort(currentProc(), lane.port, 0, encode(message, "a batch of tasks"));
     } catch (err) {
       if (err instanceof FrameError) return false;
       throw err;
     }
     lane.live = true;
+    if (telling !== null) this.told.commit(worker, telling);
     return true;
   }
 

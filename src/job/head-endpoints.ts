@@ -1,0 +1,22 @@
+// The face a job's head shows its workers: every endpoint its HeadActor (head/head-actor.ts) serves to the
+// tasks, actors, refs and handles of the job, declared here so that the code running in a worker
+// (worker/executor.ts, worker/remote-context.ts) names what it sends without importing the head.
+import type { PortRef } from "../runtime/face/actors.ts";
+import type { ActorTarget } from "./base/actor-target.ts";
+import type { ActorOptions, TaskOptions } from "./base/options.ts";
+import type { ObjectRef, RefHead } from "./objects/object-ref.ts";
+
+export interface HeadEndpoints extends RefHead {
+  /** `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). */
+  remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent?: string | null): void;
+  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null): void;
+  /** Worker `worker`'s tasks that got a slot (worker/start-reports.ts). */
+  remoteStarted(worker: number, started: string[]): void;
+  /** Worker `worker`'s Executor takes small batches of tasks at `port` (routes/port-lane.ts). */
+  remoteLane(worker: number, port: PortRef): void;
+  remoteFail(id: string, error: Error): void;
+  remoteWait(refs: ObjectRef[], numReturns: number, timeoutMs: number | null, taskId: string | null): Promise<[string[], string[]]>;
+  remotePut(id: string, value: unknown): void;
+  remoteCreateActor(url: string, exportName: string, args: unknown[], options: ActorOptions): Promise<ActorTarget>;
+  remoteKillActor(name: string): Promise<void>;
+}
