@@ -91,7 +91,7 @@ export class TaskScheduler {
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 
-  /** The lobby of the task lanes offered to Executors in threads of this process (../routes/thread-lane.ts). */
+  /** The lobby of the task lanes offered to Executors in threads of this process (../routes/thread-lane/thread-lane.ts). */
   openLanes(): string {
     return this.#outbox.openLanes();
   }

@@ -2,7 +2,7 @@
 // routes of ../routes/ — its thread lane if it is a thread of the head's process, else its port lane, and always a
 // call of runBatch — and single tasks by a call of runTask; its TaskRunner (task-runner.ts) runs them. It also makes
 // the worker's actors see a JobContext that talks to the job's head, so nested tasks and actors work from anywhere.
-import { messageContext, parentDoorbell, type MessageContext } from "../../runtime/face/procs.ts";
+import { messageContext, type MessageContext } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
@@ -12,7 +12,8 @@ import type { HeadEndpoints } from "../head-endpoints.ts";
 import type { JobKind } from "../job-context.ts";
 import { ExecutorPortLane } from "../routes/port-lane.ts";
 import { SlotUse } from "../routes/task-batch.ts";
-import { ExecutorLane } from "../routes/thread-lane.ts";
+import { threadDoorbell } from "../routes/thread-lane/doorbell.ts";
+import { ExecutorLane } from "../routes/thread-lane/thread-lane.ts";
 import { KnownFunctions, type NamedFunctions, type Telling } from "../routes/told-functions.ts";
 import { RemoteJobContext } from "./remote-context.ts";
 import { StartReports } from "./start-reports.ts";
@@ -20,7 +21,7 @@ import { TaskRunner } from "./task-runner.ts";
 
 export class Executor extends Actor {
   readonly #runner: TaskRunner;
-  /** The task lane from the head, when this worker is a thread of the head's process (../routes/thread-lane.ts). */
+  /** The task lane from the head, when this worker is a thread of the head's process (../routes/thread-lane/thread-lane.ts). */
   readonly #lane: ExecutorLane | null = null;
   /** Else the port small batches come to (../routes/port-lane.ts). */
   readonly #portLane: ExecutorPortLane | null = null;
@@ -44,7 +45,7 @@ export class Executor extends Actor {
         worker,
         ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => runner.runBatch(fns, tasks, true)),
         () => runner.idle,
-        parentDoorbell(),
+        threadDoorbell(),
       );
       runner.useLane(this.#lane);
     }

@@ -19,7 +19,7 @@ import { Slots } from "./slots.ts";
 import type { StartReports } from "./start-reports.ts";
 import { withTaskEnv } from "./task-env.ts";
 
-/** Where plain values of tasks that came by the thread lane go back (../routes/thread-lane.ts ExecutorLane). */
+/** Where plain values of tasks that came by the thread lane go back (../routes/thread-lane/thread-lane.ts ExecutorLane). */
 export interface LaneResults {
   result(number: number, value: unknown): void;
 }
