@@ -2,9 +2,10 @@
 // sent in one tick are written into one ArrayBuffer, which is transferred, not
 // cloned: one copy in all, and no socket system calls. Attachments backed by a
 // SharedArrayBuffer are not copied at all: the receiver gets a view of the
-// same memory. A thread's transport and its parent's share the thread's
-// doorbell (doorbell.ts): the parent rings it after each post, the thread
-// counts what it takes.
+// same memory. Either side counts the messages it takes and tells whether it
+// has frames queued, and the parent's may call back after each post: hooks an
+// upper layer uses to let a thread wait for its next message outside its event
+// loop (the job layer's doorbell, job/routes/thread-lane/doorbell.ts).
 
 /** An attachment passed by reference: frame index, attachment index, and its memory. */
 type Shared = [frame: number, attachment: number, buffer: SharedArrayBuffer, offset: number, length: number];
@@ -14,26 +15,21 @@ interface Batch {
   readonly shared: Shared[];
 }
 import type { MessagePort } from "node:worker_threads";
-import type { Doorbell } from "./doorbell.ts";
 import { EMPTY, frameSize, parseFrame, writeFrame, type Frame } from "./frame.ts";
 import { TransportBase } from "./transport.ts";
 
 export class MessagePortTransport extends TransportBase {
   #pending: Frame[] = [];
-  /** The doorbell this side rings after each post (the parent's), or tells of its queued frames (the thread's). */
-  readonly #rings: Doorbell | null;
-  readonly #tells: Doorbell | null;
+  #taken = 0;
 
-  /** `bell`: the thread's doorbell, and which side of the port this is. */
+  /** `afterPost`: called after each message this side posts (null: nothing). */
   constructor(
     private readonly port: MessagePort,
-    bell?: { readonly doorbell: Doorbell; readonly side: "parent" | "thread" },
+    private readonly afterPost: (() => void) | null = null,
   ) {
     super();
-    this.#rings = bell?.side === "parent" ? bell.doorbell : null;
-    const tells = (this.#tells = bell?.side === "thread" ? bell.doorbell : null);
     port.on("message", (message: ArrayBuffer | Batch) => {
-      tells?.took();
+      this.#taken = (this.#taken + 1) | 0;
       // A batch with no attachment passed by reference comes as its bare buffer.
       const batch = message instanceof ArrayBuffer ? null : message;
       const bytes = Buffer.from(batch ? batch.bytes : (message as ArrayBuffer));
@@ -54,12 +50,19 @@ export class MessagePortTransport extends TransportBase {
     port.on("close", () => this.reportClose());
   }
 
+  /** Messages taken from the port so far, from the first (wrapping as an Int32 does). */
+  get taken(): number {
+    return this.#taken;
+  }
+
+  /** Frames are queued to be posted at the end of this tick. */
+  get queued(): boolean {
+    return this.#pending.length !== 0;
+  }
+
   send(frame: Frame): void {
     if (this.closed) return;
-    if (this.#pending.length === 0) {
-      process.nextTick(this.#flushNow);
-      if (this.#tells) this.#tells.unsent = true;
-    }
+    if (this.#pending.length === 0) process.nextTick(this.#flushNow);
     this.#pending.push(frame);
   }
 
@@ -75,7 +78,6 @@ export class MessagePortTransport extends TransportBase {
   #flush(): void {
     const frames = this.#pending;
     this.#pending = [];
-    if (this.#tells) this.#tells.unsent = false;
     if (this.closed || frames.length === 0) return;
     let shared: Shared[] | null = null;
     const sizes = this.#sizes;
@@ -105,7 +107,7 @@ export class MessagePortTransport extends TransportBase {
     sizes.length = 0;
     if (shared === null) this.port.postMessage(bytes, [bytes]);
     else this.port.postMessage({ bytes, shared } satisfies Batch, [bytes]);
-    this.#rings?.ring();
+    this.afterPost?.();
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 // On `threads`, batches of tasks with plain arguments go to the Executors by a
-// lane of their own (src/job/routes/thread-lane.ts) and plain values come back
+// lane of their own (src/job/routes/thread-lane/thread-lane.ts) and plain values come back
 // by it; everything else goes by actor calls as before. Each task still gets
 // its own value or error, and a worker thread that dies takes its lane with it.
 import assert from "node:assert/strict";

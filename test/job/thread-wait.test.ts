@@ -1,5 +1,5 @@
 // A worker thread that has sent its tasks' values and has no task running waits for the next
-// batch at its doorbell (src/wire/doorbell.ts) for FRAY_THREAD_WAIT_MS, and takes it there, without
+// batch at its doorbell (src/job/routes/thread-lane/doorbell.ts) for FRAY_THREAD_WAIT_MS, and takes it there, without
 // its event loop. Everything else its parent sends rings the same doorbell, so nothing waits behind
 // that wait; a task still running (a timer in it, say) keeps the thread in its event loop.
 import assert from "node:assert/strict";

@@ -64,7 +64,7 @@ export class JobHead {
     this.refs.self = endpoints[kMesh].id;
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id]);
-    // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane.ts).
+    // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane/thread-lane.ts).
     const lanes = setup.kind === "threads" ? this.#scheduler.openLanes() : null;
     const executors = this.#asOwner(() =>
       setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort, lanes),

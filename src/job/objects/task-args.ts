@@ -1,6 +1,6 @@
 // A task's arguments travel inside the runtime's own messages, so the codec
 // names a part it cannot send by its place in those ("arguments of
-// Executor.runTask … at [3][0]"), as it names one too large for a message.
+// Executor.runTask … at [4][0]"), as it names one too large for a message.
 // This names it as the user wrote the call.
 import { encode, tooLargeArguments } from "../../wire/codec.ts";
 import { SerializationError } from "../../wire/errors.ts";

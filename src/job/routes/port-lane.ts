@@ -6,7 +6,7 @@
 // and endpoint lookup, the endpoint's reply bookkeeping on the head. Values come
 // back by the results port, as for every batch.
 //
-// An Executor that is not in a thread of the head (thread-lane.ts) opens its
+// An Executor that is not in a thread of the head (thread-lane/thread-lane.ts) opens its
 // port when it starts and tells the head (HeadActor.remoteLane). As with thread
 // lanes, worker i's lane is used once none of worker i's tasks that went as calls
 // is still out (alone): a lane batch then cannot overtake a call sent before it.

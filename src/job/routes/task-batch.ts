@@ -93,7 +93,7 @@ export function allPlain(args: readonly unknown[]): boolean {
 
 /**
  * A value that surely fits a frame and decodes anywhere, and that a structured
- * clone (a task lane, thread-lane.ts) carries as the codec does: not -0 nor a
+ * clone (a task lane, thread-lane/thread-lane.ts) carries as the codec does: not -0 nor a
  * string with a lone surrogate, which the codec makes 0 and U+FFFD.
  */
 export function isPlain(value: unknown): boolean {

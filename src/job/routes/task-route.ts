@@ -1,5 +1,5 @@
 // The one seam between placing tasks and moving them: a batch of tasks (task-batch.ts) goes to a worker's
-// Executor by a TaskRoute, one implementation per transport — the thread lane (thread-lane.ts), the port lane
+// Executor by a TaskRoute, one implementation per transport — the thread lane (thread-lane/thread-lane.ts), the port lane
 // (port-lane.ts), the call of Executor.runBatch (call-route.ts). The outbox (tasks/batch-outbox.ts) offers a batch
 // to its routes in that order, cheapest first; the first that can carry it sends it, and the call takes any batch.
 // Results come back the one way each route's Executor side sends them: to the head's results port, or (plain

@@ -12,7 +12,7 @@
 // functions in full without telling. A worker that died is forgotten: its
 // replacement is told afresh. A number a worker was not told of (which would be
 // a fault of fray's) fails its tasks saying so; it can never run another function.
-// Lanes (thread-lane.ts) always name functions in full.
+// Lanes (thread-lane/thread-lane.ts) always name functions in full.
 import type { CodeLocation } from "../../runtime/face/code.ts";
 import type { TaskBatch } from "./task-batch.ts";
 

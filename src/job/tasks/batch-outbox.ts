@@ -8,7 +8,7 @@ import { CallRoute, type BatchCalls } from "../routes/call-route.ts";
 import { HeadPortLanes } from "../routes/port-lane.ts";
 import { TaskBatch, type SlotUse } from "../routes/task-batch.ts";
 import type { TaskRoute } from "../routes/task-route.ts";
-import { HeadLanes } from "../routes/thread-lane.ts";
+import { HeadLanes } from "../routes/thread-lane/thread-lane.ts";
 import { ToldFunctions } from "../routes/told-functions.ts";
 import type { Running } from "./task-records.ts";
 

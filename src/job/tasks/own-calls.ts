@@ -1,6 +1,8 @@
-// A task that cannot go in a batch goes to its worker with a call of its own (Executor.runTask), whose reply
-// brings its value: one whose function was not located yet (its module's URL is looked up once per function),
-// one with refs among its arguments (resolved here first), a streaming one (its items go to its stream's port).
+// A task that cannot go in a batch goes to its worker with a call of its own (Executor.runTask): one whose function
+// was not located yet (its module's URL is looked up once per function), one with refs among its arguments (resolved
+// here first), a streaming one (its items go to its stream's port). Its value comes back the one way every task's
+// does, to the head's results port as its number (task-scheduler.ts); the call's reply only says that it arrived and
+// ran, and its failure (an argument that cannot be sent, its worker's death) fails the task.
 import { locate, type CodeLocation } from "../../runtime/face/code.ts";
 import type { Endpoint } from "../../mesh/endpoint.ts";
 import { TASK_RESOURCES } from "../base/options.ts";
@@ -17,7 +19,6 @@ export interface OwnCallHost {
   readonly running: RunningTasks;
   /** The runTask endpoint of worker `index`'s Executor, alone. */
   runTask(index: number): Endpoint<Parameters<Executor["runTask"]>, unknown>;
-  finished(running: Running, value: unknown): void;
   failed(running: Running, err: unknown, args: readonly unknown[]): void;
   /** Tasks may have room now. */
   dispatch(): void;
@@ -39,19 +40,20 @@ export class OwnCalls {
     let args = task.args;
     try {
       running.preparing = true;
+      running.ownCall = true;
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
       if (hasRef(args)) args = await this.host.refs.all(args);
       running.preparing = false;
       if (!this.host.running.has(running)) return; // cancelled meanwhile
-      const value = await this.host
+      await this.host
         .runTask(worker.index)
-        .callOne(task.id, location.url, location.exportName, args as unknown[], task.env ?? null, slotUse(running), task.stream);
-      if (this.host.running.has(running)) this.host.finished(running, value);
+        .callOne(task.id, running.number, location.url, location.exportName, args as unknown[], task.env ?? null, slotUse(running), task.stream);
     } catch (err) {
-      if (this.host.running.has(running)) this.host.failed(running, err, args);
+      if (!this.host.running.has(running)) return;
+      this.host.failed(running, err, args);
+      this.host.dispatch();
     }
-    this.host.dispatch();
   }
 
   async #locate(fn: Function): Promise<CodeLocation> {

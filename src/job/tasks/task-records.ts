@@ -32,5 +32,7 @@ export interface Running {
   state: TaskState;
   /** While its call of its own waits for its code's location or its refs: not at its worker yet. */
   preparing?: boolean;
+  /** Sent with a call of its own (own-calls.ts): its worker's pace, how far ahead tasks go (WorkerPool.finished), is measured on batched tasks only. */
+  ownCall?: true;
   cancelled?: boolean;
 }

@@ -74,7 +74,6 @@ export class TaskScheduler {
       refs,
       running: this.#running,
       runTask: (index) => this.#executor(index).runTask,
-      finished: (running, value) => this.#finished(running, true, value),
       failed: (running, err, args) => this.#failed(running, err, args),
       dispatch: () => this.#dispatch(),
     });
@@ -91,7 +90,7 @@ export class TaskScheduler {
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 
-  /** The lobby of the task lanes offered to Executors in threads of this process (../routes/thread-lane.ts). */
+  /** The lobby of the task lanes offered to Executors in threads of this process (../routes/thread-lane/thread-lane.ts). */
   openLanes(): string {
     return this.#outbox.openLanes();
   }
@@ -203,11 +202,11 @@ export class TaskScheduler {
     }
   }
 
-  /** The value of batched task `number`, or what it threw (or why its value could not be sent). */
+  /** The value of task `number`, or what it threw (or why its value could not be sent): every task's comes back here. */
   #result(number: number, ok: boolean, value: unknown): void {
     const running = this.#running.numbered(number);
     if (!running) return; // its worker was declared dead meanwhile
-    this.pool.finished(running.worker);
+    if (running.ownCall === undefined) this.pool.finished(running.worker);
     this.#finished(running, ok, value);
     this.#dispatch();
   }

@@ -1,8 +1,9 @@
 // The Executor is the actor of a job in each worker process (or thread): batches of tasks reach it by one of the
 // routes of ../routes/ — its thread lane if it is a thread of the head's process, else its port lane, and always a
-// call of runBatch — and single tasks by a call of runTask; its TaskRunner (task-runner.ts) runs them. It also makes
+// call of runBatch — and single tasks by a call of runTask (their values all go back by the results port, or the thread
+// lane); its TaskRunner (task-runner.ts) runs them. It also makes
 // the worker's actors see a JobContext that talks to the job's head, so nested tasks and actors work from anywhere.
-import { messageContext, parentDoorbell, type MessageContext } from "../../runtime/face/procs.ts";
+import { messageContext, type MessageContext } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
@@ -12,7 +13,8 @@ import type { HeadEndpoints } from "../head-endpoints.ts";
 import type { JobKind } from "../job-context.ts";
 import { ExecutorPortLane } from "../routes/port-lane.ts";
 import { SlotUse } from "../routes/task-batch.ts";
-import { ExecutorLane } from "../routes/thread-lane.ts";
+import { threadDoorbell } from "../routes/thread-lane/doorbell.ts";
+import { ExecutorLane } from "../routes/thread-lane/thread-lane.ts";
 import { KnownFunctions, type NamedFunctions, type Telling } from "../routes/told-functions.ts";
 import { RemoteJobContext } from "./remote-context.ts";
 import { StartReports } from "./start-reports.ts";
@@ -20,7 +22,7 @@ import { TaskRunner } from "./task-runner.ts";
 
 export class Executor extends Actor {
   readonly #runner: TaskRunner;
-  /** The task lane from the head, when this worker is a thread of the head's process (../routes/thread-lane.ts). */
+  /** The task lane from the head, when this worker is a thread of the head's process (../routes/thread-lane/thread-lane.ts). */
   readonly #lane: ExecutorLane | null = null;
   /** Else the port small batches come to (../routes/port-lane.ts). */
   readonly #portLane: ExecutorPortLane | null = null;
@@ -44,7 +46,7 @@ export class Executor extends Actor {
         worker,
         ([fns, tasks]) => messageContext.run(this.#callContext ?? context, () => runner.runBatch(fns, tasks, true)),
         () => runner.idle,
-        parentDoorbell(),
+        threadDoorbell(),
       );
       runner.useLane(this.#lane);
     }
@@ -83,21 +85,21 @@ export class Executor extends Actor {
   }
 
   /**
-   * Runs one task and answers with its value (for tasks that did not go in a
-   * batch: refs to resolve, say). With `stream`, the task is a generator whose
-   * values go to that port as it yields them; its value is their count.
+   * Runs one task that did not go in a batch (refs to resolve, say: TaskRunner.runTask): its value goes to the results
+   * port as `number`, as a batched task's does; the reply, once it has ended, carries nothing.
    */
   @endpoint({ concurrent: true })
   runTask(
     taskId: string,
+    number: number,
     url: string,
     exportName: string,
     args: unknown[],
     env: Record<string, string> | null,
     use: SlotUse = SlotUse.none,
     stream: PortRef | null = null,
-  ): Promise<unknown> {
+  ): Promise<void> {
     this.#callContext ??= messageContext.getStore();
-    return this.#runner.runTask(taskId, url, exportName, args, env, use, stream);
+    return this.#runner.runTask(taskId, number, url, exportName, args, env, use, stream);
   }
 }

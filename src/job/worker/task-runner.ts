@@ -19,7 +19,7 @@ import { Slots } from "./slots.ts";
 import type { StartReports } from "./start-reports.ts";
 import { withTaskEnv } from "./task-env.ts";
 
-/** Where plain values of tasks that came by the thread lane go back (../routes/thread-lane.ts ExecutorLane). */
+/** Where plain values of tasks that came by the thread lane go back (../routes/thread-lane/thread-lane.ts ExecutorLane). */
 export interface LaneResults {
   result(number: number, value: unknown): void;
 }
@@ -175,7 +175,7 @@ export class TaskRunner {
     );
   }
 
-  /** A task that waits for its function to load or for a slot. */
+  /** A task that waits for its function to load or for a slot (or streams, `stream`). */
   #later(
     taskId: string,
     number: number,
@@ -185,8 +185,9 @@ export class TaskRunner {
     env: Record<string, string> | null,
     use: SlotUse,
     lane: boolean,
+    stream: PortRef | null = null,
   ): Promise<void> {
-    return this.#task(taskId, url, exportName, args, env, use, null).then(
+    return this.#task(taskId, url, exportName, args, env, use, stream).then(
       (value) => (this.#ended(taskId), this.#sendResult(number, value, false, lane)),
       (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
     );
@@ -209,21 +210,22 @@ export class TaskRunner {
   }
 
   /**
-   * Runs one task and resolves with its value (for tasks that did not go in a
-   * batch: refs to resolve, say). With `stream`, the task is a generator whose
-   * values go to that port as it yields them (../streams/stream-pump.ts); its value is their count.
+   * Runs one task that did not go in a batch (refs to resolve, say), as a batched one that waits for its function: its
+   * value (or what it threw) goes to the results port as `number`; resolves once it has. With `stream`, the task is a
+   * generator whose values go to that port as it yields them (../streams/stream-pump.ts); its value is their count.
    */
   runTask(
     taskId: string,
+    number: number,
     url: string,
     exportName: string,
     args: unknown[],
     env: Record<string, string> | null,
     use: SlotUse = SlotUse.none,
     stream: PortRef | null = null,
-  ): Promise<unknown> {
+  ): Promise<void> {
     this.#running++;
-    return this.#task(taskId, url, exportName, args, env, use, stream).finally(() => this.#ended(taskId));
+    return this.#later(taskId, number, url, exportName, args, env, use, false, stream);
   }
 
   /** A task that uses a slot waits for one first (and reports when it has it, if it was sent ahead). */

@@ -9,5 +9,5 @@ import { enableCompileCache } from "../../runtime/code/compile-cache.ts";
 if (isMainThread) enableCompileCache();
 cacheAsWorker();
 const { serveWorker } = await import("./worker-runtime.ts");
-const data = workerData as { frayParentPort?: MessagePort; frayDoorbell?: SharedArrayBuffer } | null;
-await serveWorker(data?.frayParentPort, data?.frayDoorbell);
+const data = workerData as ({ frayParentPort?: MessagePort } & Record<string, unknown>) | null;
+await serveWorker(data?.frayParentPort, data ?? undefined);

@@ -4,11 +4,11 @@
 // talks to its parent over the MessagePort it was given, and ends with its process.
 import type { MessagePort } from "node:worker_threads";
 import { config, settingName } from "../settings.ts";
-import { adoptParentDoorbell, captureOutput, knowMainThread, sendLogLines } from "../../runtime/face/worker.ts";
+import { adoptParentLink, captureOutput, knowMainThread, sendLogLines } from "../../runtime/face/worker.ts";
 import { serveProc } from "../../runtime/face/procs.ts";
 
-/** Serves this worker; `parentPort` and `doorbell`: the port to its parent and the memory of its doorbell, given to a worker thread only. */
-export async function serveWorker(parentPort?: MessagePort, doorbell?: SharedArrayBuffer): Promise<void> {
+/** Serves this worker; `parentPort` and `workerData`: the port to its parent and all its parent gave it, given to a worker thread only. */
+export async function serveWorker(parentPort?: MessagePort, workerData?: Readonly<Record<string, unknown>>): Promise<void> {
   knowMainThread(parentPort === undefined);
   const addr = config.procAddr;
   const parent = config.parentAddr;
@@ -25,8 +25,9 @@ export async function serveWorker(parentPort?: MessagePort, doorbell?: SharedArr
   }
   // Only a worker thread talks to its parent over a MessagePort; a process loads no more than it uses.
   if (parentPort) {
-    const bell = doorbell && { doorbell: adoptParentDoorbell(doorbell), side: "thread" as const };
-    proc.connectVia(parent, new (await import("../../wire/message-port-transport.ts")).MessagePortTransport(parentPort, bell));
+    const port = new (await import("../../wire/message-port-transport.ts")).MessagePortTransport(parentPort);
+    adoptParentLink({ workerData: workerData ?? {}, port }); // read by upper layers' code in this thread (runtime/face/threads.ts)
+    proc.connectVia(parent, port);
   } else proc.connect(parent);
   // The parent set FRAY_LOG_STREAM: "1" when it reads our output and tags it.
   if (config.logStream === "1") captureOutput((s, lines) => sendLogLines(proc, parent, s, lines));

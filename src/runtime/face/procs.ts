@@ -3,7 +3,6 @@
 export { currentProc, hasProc, serveProc, serveVirtualProc } from "../runtime.ts";
 export type { Proc } from "../proc/proc.ts";
 export { messageContext, type ActorIdentity, type MessageContext } from "../proc/context.ts";
-export { parentDoorbell } from "../proc/parent-doorbell.ts";
 export { hold, release } from "../base/keep-alive.ts";
 export { originTag } from "../output/log-origin.ts";
 export { logStreaming } from "../output/output-sink.ts";

@@ -12,7 +12,6 @@
 // status, and one that stops answering heartbeats is killed and reported.
 import type { ChildProcess } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { Doorbell } from "../../wire/doorbell.ts";
 import { MessagePortTransport } from "../../wire/message-port-transport.ts";
 import { config, settingName, settingNow } from "../base/config.ts";
 import { requireLoadsEsm } from "../code/esm-require.ts";
@@ -26,6 +25,7 @@ import type { ProcMessaging } from "../proc/messaging.ts";
 import { recordPid } from "../proc/proc-pids.ts";
 import type { Proc } from "../proc/proc.ts";
 import { streamWorkerOutput, type WorkerLog } from "../output/worker-output.ts";
+import { threadSpawning } from "./thread-spawn.ts";
 import { resolveTsx, typeScriptFlags } from "./typescript-loader.ts";
 
 export interface ProcExit {
@@ -130,20 +130,20 @@ function threadEntry(entry: string): string {
 function startThread(proc: Proc, entry: WorkerEntry, env: Record<string, string | undefined>, addr: string, log?: WorkerLog): Started {
   // Parent and thread talk over a MessagePort, not a socket.
   const { port1, port2 } = new MessageChannel(); // node's global: loads node:worker_threads' ports only
-  const doorbell = new Doorbell();
+  const { workerData, afterPost } = threadSpawning(); // what upper layers add to each thread (thread-spawn.ts)
   // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
   const worker = new (nodeWorkerThreads().Worker)(threadEntry(entry.module), {
     eval: true,
     env: envWith(env),
     execArgv: [],
-    workerData: { frayParentPort: port2, frayDoorbell: doorbell.shared },
+    workerData: { ...workerData, frayParentPort: port2 },
     transferList: [port2],
     stdout: !!log,
     stderr: !!log,
   });
   worker.unref();
   if (log) streamWorkerOutput(addr, log, worker);
-  proc.acceptTransport(new MessagePortTransport(port1, { doorbell, side: "parent" }));
+  proc.acceptTransport(new MessagePortTransport(port1, afterPost));
   return {
     pid: -1,
     label: `worker thread ${worker.threadId}`,

@@ -12,15 +12,15 @@
 // worker i's tasks went the other way and is still out (so tasks reach a worker
 // in the order they were sent), and closed when the worker dies.
 //
-// The head rings the thread's doorbell (wire/doorbell.ts) after each batch; an
+// The head rings the thread's doorbell (doorbell.ts) after each batch; an
 // Executor that has sent its values and has no task left running waits there
 // for the next batch (FRAY_THREAD_WAIT_MS) and takes it without its event loop.
 import { randomUUID } from "node:crypto";
 import { receiveMessageOnPort, type BroadcastChannel, type MessagePort } from "node:worker_threads"; // the channel is node's global
-import { config } from "../base/settings.ts";
-import { Doorbell } from "../../wire/doorbell.ts";
-import type { TaskBatch } from "./task-batch.ts";
-import type { TaskRoute } from "./task-route.ts";
+import { config } from "../../base/settings.ts";
+import type { TaskBatch } from "../task-batch.ts";
+import type { TaskRoute } from "../task-route.ts";
+import { Doorbell } from "./doorbell.ts";
 
 /** Batches taken after a wait in a row, without the event loop turning: a thread's timers and sockets wait no longer. */
 const MAX_IN_A_ROW = 32;
@@ -96,7 +96,7 @@ export class ExecutorLane {
   #inARow = 0;
 
   /**
-   * `idle`: no task of this worker is running; `doorbell`: this thread's, if its parent rings it (runtime/proc/parent-doorbell.ts).
+   * `idle`: no task of this worker is running; `doorbell`: this thread's, if its parent rings it (doorbell.ts threadDoorbell).
    */
   constructor(
     lobby: string,
