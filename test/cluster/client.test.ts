@@ -1,9 +1,10 @@
 // The Client (Marin's current Fray API) on a local cluster, with real job processes: submit → JobHandle
 // (status, wait with timeout/raiseOnFailure/streamLogs, logs, terminate), waitAll, adoptExisting, actors in
 // the cluster's namespace (alone and in groups, isDone/shutdown, fail() and maxRestarts), actors the client
-// hosts in its own process that jobs reach by name, and currentClient()'s choice.
+// hosts in its own process that jobs reach by name, currentClient()'s choice, and a program that used a client exiting by itself.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,6 +68,19 @@ describe("Client on a local cluster", () => {
     const run = spawnSync(process.execPath, ["--import", "tsx", script, fx.spec], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stdout, "[replica-0] hello from the job\nstatus succeeded\n");
+  });
+
+  it("a program that used the client and touched getJobContext() exits by itself, status 0, once it ends after shutdown()", { timeout: 60_000 }, async (t) => {
+    const script = fileURLToPath(new URL("../fixtures/program-exit-client.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", script, fx.spec], { stdio: ["ignore", "pipe", "pipe"] });
+    t.after(() => void child.kill("SIGKILL")); // should it hang: the test fails at its timeout, and the child goes
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const [code, signal] = await once(child, "exit");
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
+    assert.equal(stdout, "ping pong\nsquare 49\n");
   });
 
   it("wait raises JobFailedError by default and returns the status with raiseOnFailure: false; waitAll names every failed job", async () => {
