@@ -166,6 +166,22 @@ describe("Client on a local cluster", () => {
     assert.ok(!(await fx.cluster.listActors()).some((r) => r.name?.startsWith("crew-")));
   });
 
+  it("a group's any skips a member whose process was killed (no maxRestarts); readyCount counts the live ones", async () => {
+    const group = client.createActorGroup(Introspect, [], 3, { name: "serving" });
+    const members = await group.waitReady();
+    const row = (await fx.cluster.listActors()).find((r) => r.name === "serving-1");
+    assert.ok(row?.pid);
+    process.kill(row.pid, "SIGKILL");
+    await assert.rejects(client.get(members[1].ping.remote()), SupervisionError); // this process knows it is dead
+    for (let i = 0; i < 30; i++) assert.equal(await client.get(group.any.ping.remote()), "pong");
+    assert.equal(group.readyCount, 2);
+    assert.deepEqual(
+      await client.get(group.all.place.remote()),
+      [0, 2].map((index) => ({ index, groupName: "serving", sameInMethod: true })),
+    );
+    await group.shutdown();
+  });
+
   it("members that fail() come back fresh within maxRestarts; past it they end, and the group is done", async () => {
     const group = client.createActorGroup(Introspect, [], 2, { name: "fragile", actorConfig: { maxRestarts: 1 } });
     const [a, b] = await group.waitReady();
