@@ -7,9 +7,14 @@ import { currentProc } from "../runtime/face/procs.ts";
 import { SUPERVISOR } from "../runtime/face/supervision.ts";
 
 export function knownDead(mesh: ActorMesh<unknown>, rank = 0): boolean {
+  return knownDeath(mesh, rank) !== undefined;
+}
+
+/** How `rank` died (its process or its actor), if this process knows it is dead. */
+export function knownDeath(mesh: ActorMesh<unknown>, rank = 0): Error | undefined {
   const state = (mesh as unknown as { [kMesh]: MeshState })[kMesh];
   const member = state.shape.members[rank];
-  return currentProc().get(SUPERVISOR).unreachable(state.addrs[member], state.id, member) !== undefined;
+  return currentProc().get(SUPERVISOR).unreachable(state.addrs[member], state.id, member);
 }
 
 /**

@@ -1,9 +1,10 @@
 // The Client (Marin's current Fray API) on a local cluster, with real job processes: submit → JobHandle
 // (status, wait with timeout/raiseOnFailure/streamLogs, logs, terminate), waitAll, adoptExisting, actors in
 // the cluster's namespace (alone and in groups, isDone/shutdown, fail() and maxRestarts), actors the client
-// hosts in its own process that jobs reach by name, and currentClient()'s choice.
+// hosts in its own process that jobs reach by name, currentClient()'s choice, and a program that used a client exiting by itself.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,6 +68,19 @@ describe("Client on a local cluster", () => {
     const run = spawnSync(process.execPath, ["--import", "tsx", script, fx.spec], { encoding: "utf8", timeout: 120_000, killSignal: "SIGKILL" });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stdout, "[replica-0] hello from the job\nstatus succeeded\n");
+  });
+
+  it("a program that used the client and touched getJobContext() exits by itself, status 0, once it ends after shutdown()", { timeout: 60_000 }, async (t) => {
+    const script = fileURLToPath(new URL("../fixtures/program-exit-client.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", script, fx.spec], { stdio: ["ignore", "pipe", "pipe"] });
+    t.after(() => void child.kill("SIGKILL")); // should it hang: the test fails at its timeout, and the child goes
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const [code, signal] = await once(child, "exit");
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
+    assert.equal(stdout, "ping pong\nsquare 49\n");
   });
 
   it("wait raises JobFailedError by default and returns the status with raiseOnFailure: false; waitAll names every failed job", async () => {
@@ -150,6 +164,22 @@ describe("Client on a local cluster", () => {
     await group.shutdown();
     assert.equal(await group.isDone(), true);
     assert.ok(!(await fx.cluster.listActors()).some((r) => r.name?.startsWith("crew-")));
+  });
+
+  it("a group's any skips a member whose process was killed (no maxRestarts); readyCount counts the live ones", async () => {
+    const group = client.createActorGroup(Introspect, [], 3, { name: "serving" });
+    const members = await group.waitReady();
+    const row = (await fx.cluster.listActors()).find((r) => r.name === "serving-1");
+    assert.ok(row?.pid);
+    process.kill(row.pid, "SIGKILL");
+    await assert.rejects(client.get(members[1].ping.remote()), SupervisionError); // this process knows it is dead
+    for (let i = 0; i < 30; i++) assert.equal(await client.get(group.any.ping.remote()), "pong");
+    assert.equal(group.readyCount, 2);
+    assert.deepEqual(
+      await client.get(group.all.place.remote()),
+      [0, 2].map((index) => ({ index, groupName: "serving", sameInMethod: true })),
+    );
+    await group.shutdown();
   });
 
   it("members that fail() come back fresh within maxRestarts; past it they end, and the group is done", async () => {

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type ActorHandle, type JobContext } from "../../src/job.ts";
 import { createActorGroup } from "../../src/job/actors/actor-group.ts";
-import { thisHost, type ProcMesh } from "../../src/mesh.ts";
-import { incrementGroupFromTask, Member } from "./actor-group-actors.ts";
+import { SupervisionError, thisHost, type ProcMesh } from "../../src/mesh.ts";
+import { incrementGroupFromTask, Member, Replica } from "./actor-group-actors.ts";
 import { Counter } from "../fixtures/tasks.ts";
 import { track } from "../helpers.ts";
 
@@ -146,6 +146,42 @@ for (const [kind, make] of backends) {
     }
   });
 }
+
+describe("an actor group on processes whose members die for good (maxRestarts 0)", () => {
+  let ctx: JobContext;
+  before(() => {
+    ctx = createJobContext("processes", { maxWorkers: 3 });
+  });
+  afterAll(() => ctx.shutdown());
+
+  /** Kills the process of `member` and waits until this process knows: a call to its own handle fails. */
+  async function kill(member: ActorHandle<Replica>, pid: number): Promise<void> {
+    process.kill(pid, "SIGKILL");
+    await assert.rejects(ctx.get(member.pid.remote()), SupervisionError);
+  }
+
+  it("any skips a member whose process was killed, readyCount and handles count the live ones; all dead: calls say to use maxRestarts", async () => {
+    // A worker each (cpu: 1 of 1), so one process's death ends one member.
+    const group = ctx.createActorGroup(Replica, [], 3, { resources: { cpu: 1 } });
+    const members = await group.waitReady();
+    const pids = await ctx.get(members.map((m) => m.pid.remote()));
+    assert.equal(new Set(pids).size, 3);
+    await kill(members[1], pids[1]);
+    const answered: number[] = [];
+    for (let i = 0; i < 30; i++) answered.push(await ctx.get(group.any.pid.remote()));
+    assert.deepEqual([...new Set(answered)].sort(), [pids[0], pids[2]].sort());
+    assert.equal(group.readyCount, 2);
+    assert.equal(group.handles.length, 2);
+    assert.deepEqual((await ctx.get(group.all.pid.remote())).sort(), [pids[0], pids[2]].sort());
+    await kill(members[0], pids[0]);
+    await kill(members[2], pids[2]);
+    assert.equal(group.readyCount, 0);
+    const remedy = /every member of actor group Replica is dead for good .*member 0.*member 1.*member 2.*maxRestarts/s;
+    assert.throws(() => group.any.pid.remote(), remedy);
+    assert.throws(() => group.all.pid.remote(), remedy);
+    await assert.rejects(group.waitReady(1), remedy);
+  });
+});
 
 describe("ActorGroup over a createActor the test controls", () => {
   type Fake = { who: () => number };

@@ -8,7 +8,7 @@ import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, TaskCancelledError, type ActorHandle, type JobContext, type ObjectRef } from "../../src/job.ts";
 import { thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { add } from "../fixtures/tasks.ts";
-import { Board, cancelFromTask, parentOf, record, spin, untilCancelled, waitForKey, where } from "../fixtures/cancel-tasks.ts";
+import { Board, cancelFromTask, parentOf, Producer, record, spin, untilCancelled, waitForKey, where } from "../fixtures/cancel-tasks.ts";
 import { isAlive, track, waitForExit } from "../helpers.ts";
 
 // A cancelled task still running this long after loses its worker. Not a timing assertion: long enough for the
@@ -29,6 +29,13 @@ const backends: Array<[string, Make]> = [
   ],
 ];
 
+/** The TaskCancelledError of `name`, message and all. */
+const cancelledAs = (name: string) => (e: unknown) => {
+  assert.ok(e instanceof TaskCancelledError, String(e));
+  assert.equal(e.taskName, name);
+  assert.equal(e.message, `task ${name} was cancelled (ctx.cancel): it has no result; run it again for one`);
+  return true;
+};
 const cancelled = (name: RegExp) => (e: unknown) => e instanceof TaskCancelledError && name.test(e.taskName) && /was cancelled/.test(e.message);
 
 for (const [kind, make] of backends) {
@@ -110,6 +117,28 @@ for (const [kind, make] of backends) {
       const again = board.waitFor.remote("call.go");
       await ctx.get(board.mark.remote("call.go"));
       assert.equal(await ctx.get(again), true);
+    });
+
+    it("TaskCancelledError names what was cancelled: TaskOptions.name, else the function's name; Class.method for an actor call or stream", async () => {
+      const named = ctx.createTask(untilCancelled, [board, "names.named"], { name: "trial-3" });
+      const unnamed = ctx.run(untilCancelled, board, "names.unnamed");
+      await ctx.get([board.waitFor.remote("names.named:started"), board.waitFor.remote("names.unnamed:started")]);
+      await ctx.cancel(named);
+      await ctx.cancel(unnamed);
+      await assert.rejects(ctx.get(named), cancelledAs("trial-3"));
+      await assert.rejects(ctx.get(unnamed), cancelledAs("untilCancelled"));
+      const call = board.waitFor.remote("names.never");
+      await ctx.cancel(call);
+      await assert.rejects(ctx.get(call), cancelledAs("Board.waitFor"));
+      const producer = await ctx.createActor(Producer, []);
+      const ticks = producer.ticks.remoteStreaming();
+      const reading = ticks[Symbol.asyncIterator]();
+      assert.equal(await ctx.get((await reading.next()).value), 0);
+      await ctx.cancel(ticks);
+      const readToEnd = async () => {
+        for (let next = await reading.next(); !next.done; next = await reading.next()) await ctx.get(next.value);
+      };
+      await assert.rejects(readToEnd(), cancelledAs("Producer.ticks"));
     });
 
     it("cancelling a finished task does nothing: get still gives its value", async () => {

@@ -3,8 +3,15 @@
 // and calls one member (`any`, round robin) or every ready member (`all`).
 // Built only on the context's own createActor, so every backend has the same
 // groups and each member is an ordinary actor (named `${name}-${i}`).
+//
+// A member of a group without maxRestarts is dead for good once its process or
+// actor is: calls skip it from the moment this process knows, which costs a
+// lookup per member and call, no watcher. With maxRestarts a member's
+// namespace restarts it, and its own calls find the new incarnation.
+import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { knownDeath } from "../../mesh/liveness.ts";
 import { actorHandle, type ActorClass, type ActorHandle } from "./actor-handle.ts";
-import { ActorRef } from "./actor-ref.ts";
+import { ActorRef, kActorTarget } from "./actor-ref.ts";
 import { checkActorOptions, checkResources, type ActorOptions } from "../base/options.ts";
 import type { MemberOptions } from "./current-actor.ts";
 
@@ -18,7 +25,17 @@ export interface WaitReadyOptions {
   readonly timeout?: number;
 }
 
-type Member<T> = { state: "starting" } | { state: "ready"; handle: ActorHandle<T> } | { state: "failed"; error: unknown };
+/** `mesh`: where a member that dies for good lives, null for one that may be restarted or has no mesh (sync). */
+type Member<T> =
+  | { state: "starting" }
+  | { state: "ready"; handle: ActorHandle<T>; mesh: ActorMesh<object> | null }
+  | { state: "failed"; error: unknown }
+  | { state: "dead"; error: Error };
+
+/** What to do about members that died, said by every error that counts them. */
+const REPLACE =
+  "a member that dies is not replaced: create the group with { maxRestarts: N } to have each member restarted after a death " +
+  "(up to N times, in a process of its own), or create a new group";
 
 export class ActorGroup<T> {
   /** Calls a method on one ready member, taking them in turn (round robin, member order). */
@@ -40,12 +57,14 @@ export class ActorGroup<T> {
     readonly name: string | undefined,
     label: string,
     starts: readonly Promise<ActorHandle<T>>[],
+    /** Whether members are restarted after a death (maxRestarts), so none is dead for good while it has restarts left. */
+    restarts = false,
   ) {
     this.#label = label;
     this.#members = starts.map(() => ({ state: "starting" }));
     starts.forEach((start, i) => {
       start.then(
-        (handle) => this.#settle(i, { state: "ready", handle }),
+        (handle) => this.#settle(i, { state: "ready", handle, mesh: restarts ? null : meshOf(handle) }),
         (error: unknown) => this.#settle(i, { state: "failed", error }),
       );
     });
@@ -70,14 +89,14 @@ export class ActorGroup<T> {
     return this.#members.length;
   }
 
-  /** Members whose constructor has finished. */
+  /** Members whose constructor has finished and that are not known to be dead for good. */
   get readyCount(): number {
-    return this.#indices("ready").length;
+    return this.#live().length;
   }
 
-  /** The ready members' handles, in member order. */
+  /** The ready members' handles (live ones), in member order. */
   get handles(): ActorHandle<T>[] {
-    return this.#indices("ready").map((i) => this.#handle(i));
+    return this.#live().map((i) => this.#handle(i));
   }
 
   /**
@@ -101,14 +120,14 @@ export class ActorGroup<T> {
         clearTimeout(timer);
       };
       const check = () => {
-        const ready = this.#indices("ready");
-        const failed = this.#indices("failed");
+        const ready = this.#live();
+        const ended = this.count - ready.length - this.#indices("starting").length;
         if (ready.length >= n) {
           done();
           resolve(this.#take(ready.slice(0, n)));
-        } else if (this.count - failed.length < n) {
+        } else if (this.count - ended < n) {
           done();
-          reject(this.#unreachable(n, ready.length, failed));
+          reject(this.#unreachable(n, ready.length));
         }
       };
       if (timeout !== undefined) {
@@ -124,7 +143,7 @@ export class ActorGroup<T> {
 
   /** Handles of members that became ready and were not yet returned by waitReady or discoverNew, in member order. */
   discoverNew(): ActorHandle<T>[] {
-    return this.#take(this.#indices("ready").filter((i) => !this.#yielded.has(i)));
+    return this.#take(this.#live().filter((i) => !this.#yielded.has(i)));
   }
 
   #settle(i: number, member: Member<T>): void {
@@ -134,6 +153,19 @@ export class ActorGroup<T> {
 
   #indices(state: Member<T>["state"]): number[] {
     return this.#members.flatMap((m, i) => (m.state === state ? [i] : []));
+  }
+
+  /** The ready members, in member order, once those this process knows died for good are marked dead. */
+  #live(): number[] {
+    const live: number[] = [];
+    for (let i = 0; i < this.#members.length; i++) {
+      const member = this.#members[i];
+      if (member.state !== "ready") continue;
+      const death = member.mesh && knownDeath(member.mesh);
+      if (death) this.#members[i] = { state: "dead", error: death };
+      else live.push(i);
+    }
+    return live;
   }
 
   #handle(i: number): ActorHandle<T> {
@@ -149,24 +181,36 @@ export class ActorGroup<T> {
     return this.name === undefined ? `member ${i}` : `member ${i} (${this.name}-${i})`;
   }
 
-  /** Calls go to ready members only: a call made before any is ready fails at once rather than waiting unseen. */
+  /** Calls go to live ready members only: a call made before any is ready fails at once rather than waiting unseen. */
   #readyOrThrow(call: string): ActorHandle<T>[] {
     const ready = this.handles;
     if (ready.length > 0) return ready;
-    const failed = this.#indices("failed");
-    if (failed.length === this.count) throw this.#unreachable(1, 0, failed);
+    if (this.#indices("starting").length === 0) throw this.#unreachable(1, 0);
     throw new Error(
       `group.${call}.remote(): no member of actor group ${this.#label} is ready yet; await group.waitReady(1) (or waitReady() for all) before calling`,
     );
   }
 
-  #unreachable(n: number, ready: number, failed: number[]): Error {
-    const errors = failed.map((i) => (this.#members[i] as { error: unknown }).error);
-    const reasons = failed.map((i, k) => `${this.#memberLabel(i)}: ${describe(errors[k])}`).join("; ");
+  /** Why `n` ready members can never be: those that failed to start, and those that died for good. */
+  #unreachable(n: number, ready: number): Error {
+    const failed = this.#indices("failed");
+    const dead = this.#indices("dead");
+    const ended = [...failed, ...dead].sort((a, b) => a - b);
+    const errors = ended.map((i) => (this.#members[i] as { error: unknown }).error);
+    const cause = new AggregateError(errors, `the failures of actor group ${this.#label}'s members, in member order`);
+    const reasons = (indices: number[]) =>
+      indices.map((i) => `${this.#memberLabel(i)}: ${describe((this.#members[i] as { error: unknown }).error)}`).join("; ");
+    if (dead.length === this.count) return new Error(`every member of actor group ${this.#label} is dead for good (${reasons(dead)}); ${REPLACE}`, { cause });
+    const counts = [
+      ...(failed.length ? [`${failed.length} of ${this.count} failed to start (${reasons(failed)})`] : []),
+      ...(dead.length ? [`${dead.length} of ${this.count} died for good (${reasons(dead)})`] : []),
+    ];
+    const fixes = [...(failed.length ? ["fix what the constructor failed on"] : []), ...(dead.length ? [REPLACE] : [])];
     return new Error(
-      `actor group ${this.#label}: ${n} ready members can never be reached: ${failed.length} of ${this.count} failed to start (${reasons}), ` +
-        `${ready} ready; fix what the constructor failed on, or wait for fewer`,
-      { cause: new AggregateError(errors, `the failures of actor group ${this.#label}'s members, in member order`) },
+      `actor group ${this.#label}: ${n} ready members can never be reached: ${counts.join(", ")}, ${ready} ready; ${fixes.join("; ")}, or wait for fewer`,
+      {
+        cause,
+      },
     );
   }
 
@@ -214,7 +258,12 @@ export function createActorGroup<C extends ActorClass>(
     { length: count },
     (_, i) => new Promise<ActorHandle<InstanceType<C>>>((resolve) => resolve(ctx.createActor(Class, args, memberOptions(i)))),
   );
-  return new ActorGroup(name, name ?? Class.name, starts);
+  return new ActorGroup(name, name ?? Class.name, starts, (options.maxRestarts ?? 0) !== 0);
+}
+
+/** The mesh a member lives in, if it has one (not on sync). */
+function meshOf(handle: ActorHandle<unknown>): ActorMesh<object> | null {
+  return (handle as unknown as ActorRef)[kActorTarget]?.mesh ?? null;
 }
 
 function describe(error: unknown): string {

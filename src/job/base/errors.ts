@@ -2,9 +2,11 @@
 import { registerErrorClass } from "../../wire/error-codec.ts";
 
 /**
- * `ctx.cancel(ref)` cancelled the task (or stream) before it finished: `get`
- * of its ref rejects with this, wherever the ref is read. `taskName` names the
- * task (the ref, for a task this process never saw submitted).
+ * `ctx.cancel(ref)` cancelled the task (or stream, or actor call) before it
+ * finished: `get` of its ref rejects with this, wherever the ref is read.
+ * `taskName` names the task (TaskOptions.name, else its function's name), or
+ * the actor method as `Class.method`; the ref (`ObjectRef(id)`) for a task
+ * whose submit had not reached its job's head yet.
  */
 export class TaskCancelledError extends Error {
   override name = "TaskCancelledError";

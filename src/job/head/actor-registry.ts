@@ -7,7 +7,7 @@
 // private namespace when it has no shared one).
 import { load, locate, type CodeLocation } from "../../runtime/face/code.ts";
 import { settingName } from "../base/settings.ts";
-import type { ActorMesh } from "../../mesh/actor-mesh.ts";
+import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
 import type { ActorTarget } from "../actors/actor-ref.ts";
@@ -43,6 +43,8 @@ export class ActorRegistry {
   /** The head's [address, mesh id]: what each actor is told owns its own handle (currentActor().handle). */
   #head: readonly [string, string] = ["", ""];
   readonly #hostedCalls = new HostedCalls((ns) => this.#namespace(ns));
+  /** The calls in flight, by ref id: what a cancel of one names (`Class.method`). */
+  readonly #calls = new Map<string, string>();
 
   constructor(
     private readonly refs: RefReader,
@@ -109,18 +111,8 @@ export class ActorRegistry {
 
   /** Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. */
   call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
-    const entry = this.refs.store.entry(id);
-    this.refs
-      .all(args)
-      .then((values) =>
-        target.hosted
-          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, method, values)
-          : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[method].callOne(...values),
-      )
-      .then(
-        (v) => entry.resolve(v),
-        (err: unknown) => entry.reject(err instanceof ActorError ? err.cause : err),
-      );
+    this.#calls.set(id, `${target.mesh[kMesh].className}.${method}`);
+    this.#invoke(id, target, method, this.refs.all(args));
   }
 
   /**
@@ -128,10 +120,32 @@ export class ActorRegistry {
    * (../actors/stream-endpoint.ts); entry `id` gets their count.
    */
   callStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], port: PortRef): void {
-    this.refs.all(args).then(
-      (values) => this.call(id, target, STREAM_ENDPOINT, [method, values, port]),
-      (err: unknown) => this.refs.store.entry(id).reject(err),
+    this.#calls.set(id, `${target.mesh[kMesh].className}.${method}`);
+    this.#invoke(
+      id,
+      target,
+      STREAM_ENDPOINT,
+      this.refs.all(args).then((values) => [method, values, port]),
     );
+  }
+
+  /** The actor call of ref `id` while it is in flight, as `Class.method`: what its cancel names. */
+  callName(id: string): string | undefined {
+    return this.#calls.get(id);
+  }
+
+  #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>): void {
+    const entry = this.refs.store.entry(id);
+    args
+      .then((values) =>
+        target.hosted
+          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values)
+          : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[endpoint].callOne(...values),
+      )
+      .then(
+        (v) => (this.#calls.delete(id), entry.resolve(v)),
+        (err: unknown) => (this.#calls.delete(id), entry.reject(err instanceof ActorError ? err.cause : err)),
+      );
   }
 
   /** The job is over: its ephemeral actors in the shared namespace end, and its private namespace stops. */

@@ -100,8 +100,8 @@ export class JobHead {
 
   /** Cancels the task, stream or actor call of ref `id` (with what it started, if `recursive`); nothing happens to one that ended. */
   cancel(id: string, recursive: boolean): void {
-    this.#scheduler.cancel(id, recursive);
-    this.#streams.cancel(id);
+    const name = this.#scheduler.cancel(id, recursive, this.#actors.callName(id));
+    this.#streams.cancel(id, name);
   }
 
   /** Worker `worker`'s tasks that got a slot there. */

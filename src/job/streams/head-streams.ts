@@ -78,13 +78,16 @@ export class HeadStreams {
     }
   }
 
-  /** The reader of stream `id` left (or it was cancelled): an actor's generator is told to stop; values nobody was handed are released. */
-  cancel(id: string): void {
+  /**
+   * The reader of stream `id` left (or it was cancelled): an actor's generator is told to stop; values nobody was handed
+   * are released. `name`: the task or actor method (`Class.method`) whose stream it is, as the reader's error names it.
+   */
+  cancel(id: string, name = `ObjectRef(${id})`): void {
     const stream = this.#streams.get(id);
     if (!stream) return;
     this.#streams.delete(id);
     if (stream.control && !stream.buffer.ended) currentProc().sendToPort(stream.control, 0, null, false);
-    this.#end(stream, { error: new TaskCancelledError(`of ObjectRef(${id})`) });
+    this.#end(stream, { error: new TaskCancelledError(name) });
     for (const item of stream.buffer.unread(stream.read)) this.store.release(item);
   }
 }

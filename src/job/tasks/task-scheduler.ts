@@ -34,7 +34,7 @@ import { config, settingName } from "../base/settings.ts";
 import { TaskCancelledError } from "../base/errors.ts";
 import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
-import type { Running, TaskCode } from "./task-records.ts";
+import type { Running, Task, TaskCode } from "./task-records.ts";
 
 export type { TaskCode };
 
@@ -272,29 +272,30 @@ export class TaskScheduler {
   /**
    * Cancels the task of ref `id` (and, if `recursive`, the tasks it submitted, and theirs): a queued one leaves the queue;
    * one at a worker is told to stop, and its worker is replaced if it has not ended within FRAY_CANCEL_GRACE_MS. A ref of
-   * no task here (an actor call; a nested task whose submit is on its way) rejects, unless settled (a task that ended).
+   * no task here (an actor call; a nested task whose submit is on its way) rejects, unless settled (a task that ended),
+   * naming it `name`. Returns the name of what it cancelled: the task's, else `name`.
    */
-  cancel(id: string, recursive: boolean): void {
+  cancel(id: string, recursive: boolean, name = `ObjectRef(${id})`): string {
     const running = this.#running.get(id);
     if (running) this.#cancelRunning(running);
-    else if (!this.#cancelQueued(id)) {
-      const entry = this.store.entry(id);
-      if (!entry.settled) {
-        this.#cancelledEarly.add(id);
-        entry.reject(new TaskCancelledError(`of ObjectRef(${id})`));
-      }
+    const task = running?.task ?? this.#cancelQueued(id);
+    const entry = task ? null : this.store.entry(id);
+    if (entry && !entry.settled) {
+      this.#cancelledEarly.add(id);
+      entry.reject(new TaskCancelledError(name));
     }
     if (recursive) for (const child of this.#tree.take(id)) this.cancel(child, true);
+    return task?.name ?? name;
   }
 
-  #cancelQueued(id: string): boolean {
+  #cancelQueued(id: string): Task | undefined {
     const task = this.#queue.take(id);
-    if (!task) return false;
+    if (!task) return undefined;
     if (metricsOn) taskStats.failedQueued++;
     const reason = new TaskCancelledError(task.name);
     TASK_HISTORY.failed(id, task.name, reason, null);
     this.store.entry(id).reject(reason);
-    return true;
+    return task;
   }
 
   #cancelRunning(running: Running): void {

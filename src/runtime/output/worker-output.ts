@@ -56,6 +56,7 @@ export function receiveLog(header: LogLines, peer: string): void {
 
 function readPipe(pipe: Readable, stream: OutputStream, worker: Required<WorkerLog>): void {
   const splitter = new LineSplitter();
+  readWithoutHolding(pipe);
   pipe.setEncoding("utf8");
   pipe.on("data", (chunk: string) => {
     const lines = splitter.push(chunk);
@@ -70,4 +71,14 @@ function readPipe(pipe: Readable, stream: OutputStream, worker: Required<WorkerL
     if (rest !== null) worker.sink(stream, [unmarkLine(rest, worker.tag)]);
   });
   pipe.on("error", () => {}); // the worker's exit says what happened to it
+}
+
+/**
+ * Node refs a worker thread's stdio port from the first read of its pipes until the thread exits (worker.unref() leaves
+ * it so), so an idle thread whose output is read would hold this process open for good. Node skips that ref for the
+ * pipes it reads itself (a thread without stdout: true); so do we. A child process's pipes carry no such flag.
+ */
+function readWithoutHolding(pipe: Readable): void {
+  const holds = Object.getOwnPropertySymbols(pipe).find((s) => s.description === "kIncrementsPortRef");
+  if (holds) (pipe as unknown as Record<symbol, boolean>)[holds] = false;
 }
