@@ -1,8 +1,10 @@
 // Shared test plumbing: every process a test starts is tracked and must be gone
 // when the test file ends.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { after } from "node:test";
+import { after, type TestContext } from "node:test";
 import type { ProcessJob } from "../src/launchers.ts";
 import type { ProcMesh } from "../src/mesh.ts";
 
@@ -33,6 +35,29 @@ export async function waitForExit(pids: Iterable<number>): Promise<void> {
   for (const pid of pids) {
     while (isAlive(pid)) await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** What a program run to its end did: how it exited, and what it printed. */
+export interface ProgramRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `script` (a user's program, under tsx) as a child process until it exits by itself. Should it hang, the
+ * test fails at its timeout and the child is killed as the test ends.
+ */
+export async function runProgram(t: TestContext, script: string, args: readonly string[] = []): Promise<ProgramRun> {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  t.after(() => void child.kill("SIGKILL"));
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+  return { code, signal, stdout, stderr };
 }
 
 /** Kills a ProcessJob and checks that its worker processes are gone. */

@@ -3,8 +3,7 @@
 // the cluster's namespace (alone and in groups, isDone/shutdown, fail() and maxRestarts), actors the client
 // hosts in its own process that jobs reach by name, currentClient()'s choice, and a program that used a client exiting by itself.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { once } from "node:events";
+import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +24,7 @@ import { SupervisionError } from "../../src/mesh.ts";
 import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { Board, Introspect, postTo, visit } from "../fixtures/client-actors.ts";
 import { clusterFixture, nodeScript } from "./cluster-suite.ts";
+import { runProgram } from "../helpers.ts";
 
 const FOREVER = nodeScript("console.log('up'); setInterval(() => {}, 1000)");
 
@@ -72,13 +72,7 @@ describe("Client on a local cluster", () => {
 
   it("a program that used the client and touched getJobContext() exits by itself, status 0, once it ends after shutdown()", { timeout: 60_000 }, async (t) => {
     const script = fileURLToPath(new URL("../fixtures/program-exit-client.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", script, fx.spec], { stdio: ["ignore", "pipe", "pipe"] });
-    t.after(() => void child.kill("SIGKILL")); // should it hang: the test fails at its timeout, and the child goes
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const [code, signal] = await once(child, "exit");
+    const { code, signal, stdout, stderr } = await runProgram(t, script, [fx.spec]);
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr);
     assert.equal(stdout, "ping pong\nsquare 49\n");
   });
