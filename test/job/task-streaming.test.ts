@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, TaskCancelledError, type ActorHandle, type JobContext, type ObjectRef } from "../../src/job.ts";
 import { thisHost, type ProcMesh } from "../../src/mesh.ts";
-import { Board, countTo, failAfter, notAGenerator, Producer, streamingParent, sumOfStream, untilLeft } from "../fixtures/cancel-tasks.ts";
+import { Board, countTo, failAfter, notAGenerator, Producer, streamingParent, sumOfStream, untilLeft, yieldAll } from "../fixtures/cancel-tasks.ts";
 import { track } from "../helpers.ts";
 
 const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
@@ -73,6 +73,24 @@ for (const [kind, make] of backends) {
       await ctx.cancel(stream);
       await assert.rejects(async () => {
         for await (const ref of stream) await ctx.get(ref);
+      }, TaskCancelledError);
+    });
+
+    it("ctx.cancel of a stream whose task already finished ends its reader at once, with TaskCancelledError", async () => {
+      const readOne = ctx.runStreaming(yieldAll, [1, 2, 3]);
+      const reading = readOne[Symbol.asyncIterator]();
+      const first = await reading.next();
+      assert.equal(await ctx.get(first.value as ObjectRef<number>), 1);
+      assert.equal(await ctx.get(readOne.ref), 3); // the generator returned
+      await ctx.cancel(readOne);
+      await assert.rejects(reading.next(), TaskCancelledError);
+      assert.deepEqual(await reading.next(), { done: true, value: undefined });
+
+      const readNone = ctx.runStreaming(yieldAll, [1, 2]);
+      assert.equal(await ctx.get(readNone.ref), 2);
+      await ctx.cancel(readNone.ref);
+      await assert.rejects(async () => {
+        for await (const ref of readNone) await ctx.get(ref);
       }, TaskCancelledError);
     });
 

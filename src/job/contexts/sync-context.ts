@@ -42,6 +42,16 @@ const SYNC_HANDLE = new ActorRef(
     "processes backend to pass its handles around",
 );
 
+/** A stream's cancel hook, kept while its reader may still read (../streams/stream-buffer.ts). */
+interface StreamReader {
+  cancel(): void;
+}
+
+// A stream dropped before its reader saw its end: its cancel hook goes with it, so a long-lived driver keeps none per stream.
+const unreadStreams = new FinalizationRegistry<{ readers: Map<string, StreamReader>; id: string; reader: StreamReader }>(({ readers, id, reader }) => {
+  if (readers.get(id) === reader) readers.delete(id);
+});
+
 export class SyncJobContext extends JobContextBase implements JobContext {
   readonly kind: JobKind = "sync";
   readonly #store = new ObjectStore();
@@ -51,6 +61,8 @@ export class SyncJobContext extends JobContextBase implements JobContext {
   /** Every actor made here, whose shutdown signals abort when the context shuts down. */
   readonly #actors = new Set<SyncActor>();
   readonly #tasks = new SyncTasks();
+  /** Streams whose reader has not seen their end, by ref id: `cancel` ends them even after their generator returned. */
+  readonly #readers = new Map<string, StreamReader>();
   #next = 0;
 
   get signal(): AbortSignal {
@@ -120,18 +132,28 @@ export class SyncJobContext extends JobContextBase implements JobContext {
       (error: unknown) => (this.#tasks.end(task), entry.reject(error), buffer.finish({ error })),
     );
     let handed = 0;
-    return new ObjectRefStream<T>(ref as ObjectRef<number>, {
+    const reader = {
+      cancel: () => {
+        buffer.cancel(new TaskCancelledError(name));
+        for (const id of buffer.unread(handed)) this.#store.release(id);
+      },
+    };
+    this.#readers.set(ref.id, reader);
+    const left = () => this.#readers.delete(ref.id);
+    const stream = new ObjectRefStream<T>(ref as ObjectRef<number>, {
       next: async (index) => {
-        const id = await buffer.next(index);
-        if (id === null) return null;
+        const id = await buffer.next(index).catch((err: unknown) => {
+          left();
+          throw err;
+        });
+        if (id === null) return (left(), null);
         handed = index + 1;
         return this.#store.track(new ObjectRef(id, this.#owner));
       },
-      cancel: async () => {
-        await this.cancel(ref);
-        for (const id of buffer.unread(handed)) this.#store.release(id);
-      },
+      cancel: () => this.cancel(ref),
     });
+    unreadStreams.register(stream, { readers: this.#readers, id: ref.id, reader });
+    return stream;
   }
 
   async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
@@ -139,6 +161,11 @@ export class SyncJobContext extends JobContextBase implements JobContext {
     const owner = ref[kOwner];
     if (owner.head !== null || owner.store !== this.#store) {
       throw new Error(`${ref} belongs to another job; cancel it with the job context that made it`);
+    }
+    const reader = this.#readers.get(ref.id);
+    if (reader) {
+      this.#readers.delete(ref.id);
+      reader.cancel(); // its reader's next read rejects, even if its generator had returned
     }
     if (this.#tasks.cancel(ref.id, options.recursive ?? true)) return;
     const entry = this.#store.entry(ref.id);

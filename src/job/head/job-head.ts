@@ -95,7 +95,7 @@ export class JobHead {
 
   /** Item `index` of stream `id` (its ref id), or null after its last; task `taskId` (if any) lends its resources out meanwhile. */
   streamNext(id: string, index: number, taskId: string | null): Promise<string | null> {
-    return this.#blocked(taskId, () => this.#streams.next(id, index));
+    return this.#blocked(taskId, () => this.#streams.next(id, index, this.#actors.callName(id)));
   }
 
   /** Cancels the task, stream or actor call of ref `id` (with what it started, if `recursive`); nothing happens to one that ended. */

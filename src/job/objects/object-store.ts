@@ -39,6 +39,10 @@ class StoreEntry implements Entry {
   #value: unknown = undefined;
   #failed = false;
 
+  get failed(): boolean {
+    return this.#failed;
+  }
+
   constructor(
     private readonly store: ObjectStore,
     readonly id: string,
@@ -101,6 +105,12 @@ export class ObjectStore {
       if (metricsOn) objectStats.entries++;
     }
     return e;
+  }
+
+  /** Whether ref `id` is here and settled with a value (not an error); asks without making an entry. */
+  resolved(id: string): boolean {
+    const e = this.#entries.get(id);
+    return e instanceof StoreEntry && e.settled && !e.failed;
   }
 
   /** @internal An entry settled with `value` (undefined for an error). */

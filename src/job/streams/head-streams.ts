@@ -64,8 +64,13 @@ export class HeadStreams {
     if (stream.port !== null) currentProc().closePort(stream.port);
   }
 
-  /** The id of item `index` of stream `id`, or null after its last. */
-  async next(id: string, index: number): Promise<string | null> {
+  /**
+   * The id of item `index` of stream `id`, or null after its last. A stream forgotten while its task's ref had settled
+   * with a value was cancelled after its generator returned (one read to its end or failed is not read again): the read
+   * rejects with TaskCancelledError naming `name`, rather than waiting on a new, empty stream forever.
+   */
+  async next(id: string, index: number, name = `ObjectRef(${id})`): Promise<string | null> {
+    if (!this.#streams.has(id) && this.store.resolved(id)) throw new TaskCancelledError(name);
     const stream = this.#stream(id);
     try {
       const item = await stream.buffer.next(index);
@@ -85,9 +90,10 @@ export class HeadStreams {
   cancel(id: string, name = `ObjectRef(${id})`): void {
     const stream = this.#streams.get(id);
     if (!stream) return;
-    this.#streams.delete(id);
+    this.#streams.delete(id); // a read after this rejects (next), and a reader waiting now is woken by the cancel below
     if (stream.control && !stream.buffer.ended) currentProc().sendToPort(stream.control, 0, null, false);
-    this.#end(stream, { error: new TaskCancelledError(name) });
+    stream.buffer.cancel(new TaskCancelledError(name));
+    this.#end(stream);
     for (const item of stream.buffer.unread(stream.read)) this.store.release(item);
   }
 }

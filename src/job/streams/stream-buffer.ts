@@ -7,6 +7,8 @@ export class StreamBuffer {
   readonly #ids: string[] = [];
   /** Undefined while the stream runs; null once it returned; else what ended it. */
   #end: { error: unknown } | null | undefined = undefined;
+  /** Set once the stream was cancelled: every read from then on rejects with it, even after the generator returned. */
+  #cancelled: { error: unknown } | undefined = undefined;
   #waiters: Array<() => void> = [];
 
   get ended(): boolean {
@@ -31,9 +33,17 @@ export class StreamBuffer {
     this.#wake();
   }
 
+  /** The stream was cancelled (`error`: its TaskCancelledError): it ends, and its reader's next read rejects, whether or not its generator had returned. */
+  cancel(error: unknown): void {
+    this.finish({ error });
+    this.#cancelled ??= { error };
+    this.#wake();
+  }
+
   /** The id of item `index`, or null once the stream returned before it; rejects with what ended the stream. */
   async next(index: number): Promise<string | null> {
     while (index >= this.#ids.length && this.#end === undefined) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    if (this.#cancelled) throw this.#cancelled.error;
     if (index < this.#ids.length) return this.#ids[index];
     if (this.#end) throw this.#end.error;
     return null;
