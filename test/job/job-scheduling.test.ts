@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createJobContext } from "../../src/job.ts";
 import { SupervisionError } from "../../src/mesh.ts";
-import { after, pid, timed } from "../fixtures/tasks.ts";
+import { add, after, Counter, pid, PidReporter, timed } from "../fixtures/tasks.ts";
+import { Board, spin } from "../fixtures/cancel-tasks.ts";
 import { isAlive, waitForExit } from "../helpers.ts";
 
 describe("scheduling", () => {
@@ -42,5 +43,39 @@ describe("scheduling", () => {
     await assert.rejects(ctx.get(slow), (e: Error) => e instanceof SupervisionError && /SIGKILL/.test(e.message));
     await assert.rejects(ctx.get(ctx.run(pid)), /every worker of this job has died/);
     assert.equal(isAlive(worker), false);
+  });
+
+  it("killing an actor that died with its replaced worker does not give its GPU back a second time", async () => {
+    await using ctx = createJobContext("processes", { maxWorkers: 1, resources: { cpu: 1, gpu: 1 } });
+    const gauge = await ctx.createActor(Board, [], { maxConcurrency: 64, preemptible: false }); // in a process of its own
+    await ctx.createActor(Counter, [], { name: "holder", resources: { gpu: 1, cpu: 0 } });
+    // A cancelled task that computes without end: its worker is replaced, and the actor dies with it.
+    const stuck = ctx.run(spin, gauge, "spin");
+    await ctx.get(gauge.waitFor.remote("spin:started"));
+    await ctx.cancel(stuck);
+    await assert.rejects(ctx.get(stuck));
+    assert.equal(await ctx.get(ctx.run(add, 1, 2)), 3); // waits for the cpu, so runs on the fresh worker
+    await ctx.killActor("holder");
+    // One GPU: the two tasks run one after the other.
+    const spans = await ctx.get([0, 1].map(() => ctx.createTask(timed, [200], { resources: { gpu: 1, cpu: 0 } })));
+    const [first, second] = spans.sort((a, b) => a[0] - b[0]);
+    assert.ok(second[0] >= first[1], `two {gpu: 1} tasks overlapped on a 1-GPU worker: ${JSON.stringify(spans)}`);
+  });
+
+  it("a named actor whose worker died frees its name: getIfExists gives a live actor", async () => {
+    await using ctx = createJobContext("processes", { maxWorkers: 2, resources: { cpu: 1, gpu: 1 } });
+    const options = { name: "reporter", getIfExists: true, resources: { gpu: 1, cpu: 0 } };
+    const first = await ctx.createActor(PidReporter, [], options);
+    const dead = await ctx.get(first.pid.remote());
+    process.kill(dead, "SIGKILL");
+    await waitForExit([dead]);
+    await assert.rejects(ctx.get(first.pid.remote()));
+    // The head hears of the worker's death on its own path: a few tries, each a full createActor and call.
+    let live: number | undefined;
+    for (let i = 0; i < 20 && live === undefined; i++) {
+      const again = await ctx.createActor(PidReporter, [], options);
+      live = await ctx.get(again.pid.remote()).catch(() => new Promise<undefined>((r) => setTimeout(r, 50)));
+    }
+    assert.ok(live !== undefined && live !== dead && isAlive(live), `getIfExists gave the dead actor (pid ${dead}) every time`);
   });
 });

@@ -16,7 +16,7 @@ import { NamespaceClient } from "../namespace/namespace-client.ts";
 import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, type ActorOptions, type Resources } from "../base/options.ts";
 import { namedActorExists } from "../base/errors.ts";
 import type { RefReader } from "../objects/ref-reader.ts";
-import { give, take, type Worker, type WorkerPool } from "../tasks/worker-pool.ts";
+import { placeActor, releaseActor, type ActorPlacement, type WorkerPool } from "../tasks/worker-pool.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
@@ -30,8 +30,10 @@ interface Named {
   readonly code: ActorCode;
   readonly options: ActorOptions;
   readonly target: Promise<ActorTarget>;
-  /** Its worker, for an actor on one. */
-  worker?: Worker;
+  /** Its hold on its worker's resources, for an actor on one. */
+  placement?: ActorPlacement;
+  /** It died with its worker: the name is free again (killActor still ends it quietly). */
+  dead?: boolean;
 }
 
 export class ActorRegistry {
@@ -78,7 +80,7 @@ export class ActorRegistry {
     const { name } = options;
     if (this.#shared !== null && name !== undefined) return this.#hosted(Class, args, options, this.#shared);
     const named = name === undefined ? undefined : this.#named.get(name);
-    if (named) {
+    if (named && !named.dead) {
       if (!options.getIfExists) return Promise.reject(namedActorExists(name!));
       return Promise.all([codeOf(named.code), codeOf(Class)]).then(([existing, asked]) => {
         checkSameClass(name!, existing, asked);
@@ -90,7 +92,7 @@ export class ActorRegistry {
     const target = needsOwnProcess(options) ? this.#hosted(Class, args, options, null) : this.#onWorker(Class, args, options, entry);
     if (name !== undefined) {
       this.#named.set(name, Object.assign(entry, { target }));
-      target.catch(() => this.#named.delete(name));
+      target.catch(() => this.#named.get(name) === entry && this.#named.delete(name));
     }
     return target;
   }
@@ -106,7 +108,7 @@ export class ActorRegistry {
     const target = await named.target;
     if (target.hosted) return (await this.#namespace(null)).kill(name);
     await target.mesh.stop();
-    if (named.worker) give(named.worker, named.options.resources ?? {});
+    if (named.placement) releaseActor(named.placement); // once: not if its worker's death gave the resources back already
   }
 
   /** Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. */
@@ -184,8 +186,8 @@ export class ActorRegistry {
     if (impossible) throw impossible;
     const worker = this.pool.pick(resources);
     if (!worker) throw new RangeError(`actor ${label} requests ${JSON.stringify(resources)}, which no worker has free now`);
-    take(worker, resources);
-    entry.worker = worker;
+    const placement = placeActor(worker, resources, () => (entry.dead = true));
+    entry.placement = placement;
     try {
       const Ctor = (typeof Class === "function" ? Class : await load(Class)) as new (...a: unknown[]) => object;
       const values = await this.refs.all(args);
@@ -198,7 +200,7 @@ export class ActorRegistry {
       });
       return { mesh: mesh as ActorMesh<object> };
     } catch (err) {
-      give(worker, resources);
+      releaseActor(placement);
       throw err;
     }
   }

@@ -1,5 +1,5 @@
 // Resource accounting per worker: what each worker of a job offers, what is
-// free on it now, how many tasks were sent ahead to it, and whether it is
+// free on it now, which actors hold some of it, how many tasks were sent ahead to it, and whether it is
 // alive. Placement asks it for the worker to use; it never sends anything.
 import { SupervisionError } from "../../mesh/errors.ts";
 import { TASK_RESOURCES, type Resources } from "../base/options.ts";
@@ -20,6 +20,16 @@ export interface Worker {
   alive: boolean;
   /** Dead while it is started again (worker-replacement.ts): tasks that need it wait. */
   restarting: boolean;
+  /** The actors placed on it, each holding its resources until it ends or the worker dies. */
+  readonly actors: Set<ActorPlacement>;
+}
+
+/** An actor's hold on its worker's resources: given back once, when the actor ends or its worker dies, whichever comes first. */
+export interface ActorPlacement {
+  readonly worker: Worker;
+  readonly resources: Resources;
+  /** The worker died, and the actor with it. */
+  readonly lost: () => void;
 }
 
 /** Tasks with the default request may be sent this far ahead of a free slot, so a worker never idles between them. */
@@ -48,22 +58,29 @@ export class WorkerPool {
       meanGap: Infinity,
       alive: true,
       restarting: false,
+      actors: new Set(),
     }));
   }
 
-  /** Worker `index` died: nothing is placed on it any more (until it is revived, if `restarting`). */
+  /**
+   * Worker `index` died: nothing is placed on it any more (until it is revived, if `restarting`), and its actors
+   * died with it (their resources come back, once, when it is revived).
+   */
   markDead(index: number, restarting = false): void {
     const worker = this.#workers[index];
     if (!worker) return;
     worker.alive = false;
     worker.restarting = restarting;
+    const lost = [...worker.actors];
+    worker.actors.clear();
+    for (const actor of lost) actor.lost();
   }
 
   alive(index: number): boolean {
     return this.#workers[index]?.alive ?? false;
   }
 
-  /** Worker `index` was started again: alive, all free, nothing sent ahead. */
+  /** Worker `index` was started again: alive, all free (no actor outlives its worker), nothing sent ahead. */
   revive(index: number): void {
     const worker = this.#workers[index];
     if (!worker) return;
@@ -127,6 +144,19 @@ function fits(free: Resources, request: Resources): boolean {
 /** Marks `request` as in use on `worker`. */
 export function take(worker: Worker, request: Resources): void {
   for (const r in request) worker.free[r] = (worker.free[r] ?? 0) - request[r];
+}
+
+/** Places an actor holding `resources` on `worker`; `lost` is called if the worker dies first. */
+export function placeActor(worker: Worker, resources: Resources, lost: () => void): ActorPlacement {
+  const placement = { worker, resources, lost };
+  take(worker, resources);
+  worker.actors.add(placement);
+  return placement;
+}
+
+/** The actor of `placement` ended: its resources go back, unless its worker's death took them already. */
+export function releaseActor(placement: ActorPlacement): void {
+  if (placement.worker.actors.delete(placement)) give(placement.worker, placement.resources);
 }
 
 /** Gives `request` back to `worker`. */
