@@ -34,6 +34,7 @@ import { config, settingName } from "../base/settings.ts";
 import { TaskCancelledError } from "../base/errors.ts";
 import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
+import { BOOKKEEPING } from "./bookkeeping-probe.ts";
 import type { Running, Task, TaskCode } from "./task-records.ts";
 
 export type { TaskCode };
@@ -80,10 +81,12 @@ export class TaskScheduler {
     const proc = currentProc();
     this.#portId = proc.openPort((number, ok, value) => this.#result(number, ok, value));
     this.resultsPort = { addr: proc.addr, id: this.#portId };
+    BOOKKEEPING.set(this, () => ({ tree: this.#tree.size, cancelledEarly: this.#cancelledEarly.size }));
   }
 
   /** The job ended: results that still arrive are dropped, and no worker is replaced any more. */
   close(): void {
+    BOOKKEEPING.delete(this);
     this.#replacement = null;
     this.#outbox.close();
     currentProc().closePort(this.#portId);
@@ -121,7 +124,7 @@ export class TaskScheduler {
    */
   submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null, stream: PortRef | null = null): void {
     if (this.#cancelledEarly.size !== 0 && this.#cancelledEarly.delete(id)) return; // its ref rejected already
-    if (parent !== null) this.#tree.add(parent, id);
+    if (parent !== null && this.#running.get(parent) !== undefined) this.#tree.add(parent, id); // not once its parent ended: its entry would stay forever
     const resources = options.resources ?? TASK_RESOURCES;
     const name = options.name ?? (typeof fn === "function" ? String(fn.name || "task") : fn.exportName);
     const impossible = this.pool.impossible(resources, "task", name);
@@ -272,20 +275,20 @@ export class TaskScheduler {
   /**
    * Cancels the task of ref `id` (and, if `recursive`, the tasks it submitted, and theirs): a queued one leaves the queue;
    * one at a worker is told to stop, and its worker is replaced if it has not ended within FRAY_CANCEL_GRACE_MS. A ref of
-   * no task here (an actor call; a nested task whose submit is on its way) rejects, unless settled (a task that ended),
-   * naming it `name`. Returns the name of what it cancelled: the task's, else `name`.
+   * no task here (an actor call in flight, named `callName`; a nested task whose submit is on its way) rejects, unless
+   * settled (a task that ended). Returns the name of what it cancelled: the task's, else the call's or the ref's.
    */
-  cancel(id: string, recursive: boolean, name = `ObjectRef(${id})`): string {
+  cancel(id: string, recursive: boolean, callName?: string): string {
     const running = this.#running.get(id);
     if (running) this.#cancelRunning(running);
     const task = running?.task ?? this.#cancelQueued(id);
     const entry = task ? null : this.store.entry(id);
     if (entry && !entry.settled) {
-      this.#cancelledEarly.add(id);
-      entry.reject(new TaskCancelledError(name));
+      if (callName === undefined) this.#cancelledEarly.add(id); // an actor call in flight never arrives here as a task
+      entry.reject(new TaskCancelledError(callName ?? `ObjectRef(${id})`));
     }
     if (recursive) for (const child of this.#tree.take(id)) this.cancel(child, true);
-    return task?.name ?? name;
+    return task?.name ?? callName ?? `ObjectRef(${id})`;
   }
 
   #cancelQueued(id: string): Task | undefined {

@@ -18,6 +18,11 @@ export class TaskTree {
     return children;
   }
 
+  /** How many tasks have children recorded (a probe for tests: it stays bounded). */
+  get size(): number {
+    return this.#children.size;
+  }
+
   ended(task: string): void {
     if (this.#children.size !== 0) this.#children.delete(task);
   }
