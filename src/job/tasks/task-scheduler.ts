@@ -209,7 +209,7 @@ export class TaskScheduler {
   #result(number: number, ok: boolean, value: unknown): void {
     const running = this.#running.numbered(number);
     if (!running) return; // its worker was declared dead meanwhile
-    if (running.ownCall === undefined) this.pool.finished(running.worker);
+    if (!running.ownCall) this.pool.finished(running.worker); // the pool paces batches by their results alone
     this.#finished(running, ok, value);
     this.#dispatch();
   }
