@@ -6,19 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { runProgram } from "../helpers.ts";
 import { readJourneyLine } from "./journey.ts";
-
-interface JourneyRun {
-  readonly journey: string;
-  readonly kinds: readonly string[];
-  /** Extra arguments by backend. */
-  readonly args?: Readonly<Record<string, readonly string[]>>;
-}
-
-export const JOURNEYS: readonly JourneyRun[] = [
-  { journey: "shuffle", kinds: ["threads", "processes", "mesh"] },
-  // 10,000 units where workers are processes (the costliest to leak from), fewer on the others.
-  { journey: "long-driver", kinds: ["threads", "processes", "mesh"], args: { threads: ["3000"], processes: ["10000"], mesh: ["3000"] } },
-];
+import { JOURNEYS } from "./journey-list.ts";
 
 for (const { journey, kinds, args } of JOURNEYS) {
   describe(`journey: ${journey}`, () => {

@@ -67,11 +67,7 @@ try {
   const before = await resourceCounts();
   await units(200, UNITS);
   const afterRun = await resourceCounts();
-  assert.deepEqual(
-    { ...afterRun, heapMiB: 0 },
-    { ...before, heapMiB: 0 },
-    `what the driver holds after ${UNITS} units differs from before them`,
-  );
+  assert.deepEqual({ ...afterRun, heapMiB: 0 }, { ...before, heapMiB: 0 }, `what the driver holds after ${UNITS} units differs from before them`);
   assert.ok(afterRun.heapMiB - before.heapMiB < HEAP_GROWTH_MIB, `the heap grew from ${before.heapMiB} MiB to ${afterRun.heapMiB} MiB`);
   reportJourney("long-driver", kind, { units: UNITS, ...done, before, after: afterRun });
 } finally {

@@ -1,10 +1,11 @@
 // What a long-lived driver holds, counted from outside its code: its processes (itself and every process under
-// it), their open file descriptors and those of them on /dev/shm (unlinked files count: they hold memory), its active handles (Node's count), the job layer's task bookkeeping (an internal probe: the journey
-// itself uses only the public API) and its heap after a full garbage collection.
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+// it), their open file descriptors and those of them on /dev/shm (unlinked files count: they hold memory), its
+// active handles (Node's count), the job layer's task bookkeeping (an internal probe: the journey itself uses
+// only the public API) and its heap after a full garbage collection.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { bookkeepingProbe } from "../../src/job/tasks/bookkeeping-probe.ts";
+import { openFiles, processFamily } from "./chaos/process-tree.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -34,43 +35,14 @@ export async function resourceCounts(): Promise<ResourceCounts> {
   };
 }
 
-/** This process and those under it (by /proc's parent links). */
-function family(): number[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // it ended meanwhile
-    }
-  }
-  const all = [process.pid];
-  for (let i = 0; i < all.length; i++) all.push(...(parents.get(all[i]) ?? []));
-  return all;
-}
-
 function processCounts(): { processes: number; fds: number; shmFds: number } {
-  const pids = family();
+  const pids = processFamily(process.pid);
   let fds = 0;
   let shmFds = 0;
   for (const pid of pids) {
-    let entries: string[];
-    try {
-      entries = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue; // it ended meanwhile
-    }
-    fds += entries.length;
-    for (const fd of entries) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("/dev/shm/")) shmFds++;
-      } catch {
-        // closed meanwhile
-      }
-    }
+    const files = openFiles(pid);
+    fds += files.length;
+    shmFds += files.filter((file) => file.startsWith("/dev/shm/")).length;
   }
   return { processes: pids.length, fds, shmFds };
 }
