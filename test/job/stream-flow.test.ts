@@ -9,7 +9,7 @@ import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type ActorHandle, type JobContext, type ObjectRef, type ObjectRefStream } from "../../src/job.ts";
 import { thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { Board } from "../fixtures/cancel-tasks.ts";
-import { numbered, rows, ticking, train, Trainer } from "../fixtures/stream-tasks.ts";
+import { numbered, rows, ticking, train, Trainer, windowedReader } from "../fixtures/stream-tasks.ts";
 import { track } from "../helpers.ts";
 
 // Frames of at most 4 MiB for every process of this file (its workers inherit it): 2,000 rows of 8 KiB are 16 MiB.
@@ -81,6 +81,11 @@ for (const [kind, make] of backends) {
       assert.equal(await ctx.get(board.waitFor.remote("window:made")), 3 + 4);
     });
 
+    it("a task's stream keeps to its window too", async () => {
+      assert.equal(await ctx.get(ctx.run(windowedReader, board, "nested-window")), 0);
+      assert.equal(await ctx.get(board.waitFor.remote("nested-window:made")), 1 + 2);
+    });
+
     it("an actor's stream keeps to its window too", async () => {
       const trainer = await ctx.createActor(Trainer);
       let read = 0;
@@ -101,6 +106,7 @@ for (const [kind, make] of backends) {
       for (const window of [0, -1, 1.5, Number.NaN, "4" as unknown as number]) {
         assert.throws(() => ctx.createStreamingTask(numbered, [board, "never", 1], { window }), /window .* a whole number of items, at least 1, or Infinity/);
       }
+      assert.throws(() => board.keys.options({ window: 0 }), /the window 0 of the stream of method keys is not a whole number of items/);
     });
 
     it("a stream dropped unread is cancelled and its items released", async () => {
