@@ -109,21 +109,24 @@ for (const [kind, make] of backends) {
       assert.throws(() => board.keys.options({ window: 0 }), /the window 0 of the stream of method keys is not a whole number of items/);
     });
 
-    it("a stream dropped unread is cancelled and its items released", async () => {
-      const before = await objectCount(ctx);
-      // Held until it made 200 items (dropped sooner, it might never start), then dropped unread.
-      const held: { stream: ObjectRefStream<number> | null } = { stream: ctx.runStreaming(ticking, board, "dropped", 20_000, 200) };
-      await ctx.get(board.waitFor.remote("dropped:running"));
+    /** Drops `stream` once its generator yielded 200 items (dropped sooner, it might never start); resolves with how many it made in all. */
+    async function dropped(key: string, held: { stream: ObjectRefStream<number> | null }): Promise<number> {
+      await ctx.get(board.waitFor.remote(`${key}:running`));
       held.stream = null;
-      const closed = board.waitFor.remote("dropped:made");
       let made: number | undefined;
-      void ctx.get(closed).then((n) => (made = n as number));
+      void ctx.get(board.waitFor.remote(`${key}:made`)).then((n) => (made = n as number));
       for (let round = 0; round < 200 && made === undefined; round++) {
         gc();
         await new Promise((resolve) => setImmediate(resolve));
         await ctx.get(board.keys.remote());
       }
       assert.ok(made !== undefined && made < 20_000, `the dropped stream's generator did not stop: it made ${made}`);
+      return made;
+    }
+
+    it("a stream dropped unread is cancelled and its items released", async () => {
+      const before = await objectCount(ctx);
+      await dropped("dropped", { stream: ctx.runStreaming(ticking, board, "dropped", 20_000, 200) });
       let count = await objectCount(ctx);
       for (let round = 0; round < 100 && count > before + 5; round++) {
         gc();
@@ -131,6 +134,11 @@ for (const [kind, make] of backends) {
         count = await objectCount(ctx);
       }
       assert.ok(count <= before + 5, `the job keeps ${count} objects, ${before} before the stream of 200 items and more`);
+    });
+
+    it("an actor's stream dropped unread is cancelled: its generator stops", async () => {
+      const trainer = await ctx.createActor(Trainer);
+      await dropped("actor-dropped", { stream: trainer.ticking.remoteStreaming(board, "actor-dropped", 20_000, 200) });
     });
   });
 }
