@@ -4,7 +4,7 @@
 import { checkArity, functionLabel } from "../runtime/face/actors.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import type { ActorClass, ActorHandle } from "./actors/actor-handle.ts";
-import { checkResources, type ActorOptions, type TaskOptions } from "./base/options.ts";
+import { checkResources, streamWindow, type ActorOptions, type StreamOptions, type TaskOptions } from "./base/options.ts";
 import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction, WaitOptions, Yielded } from "./job-context.ts";
 import { asCompleted } from "./objects/as-completed.ts";
 import type { ObjectRef, Refs } from "./objects/object-ref.ts";
@@ -23,8 +23,8 @@ export abstract class JobContextBase implements JobContext {
 
   /** Starts task `fn(...args)` (checked already), whose value fills the ref returned. */
   protected abstract [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef;
-  /** Starts streaming task `fn(...args)` (checked already). */
-  protected abstract [kSubmitStream](fn: StreamingFunction, args: unknown[]): ObjectRefStream<unknown>;
+  /** Starts streaming task `fn(...args)` (checked already), at most `window` items ahead of its reader. */
+  protected abstract [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown>;
   /** `wait` with its options read: at most `timeoutMs` (undefined: no limit). */
   protected abstract [kWaitFor](refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]>;
 
@@ -43,9 +43,14 @@ export abstract class JobContextBase implements JobContext {
   }
 
   runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {
+    return this.createStreamingTask(fn, args);
+  }
+
+  createStreamingTask<F extends StreamingFunction>(fn: F, args: Refs<Parameters<F>>, options: StreamOptions = {}): ObjectRefStream<Yielded<F>> {
     this[kCheckOpen]();
+    const window = streamWindow(options, functionLabel(fn));
     checkArity(fn, args.length, functionLabel(fn));
-    return this[kSubmitStream](fn, args as unknown[]) as ObjectRefStream<Yielded<F>>;
+    return this[kSubmitStream](fn, args as unknown[], window) as ObjectRefStream<Yielded<F>>;
   }
 
   wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {

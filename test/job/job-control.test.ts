@@ -11,6 +11,7 @@ const JOB_CONTEXT_API = [
   "cancel",
   "createActor",
   "createActorGroup",
+  "createStreamingTask",
   "createTask",
   "get",
   "killActor",

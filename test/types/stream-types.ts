@@ -38,6 +38,15 @@ export async function typed(): Promise<void> {
   const produced: ObjectRefStream<number> = producer.count.remoteStreaming(3);
   void produced;
 
+  // Stream options: a window of credit, for a task and for an actor's method.
+  const windowed: ObjectRefStream<number> = ctx.createStreamingTask(numbers, [1, 3], { window: 4 });
+  const unbounded: ObjectRefStream<number> = producer.count.options({ window: Infinity }).remoteStreaming(3);
+  void [windowed, unbounded];
+  // @ts-expect-error: the arguments go in an array, checked against the generator's
+  ctx.createStreamingTask(numbers, [1, "3"], { window: 4 });
+  // @ts-expect-error: no such stream option
+  ctx.createStreamingTask(numbers, [1, 3], { credit: 4 });
+
   // @ts-expect-error: arguments are checked against the generator's
   ctx.runStreaming(numbers, "1", 3);
   // @ts-expect-error: a plain function is not a streaming task

@@ -10,7 +10,7 @@
 // namespace restarts it, and its own calls find the new incarnation.
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { knownDeath } from "../../mesh/liveness.ts";
-import { actorHandle, type ActorClass, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, type ActorClass, type ActorHandle, type RemoteMethod } from "./actor-handle.ts";
 import { ActorRef, kActorTarget } from "./actor-ref.ts";
 import { checkActorOptions, checkResources, type ActorOptions } from "../base/options.ts";
 import type { MemberOptions } from "./current-actor.ts";
@@ -75,10 +75,10 @@ export class ActorGroup<T> {
         return handle[method].remote(...args);
       },
       new ActorRef(null, null, "group.any picks a ready member at each call, in this process: send group.handles (the members' own handles) instead"),
-      (method, args) => {
+      (method, args, window) => {
         const ready = this.#readyOrThrow(`any.${method}`);
-        const handle = ready[this.#turn++ % ready.length] as unknown as Record<string, { remoteStreaming(...a: unknown[]): never }>;
-        return handle[method].remoteStreaming(...args);
+        const handle = ready[this.#turn++ % ready.length] as unknown as Record<string, RemoteMethod<(...a: unknown[]) => AsyncIterable<unknown>>>;
+        return handle[method].options({ window }).remoteStreaming(...args);
       },
     );
     this.all = groupCall<T>((method) => this.#readyOrThrow(`all.${method}`));

@@ -3,6 +3,7 @@
 // sent anywhere (actor-ref.ts says how it crosses the wire and who runs its calls there).
 import type { MeshMemberName } from "../../mesh/actor-mesh.ts";
 import type { NotEndpointName } from "../../runtime/face/actors.ts";
+import { streamWindow, type StreamOptions } from "../base/options.ts";
 import type { ObjectRef, Refs } from "../objects/object-ref.ts";
 import type { ObjectRefStream } from "../objects/object-ref-stream.ts";
 
@@ -20,6 +21,8 @@ export interface RemoteMethod<F extends Method> {
    * holds one of the actor's call slots (maxConcurrency) until the generator ends.
    */
   remoteStreaming: ReturnType<F> extends AsyncIterable<infer T> ? (...args: Refs<Parameters<F>>) => ObjectRefStream<T> : never;
+  /** The method called as a stream with options: `window`, how many items it may yield ahead of its reader (StreamOptions). */
+  options(options: StreamOptions): Pick<RemoteMethod<F>, "remoteStreaming">;
 }
 
 /** A handle's methods: the endpoints the actor would have on a mesh (createActor refuses names of mesh members). */
@@ -31,13 +34,14 @@ export type ActorHandle<T> = {
 
 /**
  * Builds a handle whose `name.remote(...args)` calls `invoke(name, args)`, and
- * `name.remoteStreaming(...args)` calls `stream(name, args)`; `extra` holds
- * its own members (an ActorRef, for one that can be sent).
+ * `name.remoteStreaming(...args)` calls `stream(name, args, window)` (the
+ * window of `name.options(…)`, checked, or the setting's); `extra` holds its
+ * own members (an ActorRef, for one that can be sent).
  */
 export function actorHandle<T>(
   invoke: (method: string, args: unknown[]) => ObjectRef,
   extra: object,
-  stream: (method: string, args: unknown[]) => ObjectRefStream<unknown>,
+  stream: (method: string, args: unknown[], window: number) => ObjectRefStream<unknown>,
 ): ActorHandle<T> {
   const methods = new Map<string, RemoteMethod<Method>>();
   return new Proxy(extra, {
@@ -46,7 +50,15 @@ export function actorHandle<T>(
       if (prop === "then" || prop === "toJSON") return undefined;
       let m = methods.get(prop);
       if (!m) {
-        m = { remote: (...args: unknown[]) => invoke(prop, args), remoteStreaming: (...args: unknown[]) => stream(prop, args) } as RemoteMethod<Method>;
+        const streaming = (options: StreamOptions) => {
+          const window = streamWindow(options, `method ${prop}`);
+          return (...args: unknown[]) => stream(prop, args, window);
+        };
+        m = {
+          remote: (...args: unknown[]) => invoke(prop, args),
+          remoteStreaming: (...args: unknown[]) => streaming({})(...args),
+          options: (options: StreamOptions) => ({ remoteStreaming: streaming(options) }),
+        } as unknown as RemoteMethod<Method>;
         methods.set(prop, m);
       }
       return m;

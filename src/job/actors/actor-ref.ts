@@ -15,7 +15,7 @@ import { currentContext } from "../base/ambient.ts";
 import { headAt, kOwner, ObjectRef, type RefHead, type RefOwner } from "../objects/object-ref.ts";
 import { ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { ActorError } from "../../mesh/errors.ts";
-import { actorHandle, type ActorHandle } from "./actor-handle.ts";
+import { actorHandle, type ActorHandle, type RemoteMethod } from "./actor-handle.ts";
 
 export type { ActorTarget, HostedRef } from "../base/actor-target.ts";
 
@@ -65,7 +65,7 @@ export function revivedHandle(target: ActorTarget, owner: RefOwner): ActorHandle
 }
 
 function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
-  type Methods = Record<string, { remote(...a: unknown[]): ObjectRef; remoteStreaming(...a: unknown[]): ObjectRefStream<unknown> }>;
+  type Methods = Record<string, RemoteMethod<(...a: unknown[]) => AsyncIterable<unknown>>>;
   const context = () => currentContext() as Partial<HandleFactory> | null;
   return actorHandle(
     (method, args) => {
@@ -76,23 +76,32 @@ function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
       return ref;
     },
     new ActorRef(target, owner),
-    (method, args) => {
+    (method, args, window) => {
       const ctx = context();
-      if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Methods)[method].remoteStreaming(...args);
+      if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Methods)[method].options({ window }).remoteStreaming(...args);
       const ref = new ObjectRef<number>(currentProc().nextId(), owner);
-      callThroughHead(owner.head, ref.id, target, method, args, true);
+      callThroughHead(owner.head, ref.id, target, method, args, window);
       const cause = (err: unknown) => {
         throw err instanceof ActorError ? err.cause : err;
       };
-      return new ObjectRefStream(ref, {
-        next: async (index) => {
-          const id = await owner.head.remoteStreamNext.callOne(ref.id, index, null).catch(cause);
-          return id === null ? null : new ObjectRef(id, owner);
+      return new ObjectRefStream(
+        ref,
+        {
+          next: async (index) => {
+            const id = await owner.head.remoteStreamNext.callOne(ref.id, index, null).catch(cause);
+            return id === null ? null : new ObjectRef(id, owner);
+          },
+          cancel: () => owner.head.remoteCancel.callOne(ref.id, true).catch(cause),
         },
-        cancel: () => owner.head.remoteCancel.callOne(ref.id, true).catch(cause),
-      });
+        cancelOnDrop(owner, ref.id),
+      );
     },
   );
+}
+
+/** What a stream dropped unread does: its head cancels it (made here, apart from the stream's closures, to hold its id and not its ref). */
+function cancelOnDrop(owner: HeadOwner, id: string): () => void {
+  return () => void owner.head.remoteCancel.callOne(id, true).catch(() => {});
 }
 
 /**
@@ -100,7 +109,14 @@ function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
  * with its result (`stream`: keeps what it yields as stream `id`); one too
  * large to send throws naming the method.
  */
-export function callThroughHead(head: ActorMesh<RefHead>, id: string, target: ActorTarget, method: string, args: readonly unknown[], stream = false): void {
+export function callThroughHead(
+  head: ActorMesh<RefHead>,
+  id: string,
+  target: ActorTarget,
+  method: string,
+  args: readonly unknown[],
+  stream: number | false = false,
+): void {
   try {
     head.remoteCallActor.broadcast(id, target, method, args as unknown[], stream);
   } catch (err) {

@@ -1,4 +1,5 @@
-// Options of tasks and actors, and resource requests.
+// Options of tasks, streams and actors, and resource requests.
+import { config } from "./settings.ts";
 
 /** Amounts of each resource: cpu, gpu, memory (bytes) and any custom name. */
 export type Resources = Readonly<Record<string, number>>;
@@ -11,6 +12,26 @@ export interface TaskOptions {
   readonly maxRetries?: number;
   /** Environment variables set while the task runs (in its worker). */
   readonly env?: Readonly<Record<string, string>>;
+}
+
+/** Options of a stream: `ctx.createStreamingTask(fn, args, options)`, `handle.method.options(options).remoteStreaming(...args)`. */
+export interface StreamOptions {
+  /**
+   * How many items the generator may yield ahead of its reader: at its next `yield` it waits until the reader has
+   * read more. A whole number, at least 1, or `Infinity` (no limit, as in Ray). Default FRAY_STREAM_WINDOW (no limit).
+   */
+  readonly window?: number;
+}
+
+/** The window of a stream of `what` (a task or Class.method): its option, checked, or the setting's. */
+export function streamWindow(options: StreamOptions, what: string): number {
+  const { window } = options;
+  if (window === undefined) return config.streamWindow === 0 ? Infinity : config.streamWindow;
+  if (typeof window === "number" && (window === Infinity || (Number.isInteger(window) && window >= 1))) return window;
+  const got = typeof window === "number" ? String(window) : JSON.stringify(window);
+  throw new RangeError(
+    `the window ${got} of the stream of ${what} is not a whole number of items, at least 1, or Infinity (no limit); give e.g. { window: 16 }`,
+  );
 }
 
 export interface ActorOptions {

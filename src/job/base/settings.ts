@@ -1,4 +1,4 @@
-// The job layer's settings: tasks' cancelling and worker threads' waiting.
+// The job layer's settings: tasks' cancelling, worker threads' waiting and streams' windows.
 // Declared once, here, through the runtime's registry (the settings table is printed from every layer's);
 // this layer's code reads them, and the runtime's, as `config.<name>` from this file.
 import { declareSettings, ms, runtimeSettings, type Setting } from "../../runtime/face/settings.ts";
@@ -21,6 +21,15 @@ export const JOB_SETTINGS = {
         "thread may run up to this late, anything its parent sends wakes it at once; 0: never waits",
     ),
     max: 1_000,
+  },
+  streamWindow: {
+    env: "FRAY_STREAM_WINDOW",
+    kind: "count",
+    default: 0,
+    doc:
+      "how many items a streaming task or actor method may yield ahead of its reader unless its `window` option says otherwise: it waits " +
+      "at its next `yield` until the reader has read more; 0: no limit (it runs ahead as far as it goes, the values kept at the job's " +
+      "head until read, as in Ray)",
   },
 } as const satisfies Record<string, Setting>;
 

@@ -67,9 +67,9 @@ export class MeshJobContext extends JobContextBase implements JobContext {
     );
   }
 
-  protected [kSubmitStream](fn: StreamingFunction, args: unknown[]): ObjectRefStream<unknown> {
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown> {
     const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
-    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args, null);
+    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args, null, window);
     if (this.#head) submit(this.#head);
     else this.#ready.then(submit, () => {});
     return this.#stream(ref);
@@ -77,14 +77,23 @@ export class MeshJobContext extends JobContextBase implements JobContext {
 
   /** The reading side of stream `ref`: its head is in this process, and keeps its items until they are handed out. */
   #stream<T>(ref: ObjectRef<number>): ObjectRefStream<T> {
-    return new ObjectRefStream<T>(ref, {
-      next: async (index) => {
-        const head = await this.#ready;
-        const id = await head.streamNext(ref.id, index, null);
-        return id === null ? null : head.store.track(new ObjectRef(id, this.#owner));
+    return new ObjectRefStream<T>(
+      ref,
+      {
+        next: async (index) => {
+          const head = await this.#ready;
+          const id = await head.streamNext(ref.id, index, null);
+          return id === null ? null : head.store.track(new ObjectRef(id, this.#owner));
+        },
+        cancel: () => this.cancel(ref),
       },
-      cancel: () => this.cancel(ref),
-    });
+      this.#dropped(ref.id),
+    );
+  }
+
+  /** What stream `id` dropped unread does: its head cancels it (the closure holds the id, not the ref, which may then be collected). */
+  #dropped(id: string): () => void {
+    return () => void this.#ready.then((head) => head.cancel(id, true)).catch(() => {}); // (a job shut down has nothing left to cancel)
   }
 
   async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
@@ -143,10 +152,10 @@ export class MeshJobContext extends JobContextBase implements JobContext {
         return ref;
       },
       new ActorRef(target, this.#owner),
-      (method, args) => {
+      (method, args, window) => {
         checkMethodArity(Class, method, args);
         const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
-        this.#ready.then((head) => head.callActorStream(ref.id, target, method, args));
+        this.#ready.then((head) => head.callActorStream(ref.id, target, method, args, window));
         return this.#stream(ref);
       },
     );

@@ -16,10 +16,11 @@ import {
 } from "../job-context.ts";
 import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
 import { kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
-import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
+import { cancelTarget, ObjectRefStream, type StreamSource } from "../objects/object-ref-stream.ts";
 import { TaskCancelledError } from "../base/errors.ts";
 import { SyncTasks } from "./sync-tasks.ts";
 import { asStream, StreamBuffer } from "../streams/stream-buffer.ts";
+import { EventLoopTurns } from "../streams/stream-pump.ts";
 import { ObjectStore } from "../objects/object-store.ts";
 import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { namedActorExists } from "../base/errors.ts";
@@ -46,11 +47,6 @@ const SYNC_HANDLE = new ActorRef(
 interface StreamReader {
   cancel(): void;
 }
-
-// A stream dropped before its reader saw its end: its cancel hook goes with it, so a long-lived driver keeps none per stream.
-const unreadStreams = new FinalizationRegistry<{ readers: Map<string, StreamReader>; id: string; reader: StreamReader }>(({ readers, id, reader }) => {
-  if (readers.get(id) === reader) readers.delete(id);
-});
 
 export class SyncJobContext extends JobContextBase implements JobContext {
   readonly kind: JobKind = "sync";
@@ -103,25 +99,44 @@ export class SyncJobContext extends JobContextBase implements JobContext {
     return ref;
   }
 
-  protected [kSubmitStream](fn: StreamingFunction, args: unknown[]): ObjectRefStream<unknown> {
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown> {
     const name = functionLabel(fn);
-    return this.#stream(this.#newRef(), name, this.#refs.all(args), (values) => (fn as unknown as (...a: unknown[]) => unknown)(...values));
+    return this.#stream(this.#newRef(), name, window, this.#refs.all(args), (values) => (fn as unknown as (...a: unknown[]) => unknown)(...values));
   }
 
-  /** Runs `start` (a generator function's call) as a task whose yielded values fill a stream; an actor's `limiter` holds a call slot meanwhile. */
-  #stream<T>(ref: ObjectRef, name: string, values: Promise<unknown[]>, start: (values: unknown[]) => unknown, limiter?: CallLimiter): ObjectRefStream<T> {
-    const entry = this.#store.entry(ref.id);
+  /**
+   * Runs `start` (a generator function's call) as a task whose yielded values fill a stream, at most `window` items ahead
+   * of its reader; an actor's `limiter` holds a call slot meanwhile. The event loop turns between values (EventLoopTurns):
+   * the reader shares this thread with a generator that may compute between its yields.
+   */
+  #stream<T>(
+    ref: ObjectRef,
+    name: string,
+    window: number,
+    values: Promise<unknown[]>,
+    start: (values: unknown[]) => unknown,
+    limiter?: CallLimiter,
+  ): ObjectRefStream<T> {
+    // The closures here hold the ref's id, not the ref: a stream's ref keeps it from being dropped (object-ref-stream.ts).
+    const streamId = ref.id;
+    const entry = this.#store.entry(streamId);
     const buffer = new StreamBuffer();
-    const task = this.#tasks.start(ref.id, name, (error) => (entry.reject(error), buffer.finish({ error })));
+    let handed = 0;
+    let wake: (() => void) | null = null;
+    const task = this.#tasks.start(streamId, name, (error) => (entry.reject(error), buffer.finish({ error }), wake?.()));
     const drive = async (): Promise<number> => {
       const resolved = await values;
       if (task.cancelled) return 0;
       let n = 0;
+      const turns = new EventLoopTurns();
       for await (const value of asStream(await start(resolved), name)) {
         if (task.cancelled) break;
-        const id = `${ref.id}:${n++}`;
+        const id = `${streamId}:${n++}`;
         this.#store.entry(id).resolve(value);
         buffer.push(id);
+        await turns.take();
+        while (n >= handed + window && !task.cancelled) await new Promise<void>((resolve) => (wake = resolve));
+        if (task.cancelled) break;
       }
       return n;
     };
@@ -131,29 +146,29 @@ export class SyncJobContext extends JobContextBase implements JobContext {
       (n) => (this.#tasks.end(task), entry.resolve(n), buffer.finish()),
       (error: unknown) => (this.#tasks.end(task), entry.reject(error), buffer.finish({ error })),
     );
-    let handed = 0;
     const reader = {
       cancel: () => {
+        wake?.();
         buffer.cancel(new TaskCancelledError(name));
         for (const id of buffer.unread(handed)) this.#store.release(id);
       },
     };
-    this.#readers.set(ref.id, reader);
-    const left = () => this.#readers.delete(ref.id);
-    const stream = new ObjectRefStream<T>(ref as ObjectRef<number>, {
+    this.#readers.set(streamId, reader);
+    const left = () => this.#readers.delete(streamId);
+    const source: StreamSource = {
       next: async (index) => {
         const id = await buffer.next(index).catch((err: unknown) => {
           left();
           throw err;
         });
         if (id === null) return (left(), null);
-        handed = index + 1;
+        handed = Math.max(handed, index + 1);
+        wake?.();
         return this.#store.track(new ObjectRef(id, this.#owner));
       },
-      cancel: () => this.cancel(ref),
-    });
-    unreadStreams.register(stream, { readers: this.#readers, id: ref.id, reader });
-    return stream;
+      cancel: async () => this.#cancel(streamId, true),
+    };
+    return new ObjectRefStream<T>(ref as ObjectRef<number>, source, () => this.#cancel(streamId, true));
   }
 
   async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
@@ -162,14 +177,19 @@ export class SyncJobContext extends JobContextBase implements JobContext {
     if (owner.head !== null || owner.store !== this.#store) {
       throw new Error(`${ref} belongs to another job; cancel it with the job context that made it`);
     }
-    const reader = this.#readers.get(ref.id);
+    this.#cancel(ref.id, options.recursive ?? true);
+  }
+
+  /** Cancels the task, stream or actor call of ref `id`: a stream's reader, even one whose generator returned, is ended. */
+  #cancel(id: string, recursive: boolean): void {
+    const reader = this.#readers.get(id);
     if (reader) {
-      this.#readers.delete(ref.id);
+      this.#readers.delete(id);
       reader.cancel(); // its reader's next read rejects, even if its generator had returned
     }
-    if (this.#tasks.cancel(ref.id, options.recursive ?? true)) return;
-    const entry = this.#store.entry(ref.id);
-    if (!entry.settled) entry.reject(new TaskCancelledError(String(ref)));
+    if (this.#tasks.cancel(id, recursive)) return;
+    const entry = this.#store.entry(id);
+    if (!entry.settled) entry.reject(new TaskCancelledError(`ObjectRef(${id})`));
   }
 
   get(value: unknown): Promise<never> {
@@ -236,9 +256,9 @@ export class SyncJobContext extends JobContextBase implements JobContext {
           return ref;
         },
         SYNC_HANDLE,
-        (method, callArgs) => {
+        (method, callArgs, window) => {
           checkMethodArity(Class, method, callArgs);
-          return this.#stream(this.#newRef(), `${Class.name}.${method}`, this.#refs.all(callArgs), (values) => actor.call(method, values), limiter);
+          return this.#stream(this.#newRef(), `${Class.name}.${method}`, window, this.#refs.all(callArgs), (values) => actor.call(method, values), limiter);
         },
       );
       actor.construct();

@@ -40,8 +40,8 @@ export class HeadActor extends Actor implements HeadEndpoints {
   }
 
   @endpoint({ concurrent: true })
-  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null): void {
-    this.#head.submitStream(id, { url, exportName }, args, parent);
+  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window = Infinity): void {
+    this.#head.submitStream(id, { url, exportName }, args, parent, window);
   }
 
   /** The ref id of item `index` of stream `id`, or null after its last; `taskId`: the reading task, which lends its resources out meanwhile. */
@@ -96,8 +96,8 @@ export class HeadActor extends Actor implements HeadEndpoints {
 
   /** Also how handles called where no job context runs reach their actor (../actors/actor-ref.ts): from any process. */
   @endpoint({ concurrent: true })
-  remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream = false): void {
-    if (stream) this.#head.callActorStream(id, target, method, args);
+  remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream: number | false = false): void {
+    if (stream !== false) this.#head.callActorStream(id, target, method, args, stream);
     else this.#head.callActor(id, target, method, args);
   }
 

@@ -89,8 +89,8 @@ export class JobHead {
   }
 
   /** Submits a streaming task: what it yields is kept as stream `id`. */
-  submitStream(id: string, fn: TaskCode, args: readonly unknown[], parent: string | null): void {
-    this.#scheduler.submit(id, fn, args, {}, parent, this.#streams.open(id));
+  submitStream(id: string, fn: TaskCode, args: readonly unknown[], parent: string | null, window: number): void {
+    this.#scheduler.submit(id, fn, args, {}, parent, this.#streams.open(id, window));
   }
 
   /** Item `index` of stream `id` (its ref id), or null after its last; task `taskId` (if any) lends its resources out meanwhile. */
@@ -141,9 +141,9 @@ export class JobHead {
     this.#actors.call(id, target, method, args);
   }
 
-  /** Calls `method`, an async generator, as stream `id`. */
-  callActorStream(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
-    this.#actors.callStream(id, target, method, args, this.#streams.open(id));
+  /** Calls `method`, an async generator, as stream `id`, at most `window` items ahead of its reader. */
+  callActorStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], window: number): void {
+    this.#actors.callStream(id, target, method, args, this.#streams.open(id, window));
   }
 
   killActor(name: string): Promise<void> {

@@ -3,6 +3,8 @@
 // yields, in order, each as soon as it is yielded (Ray's ObjectRefGenerator).
 // It is read once, by one `for await` loop; leaving the loop early (break,
 // return, throw) cancels the task. It stays in the process that started it.
+// A stream dropped before its end was read (the stream, its iterator and its
+// ref all garbage) is cancelled too: its generator stops, its items are released.
 import { ObjectRef } from "./object-ref.ts";
 
 /** Where a stream's refs come from: the job's head (or a sync job) keeps them as the task yields. */
@@ -16,17 +18,30 @@ export interface StreamSource {
 /** The stream's source, under a symbol so it is not part of the API. */
 export const kStreamSource = Symbol("fray.streamSource");
 
+// What a stream dropped unread does, by its source: the stream, its iterator and (through the map) its ref hold the
+// source, so it is collected once all three are. What it does must not hold any of them (a backend's closure holds ids).
+const droppedStreams = new FinalizationRegistry<() => void>((dropped) => dropped());
+const sourceOfRef = new WeakMap<ObjectRef, StreamSource>();
+
 export class ObjectRefStream<T> implements AsyncIterable<ObjectRef<T>> {
   /** @internal */
   readonly [kStreamSource]: StreamSource;
   #reading = false;
 
-  /** @internal `ref`: the ref of the task itself (its value is how many items it yielded), which `ctx.cancel` takes too. */
+  /**
+   * @internal `ref`: the ref of the task itself (its value is how many items it yielded), which `ctx.cancel` takes too.
+   * `dropped`: cancels the stream once it is garbage before its end was read.
+   */
   constructor(
     readonly ref: ObjectRef<number>,
     source: StreamSource,
+    dropped?: () => void,
   ) {
     this[kStreamSource] = source;
+    if (dropped) {
+      sourceOfRef.set(ref, source);
+      droppedStreams.register(source, dropped, source);
+    }
   }
 
   [Symbol.asyncIterator](): AsyncIterator<ObjectRef<T>, undefined> {
@@ -48,18 +63,21 @@ export class ObjectRefStream<T> implements AsyncIterable<ObjectRef<T>> {
           const ref = await source.next(index);
           if (ref === null) {
             done = true;
+            droppedStreams.unregister(source);
             return end;
           }
           index++;
           return { done: false, value: ref as ObjectRef<T> };
         } catch (err) {
           done = true;
+          droppedStreams.unregister(source);
           throw err;
         }
       },
       return: async () => {
         if (!done) {
           done = true;
+          droppedStreams.unregister(source);
           await source.cancel();
         }
         return end;

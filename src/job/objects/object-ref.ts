@@ -23,7 +23,8 @@ export interface RefHead {
   remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null>;
   remoteCancel(id: string, recursive: boolean): void;
   /** Calls `method` of `target` for ref `id` (`stream`: as a stream), keeping the result with the head. */
-  remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream?: boolean): void;
+  /** `stream`: a streaming call's window (how many items it may yield ahead of its reader; Infinity: no limit), false for a plain call. */
+  remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream?: number | false): void;
 }
 
 /** Where a ref's value is kept: with a job's head, which answers for it from any process, or in a sync job's store in this process. */

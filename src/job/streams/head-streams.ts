@@ -12,16 +12,19 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
 import { TaskCancelledError } from "../base/errors.ts";
 import { StreamBuffer } from "./stream-buffer.ts";
-import { STREAM_CONTROL } from "./stream-pump.ts";
+import { CONTROL_CREDIT, CONTROL_STOP, STREAM_CONTROL, type StreamTarget } from "./stream-pump.ts";
 
 interface Stream {
   readonly buffer: StreamBuffer;
   /** Open from the stream's submit until its end. */
   port: number | null;
-  /** Where an actor's stream is stopped: its generator runs in the actor's mailbox, busy with this call. */
+  /** The producer's control port: where an actor's stream is stopped (its generator runs in the actor's mailbox, busy with this call), and credit granted. */
   control: PortRef | null;
   /** Items handed to the reader so far. */
   read: number;
+  /** How many items the producer may run ahead of the reader (Infinity: no limit), and the count it may have sent, as last granted. */
+  window: number;
+  granted: number;
 }
 
 export class HeadStreams {
@@ -29,15 +32,18 @@ export class HeadStreams {
 
   constructor(private readonly store: ObjectStore) {}
 
-  /** Opens stream `id` (the ref of its task or call); returns the port its producer sends to. */
-  open(id: string): PortRef {
+  /** Opens stream `id` (the ref of its task or call), its producer at most `window` items ahead of its reader; returns the port its producer sends to. */
+  open(id: string, window: number): StreamTarget {
     const proc = currentProc();
     const stream = this.#stream(id);
     const { buffer } = stream;
+    stream.window = stream.granted = window;
     stream.port = proc.openPort((rank, ok, value) => {
       if (buffer.ended) return; // cancelled: what is still on its way is dropped
       if (rank === STREAM_CONTROL) {
         stream.control = value as PortRef;
+        // A task run again after its worker died starts from the window: it is granted what its reader read since.
+        if (stream.granted > window) proc.sendToPort(stream.control, CONTROL_CREDIT, stream.granted, false);
       } else if (ok && rank >= 0) {
         if (rank < buffer.size) return; // a task run again after its worker died yields its first values again
         const item = `${id}:${rank}`;
@@ -45,14 +51,14 @@ export class HeadStreams {
         buffer.push(item);
       } else this.#end(stream, ok ? undefined : { error: value }); // the end, or an item that could not be sent
     });
-    return { addr: proc.addr, id: stream.port };
+    return window === Infinity ? { addr: proc.addr, id: stream.port } : { addr: proc.addr, id: stream.port, window };
   }
 
   /** Stream `id`, made by its reader's first question if that comes first (a task's submit waits for its code's location). */
   #stream(id: string): Stream {
     let stream = this.#streams.get(id);
     if (!stream) {
-      const made: Stream = { buffer: new StreamBuffer(), port: null, control: null, read: 0 };
+      const made: Stream = { buffer: new StreamBuffer(), port: null, control: null, read: 0, window: Infinity, granted: Infinity };
       this.#streams.set(id, (stream = made));
       this.store.entry(id).promise.catch((error: unknown) => this.#end(made, { error }));
     }
@@ -75,12 +81,22 @@ export class HeadStreams {
     try {
       const item = await stream.buffer.next(index);
       if (item === null) this.#streams.delete(id);
-      else stream.read = Math.max(stream.read, index + 1);
+      else if (index + 1 > stream.read) this.#handed(stream, index + 1);
       return item;
     } catch (err) {
       this.#streams.delete(id);
       throw err;
     }
+  }
+
+  /** The reader was handed `read` items: the producer is granted more once a quarter of its window was read (one message per item would double a stream's). */
+  #handed(stream: Stream, read: number): void {
+    stream.read = read;
+    const { window, control } = stream;
+    if (window === Infinity || control === null || stream.buffer.ended) return;
+    if (read + window - stream.granted < Math.max(1, Math.floor(window / 4))) return;
+    stream.granted = read + window;
+    currentProc().sendToPort(control, CONTROL_CREDIT, stream.granted, false);
   }
 
   /**
@@ -91,7 +107,7 @@ export class HeadStreams {
     const stream = this.#streams.get(id);
     if (!stream) return;
     this.#streams.delete(id); // a read after this rejects (next), and a reader waiting now is woken by the cancel below
-    if (stream.control && !stream.buffer.ended) currentProc().sendToPort(stream.control, 0, null, false);
+    if (stream.control && !stream.buffer.ended) currentProc().sendToPort(stream.control, CONTROL_STOP, null, false);
     stream.buffer.cancel(new TaskCancelledError(name));
     this.#end(stream);
     for (const item of stream.buffer.unread(stream.read)) this.store.release(item);

@@ -84,12 +84,12 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     return ref;
   }
 
-  protected [kSubmitStream](fn: StreamingFunction, args: unknown[]): ObjectRefStream<unknown> {
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown> {
     const ref = this.#newRef() as ObjectRef<number>;
     const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args) as Error);
     locate(fn).then(({ url, exportName }) => {
       try {
-        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args, this.#taskId);
+        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args, this.#taskId, window);
       } catch (err) {
         fail(err);
       }
@@ -99,13 +99,22 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
 
   /** The reading side of stream `ref`, whose items the head keeps: each asked for in turn, this task's resources lent out meanwhile. */
   #stream<T>(ref: ObjectRef<number>): ObjectRefStream<T> {
-    return new ObjectRefStream<T>(ref, {
-      next: async (index) => {
-        const id = await this.#blocked(() => unwrap(this.#head.remoteStreamNext.callOne(ref.id, index, this.#taskId)));
-        return id === null ? null : new ObjectRef(id, this.#owner);
+    return new ObjectRefStream<T>(
+      ref,
+      {
+        next: async (index) => {
+          const id = await this.#blocked(() => unwrap(this.#head.remoteStreamNext.callOne(ref.id, index, this.#taskId)));
+          return id === null ? null : new ObjectRef(id, this.#owner);
+        },
+        cancel: () => this.cancel(ref),
       },
-      cancel: () => this.cancel(ref),
-    });
+      this.#dropped(ref.id),
+    );
+  }
+
+  /** What stream `id` dropped unread does: the head cancels it (the closure holds the id, not the ref, which may then be collected). */
+  #dropped(id: string): () => void {
+    return () => void unwrap(this.#head.remoteCancel.callOne(id, true)).catch(() => {});
   }
 
   cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
@@ -167,10 +176,10 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
         return ref;
       },
       new ActorRef(target, this.#owner),
-      (method, args) => {
+      (method, args, window) => {
         checkMethodArity(Class, method, args);
         const ref = this.#newRef() as ObjectRef<number>;
-        callThroughHead(this.#head, ref.id, target, method, args, true);
+        callThroughHead(this.#head, ref.id, target, method, args, window);
         return this.#stream(ref);
       },
     );

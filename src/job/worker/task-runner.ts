@@ -277,6 +277,8 @@ export class TaskRunner {
     const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls);
     if (stream === null) return await withTaskEnv(env, () => withJobContext(ctx, () => f(...args)));
     // The generator's body runs in the task's context across its awaits: it is created and pulled inside it.
-    return await withTaskEnv(env, () => withJobContext(ctx, () => pump(asStream(f(...args), exportName), stream, () => this.#cancelled.has(taskId))));
+    return await withTaskEnv(env, () =>
+      withJobContext(ctx, () => pump(asStream(f(...args), exportName), stream, () => this.#cancelled.has(taskId), ctx.signal)),
+    );
   }
 }

@@ -201,6 +201,11 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     this.#outbox.send(ref, rank, value, isError, strict);
   }
 
+  /** Writes the port values queued so far now, not at the end of the tick: a generator computing between its yields keeps the tick from ending. */
+  flushPorts(): void {
+    this.#outbox.flush();
+  }
+
   openPort(handler: PortHandler): number {
     return this.#inbox.open(handler);
   }
