@@ -10,7 +10,10 @@ export interface JourneySpec {
 }
 
 export const JOURNEYS: readonly JourneySpec[] = [
+  { journey: "sweep", kinds: ["threads", "processes", "mesh"], underChaos: true },
+  { journey: "serving", kinds: ["threads", "processes", "mesh"], underChaos: true },
   { journey: "shuffle", kinds: ["threads", "processes", "mesh"], underChaos: true },
+  { journey: "dp-training", kinds: ["mesh"], underChaos: true },
   // 10,000 units where workers are processes (the costliest to leak from), fewer on the others.
   {
     journey: "long-driver",

@@ -7,10 +7,10 @@ import { thisHost } from "../../src/mesh.ts";
 
 const KINDS: readonly JobKind[] = ["threads", "processes", "mesh"];
 
-/** The backend named by the program's first argument (threads, processes or mesh). */
-export function journeyKind(): JobKind {
-  const kind = process.argv[2] as JobKind;
-  if (!KINDS.includes(kind)) throw new Error(`usage: node --import tsx <journey>.ts <${KINDS.join("|")}>, got ${String(kind)}`);
+/** The backend named by the program's first argument: one of `kinds` (threads, processes or mesh by default). */
+export function journeyKind<K extends string = JobKind>(kinds: readonly K[] = KINDS as readonly string[] as readonly K[]): K {
+  const kind = process.argv[2] as K;
+  if (!kinds.includes(kind)) throw new Error(`usage: node --import tsx <journey>.ts <${kinds.join("|")}>, got ${String(kind)}`);
   return kind;
 }
 
@@ -31,8 +31,16 @@ export async function openJob(kind: JobKind, workers: number): Promise<{ ctx: Jo
   };
 }
 
+/**
+ * Whether the chaos run (chaos/chaos-run.ts) is hurting this journey: parts that count on a fault of their own
+ * being the only one (an exact count of failed requests, say) are left out then.
+ */
+export function underChaos(): boolean {
+  return process.env.JOURNEY_UNDER_CHAOS === "1";
+}
+
 /** Prints the journey's summary line: its name, backend and what it counted. */
-export function reportJourney(journey: string, kind: JobKind, summary: Record<string, unknown>): void {
+export function reportJourney(journey: string, kind: string, summary: Record<string, unknown>): void {
   console.log(`JOURNEY ${JSON.stringify({ journey, kind, ...summary })}`);
 }
 

@@ -63,7 +63,7 @@ async function runJourney(spec: JourneySpec, kind: string, random: SeededRandom,
   const started = Date.now();
   const child = spawn(process.execPath, ["--import", "tsx", program, kind, ...(spec.args?.[kind] ?? [])], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FRAY_HEARTBEAT_TIMEOUT_MS: String(HEARTBEAT_TIMEOUT_MS) },
+    env: { ...process.env, FRAY_HEARTBEAT_TIMEOUT_MS: String(HEARTBEAT_TIMEOUT_MS), JOURNEY_UNDER_CHAOS: "1" },
   });
   let stdout = "";
   let stderr = "";
