@@ -69,8 +69,10 @@ for (const [kind, make] of backends) {
       assert.ok((await ctx.get(neighbour.keys.remote())).includes("slow:resumed"));
     });
 
-    it("{ force: true } replaces the worker, and the actor that dies with it is told which cancelled task took it", async () => {
+    it("{ force: true } replaces the worker, and the actor and task that die with it are told which cancelled task took them", async () => {
       const doomed = await ctx.createActor(Board, [], { maxConcurrency: 64 }); // beside the task
+      const beside = ctx.createTask(awaitTimer, [doomed, "beside", 600_000], { resources: { cpu: 0 } });
+      await ctx.get(doomed.waitFor.remote("beside:started"));
       const stuck = ctx.run(spin, doomed, "spin");
       await ctx.get(doomed.waitFor.remote("spin:started"));
       const pending = doomed.waitFor.remote("never");
@@ -80,6 +82,14 @@ for (const [kind, make] of backends) {
         assert.ok(e instanceof SupervisionError, String(e));
         assert.match(e.message, /Board\.waitFor/);
         assert.match(e.message, /replaced to stop cancelled task spin \(ctx\.cancel with force: true\)/);
+        return true;
+      });
+      await assert.rejects(ctx.get(beside), (e: unknown) => {
+        assert.ok(e instanceof SupervisionError, String(e));
+        assert.match(
+          e.message,
+          /^task awaitTimer on worker 0 cannot complete: the worker was replaced to stop cancelled task spin \(ctx\.cancel with force: true\)$/,
+        );
         return true;
       });
       assert.equal(await ctx.get(ctx.run(add, 1, 2)), 3); // on the fresh worker
