@@ -7,11 +7,12 @@ import type { Board } from "../fixtures/cancel-tasks.ts";
 
 type BoardHandle = ActorHandle<Board>;
 
-/** Marks `${key}:started`, awaits a timer of `ms` that ignores the signal, then marks `${key}:ended`. */
+/** Marks `${key}:started`, awaits a timer of `ms` and then the mark `${key}:release`, neither heeding its signal, and marks `${key}:ended`. */
 export async function awaitTimer(board: BoardHandle, key: string, ms: number): Promise<string> {
   const ctx = getJobContext();
   await ctx.get(board.mark.remote(`${key}:started`));
   await new Promise((resolve) => setTimeout(resolve, ms));
+  await ctx.get(board.waitFor.remote(`${key}:release`));
   await ctx.get(board.mark.remote(`${key}:ended`));
   return "ended";
 }

@@ -52,7 +52,9 @@ for (const [kind, make] of backends) {
       await ctx.get(neighbour.waitFor.remote("deaf:started"));
       await ctx.cancel(task);
       await assert.rejects(ctx.get(task), TaskCancelledError);
-      // The task ends on its own; its worker, and the actor on it, lived on.
+      assert.ok(!(await ctx.get(neighbour.keys.remote())).includes("deaf:ended"), "the ref settled before the task ended");
+      // The task ends on its own once released; its worker, and the actor on it, lived on.
+      await ctx.get(neighbour.mark.remote("deaf:release"));
       assert.equal(await ctx.get(neighbour.waitFor.remote("deaf:ended")), true);
       assert.ok((await ctx.get(neighbour.keys.remote())).includes("deaf:ended"));
       assert.equal(await ctx.get(ctx.run(add, 1, 2)), 3);
