@@ -7,7 +7,7 @@ import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, TaskCancelledError, type ActorHandle, type JobContext } from "../../src/job.ts";
 import { SupervisionError, thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { add } from "../fixtures/tasks.ts";
-import { Board, spin } from "../fixtures/cancel-tasks.ts";
+import { Board, cancelFromTask, spin } from "../fixtures/cancel-tasks.ts";
 import { awaitTimer, runSubprocess, slowBetweenYields } from "./cancel-neighbours-tasks.ts";
 import { isAlive, track } from "../helpers.ts";
 
@@ -98,14 +98,15 @@ for (const [kind, make] of backends) {
       neighbour = await ctx.createActor(Board, [], { maxConcurrency: 64 }); // for the tests after this one
     });
 
-    it("{ force: true } ends the subprocesses the cancelled task started", async () => {
+    it("{ force: true }, from another task, ends the subprocesses the cancelled task started", async () => {
       const doomed = await ctx.createActor(Board, [], { maxConcurrency: 64 });
       const task = ctx.run(runSubprocess, doomed, "sub");
       const pid = (await ctx.get(doomed.waitFor.remote("sub:pid"))) as number;
       try {
         assert.ok(isAlive(pid));
         const pending = doomed.waitFor.remote("never");
-        await ctx.cancel(task, { force: true });
+        const canceller = ctx.createTask(cancelFromTask, [{ ref: task }, { force: true }], { resources: { cpu: 0 } }); // beside it
+        assert.equal(await ctx.get(canceller), "cancelled");
         await assert.rejects(ctx.get(task), TaskCancelledError);
         await assert.rejects(ctx.get(pending), SupervisionError); // the worker was replaced
         await goneWithin(pid, 5000);
