@@ -28,6 +28,14 @@ export type Yielded<F> = F extends (...args: never[]) => AsyncIterable<infer T> 
 export interface CancelOptions {
   /** Cancel the tasks (and streams) the task started too, and theirs; default true. */
   readonly recursive?: boolean;
+  /**
+   * Stop a running task that does not end when its signal aborts (CPU-bound code, an await that ignores the signal)
+   * by replacing its worker, if it is still running FRAY_CANCEL_GRACE_MS later: the worker process and its process
+   * group are killed (a worker thread is terminated) and a fresh one started. Everything else on that worker fails with
+   * it — tasks, and actors with their state — each error naming the cancelled task. Default false: the worker, and
+   * all on it, is left alone (Ray's `force`). On `sync`, tasks run in the driver: there is no worker to replace.
+   */
+  readonly force?: boolean;
 }
 
 export interface JobContext {
@@ -45,10 +53,11 @@ export interface JobContext {
   createStreamingTask<F extends StreamingFunction>(fn: F, args: Refs<Parameters<F>>, options?: StreamOptions): ObjectRefStream<Yielded<F>>;
   /**
    * Cancels the task behind `ref` (or a stream): a pending one never starts; a
-   * running one sees `getJobContext().signal` abort, and if it has not ended
-   * within FRAY_CANCEL_GRACE_MS its worker is replaced. `get` rejects with
-   * TaskCancelledError. Nothing happens to a task that ended (its value stays).
-   * Resolves once the cancellation is recorded by the job.
+   * running one sees `getJobContext().signal` abort. Its ref settles at once:
+   * `get` rejects with TaskCancelledError, whether or not the task heeds its
+   * signal. Its worker is replaced only with `{ force: true }`. Nothing happens
+   * to a task that ended (its value stays). Resolves once the cancellation is
+   * recorded by the job.
    */
   cancel(ref: ObjectRef | ObjectRefStream<unknown>, options?: CancelOptions): Promise<void>;
   /** Aborts when the task running this code is cancelled (its reason a TaskCancelledError); never, outside tasks. */

@@ -130,3 +130,12 @@ export function checkSameClass(name: string, existing: { url: string; exportName
     `actor '${name}' exists as ${existing.exportName} of ${existing.url}, not ${asked.exportName} of ${asked.url}; choose another name for it`,
   );
 }
+
+/** Refuses cancel options other than `recursive` and `force`, and values other than booleans: a cancel would ignore them. */
+export function checkCancelOptions(options: object): void {
+  if (typeof options !== "object" || options === null) throw new TypeError(`cancel(ref, options): options must be an object, got ${String(options)}`);
+  for (const [key, value] of Object.entries(options)) {
+    if (key !== "recursive" && key !== "force") throw new TypeError(`cancel(ref, options): unknown option '${key}'; the options are recursive and force`);
+    if (value !== undefined && typeof value !== "boolean") throw new TypeError(`cancel(ref, { ${key} }) takes true or false, got ${JSON.stringify(value)}`);
+  }
+}

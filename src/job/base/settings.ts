@@ -7,8 +7,9 @@ export const JOB_SETTINGS = {
   cancelGraceMs: ms(
     "FRAY_CANCEL_GRACE_MS",
     1_000,
-    "how long a cancelled task that is running may take to end (an async one sees `getJobContext().signal` abort) before its worker is " +
-      "replaced: the worker process is killed (a worker thread terminated) and a fresh one started; 0: at once",
+    "how long a task cancelled with `{ force: true }` that is running may take to end (an async one sees `getJobContext().signal` abort) " +
+      "before its worker is replaced: the worker's process group is killed (a worker thread terminated) and a fresh one started; 0: at " +
+      "once. A cancel without force never replaces a worker",
   ),
   // Not shorter by default: one-core round trips read 34 µs with 0.1 ms, 32 with 1 ms and 22 with 5 ms on a 2-core VM,
   // likely because a timeout sooner than the kernel's next tick (4 ms at HZ=250) has the timer armed anew each wait.

@@ -22,7 +22,7 @@ import { SyncTasks } from "./sync-tasks.ts";
 import { asStream, StreamBuffer } from "../streams/stream-buffer.ts";
 import { EventLoopTurns } from "../streams/stream-pump.ts";
 import { ObjectStore } from "../objects/object-store.ts";
-import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { checkActorOptions, checkCancelOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { namedActorExists } from "../base/errors.ts";
 import { RefReader } from "../objects/ref-reader.ts";
 import { withTaskEnv } from "../worker/task-env.ts";
@@ -173,6 +173,7 @@ export class SyncJobContext extends JobContextBase implements JobContext {
 
   async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
     const ref = cancelTarget(target);
+    checkCancelOptions(options);
     const owner = ref[kOwner];
     if (owner.head !== null || owner.store !== this.#store) {
       throw new Error(`${ref} belongs to another job; cancel it with the job context that made it`);

@@ -8,7 +8,7 @@
 import { load, locate, type CodeLocation } from "../../runtime/face/code.ts";
 import { settingName } from "../base/settings.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
-import { ActorError } from "../../mesh/errors.ts";
+import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
 import type { ActorTarget } from "../actors/actor-ref.ts";
 import { HostedCalls } from "../namespace/hosted-calls.ts";
@@ -17,10 +17,14 @@ import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, t
 import { namedActorExists } from "../base/errors.ts";
 import type { RefReader } from "../objects/ref-reader.ts";
 import { placeActor, releaseActor, type ActorPlacement, type WorkerPool } from "../tasks/worker-pool.ts";
+import { forcedCancel } from "../tasks/worker-replacement.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
 import { placeOf, type ActorMeta, type MemberOptions } from "../actors/current-actor.ts";
+
+/** How many replaced worker processes the registry remembers, to name the cancelled task in their actors' failures. */
+const REPLACED_KEPT = 16;
 
 /** An actor class, or where a worker exported it from. */
 export type ActorCode = Function | CodeLocation;
@@ -47,6 +51,8 @@ export class ActorRegistry {
   readonly #hostedCalls = new HostedCalls((ns) => this.#namespace(ns));
   /** The calls in flight, by ref id: what a cancel of one names (`Class.method`). */
   readonly #calls = new Map<string, string>();
+  /** Worker processes killed to stop a force-cancelled task, by address, and the task: what their actors' calls fail naming. */
+  readonly #replaced = new Map<string, string>();
 
   constructor(
     private readonly refs: RefReader,
@@ -131,6 +137,21 @@ export class ActorRegistry {
     );
   }
 
+  /** The worker process at `addr` is killed to stop force-cancelled task `task`: its actors' calls fail naming it. */
+  workerReplaced(addr: string, task: string): void {
+    this.#replaced.set(addr, task);
+    if (this.#replaced.size > REPLACED_KEPT) this.#replaced.delete(this.#replaced.keys().next().value!);
+  }
+
+  /** What a call of `name` to `target` rejects with: why it failed, naming the cancelled task if a forced cancel took its worker. */
+  #callFailure(target: ActorTarget, name: string | undefined, err: unknown): unknown {
+    const cause = err instanceof ActorError ? err.cause : err;
+    const { addrs, shape } = target.mesh[kMesh];
+    const task = target.hosted || !(cause instanceof SupervisionError) ? undefined : this.#replaced.get(addrs[shape.members[0]]);
+    if (task === undefined) return cause;
+    return new SupervisionError(`${name} cannot complete: the actor's worker was replaced to stop ${forcedCancel(task)}`, { cause });
+  }
+
   /** The actor call of ref `id` while it is in flight, as `Class.method`: what its cancel names. */
   callName(id: string): string | undefined {
     return this.#calls.get(id);
@@ -146,7 +167,10 @@ export class ActorRegistry {
       )
       .then(
         (v) => (this.#calls.delete(id), entry.resolve(v)),
-        (err: unknown) => (this.#calls.delete(id), entry.reject(err instanceof ActorError ? err.cause : err)),
+        (err: unknown) => {
+          entry.reject(this.#callFailure(target, this.#calls.get(id), err));
+          this.#calls.delete(id);
+        },
       );
   }
 

@@ -51,8 +51,8 @@ export class HeadActor extends Actor implements HeadEndpoints {
   }
 
   @endpoint({ concurrent: true })
-  remoteCancel(id: string, recursive: boolean): void {
-    this.#head.cancel(id, recursive);
+  remoteCancel(id: string, recursive: boolean, force = false): void {
+    this.#head.cancel(id, recursive, force);
   }
 
   /** Worker `worker`'s tasks that got a slot (../worker/start-reports.ts). */

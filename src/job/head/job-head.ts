@@ -69,9 +69,13 @@ export class JobHead {
     const executors = this.#asOwner(() =>
       setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort, lanes),
     );
-    // A worker whose cancelled task would not end is killed and started again, as the Executors' owner.
+    // A worker whose force-cancelled task would not end is killed and started again, as the Executors' owner; calls of
+    // the actors that die with it say why.
     this.#scheduler.useExecutors(executors, {
-      kill: (worker) => setup.procs.flatten("workers").slice({ workers: worker })[kKillProcs](),
+      kill: (worker, task) => {
+        this.#actors.workerReplaced(executors[kMesh].addrs[worker], task);
+        setup.procs.flatten("workers").slice({ workers: worker })[kKillProcs]();
+      },
       respawn: (worker) => this.#asOwner(() => executors.respawn(worker)),
     });
     await executors.initialized;
@@ -98,9 +102,12 @@ export class JobHead {
     return this.#blocked(taskId, () => this.#streams.next(id, index, this.#actors.callName(id)));
   }
 
-  /** Cancels the task, stream or actor call of ref `id` (with what it started, if `recursive`); nothing happens to one that ended. */
-  cancel(id: string, recursive: boolean): void {
-    const name = this.#scheduler.cancel(id, recursive, this.#actors.callName(id));
+  /**
+   * Cancels the task, stream or actor call of ref `id` (with what it started, if `recursive`; replacing the worker of a
+   * task that does not end, if `force`); nothing happens to one that ended.
+   */
+  cancel(id: string, recursive: boolean, force: boolean): void {
+    const name = this.#scheduler.cancel(id, recursive, force, this.#actors.callName(id));
     this.#streams.cancel(id, name);
   }
 

@@ -30,9 +30,8 @@ import { RunningTasks } from "./running-tasks.ts";
 import { WaitingTasks } from "./waiting-tasks.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
-import { config, settingName } from "../base/settings.ts";
 import { TaskCancelledError } from "../base/errors.ts";
-import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
+import { forcedCancel, WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
 import type { Running, Task, TaskCode } from "./task-records.ts";
@@ -274,20 +273,21 @@ export class TaskScheduler {
 
   /**
    * Cancels the task of ref `id` (and, if `recursive`, the tasks it submitted, and theirs): a queued one leaves the queue;
-   * one at a worker is told to stop, and its worker is replaced if it has not ended within FRAY_CANCEL_GRACE_MS. A ref of
-   * no task here (an actor call in flight, named `callName`; a nested task whose submit is on its way) rejects, unless
-   * settled (a task that ended). Returns the name of what it cancelled: the task's, else the call's or the ref's.
+   * one at a worker is told to stop (its signal aborts) and its ref rejects at once; with `force`, its worker is replaced
+   * if it has not ended within FRAY_CANCEL_GRACE_MS. A ref of no task here (an actor call in flight, named `callName`; a
+   * nested task whose submit is on its way) rejects, unless settled (a task that ended). Returns the name of what it
+   * cancelled: the task's, else the call's or the ref's.
    */
-  cancel(id: string, recursive: boolean, callName?: string): string {
+  cancel(id: string, recursive: boolean, force: boolean, callName?: string): string {
     const running = this.#running.get(id);
-    if (running) this.#cancelRunning(running);
+    if (running) this.#cancelRunning(running, force);
     const task = running?.task ?? this.#cancelQueued(id);
     const entry = task ? null : this.store.entry(id);
     if (entry && !entry.settled) {
       if (callName === undefined) this.#cancelledEarly.add(id); // an actor call in flight never arrives here as a task
       entry.reject(new TaskCancelledError(callName ?? `ObjectRef(${id})`));
     }
-    if (recursive) for (const child of this.#tree.take(id)) this.cancel(child, true);
+    if (recursive) for (const child of this.#tree.take(id)) this.cancel(child, true, force);
     return task?.name ?? callName ?? `ObjectRef(${id})`;
   }
 
@@ -301,20 +301,19 @@ export class TaskScheduler {
     return task;
   }
 
-  #cancelRunning(running: Running): void {
+  #cancelRunning(running: Running, force: boolean): void {
+    const { task, worker } = running;
+    // Forced, one that started and does not end is stopped by replacing its worker (a cancel without force may come first).
+    // One sent ahead has not started: its worker drops it when it comes to it.
+    const replace = () => this.#running.has(running) && running.state !== "prefetched" && this.#replacement?.replace(worker.index, task.name);
+    if (force && !running.preparing) this.#replacement?.afterGrace(replace); // a second forced cancel replaces it no sooner
     if (running.cancelled) return;
     running.cancelled = true;
-    const { task, worker } = running;
     const reason = new TaskCancelledError(task.name);
     this.store.entry(task.id).reject(reason); // cancelled tasks are not run again (Ray's rule too)
     TASK_HISTORY.failed(task.id, task.name, reason, running.preparing ? null : worker.index);
     if (running.preparing) return (this.#release(running), this.#dispatch()); // it never reached its worker
     if (this.pool.alive(worker.index)) this.#executor(worker.index).cancelTask.broadcast(task.id, reason); // else workerDied ends it
-    // One sent ahead has not started: its worker drops it when it comes to it. One that started and does not end holds its worker.
-    const timer = setTimeout(() => {
-      if (this.#running.has(running) && running.state !== "prefetched") this.#replacement?.replace(worker.index, task.name);
-    }, config.cancelGraceMs);
-    timer.unref();
   }
 
   /** Worker `index` died: its tasks run again (maxRetries) or fail with SupervisionError, as do queued tasks no worker left can run. */
@@ -330,7 +329,7 @@ export class TaskScheduler {
         this.#queue.unshift(running.task);
         continue;
       }
-      const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop cancelled task ${replacedFor} (${settingName("cancelGraceMs")})`;
+      const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop ${forcedCancel(replacedFor)}`;
       this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, { cause }), running.task.args);
     }
     if (replacedFor !== undefined) this.#replacement!.respawn(index);

@@ -1,14 +1,20 @@
-// Replacing a worker whose cancelled task would not end (CPU-bound code never
-// yields to see its signal): its process is killed (a worker thread
-// terminated) and, once its loss is reported, started again with a fresh
-// Executor. Meanwhile the worker counts as restarting, so tasks that only it
-// could run wait instead of failing.
+// Replacing a worker to stop a task cancelled with `force` that would not end (CPU-bound code never yields to see
+// its signal; an await that ignores it): its process and process group are killed (a worker thread terminated) and,
+// once its loss is reported, started again with a fresh Executor. Meanwhile the worker counts as restarting, so
+// tasks that only it could run wait instead of failing. A cancel without force never comes here.
+import { config } from "../base/settings.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 /** How the head kills a worker's process, and starts it (and its Executor) again. */
 export interface WorkerReplacer {
-  kill(worker: number): void;
+  /** Kills worker `worker` to stop cancelled task `task`: what fails with it names the task. */
+  kill(worker: number, task: string): void;
   respawn(worker: number): Promise<void>;
+}
+
+/** Why what shared a replaced worker failed: the words of every such error. */
+export function forcedCancel(task: string): string {
+  return `cancelled task ${task} (ctx.cancel with force: true)`;
 }
 
 export class WorkerReplacement {
@@ -22,11 +28,16 @@ export class WorkerReplacement {
     private readonly done: (index: number, error: Error | null) => void,
   ) {}
 
-  /** Kills worker `index`, whose cancelled task `name` did not end. */
+  /** Calls `replace` FRAY_CANCEL_GRACE_MS from now: the time a force-cancelled task has to end on its own. */
+  afterGrace(replace: () => void): void {
+    setTimeout(replace, config.cancelGraceMs).unref();
+  }
+
+  /** Kills worker `index`, whose force-cancelled task `name` did not end. */
   replace(index: number, name: string): void {
     if (this.#replacing.has(index) || !this.pool.alive(index)) return;
     this.#replacing.set(index, name);
-    this.replacer.kill(index);
+    this.replacer.kill(index, name);
   }
 
   /** The cancelled task worker `index` is being replaced for, if it is. */
@@ -48,7 +59,7 @@ export class WorkerReplacement {
         (err: Error) => {
           this.#replacing.delete(index);
           this.pool.markDead(index); // for good now
-          console.error(`fray: worker ${index} was killed to stop cancelled task ${name}, and could not be started again: ${err.message}`);
+          console.error(`fray: worker ${index} was killed to stop ${forcedCancel(name)}, and could not be started again: ${err.message}`);
           this.done(index, err);
         },
       );
