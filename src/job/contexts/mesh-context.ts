@@ -93,7 +93,7 @@ export class MeshJobContext extends JobContextBase implements JobContext {
 
   /** What stream `id` dropped unread does: its head cancels it (the closure holds the id, not the ref, which may then be collected). */
   #dropped(id: string): () => void {
-    return () => void this.#ready.then((head) => head.cancel(id, true)).catch(() => {}); // (a job shut down has nothing left to cancel)
+    return () => void this.#ready.then((head) => head.cancel(id, true, false)).catch(() => {}); // (a job shut down has nothing left to cancel)
   }
 
   async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
