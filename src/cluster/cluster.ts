@@ -133,22 +133,25 @@ export abstract class Cluster implements JobControl {
     }
   }
 
-  /** Waits for one job and returns its JobInfo. */
+  /** Waits for one job and returns its JobInfo; one that failed or stopped throws a JobFailedError unless `raiseOnFailure: false`. */
   wait(jobId: JobId, options?: ClusterWaitOptions): Promise<JobInfo>;
-  /** Waits for all of them; with raiseOnFailure, the error lists every job that failed or stopped. */
+  /** Waits for all of them; unless `raiseOnFailure: false`, a JobFailedError then names every job that failed or stopped. */
   wait(jobIds: readonly JobId[], options?: ClusterWaitOptions): Promise<JobInfo[]>;
   async wait(ids: JobId | readonly JobId[], options: ClusterWaitOptions = {}): Promise<JobInfo | JobInfo[]> {
+    const { raiseOnFailure = true, timeout, signal } = options;
+    if (typeof raiseOnFailure !== "boolean") throw new TypeError(`wait's raiseOnFailure must be true or false, got ${JSON.stringify(raiseOnFailure)}`);
     const list = typeof ids === "string" ? [ids] : [...ids];
-    const infos = await Promise.all(list.map((id) => this.#waitOne(id, options.timeout)));
+    const infos = await Promise.all(list.map((id) => this.#waitOne(id, timeout, signal)));
     const failures = infos.filter((i) => i.status !== "succeeded");
-    if (options.raiseOnFailure && failures.length > 0) throw new JobFailedError(failures);
+    if (raiseOnFailure && failures.length > 0) throw new JobFailedError(failures);
     return typeof ids === "string" ? infos[0] : infos;
   }
 
-  async #waitOne(jobId: JobId, timeout?: number): Promise<JobInfo> {
+  async #waitOne(jobId: JobId, timeout?: number, signal?: AbortSignal): Promise<JobInfo> {
     let status = "";
     return pollUntil(
       async () => {
+        signal?.throwIfAborted();
         const info = await this.poll(jobId);
         status = info.status;
         return TERMINAL.has(info.status) && info;
