@@ -163,7 +163,10 @@ function checkWaitOptions(options: JobWaitOptions, what: string): { timeout?: nu
   return { timeout, raiseOnFailure, streamLogs };
 }
 
-/** `launch(request, { adoptExisting: false })` (or `submit`) of a name a pending or running job already has. */
+/**
+ * `launch(request, { adoptExisting: false })` (or `submit`) of a name a pending or running job already has, or a
+ * launch of that name whose request differs from that job's (`differences` says how: nothing is adopted silently).
+ */
 export class JobAlreadyExistsError extends Error {
   override name = "JobAlreadyExistsError";
   /** The existing job's handle (absent on an error that crossed from another process: it is not sent). */
@@ -173,10 +176,15 @@ export class JobAlreadyExistsError extends Error {
     readonly jobId: JobId,
     status: string,
     handle?: JobHandle,
+    /** How the refused request differs from the existing job's ("resources: was 1 cpu, now 2 cpu"); [] when it does not. */
+    readonly differences: readonly string[] = [],
   ) {
     super(
-      `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it (error.handle is its handle), pick another name, or ` +
-        `launch with { adoptExisting: true } to get its id`,
+      differences.length
+        ? `a job named ${jobName} is already ${status} (${jobId}) with a different request — ${differences.join("; ")}: submit the same request ` +
+            `to adopt it, wait for it or terminate it (error.handle is its handle) and submit again, or pick another name`
+        : `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it (error.handle is its handle), pick another name, or ` +
+            `launch with { adoptExisting: true } to get its id`,
     );
     Object.defineProperty(this, "handle", { value: handle, enumerable: false }); // a Cluster does not travel
   }
