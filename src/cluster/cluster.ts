@@ -172,6 +172,7 @@ export abstract class Cluster implements JobControl {
   async wait(ids: JobId | readonly JobId[], options: ClusterWaitOptions = {}): Promise<JobInfo | JobInfo[]> {
     const { raiseOnFailure = true, timeout, signal } = options;
     if (typeof raiseOnFailure !== "boolean") throw new TypeError(`wait's raiseOnFailure must be true or false, got ${JSON.stringify(raiseOnFailure)}`);
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("wait's signal must be an AbortSignal (an AbortController's signal)");
     const list = typeof ids === "string" ? [ids] : [...ids];
     const infos = await Promise.all(list.map((id) => this.#waitOne(id, timeout, signal)));
     const failures = infos.filter((i) => i.status !== "succeeded");
