@@ -21,6 +21,7 @@ import type { ClusterSpec } from "../cluster-spec.ts";
 import { JobNotFoundError } from "../errors.ts";
 import { readJson, readText, writeJson } from "../job-files.ts";
 import type { CheckedRequest } from "../job-request.ts";
+import type { RequestFingerprint } from "../request-fingerprint.ts";
 import type { LogFile } from "../log-tail.ts";
 import { NamespaceService } from "../namespace/service.ts";
 import { prepareEnvironment } from "../environment/job-environment.ts";
@@ -57,6 +58,14 @@ export class SlurmCluster extends Cluster {
     this.namespaceService = new NamespaceService(this.#root, spec);
   }
 
+  protected get stateDir(): string {
+    return this.#root;
+  }
+
+  protected launchedRequest(jobId: JobId): RequestFingerprint | undefined {
+    return this.#job(jobId).asked;
+  }
+
   /** The allocation's options for `job` (sbatch), and each task's (srun, which does not inherit them all). */
   #options(job: CheckedRequest): { sbatch: string[]; step: string[] } {
     if (job.device.kind === "tpu")
@@ -82,7 +91,7 @@ export class SlurmCluster extends Cluster {
     return { sbatch, step };
   }
 
-  protected async submit(job: CheckedRequest): Promise<JobId> {
+  protected async submit(job: CheckedRequest, asked: RequestFingerprint): Promise<JobId> {
     const options = this.#options(job);
     mkdirSync(this.#root, { recursive: true });
     const launchId = randomUUID();
@@ -126,10 +135,25 @@ export class SlurmCluster extends Cluster {
       replicas: job.replicas,
       createdAt: Date.now(),
       request: job.request,
+      asked,
       notEnforced,
       reportDir,
     } satisfies SlurmJobRecord);
     return jobId;
+  }
+
+  // Slurm numbers jobs in submission order: of two launches of one name that raced past the lock (from two hosts),
+  // the one whose sbatch came first keeps the name, and the other adopts it (or is refused, if its request differs).
+  protected override async earlierLaunch(name: string, jobId: JobId): Promise<JobInfo | undefined> {
+    const rivals = (await this.listJobs()).filter((j) => j.name === name && j.jobId !== jobId && !TERMINAL.has(j.status));
+    return rivals.filter((j) => Number(j.jobId) < Number(jobId)).sort((a, b) => Number(a.jobId) - Number(b.jobId))[0];
+  }
+
+  protected override async withdraw(jobId: JobId): Promise<void> {
+    const job = this.#job(jobId);
+    await run("scancel", [jobId]).catch(() => {}); // it never ran its entrypoint, or ends now
+    rmSync(join(this.#root, `${jobId}.json`), { force: true });
+    if (job.reportDir) rmSync(job.reportDir, { recursive: true, force: true });
   }
 
   async poll(jobId: JobId): Promise<JobInfo> {

@@ -2,7 +2,7 @@
 // the replicas' exit records map to Fray's task statuses.
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { failureMessage, logCause } from "../replica/failure-message.ts";
+import { failureError, failureMessage, logCause } from "../replica/failure-message.ts";
 import { parseExitRecord } from "../replica/script.ts";
 import type { TaskStatus } from "../types.ts";
 
@@ -82,7 +82,8 @@ export function replicaStatus(job: SlurmJobState | undefined, exitText: string, 
     if (!live && marks.preemptedOut !== undefined) return { status: "failed", errorMessage: marks.preemptedOut };
     if (exit.finalCode !== undefined) {
       if (/\nstop\n+final -?\d+\n*$/.test(`\n${exitText}`)) return { status: "stopped", errorMessage: stopMessage(marks.stop) };
-      return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath) };
+      const error = failureError(exit, logPath);
+      return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath), ...(error && { error }) };
     }
     if (live) return { status: "running" };
     // Stopped before its loop could record it (pending, or signalled as it started).
