@@ -50,7 +50,7 @@ function assemble(proc: Proc): Proc {
       (header, frame, peer) => proc.receive(header, frame, peer),
     ),
   );
-  proc.attach(COLLECTIVES, new CollectiveInbox(proc));
+  const collectives = proc.attach(COLLECTIVES, new CollectiveInbox(proc));
   const messaging = messagingOf(proc);
   // The subsystems below call each other only through these late-bound closures.
   let actors!: ActorTable;
@@ -83,6 +83,7 @@ function assemble(proc: Proc): Proc {
       releaseOwnedBy: (key) => {
         buffers.releaseOwnedBy(key);
         shards.releaseOwnedBy(key);
+        collectives.releaseOwnedBy(key);
       },
       route: (kind, handler) => proc.route(kind, handler),
       spawned: (cell) => calls.spawned(cell.key, cell),

@@ -14,6 +14,8 @@ import {
   hostIdentity,
   isSabRef,
   isShmRef,
+  joinGroup,
+  leaveGroup,
   OpenedOutboxes,
   Outbox,
   pathTo,
@@ -53,11 +55,46 @@ interface GroupState {
    */
   outboxes: [Outbox | null, Outbox | null];
   lastOk: boolean;
+  /** Whether a call on the group is running on this rank. */
+  busy: boolean;
   /** The end of this rank's latest call on the group: the next one starts after it. */
   tail: Promise<void>;
 }
 
+/** Each rank's groups, least recently used first; a group is forgotten when its rank's actor stops or dies. */
 const states = new Map<string, GroupState>();
+
+function closeOutboxes(state: GroupState): void {
+  for (const outbox of state.outboxes) outbox?.close();
+  state.outboxes = [null, null];
+}
+
+/** A rank's actor stopped or died: once its running call (if any) has ended, its group's outboxes and pieces go. */
+function forgetGroup(slot: string, group: Group): void {
+  const state = states.get(slot);
+  if (!state) return;
+  states.delete(slot);
+  void state.tail.then(() => {
+    closeOutboxes(state);
+    leaveGroup(group.key);
+    currentProc().get(COLLECTIVES).forget(`${group.key}#`, `>${group.me}`);
+  });
+}
+
+/**
+ * Frees the outboxes of the least recently used idle groups beyond FRAY_COLLECTIVE_OUTBOX_GROUPS (their next
+ * call makes new ones). A peer still reading this rank's last piece of such a group finds it gone and says so.
+ */
+function boundOutboxes(): void {
+  let over = -config.collectiveOutboxGroups;
+  for (const state of states.values()) if (state.outboxes[0] || state.outboxes[1]) over++;
+  for (const state of states.values()) {
+    if (over <= 0) return;
+    if (state.busy || !(state.outboxes[0] || state.outboxes[1])) continue;
+    closeOutboxes(state);
+    over--;
+  }
+}
 
 /**
  * One collective call's exchange: `send` a piece to a group member, `recv` one
@@ -83,11 +120,20 @@ export class Exchange {
   static async open(group: Group, what: string): Promise<Exchange> {
     const slot = `${group.key}@${group.me}`;
     let state = states.get(slot);
-    if (!state) states.set(slot, (state = { seq: 0, paths: null, outboxes: [null, null], lastOk: true, tail: Promise.resolve() }));
+    if (!state) {
+      state = { seq: 0, paths: null, outboxes: [null, null], lastOk: true, busy: false, tail: Promise.resolve() };
+      joinGroup(group.key);
+      currentProc()
+        .get(COLLECTIVES)
+        .holdUntilGone(group.actor, () => forgetGroup(slot, group));
+    }
+    states.delete(slot); // most recently used last
+    states.set(slot, state);
     const previous = state.tail;
     let ended!: () => void;
     state.tail = new Promise<void>((resolve) => (ended = resolve));
     await previous;
+    state.busy = true;
     const ex = new Exchange(group, what, state, ended);
     if (ex.#seq === 0) {
       try {
@@ -204,8 +250,10 @@ export class Exchange {
       outbox.close();
       outbox = null;
     }
-    outbox ??= new Outbox(file, sab);
-    outboxes[parity] = outbox;
+    if (!outbox) {
+      outboxes[parity] = outbox = new Outbox(file, sab, this.group.key);
+      boundOutboxes();
+    }
     this.#outbox = outbox;
     this.#outboxBytes = bytes;
     return true;
@@ -271,6 +319,7 @@ export class Exchange {
     this.#unwatch();
     this.#opened?.close();
     this.#state.lastOk = !failed;
+    this.#state.busy = false;
     this.#ended();
     if (failed) this.#proc.get(COLLECTIVES).abandon(`${this.#prefix}.`, `>${this.group.me}`);
   }

@@ -87,15 +87,34 @@ export function isSabRef(value: unknown): value is SabRef {
   return typeof value === "object" && value !== null && typeof (value as SabRef).s === "string";
 }
 
-/** The SharedArrayBuffer outboxes of this process's threads, by id, as announced; and the pieces waiting for one. */
-const announced = new Map<string, SharedArrayBuffer>();
+/** The SharedArrayBuffer outboxes of this process's threads, by id, as announced to groups with a rank here; and the pieces waiting for one. */
+const announced = new Map<string, { sab: SharedArrayBuffer; group: string }>();
 const awaited = new Map<string, Array<(sab: SharedArrayBuffer) => void>>();
+/** The groups with ranks on this thread, and how many. */
+const groupsHere = new Map<string, number>();
 let channel: BroadcastChannel | null = null;
 
 interface Announcement {
   readonly id?: string;
   readonly sab?: SharedArrayBuffer;
+  readonly group?: string;
   readonly drop?: string;
+}
+
+/**
+ * A rank of this thread takes part in group `key` (before it tells its peers where it runs): other threads'
+ * outboxes for the group are kept from now on, until `leaveGroup`.
+ */
+export function joinGroup(key: string): void {
+  groupsHere.set(key, (groupsHere.get(key) ?? 0) + 1);
+}
+
+/** A rank of this thread is done with group `key` (its actor stopped): once none is left, the group's outboxes here are let go. */
+export function leaveGroup(key: string): void {
+  const left = (groupsHere.get(key) ?? 1) - 1;
+  if (left > 0) return void groupsHere.set(key, left);
+  groupsHere.delete(key);
+  for (const [id, { group }] of announced) if (group === key) announced.delete(id);
 }
 
 /**
@@ -107,10 +126,10 @@ export function hearOutboxes(): BroadcastChannel {
   channel = new globalThis.BroadcastChannel("fray-collective-outboxes");
   (channel as unknown as { unref(): void }).unref(); // never what keeps a thread alive
   channel.onmessage = (event) => {
-    const { id, sab, drop } = (event as unknown as { data: Announcement }).data;
+    const { id, sab, group, drop } = (event as unknown as { data: Announcement }).data;
     if (drop) announced.delete(drop);
-    if (!id || !sab) return;
-    announced.set(id, sab);
+    if (!id || !sab || !group || !groupsHere.has(group)) return; // no rank here reads it
+    announced.set(id, { sab, group });
     for (const wake of awaited.get(id) ?? []) wake(sab);
     awaited.delete(id);
   };
@@ -125,7 +144,7 @@ export function sabView(ref: SabRef): ArrayBufferView | Promise<ArrayBufferView>
     ];
     return new Ctor(sab, ref.o, ref.n / (Ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   };
-  const sab = announced.get(ref.s);
+  const sab = announced.get(ref.s)?.sab;
   if (sab) return view(sab);
   return new Promise((resolve) => {
     const list = awaited.get(ref.s) ?? [];
@@ -135,6 +154,13 @@ export function sabView(ref: SabRef): ArrayBufferView | Promise<ArrayBufferView>
 }
 
 let next = 0;
+/** Outbox files and SharedArrayBuffers of this thread's ranks still open. */
+let open = 0;
+
+/** How many outboxes this thread holds: its ranks' own (files and SharedArrayBuffers) and other threads' it was told of. */
+export function outboxesHeld(): number {
+  return open + announced.size;
+}
 
 /** One rank's outbox for one group: a /dev/shm file, a SharedArrayBuffer, or both (peers of both kinds), grown as calls need. */
 export class Outbox {
@@ -146,6 +172,8 @@ export class Outbox {
   constructor(
     readonly file: boolean,
     readonly sab: boolean,
+    /** The group's key, which announcements carry. */
+    readonly group: string,
   ) {}
 
   /** Makes room for `bytes` (a grown SharedArrayBuffer is a new one: pieces already sent keep the old). */
@@ -153,14 +181,16 @@ export class Outbox {
     if (this.file && this.#fd < 0) {
       const name = `${PREFIX}${process.pid}-${next++}`;
       this.#fd = openSync(name, "w+", 0o600);
+      open++;
       unlinkSync(name);
       this.#file = `/proc/${process.pid}/fd/${this.#fd}`;
     }
     if (this.sab && (this.#sab === null || this.#sab.byteLength < bytes)) {
       const drop = this.#sabId || undefined;
+      if (!drop) open++;
       this.#sab = new SharedArrayBuffer(bytes);
       this.#sabId = `${process.getBuiltinModule("node:worker_threads").threadId}-${next++}`; // loaded here, not at a worker's start
-      hearOutboxes().postMessage({ id: this.#sabId, sab: this.#sab, drop } satisfies Announcement);
+      hearOutboxes().postMessage({ id: this.#sabId, sab: this.#sab, group: this.group, drop } satisfies Announcement);
     }
   }
 
@@ -180,6 +210,8 @@ export class Outbox {
   /** Frees the memory (peers that still have the file open keep it until they close it). */
   close(): void {
     if (this.#fd >= 0) closeSync(this.#fd);
+    if (this.#fd >= 0) open--;
+    if (this.#sabId) open--;
     if (this.#sabId) hearOutboxes().postMessage({ drop: this.#sabId } satisfies Announcement);
     this.#fd = -1;
     this.#sab = null;

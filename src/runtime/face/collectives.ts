@@ -7,6 +7,8 @@ export {
   hostIdentity,
   isSabRef,
   isShmRef,
+  joinGroup,
+  leaveGroup,
   OpenedOutboxes,
   Outbox,
   pathTo,
