@@ -14,6 +14,13 @@ export interface Group {
   readonly meshId: string;
   /** The calling rank's actor (what it holds for the group is freed when it stops). */
   readonly actor: string;
+  /** The mesh's respawn count the message was sent with. */
+  readonly version: number;
+  /** Mesh members of the group, in group order. */
+  readonly members: readonly number[];
+  /** The call the message is (its ranks' shared id), if it has a reply port; and when this rank began it. */
+  readonly call: string | undefined;
+  readonly begun: number;
   /** Message ranks of the group's members, in group order (row-major over `dims`) — ranks within the slice the message went to. */
   readonly ranks: readonly number[];
   /** This rank's index in `ranks`. */
@@ -98,6 +105,10 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
   return {
     meshId,
     actor: ctx.actor.actorId,
+    version,
+    members,
+    call: ctx.call,
+    begun: ctx.begun ?? 0,
     ranks,
     me,
     addrs,

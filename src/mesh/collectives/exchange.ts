@@ -14,18 +14,19 @@ import {
   hostIdentity,
   isSabRef,
   isShmRef,
-  joinGroup,
-  leaveGroup,
+  COLLECTIVE_QUITS,
   OpenedOutboxes,
   Outbox,
   pathTo,
   sabView,
   sendCollectivePiece,
   type HostIdentity,
+  type Quit,
   type ShmRef,
 } from "../../runtime/face/collectives.ts";
 import { pathStats, type PiecePath } from "../../runtime/face/buffers.ts";
 import type { Group } from "./collective-group.ts";
+import { boundOutboxes, startAfresh, stateOf, tagPrefix, type GroupState } from "./group-state.ts";
 import type { NumericArray } from "./reduce-op.ts";
 
 /** A rank of this process hands a piece to another: no copy, no encoding. */
@@ -42,60 +43,6 @@ function inPlace(value: unknown): unknown {
   return view instanceof Promise ? view.then((v) => ({ ...(value as object), d: v })) : { ...(value as object), d: view };
 }
 
-/** What a rank keeps about a group between its calls on it. */
-interface GroupState {
-  /** Calls made so far (tags carry it, so successive calls never mix their pieces). */
-  seq: number;
-  /** How pieces travel to each member, learnt in the group's first call (until then, and if it failed: frames). */
-  paths: PiecePath[] | null;
-  /**
-   * Two outboxes, used by even and odd calls. Peers read call k's outbox during call k; call k + 2 may
-   * rewrite it once call k + 1 succeeded, as every peer then sent its first piece of call k + 1, which it
-   * does only after its call k ended (a rank's calls on a group run one at a time).
-   */
-  outboxes: [Outbox | null, Outbox | null];
-  lastOk: boolean;
-  /** Whether a call on the group is running on this rank. */
-  busy: boolean;
-  /** The end of this rank's latest call on the group: the next one starts after it. */
-  tail: Promise<void>;
-}
-
-/** Each rank's groups, least recently used first; a group is forgotten when its rank's actor stops or dies. */
-const states = new Map<string, GroupState>();
-
-function closeOutboxes(state: GroupState): void {
-  for (const outbox of state.outboxes) outbox?.close();
-  state.outboxes = [null, null];
-}
-
-/** A rank's actor stopped or died: once its running call (if any) has ended, its group's outboxes and pieces go. */
-function forgetGroup(slot: string, group: Group): void {
-  const state = states.get(slot);
-  if (!state) return;
-  states.delete(slot);
-  void state.tail.then(() => {
-    closeOutboxes(state);
-    leaveGroup(group.key);
-    currentProc().get(COLLECTIVES).forget(`${group.key}#`, `>${group.me}`);
-  });
-}
-
-/**
- * Frees the outboxes of the least recently used idle groups beyond FRAY_COLLECTIVE_OUTBOX_GROUPS (their next
- * call makes new ones). A peer still reading this rank's last piece of such a group finds it gone and says so.
- */
-function boundOutboxes(): void {
-  let over = -config.collectiveOutboxGroups;
-  for (const state of states.values()) if (state.outboxes[0] || state.outboxes[1]) over++;
-  for (const state of states.values()) {
-    if (over <= 0) return;
-    if (state.busy || !(state.outboxes[0] || state.outboxes[1])) continue;
-    closeOutboxes(state);
-    over--;
-  }
-}
-
 /**
  * One collective call's exchange: `send` a piece to a group member, `recv` one
  * from a member. Every `recv` rejects with SupervisionError when a member's
@@ -110,36 +57,42 @@ export class Exchange {
   readonly #seq: number;
   readonly #ended: () => void;
   #fail!: (error: Error) => void;
+  /** What failed this call from outside (a peer, a timeout), as opposed to an error of its own. */
+  #failure: Error | undefined;
   #unwatch: () => void = () => {};
   #timer: NodeJS.Timeout | undefined;
   #outbox: Outbox | null = null;
   #outboxBytes = 0;
   #opened: OpenedOutboxes | null = null;
 
-  /** Starts this rank's next call on `group` once its previous one has ended. */
+  /**
+   * Starts this rank's next call on `group` once its previous one has ended. Rejects at once when a member
+   * quit the message this call runs for (its endpoint threw): it will never join.
+   */
   static async open(group: Group, what: string): Promise<Exchange> {
-    const slot = `${group.key}@${group.me}`;
-    let state = states.get(slot);
-    if (!state) {
-      state = { seq: 0, paths: null, outboxes: [null, null], lastOk: true, busy: false, tail: Promise.resolve() };
-      joinGroup(group.key);
-      currentProc()
-        .get(COLLECTIVES)
-        .holdUntilGone(group.actor, () => forgetGroup(slot, group));
-    }
-    states.delete(slot); // most recently used last
-    states.set(slot, state);
+    const state = stateOf(group);
     const previous = state.tail;
     let ended!: () => void;
     state.tail = new Promise<void>((resolve) => (ended = resolve));
     await previous;
+    const proc = currentProc();
+    const quits = proc.get(COLLECTIVE_QUITS);
+    await quits.sent(group.meshId, group.version); // this rank's own quit goes before its next pieces
+    const quit = quits.quitDuring(group.meshId, group.version, group.members, group.call, group.begun);
+    if (quit) {
+      ended();
+      throw quitError(what, group, quit);
+    }
+    listenForQuits(proc);
+    const generation = quits.generation(group.meshId, group.version, group.members);
+    if (generation !== state.generation) startAfresh(state, group, generation);
     state.busy = true;
     const ex = new Exchange(group, what, state, ended);
     if (ex.#seq === 0) {
       try {
         await ex.#learnPaths();
       } catch (err) {
-        ex.close(true);
+        ex.close(true, err);
         throw err;
       }
     }
@@ -155,9 +108,19 @@ export class Exchange {
     this.#state = state;
     this.#ended = ended;
     this.#seq = state.seq++;
-    this.#prefix = `${group.key}#${this.#seq}`;
-    this.#failed = new Promise<never>((_, reject) => (this.#fail = reject));
+    this.#prefix = `${tagPrefix(group, state.generation)}${this.#seq}`;
+    // The previous call's pieces nobody took (a peer's failure notice that came after it ended).
+    if (this.#seq > 0) this.#proc.get(COLLECTIVES).forget(`${tagPrefix(group, state.generation)}${this.#seq - 1}.`, `>${group.me}`);
+    this.#failed = new Promise<never>((_, reject) => (this.#fail = (error) => ((this.#failure ??= error), reject(error))));
     this.#failed.catch(() => {});
+    live.add(this);
+    // A peer whose own part of this call failed says so (close()): this call cannot complete either.
+    for (let i = 0; i < group.ranks.length; i++)
+      if (i !== group.me)
+        this.recv(i, "fail").then(
+          (error) => this.#fail(new Error(`${what} cannot complete: ${group.describe(i)} failed: ${String(error)}`)),
+          () => {},
+        );
     const lost = (addr: string, error: Error) => {
       const gone = group.addrs.flatMap((a, i) => (a === addr && i !== group.me ? [group.describe(i)] : []));
       if (gone.length) this.#fail(new SupervisionError(`${what} cannot complete: ${gone.join(", ")} is gone: ${error.message}`, { cause: error }));
@@ -313,14 +276,49 @@ export class Exchange {
     return this.#opened.read(d, from, new Uint8Array(into.buffer, into.byteOffset, into.byteLength), whole);
   }
 
-  /** Stops watching. After a failure, the pieces this rank will never take are dropped. */
-  close(failed: boolean): void {
+  /** Fails this call if member `quit.member` of its group quit (collective-quits.ts): it will not join, and its peers start afresh. */
+  quitHeard(quit: Quit): void {
+    const { group } = this;
+    if (quit.mesh !== group.meshId || quit.version !== group.version) return;
+    const i = group.members.indexOf(quit.member);
+    if (i >= 0 && i !== group.me) this.#fail(quitError(this.what, group, quit));
+  }
+
+  /**
+   * Stops watching. After a failure, the pieces this rank will never take are dropped; a failure of this
+   * rank's own (`error`, not one every rank sees) is told to its peers, whose calls then fail at once.
+   */
+  close(failed: boolean, error?: unknown): void {
     clearTimeout(this.#timer);
     this.#unwatch();
+    live.delete(this);
     this.#opened?.close();
     this.#state.lastOk = !failed;
     this.#state.busy = false;
     this.#ended();
-    if (failed) this.#proc.get(COLLECTIVES).abandon(`${this.#prefix}.`, `>${this.group.me}`);
+    const inbox = this.#proc.get(COLLECTIVES);
+    if (failed && error !== undefined && error !== this.#failure) {
+      const said = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      for (let i = 0; i < this.group.ranks.length; i++) if (i !== this.group.me) this.send(i, "fail", said);
+    }
+    if (failed) inbox.abandon(`${this.#prefix}.`, `>${this.group.me}`);
+    else inbox.forget(`${this.#prefix}.fail.`, `>${this.group.me}`);
   }
+}
+
+/** The exchanges running in this thread, which a quit may fail. */
+const live = new Set<Exchange>();
+const listening = new WeakSet<object>();
+
+function listenForQuits(proc: ReturnType<typeof currentProc>): void {
+  if (listening.has(proc)) return;
+  listening.add(proc);
+  proc.get(COLLECTIVE_QUITS).listen((quit) => {
+    for (const ex of live) ex.quitHeard(quit);
+  });
+}
+
+function quitError(what: string, group: Group, quit: Quit): Error {
+  const i = group.members.indexOf(quit.member);
+  return new Error(`${what} cannot complete: ${group.describe(i)} left the group: its endpoint threw ${quit.error}`);
 }
