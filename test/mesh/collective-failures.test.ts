@@ -2,6 +2,9 @@
 // FRAY_COLLECTIVE_TIMEOUT_MS: an endpoint that throws before its collective, on processes and on threads, with
 // arrays in frames and in shared memory; the group then works again.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { Channel, setUnhandledFaultHook, thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { UserTrainer } from "../fixtures/collective-actors.ts";
@@ -9,6 +12,7 @@ import { track } from "../helpers.ts";
 
 // Long enough that a peer waiting for it is no answer the tests accept; the workers inherit it.
 const TIMEOUT = "120000";
+const PROGRAM = fileURLToPath(new URL("collective-failures-program.ts", import.meta.url));
 
 for (const [title, threads] of [
   ["processes", false],
@@ -76,3 +80,55 @@ for (const [title, threads] of [
     });
   });
 }
+
+describe("a rank that cannot open its peers' shared memory (its process runs as another user)", () => {
+  let procs: ProcMesh;
+  const saved = process.env.FRAY_COLLECTIVE_TIMEOUT_MS;
+  before(() => {
+    process.env.FRAY_COLLECTIVE_TIMEOUT_MS = TIMEOUT;
+    procs = track(thisHost().spawnProcs({ gpus: 2 }));
+  });
+  after(async () => {
+    if (saved === undefined) delete process.env.FRAY_COLLECTIVE_TIMEOUT_MS;
+    else process.env.FRAY_COLLECTIVE_TIMEOUT_MS = saved;
+    await procs.stop();
+  });
+
+  it("agrees with its peers to send their pieces in frames", async () => {
+    // The procs talk first (a new connection to a root process's socket would be refused to the other user).
+    const first = procs.spawn("first", UserTrainer);
+    assert.deepEqual((await first.allReduceOutcome.call(16, 2)).values(), ["ok", "ok"]);
+    assert.deepEqual((await first.slice({ gpus: 1 }).becomeUser.call(65534)).values(), [65534]);
+    const trainers = procs.spawn("users", UserTrainer);
+    const before = (await trainers.pathStats.call()).values();
+    for (let i = 0; i < 2; i++) assert.deepEqual((await trainers.allReduceOutcome.call(1 << 20, 2)).values(), ["ok", "ok"]);
+    // Each rank sent its peer two pieces per call (reduce-scatter, all-gather), all in frames.
+    for (const [r, sent] of (await trainers.pathStats.call()).values().entries())
+      assert.deepEqual([sent.sharedMemory.pieces, sent.socket.pieces - before[r].socket.pieces], [0, 4]);
+  });
+});
+
+describe("a /dev/shm too small for the arrays (a 1 MiB tmpfs, as a container's might be)", () => {
+  it("makes the ranks send their pieces in frames instead, and is left as it was", async (t) => {
+    // The program runs in a mount namespace of its own, with a 1 MiB tmpfs on /dev/shm.
+    const child = spawn(
+      "unshare",
+      ["--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs -o size=1m tmpfs /dev/shm && exec "$0" --import tsx "$1"', process.execPath, PROGRAM],
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FRAY_COLLECTIVE_TIMEOUT_MS: TIMEOUT } },
+    );
+    t.after(() => void child.kill("SIGKILL"));
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const [code] = await once(child, "exit");
+    assert.equal(code, 0, stderr);
+    const got = JSON.parse(stdout);
+    assert.deepEqual(got.outcomes, [
+      ["ok", "ok"],
+      ["ok", "ok"],
+    ]);
+    for (const sent of got.sent) assert.equal(sent.socket, 4, "each rank sent its 4 pieces in frames");
+    assert.equal(got.usedAfter, got.usedBefore);
+  });
+});

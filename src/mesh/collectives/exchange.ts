@@ -14,6 +14,7 @@ import {
   hostIdentity,
   isSabRef,
   isShmRef,
+  canReadOutboxesOf,
   COLLECTIVE_QUITS,
   OpenedOutboxes,
   Outbox,
@@ -186,7 +187,16 @@ export class Exchange {
     if (mine.host !== null) hearOutboxes();
     for (let i = 0; i < addrs.length; i++) if (remote(i)) this.send(i, "h", mine);
     const theirs = await Promise.all(addrs.map((_, i) => (remote(i) ? (this.recv(i, "h") as Promise<HostIdentity>) : undefined)));
-    this.#state.paths = theirs.map((peer) => (peer ? pathTo(peer) : "local"));
+    const paths = theirs.map((peer) => (peer ? pathTo(peer) : "local"));
+    // Shared memory between two processes only if each can open the other's files (not so for another user's
+    // process, say): both say whether they can, and both fall back to frames unless both can.
+    const shm = paths.flatMap((p, i) => (p === "sharedMemory" ? [i] : []));
+    for (const i of shm) this.send(i, "h2", canReadOutboxesOf(theirs[i]!.pid));
+    const answers = await Promise.all(shm.map((i) => this.recv(i, "h2")));
+    shm.forEach((i, k) => {
+      if (!answers[k] || !canReadOutboxesOf(theirs[i]!.pid)) paths[i] = "socket";
+    });
+    this.#state.paths = paths;
   }
 
   /** How pieces travel to member `i`. */
@@ -200,7 +210,7 @@ export class Exchange {
    * group decides the same for every call whose arrays agree.
    */
   share(bytes: number): boolean {
-    if (bytes < config.collectiveSharedMinBytes) return false;
+    if (bytes < config.collectiveSharedMinBytes || this.#state.refused !== null) return false;
     const paths = this.group.addrs.map((_, i) => this.path(i));
     const file = paths.includes("sharedMemory");
     const sab = paths.includes("sharedArrayBuffer");
@@ -231,8 +241,19 @@ export class Exchange {
   /** Copies `view` to byte `offset` of this call's outbox, if `share` readied one (whose memory is reserved now: only ranks that stage pay for it). */
   stage(offset: number, view: NumericArray): void {
     if (!this.#outbox) return;
-    this.#outbox.reserve(this.#outboxBytes);
-    this.#outbox.put(offset, view);
+    try {
+      this.#outbox.reserve(this.#outboxBytes);
+      this.#outbox.put(offset, view);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOSPC" && code !== "EACCES" && code !== "EPERM" && code !== "EDQUOT") throw err;
+      // Shared memory refused (a full /dev/shm, one this user cannot write): this rank's pieces go in frames,
+      // which its peers take as well as references (pathStats counts them as "socket").
+      this.#state.refused = (err as Error).message;
+      this.#outbox.close();
+      this.#state.outboxes[this.#seq % 2] = null;
+      this.#outbox = null;
+    }
   }
 
   /**

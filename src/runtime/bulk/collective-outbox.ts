@@ -14,7 +14,7 @@
 // identity below (kernel boot id, the device and inode of /dev/shm, the pid
 // namespace) differs between machines, and between hosts that are network and
 // mount namespaces of one machine with a private /dev/shm (test/isolated-hosts.ts).
-import { closeSync, existsSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, unlinkSync } from "node:fs";
 import type { BroadcastChannel } from "node:worker_threads"; // the value is node's global (no load of node:worker_threads at start)
 import { config, settingName } from "../base/config.ts";
 import { readAll, writeAll } from "./buffer-store.ts";
@@ -62,6 +62,16 @@ export function pathTo(peer: HostIdentity): PiecePath {
   const mine = hostIdentity();
   if (mine.host === null || peer.host !== mine.host) return "socket";
   return peer.pid === process.pid ? "sharedArrayBuffer" : "sharedMemory";
+}
+
+/** Whether this process may open the outbox files of process `pid` (not so for another user's, unless root). */
+export function canReadOutboxesOf(pid: number): boolean {
+  try {
+    readdirSync(`/proc/${pid}/fd`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Where a peer finds a piece in a /dev/shm outbox: the file (as /proc/<pid>/fd/<fd>), the offset and the length in bytes. */

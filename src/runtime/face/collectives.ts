@@ -4,6 +4,7 @@
 export { COLLECTIVES, sendCollectivePiece } from "../bulk/collective-inbox.ts";
 export { COLLECTIVE_QUITS, type Quit } from "../bulk/collective-quits.ts";
 export {
+  canReadOutboxesOf,
   hearOutboxes,
   hostIdentity,
   isSabRef,
