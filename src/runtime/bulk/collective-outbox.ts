@@ -2,9 +2,9 @@
 // A rank copies what its peers need into its outbox once; each peer copies out
 // (or, between threads, reads in place) what it needs, instead of receiving it
 // in socket frames. Between processes the outbox is a file in /dev/shm,
-// unlinked as soon as it is made (as RemoteBuffer staging files are:
-// shm-staging.ts), so nothing is left behind when a process is killed; a peer
-// opens it through /proc/<pid>/fd/<fd>. Between worker threads of one process
+// made and opened as shm-file.ts says (made exclusively under an unguessable
+// name, unlinked at once, opened by peers through /proc/<pid>/fd/<fd> and
+// checked to be that file). Between worker threads of one process
 // it is a SharedArrayBuffer, announced once (and again when it grows) on a
 // BroadcastChannel every thread using collectives listens on (threads talk to
 // each other over sockets, which would copy it); a piece then names it, and the
@@ -14,13 +14,12 @@
 // identity below (kernel boot id, the device and inode of /dev/shm, the pid
 // namespace) differs between machines, and between hosts that are network and
 // mount namespaces of one machine with a private /dev/shm (test/isolated-hosts.ts).
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import type { BroadcastChannel } from "node:worker_threads"; // the value is node's global (no load of node:worker_threads at start)
 import { config, settingName } from "../base/config.ts";
 import { readAll, writeAll } from "./buffer-store.ts";
 import type { PiecePath } from "./collective-paths.ts";
-
-const PREFIX = "/dev/shm/fray-coll-";
+import { createShmFile, openShmFile } from "./shm-file.ts";
 
 /** What a rank tells its peers in a group's first call, to choose the path to each. */
 export interface HostIdentity {
@@ -74,7 +73,7 @@ export function canReadOutboxesOf(pid: number): boolean {
   }
 }
 
-/** Where a peer finds a piece in a /dev/shm outbox: the file (as /proc/<pid>/fd/<fd>), the offset and the length in bytes. */
+/** Where a peer finds a piece in a /dev/shm outbox: the file (shm-file.ts), the offset and the length in bytes. */
 export interface ShmRef {
   readonly f: string;
   readonly o: number;
@@ -189,11 +188,10 @@ export class Outbox {
   /** Makes room for `bytes` (a grown SharedArrayBuffer is a new one: pieces already sent keep the old). */
   reserve(bytes: number): void {
     if (this.file && this.#fd < 0) {
-      const name = `${PREFIX}${process.pid}-${next++}`;
-      this.#fd = openSync(name, "w+", 0o600);
+      const made = createShmFile("fray-coll-");
+      this.#fd = made.fd;
+      this.#file = made.ref;
       open++;
-      unlinkSync(name);
-      this.#file = `/proc/${process.pid}/fd/${this.#fd}`;
     }
     if (this.sab && (this.#sab === null || this.#sab.byteLength < bytes)) {
       const drop = this.#sabId || undefined;
@@ -242,22 +240,17 @@ export class OpenedOutboxes {
       throw new RangeError(`a collective piece of ${ref.n} bytes where ${whole ? into.byteLength : `at least ${from + into.byteLength}`} were expected`);
     let fd = this.#fds.get(ref.f);
     if (fd === undefined) {
-      const m = /^\/proc\/(\d+)\/fd\/(\d+)$/.exec(ref.f);
-      let target: string;
-      try {
-        target = readlinkSync(ref.f);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
-        throw err;
+      const opened = openShmFile(ref.f, "r", "collective outbox");
+      if (opened === null) {
+        // Its process died (its loss, being reported, fails the call), or it freed the outbox.
+        if (existsSync(ref.f.slice(0, ref.f.indexOf("/fd/"))))
+          throw new Error(
+            `a peer's collective piece is gone: its process freed that group's outbox (it kept those of ` +
+              `FRAY_COLLECTIVE_OUTBOX_GROUPS more recently used groups); raise it`,
+          );
+        return false;
       }
-      // Only another process's outbox: a peer cannot make this rank read any other file.
-      if (!m || Number(m[1]) === process.pid || !target.startsWith(PREFIX)) throw new Error(`refusing collective outbox ${ref.f}: not a ${PREFIX}* file`);
-      try {
-        fd = openSync(ref.f, "r");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
-        throw err;
-      }
+      fd = opened;
       this.#fds.set(ref.f, fd);
     }
     readAll(fd, into, ref.o + from);
