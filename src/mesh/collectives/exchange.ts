@@ -110,8 +110,8 @@ export class Exchange {
     this.#ended = ended;
     this.#seq = state.seq++;
     this.#prefix = `${tagPrefix(group, state.generation)}${this.#seq}`;
-    // The previous call's pieces nobody took (a peer's failure notice that came after it ended).
-    if (this.#seq > 0) this.#proc.get(COLLECTIVES).forget(`${tagPrefix(group, state.generation)}${this.#seq - 1}.`, `>${group.me}`);
+    // The previous call's pieces nobody took (a peer's failure notice that came after it ended; a failed call's are dropped).
+    if (this.#seq > 0 && state.lastOk) this.#proc.get(COLLECTIVES).forget(`${tagPrefix(group, state.generation)}${this.#seq - 1}.`, `>${group.me}`);
     this.#failed = new Promise<never>((_, reject) => (this.#fail = (error) => ((this.#failure ??= error), reject(error))));
     this.#failed.catch(() => {});
     live.add(this);

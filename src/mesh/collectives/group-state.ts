@@ -57,7 +57,7 @@ export function stateOf(group: Group): GroupState {
 
 /** The group's members' quits changed: every rank of it starts the group afresh, dropping what is left of the old generation. */
 export function startAfresh(state: GroupState, group: Group, generation: number): void {
-  currentProc().get(COLLECTIVES).forget(tagPrefix(group, state.generation), `>${group.me}`);
+  currentProc().get(COLLECTIVES).abandon(tagPrefix(group, state.generation), `>${group.me}`); // late pieces of it too
   state.generation = generation;
   state.seq = 0;
   state.paths = null;

@@ -34,14 +34,12 @@ export interface QuitsHost extends HeaderSender {
   messagesBegun(): number;
 }
 
-/** Quits kept per mesh for calls that start after they were heard of (a slow rank's, in the same message). */
-const RECENT = 16;
-
 export class CollectiveQuits {
   readonly #host: QuitsHost;
   /** `${mesh}@${version}` → member → quits heard of. */
   #counts = new Map<string, Map<number, number>>();
-  #recent = new Map<string, Quit[]>();
+  /** Each member's latest quit, for calls that start after it was heard of (a slow rank's, in the same message). */
+  #latest = new Map<string, Map<number, Quit>>();
   /** Quits of this process's ranks still being sent, by mesh: its next collective pieces go after them. */
   #sending = new Map<string, Promise<void>>();
   #listeners = new Set<(quit: Quit) => void>();
@@ -94,9 +92,12 @@ export class CollectiveQuits {
    * without one, a message begun, `begun`, before the quit was heard of), if any: that call cannot complete.
    */
   quitDuring(mesh: string, version: number, members: readonly number[], call: string | undefined, begun: number): Quit | undefined {
-    return this.#recent
-      .get(`${mesh}@${version}`)
-      ?.find((q) => members.includes(q.member) && (call !== undefined && q.call !== undefined ? q.call === call : begun < q.heardAt));
+    const latest = this.#latest.get(`${mesh}@${version}`);
+    for (const m of latest ? members : []) {
+      const q = latest!.get(m);
+      if (q && (call !== undefined && q.call !== undefined ? q.call === call : begun < q.heardAt)) return q;
+    }
+    return undefined;
   }
 
   /** Calls `listener` with every quit heard of from now on; returns what stops it. */
@@ -107,7 +108,7 @@ export class CollectiveQuits {
 
   /** Forgets the quits of mesh `mesh` (no rank of it is left here). */
   forget(mesh: string): void {
-    for (const map of [this.#counts, this.#recent]) for (const key of [...map.keys()]) if (key.startsWith(`${mesh}@`)) map.delete(key);
+    for (const map of [this.#counts, this.#latest]) for (const key of [...map.keys()]) if (key.startsWith(`${mesh}@`)) map.delete(key);
   }
 
   #heard(q: Omit<Quit, "heardAt">): void {
@@ -116,10 +117,9 @@ export class CollectiveQuits {
     let counts = this.#counts.get(key);
     if (!counts) this.#counts.set(key, (counts = new Map()));
     counts.set(quit.member, (counts.get(quit.member) ?? 0) + 1);
-    const recent = this.#recent.get(key) ?? [];
-    recent.push(quit);
-    if (recent.length > RECENT) recent.shift();
-    this.#recent.set(key, recent);
+    let latest = this.#latest.get(key);
+    if (!latest) this.#latest.set(key, (latest = new Map()));
+    latest.set(quit.member, quit);
     for (const listener of this.#listeners) listener(quit);
   }
 }
