@@ -58,7 +58,7 @@ function assemble(proc: Proc): Proc {
       addr: proc.addr,
       send: (addr, header, payload) => proc.send(addr, header, payload),
       route: (kind, handler) => proc.route(kind, handler),
-      meshAddrs: (mesh, owner) => Promise.resolve(supervisor.addrsOf(mesh) ?? askAddrs(proc, (reply) => askMeshAddrs(proc, owner, mesh, reply))),
+      meshAddrs: (mesh, owner) => Promise.resolve(supervisor.addrsOf(mesh) ?? askAddrs(proc, owner, (reply) => askMeshAddrs(proc, owner, mesh, reply))),
       messagesBegun,
     }),
   );

@@ -124,16 +124,31 @@ export class CollectiveQuits {
   }
 }
 
-/** Asks the owner at `owner` for mesh `mesh`'s member addresses, through a port of `proc`. */
-export function askAddrs(
-  proc: HeaderSender & { openPort(h: (rank: number, ok: boolean, value: unknown) => void): number; closePort(id: number): void; readonly addr: string },
-  ask: (reply: PortRef) => void,
-): Promise<readonly string[]> {
+/** What `askAddrs` needs of a Proc. */
+export interface AddrsAsker extends HeaderSender {
+  readonly addr: string;
+  openPort(handler: (rank: number, ok: boolean, value: unknown) => void): number;
+  closePort(id: number): void;
+  onPeerLost(handler: (addr: string, error: Error) => void): () => void;
+  lostPeer(addr: string): Error | undefined;
+}
+
+/** Asks the owner at `owner` (through `ask`, answering on a port of `proc`) for a mesh's member addresses; rejects if it is lost. */
+export function askAddrs(proc: AddrsAsker, owner: string, ask: (reply: PortRef) => void): Promise<readonly string[]> {
   return new Promise((resolve, reject) => {
+    const gone = proc.lostPeer(owner);
+    if (gone) return reject(gone);
     const port = proc.openPort((_rank, ok, value) => {
       proc.closePort(port);
+      unwatch();
       if (ok) resolve(value as readonly string[]);
       else reject(value);
+    });
+    const unwatch = proc.onPeerLost((addr, error) => {
+      if (addr !== owner) return;
+      proc.closePort(port);
+      unwatch();
+      reject(error);
     });
     ask({ addr: proc.addr, id: port });
   });
