@@ -1,6 +1,7 @@
 // A rank that fails makes its peers' collectives fail at once (docs/mesh.md, "Collectives"), not after
-// FRAY_COLLECTIVE_TIMEOUT_MS: an endpoint that throws before its collective, on processes and on threads, with
-// arrays in frames and in shared memory; the group then works again.
+// FRAY_COLLECTIVE_TIMEOUT_MS: an endpoint that throws before its collective, or a rank whose own part of a call
+// fails, on processes and on threads, with arrays in frames and in shared memory; the group then works again.
+// Shared memory that is refused (another user's process, a full /dev/shm) falls back to frames.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -18,7 +19,7 @@ for (const [title, threads] of [
   ["processes", false],
   ["worker threads", true],
 ] as const) {
-  describe(`a rank whose endpoint throws before its collective (${title})`, () => {
+  describe(`a rank that fails while its peers are in a collective (${title})`, () => {
     let procs: ProcMesh;
     const saved = process.env.FRAY_COLLECTIVE_TIMEOUT_MS;
     before(() => {
@@ -58,6 +59,18 @@ for (const [title, threads] of [
         }
       });
     }
+
+    it("fails every peer's call at once when one rank's own part fails (a root out of range), naming it; the group then works again", async () => {
+      const trainers = procs.spawn("roots", UserTrainer);
+      const got = (await trainers.broadcastFrom.call([0, 0, 0, 7], 1 << 18)).values();
+      assert.match(got[3], /^RangeError: collective\.broadcast: root must be an integer index into the group of 4 ranks \(0 to 3\), got 7$/);
+      for (const outcome of got.slice(0, 3))
+        assert.match(
+          outcome,
+          /^Error: collective\.broadcast cannot complete: rank 3 \{gpus: 3\} of mesh roots failed: RangeError: collective\.broadcast: root must be/,
+        );
+      assert.deepEqual((await trainers.broadcastFrom.call([1, 1, 1, 1], 1 << 18)).values(), ["ok", "ok", "ok", "ok"]);
+    });
 
     it("fails the peers of a rank whose broadcast endpoint throws (nobody awaits it: the rank dies)", async () => {
       const previous = setUnhandledFaultHook(() => {}); // the owner (this test) expects the death
