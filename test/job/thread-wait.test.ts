@@ -1,12 +1,26 @@
 // A worker thread that has sent its tasks' values and has no task running waits for the next
 // batch at its doorbell (src/job/routes/thread-lane/doorbell.ts) for FRAY_THREAD_WAIT_MS, and takes it there, without
 // its event loop. Everything else its parent sends rings the same doorbell, so nothing waits behind
-// that wait; a task still running (a timer in it, say) keeps the thread in its event loop.
+// that wait; a task still running (a timer in it, say) keeps the thread in its event loop. What does not ring does
+// not wait behind it either: the thread waits once per turn of its event loop, after its promise callbacks, and not
+// at all while it holds a timer or socket of its own (an actor's, or one a task left open).
 import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type JobContext } from "../../src/job.ts";
 import { armImmediate, doorbellWakes, ranImmediate } from "../fixtures/lane-tasks.ts";
 import { add, after } from "../fixtures/tasks.ts";
+import {
+  chainSaw,
+  doorbellCounts,
+  holdServer,
+  holdTimer,
+  leaveChain,
+  releaseServer,
+  releaseTimer,
+  thread,
+  Ticker,
+  turnAndWakes,
+} from "../fixtures/doorbell-tasks.ts";
 
 /** A job on one worker thread, started (its first task run) with FRAY_THREAD_WAIT_MS=`waitMs`: threads take the environment they start with. */
 async function jobWaiting(waitMs: string, first: (ctx: JobContext) => Promise<void>): Promise<JobContext> {
@@ -42,12 +56,70 @@ describe("a worker thread waiting at its doorbell", () => {
     assert.ok((await ctx.get(ctx.run(doorbellWakes))) >= woken + 50, "most of the 100 tasks were taken after a wait");
   });
 
-  it("lets its event loop turn at least every 32 tasks it takes at its doorbell: a setImmediate of its own runs", async () => {
+  it("lets its event loop turn between the tasks it takes at its doorbell: a setImmediate of its own runs", async () => {
     await ctx.get([ctx.run(armImmediate), ctx.run(ranImmediate)]); // located: the next go by the lane
     await ctx.get(ctx.run(armImmediate));
     let ran = false;
     for (let i = 0; i < 100 && !ran; i++) ran = await ctx.get(ctx.run(ranImmediate));
     assert.ok(ran, "the immediate ran while tasks came one after another");
+  });
+
+  it("waits at most once per turn of its event loop", async () => {
+    const seen: number[][] = [];
+    for (let i = 0; i < 200; i++) seen.push((await ctx.get(ctx.run(turnAndWakes))).split(":").map(Number));
+    const turnsOfWoken = seen.filter(([, wakes], i) => i > 0 && wakes > seen[i - 1][1]).map(([turn]) => turn);
+    assert.ok(turnsOfWoken.length >= 100, `most of the 200 tasks were taken after a wait (${turnsOfWoken.length})`);
+    assert.equal(new Set(turnsOfWoken).size, turnsOfWoken.length, "no two tasks taken after a wait in one turn");
+    assert.equal((await ctx.get(ctx.run(doorbellCounts))).mostInATurn, 1);
+  });
+
+  it("runs a task's promise callbacks before it waits", async () => {
+    await ctx.get(ctx.run(leaveChain)); // its function loaded: the next runs at once, and its value goes back in the same turn
+    await ctx.get(ctx.run(leaveChain));
+    for (let i = 0; i < 5; i++) assert.equal(await ctx.get(ctx.run(add, i, 1)), i + 1);
+    const saw = await ctx.get(ctx.run(chainSaw));
+    assert.ok(saw !== null && saw.wakesAfter !== null, "the chain ran");
+    assert.equal(saw.wakesAfter, saw.wakesBefore, "no wait ended with a task before the chain's last callback");
+  });
+
+  /** While `hold`'s handle is open, tasks one after another find the thread in its event loop; after `release`, at its doorbell. */
+  async function noWaitWhileHeld(hold: () => Promise<unknown>, release: () => Promise<unknown>): Promise<void> {
+    await hold();
+    let held;
+    try {
+      const before = await ctx.get(ctx.run(doorbellCounts));
+      for (let i = 0; i < 30; i++) assert.equal(await ctx.get(ctx.run(add, i, 1)), i + 1);
+      held = await ctx.get(ctx.run(doorbellCounts));
+      assert.equal(held.wakes, before.wakes, "no task was taken after a wait");
+      assert.ok(held.declined >= before.declined + 30, "the thread passed up a wait after each task");
+    } finally {
+      await release();
+    }
+    for (let i = 0; i < 30; i++) assert.equal(await ctx.get(ctx.run(add, i, 1)), i + 1);
+    assert.ok((await ctx.get(ctx.run(doorbellCounts))).wakes >= held.wakes + 15, "released, it waits again");
+  }
+
+  it("does not wait while a task left a timer of its own set", () =>
+    noWaitWhileHeld(
+      () => ctx.get(ctx.run(holdTimer)),
+      () => ctx.get(ctx.run(releaseTimer)),
+    ));
+
+  it("does not wait while a task left a server of its own listening", () =>
+    noWaitWhileHeld(
+      () => ctx.get(ctx.run(holdServer)),
+      () => ctx.get(ctx.run(releaseServer)),
+    ));
+
+  it("does not wait while an actor of the thread ticks on a 10 ms setInterval", async () => {
+    let ticker: Awaited<ReturnType<typeof ctx.createActor<Ticker>>> | undefined;
+    await noWaitWhileHeld(
+      async () => {
+        ticker = await ctx.createActor(Ticker);
+        assert.equal(await ctx.get(ticker.thread.remote()), await ctx.get(ctx.run(thread)), "the actor shares the tasks' thread");
+      },
+      () => ctx.get(ticker!.halt.remote()),
+    );
   });
 
   // Each message that failed to wake the thread would wait its second: 40 of them would outlast the 20 s this test has.

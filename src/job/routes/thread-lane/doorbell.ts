@@ -4,7 +4,9 @@
 // message in Atomics.wait (a futex), as Piscina's workers do, instead of in its event loop: a caller that
 // sends one task at a time then reaches it with no eventfd write, epoll wake-up or read on either side:
 // ~6 µs of a 26 µs round trip all on one core (fray 20 µs against Piscina's 24, BENCHMARKS.md P1-latency).
-// The wait is bounded (FRAY_THREAD_WAIT_MS): what does not ring (a timer, a socket) waits no longer than that.
+// What does not ring (a timer, a socket, a promise callback) must not wait behind it, so the wait is bounded: at most
+// FRAY_THREAD_WAIT_MS in all per turn of the thread's event loop, and none at all while the thread has handles of its
+// own (a timer, a socket: an actor's, or one a task left open) beyond those it had when its doorbell was made.
 //
 // Every worker thread this process starts gets one, through the runtime's thread-spawn hook, registered as
 // this module loads: the job head loads it (thread-lane.ts) before it starts any thread. The parent's
@@ -21,8 +23,19 @@ export class Doorbell {
   readonly #count: Int32Array;
   /** Messages the thread took by its task lane (its transport counts those that came by it: `port`). */
   #taken = 0;
-  /** Waits that ended with a message there (for tests, and for judging FRAY_THREAD_WAIT_MS). */
+  /** In the thread: the kinds of the handles it had as its doorbell was made (its own port, say), one entry each. */
+  readonly #baseline: readonly string[];
+  /** The event-loop turn the last wait began in, and how long the waits of that turn blocked it so far (ms). */
+  #turn = -1;
+  #blocked = 0;
+  #inTurn = 0;
+  // What the waits did, for tests and for judging FRAY_THREAD_WAIT_MS:
+  /** Waits that ended with a message there. */
   wakes = 0;
+  /** Waits not begun because the thread had handles of its own (a timer, a socket). */
+  declined = 0;
+  /** The most waits begun in one turn of the event loop. */
+  mostInATurn = 0;
 
   /** `port`: in the thread, its transport to its parent (null in the parent). */
   constructor(
@@ -31,6 +44,7 @@ export class Doorbell {
   ) {
     this.shared = shared;
     this.#count = new Int32Array(shared);
+    this.#baseline = port === null ? [] : process.getActiveResourcesInfo();
   }
 
   /** The parent posted a message: counted, and the thread woken if it waits (a function of its own: the transport calls it after each post). */
@@ -45,14 +59,39 @@ export class Doorbell {
   }
 
   /**
-   * In the thread: waits up to `ms` for a message it has not taken yet. True if one is there (it came, or had come),
-   * false if none came or the thread still has frames of its own to send.
+   * In the thread: waits up to `ms`, less what waits blocked this turn of its event loop already, for a message it has
+   * not taken yet. True if one is there (it came, or had come); false if none came, or the thread still has frames of
+   * its own to send or handles of its own that its parent does not ring for (a timer, a socket).
    */
   wait(ms: number): boolean {
     if (ms <= 0 || this.port === null || this.port.queued) return false;
-    if (Atomics.wait(this.#count, 0, (this.port.taken + this.#taken) | 0, ms) === "timed-out") return false;
-    this.wakes++;
-    return true;
+    if (this.#ownHandles()) {
+      this.declined++;
+      return false;
+    }
+    const turn = performance.nodeTiming.uvMetricsInfo.loopCount;
+    if (turn !== this.#turn) [this.#turn, this.#blocked, this.#inTurn] = [turn, 0, 0];
+    const left = ms - this.#blocked;
+    if (left <= 0) return false;
+    this.mostInATurn = Math.max(this.mostInATurn, ++this.#inTurn);
+    const start = performance.now();
+    const woke = Atomics.wait(this.#count, 0, (this.port.taken + this.#taken) | 0, left) !== "timed-out";
+    this.#blocked += performance.now() - start;
+    if (woke) this.wakes++;
+    return woke;
+  }
+
+  /** The thread has a handle its doorbell was not made with: each kind counted against the baseline's. */
+  #ownHandles(): boolean {
+    const now = process.getActiveResourcesInfo();
+    if (now.length > this.#baseline.length) return true;
+    const left = [...this.#baseline];
+    for (const kind of now) {
+      const i = left.indexOf(kind);
+      if (i < 0) return true;
+      left[i] = "";
+    }
+    return false;
   }
 }
 
