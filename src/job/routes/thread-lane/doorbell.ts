@@ -23,8 +23,8 @@ export class Doorbell {
   readonly #count: Int32Array;
   /** Messages the thread took by its task lane (its transport counts those that came by it: `port`). */
   #taken = 0;
-  /** In the thread: the kinds of the handles it had as its doorbell was made (its own port, say), one entry each. */
-  readonly #baseline: readonly string[];
+  /** In the thread: the kinds of the handles it had as its doorbell was made (its own port, say), one entry each, or the fewest since. */
+  #baseline: readonly string[];
   /** The event-loop turn the last wait began in, and how long the waits of that turn blocked it so far (ms). */
   #turn = -1;
   #blocked = 0;
@@ -81,7 +81,10 @@ export class Doorbell {
     return woke;
   }
 
-  /** The thread has a handle its doorbell was not made with: each kind counted against the baseline's. */
+  /**
+   * The thread has a handle beyond its baseline: each kind counted against the baseline's. Fewer than the baseline
+   * become it (a handle of fray's that was closing as the doorbell was made must not hide a user's of that kind).
+   */
   #ownHandles(): boolean {
     const now = process.getActiveResourcesInfo();
     if (now.length > this.#baseline.length) return true;
@@ -91,6 +94,7 @@ export class Doorbell {
       if (i < 0) return true;
       left[i] = "";
     }
+    if (now.length < this.#baseline.length) this.#baseline = now;
     return false;
   }
 }
