@@ -4,9 +4,10 @@
 // message in Atomics.wait (a futex), as Piscina's workers do, instead of in its event loop: a caller that
 // sends one task at a time then reaches it with no eventfd write, epoll wake-up or read on either side:
 // ~6 µs of a 26 µs round trip all on one core (fray 20 µs against Piscina's 24, BENCHMARKS.md P1-latency).
-// What does not ring (a timer, a socket, a promise callback) must not wait behind it, so the wait is bounded: at most
-// FRAY_THREAD_WAIT_MS in all per turn of the thread's event loop, and none at all while the thread has handles of its
-// own (a timer, a socket: an actor's, or one a task left open) beyond those it had when its doorbell was made.
+// What does not ring (a timer, a socket) must not wait long behind it: the waits of one turn of the thread's event
+// loop block it for FRAY_THREAD_WAIT_MS in all at most, and the thread does not wait at all while it has handles of
+// its own (a timer, a socket: an actor's, or one a task left open) beyond those it had when its doorbell was made.
+// Its promise callbacks run before each wait: the task lane waits only once they have (thread-lane.ts).
 //
 // Every worker thread this process starts gets one, through the runtime's thread-spawn hook, registered as
 // this module loads: the job head loads it (thread-lane.ts) before it starts any thread. The parent's
@@ -28,14 +29,11 @@ export class Doorbell {
   /** The event-loop turn the last wait began in, and how long the waits of that turn blocked it so far (ms). */
   #turn = -1;
   #blocked = 0;
-  #inTurn = 0;
   // What the waits did, for tests and for judging FRAY_THREAD_WAIT_MS:
   /** Waits that ended with a message there. */
   wakes = 0;
   /** Waits not begun because the thread had handles of its own (a timer, a socket). */
   declined = 0;
-  /** The most waits begun in one turn of the event loop. */
-  mostInATurn = 0;
 
   /** `port`: in the thread, its transport to its parent (null in the parent). */
   constructor(
@@ -70,10 +68,9 @@ export class Doorbell {
       return false;
     }
     const turn = performance.nodeTiming.uvMetricsInfo.loopCount;
-    if (turn !== this.#turn) [this.#turn, this.#blocked, this.#inTurn] = [turn, 0, 0];
+    if (turn !== this.#turn) [this.#turn, this.#blocked] = [turn, 0];
     const left = ms - this.#blocked;
     if (left <= 0) return false;
-    this.mostInATurn = Math.max(this.mostInATurn, ++this.#inTurn);
     const start = performance.now();
     const woke = Atomics.wait(this.#count, 0, (this.port.taken + this.#taken) | 0, left) !== "timed-out";
     this.#blocked += performance.now() - start;

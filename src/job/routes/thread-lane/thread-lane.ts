@@ -14,9 +14,9 @@
 //
 // The head rings the thread's doorbell (doorbell.ts) after each batch; an
 // Executor that has sent its values and has no task left running waits there
-// for the next batch (FRAY_THREAD_WAIT_MS) and takes it without its event loop:
-// once per turn of that loop, from a setImmediate, so the thread's promise
-// callbacks have all run, and its timers and sockets been polled, before each.
+// for the next batch and takes it without its event loop, once the thread's
+// promise callbacks have all run, for FRAY_THREAD_WAIT_MS in all per turn of
+// that loop (doorbell.ts): its timers and sockets run no later than that.
 import { randomUUID } from "node:crypto";
 import { receiveMessageOnPort, type BroadcastChannel, type MessagePort } from "node:worker_threads"; // the channel is node's global
 import { config } from "../../base/settings.ts";
@@ -91,7 +91,7 @@ export class ExecutorLane {
   #running = false;
   /** How long to wait for the next batch after sending values (0: not at all, as where no parent rings). */
   readonly #waitMs: number;
-  /** A wait is set for this turn's check phase (one at a time: a turn of the event loop waits once). */
+  /** A wait is set (#afterMicrotasks): one at a time. */
   #waitSet = false;
 
   /**
@@ -130,10 +130,14 @@ export class ExecutorLane {
   }
 
   /**
-   * After values went back, once the thread's promise callbacks and its event loop's timers and sockets have had their
-   * turn (setImmediate): the next batch, if it comes within the wait, taken here. A wake-up by anything else the parent
-   * sent, or a wait that ran out or was not begun, leaves it to the event loop. A batch taken here sets the next wait
-   * for the next turn.
+   * Queued as a microtask after values went back: a tick queued from one runs once the microtask queue is empty, so
+   * the promise callbacks queued by then, and those they queue, all run before the wait.
+   */
+  readonly #afterMicrotasks = () => process.nextTick(this.#awaitNext);
+
+  /**
+   * The next batch, if it comes within the wait, taken here. A wake-up by anything else the parent sent, or a wait
+   * that ran out or was not begun (the turn's time spent, handles of the thread's own), leaves it to the event loop.
    */
   readonly #awaitNext = () => {
     this.#waitSet = false;
@@ -161,7 +165,7 @@ export class ExecutorLane {
     this.#channel.postMessage(results);
     if (this.#waitMs > 0 && !this.#waitSet) {
       this.#waitSet = true;
-      setImmediate(this.#awaitNext);
+      queueMicrotask(this.#afterMicrotasks);
     }
   }
 
