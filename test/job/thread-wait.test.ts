@@ -57,7 +57,7 @@ describe("a worker thread waiting at its doorbell", () => {
     assert.ok((await ctx.get(ctx.run(doorbellWakes))) >= woken + 50, "most of the 100 tasks were taken after a wait");
   });
 
-  it("lets its event loop turn between the tasks it takes at its doorbell: a setImmediate of its own runs", async () => {
+  it("runs a setImmediate of its own while tasks come one after another", async () => {
     await ctx.get([ctx.run(armImmediate), ctx.run(ranImmediate)]); // located: the next go by the lane
     await ctx.get(ctx.run(armImmediate));
     let ran = false;
