@@ -15,6 +15,12 @@
 // the first, before the job's code loads there, and tells whether it has frames queued (runtime/face/threads.ts).
 import { onThreadSpawn, parentLink, type ParentPort } from "../../../runtime/face/threads.ts";
 
+/**
+ * The part of a turn's FRAY_THREAD_WAIT_MS its waits may have blocked it and still begin one, which waits the rest: 4 ms
+ * or more of the default 5, as a timeout sooner than the kernel's next tick costs a round trip µs (settings.ts).
+ */
+const BEGIN_WITHIN = 0.2;
+
 /** The workerData entry that carries the doorbell's memory to the thread. */
 const ENTRY = "frayDoorbell";
 
@@ -57,9 +63,10 @@ export class Doorbell {
   }
 
   /**
-   * In the thread: waits up to `ms`, less what waits blocked this turn of its event loop already, for a message it has
-   * not taken yet. True if one is there (it came, or had come); false if none came, or the thread still has frames of
-   * its own to send or handles of its own that its parent does not ring for (a timer, a socket).
+   * In the thread: waits up to `ms`, less what waits blocked this turn of its event loop already (none begins once they
+   * blocked it for a fifth of `ms`), for a message it has not taken yet. True if one is there (it came, or had come);
+   * false if none came, or the thread still has frames of its own to send or handles of its own that its parent does not
+   * ring for (a timer, a socket).
    */
   wait(ms: number): boolean {
     if (ms <= 0 || this.port === null || this.port.queued) return false;
@@ -69,10 +76,9 @@ export class Doorbell {
     }
     const turn = performance.nodeTiming.uvMetricsInfo.loopCount;
     if (turn !== this.#turn) [this.#turn, this.#blocked] = [turn, 0];
-    const left = ms - this.#blocked;
-    if (left <= 0) return false;
+    if (this.#blocked >= ms * BEGIN_WITHIN) return false;
     const start = performance.now();
-    const woke = Atomics.wait(this.#count, 0, (this.port.taken + this.#taken) | 0, left) !== "timed-out";
+    const woke = Atomics.wait(this.#count, 0, (this.port.taken + this.#taken) | 0, ms - this.#blocked) !== "timed-out";
     this.#blocked += performance.now() - start;
     if (woke) this.wakes++;
     return woke;
@@ -84,14 +90,16 @@ export class Doorbell {
    */
   #ownHandles(): boolean {
     const now = process.getActiveResourcesInfo();
-    if (now.length > this.#baseline.length) return true;
-    const left = [...this.#baseline];
+    const baseline = this.#baseline;
+    if (now.length > baseline.length) return true;
+    if (now.length === baseline.length && now.every((kind, i) => kind === baseline[i])) return false; // as a rule
+    const left = [...baseline];
     for (const kind of now) {
       const i = left.indexOf(kind);
       if (i < 0) return true;
       left[i] = "";
     }
-    if (now.length < this.#baseline.length) this.#baseline = now;
+    if (now.length < baseline.length) this.#baseline = now;
     return false;
   }
 }
