@@ -17,9 +17,10 @@ export const JOB_SETTINGS = {
     ...ms(
       "FRAY_THREAD_WAIT_MS",
       5,
-      "how long a worker thread that has just sent its tasks' values, and has no task left running, waits for the next task in a futex " +
-        "before going back to its event loop (a one-at-a-time caller's next task then reaches it sooner); a timer or socket of that " +
-        "thread may run up to this late, anything its parent sends wakes it at once; 0: never waits",
+      "how long a worker thread that has sent its tasks' values, and has no task left running, waits for the next task in a futex, " +
+        "in all per turn of its event loop, after its promise callbacks (a one-at-a-time caller's next task then reaches it sooner); " +
+        "anything its parent sends wakes it at once, and it does not wait while it holds a timer, socket or other handle of its own " +
+        "(an actor's setInterval, say), so only its unref'd ones may run up to this late, once per turn; 0: never waits",
     ),
     max: 1_000,
   },
