@@ -152,7 +152,7 @@ if (want("D4")) {
     `idle p99 ${local.idle.toFixed(2)} ms`,
     `${(local.p99 / local.idle).toFixed(1)}× idle`,
     "(no goal: pings keep going)",
-    true,
+    null,
   );
   const job = new ProcessJob({ meshes: { hosts: 1 } });
   try {
@@ -168,7 +168,7 @@ if (want("D4")) {
       `idle p99 ${tcp.idle.toFixed(2)} ms`,
       `${(tcp.p99 / tcp.idle).toFixed(1)}× idle`,
       "(no goal: pings keep going)",
-      true,
+      null,
     );
   } finally {
     await job.kill();

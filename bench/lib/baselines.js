@@ -52,13 +52,54 @@ export async function rawEchoPeer(overTcp = false) {
   return { roundTrip, pid, close };
 }
 
-/** 40-byte frames per second into a sink peer, `n` of them, written as fast as the socket drains. */
-export async function rawThroughput(n, overTcp = false) {
+/**
+ * Frames as fray's SocketTransport (src/wire/socket-transport.ts) sends small ones: copied into a 64 KiB
+ * batch buffer, a full buffer written at once, the rest at the end of the tick. A floor for fray's
+ * one-way messages must batch the same way, or it measures one write() per frame against fray's one per tick.
+ */
+export function tickBatched(socket) {
+  const batchBytes = 64 * 1024;
+  let batch = null;
+  let start = 0;
+  let used = 0;
+  let scheduled = false;
+  const cut = () => {
+    if (batch && used > start) socket.write(batch.subarray(start, used));
+    start = used;
+  };
+  const endOfTick = () => {
+    scheduled = false;
+    cut();
+  };
+  return (f) => {
+    if (!scheduled) {
+      scheduled = true;
+      process.nextTick(endOfTick);
+    }
+    if (!batch || used + f.length > batch.length) {
+      cut(); // a full buffer: on its way now
+      batch = Buffer.allocUnsafeSlow(batchBytes);
+      start = used = 0;
+    }
+    f.copy(batch, used);
+    used += f.length;
+  };
+}
+
+/**
+ * 40-byte frames per second into a sink peer, `n` of them. `perTick`: sent in one synchronous loop and
+ * batched per tick as fray's transport batches (the fair floor for fray's one-way messages, sent the same
+ * way); otherwise one write() per frame, waiting for 'drain' when the socket asks.
+ */
+export async function rawThroughput(n, overTcp = false, perTick = false) {
   const { socket, close } = await floorPeer("sink", n, overTcp);
   const msg = frame(40);
   const t = performance.now();
   const done = once(socket, "data");
-  for (let i = 0; i < n; i++) if (!socket.write(msg)) await once(socket, "drain");
+  if (perTick) {
+    const send = tickBatched(socket);
+    for (let i = 0; i < n; i++) send(msg);
+  } else for (let i = 0; i < n; i++) if (!socket.write(msg)) await once(socket, "drain");
   await done;
   const rate = perSecondSince(n, t);
   close();
