@@ -2,6 +2,7 @@
 // 4-byte length-prefixed frames (bench/fixtures/floor-peer.js) and nothing else — no codec, no actors.
 import { fork } from "node:child_process";
 import { once } from "node:events";
+import { closeSync, openSync, readSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +10,7 @@ import { scratch } from "./group.js";
 import { median, perSecondSince } from "./stats.js";
 
 const floorPeerFile = fileURLToPath(new URL("../fixtures/floor-peer.js", import.meta.url));
+const shmPeerFile = fileURLToPath(new URL("../fixtures/shm-peer.js", import.meta.url));
 let peerCount = 0;
 
 /** A raw framed peer process ("echo" or "sink" of `count` frames) and a client socket to it, over a Unix socket or loopback TCP. */
@@ -137,4 +139,66 @@ export async function rawCopyMs(bytes) {
   const ms = performance.now() - t;
   close();
   return ms;
+}
+
+/**
+ * The raw floor of a RemoteBuffer read between processes of one host, by the same mechanism: a peer process
+ * holding `bytes` bytes pwrites each requested chunk into a tmpfs file in /dev/shm that this process made, and
+ * this one preads it into `dst`; chunks of `chunk` bytes, `window` requested ahead (fray's defaults:
+ * FRAY_BUFFER_CHUNK_BYTES 1 MiB, FRAY_BUFFER_INFLIGHT_BYTES 4 MiB), the file reused from one copy to the next
+ * as fray reuses its staging file. `copyInto(dst)` resolves with the ms the copy took.
+ */
+export async function rawShmPeer(bytes, { chunk = 2 ** 20, window = 4 } = {}) {
+  const file = `/dev/shm/fray-bench-raw-${process.pid}-${++peerCount}`;
+  const fd = openSync(file, "wx+", 0o600);
+  const path = join(scratch, `shm-${peerCount}.sock`);
+  const child = fork(shmPeerFile, [path, file, String(bytes)], { stdio: "inherit" });
+  await once(child, "message");
+  const socket = createConnection(path);
+  socket.setNoDelay(true);
+  await once(socket, "connect");
+  let answered = () => {};
+  let partial = Buffer.alloc(0);
+  socket.on("data", (chunk) => {
+    const data = partial.length ? Buffer.concat([partial, chunk]) : chunk;
+    let at = 0;
+    for (; data.length - at >= 16; at += 16) answered(data.readDoubleLE(at), data.readDoubleLE(at + 8));
+    partial = Buffer.from(data.subarray(at));
+  });
+  const copyInto = (dst) =>
+    new Promise((resolve) => {
+      const t = performance.now();
+      const request = Buffer.alloc(16);
+      let next = 0;
+      let done = 0;
+      let inflight = 0;
+      const pump = () => {
+        socket.cork();
+        for (; inflight < window && next < dst.byteLength; inflight++) {
+          const len = Math.min(chunk, dst.byteLength - next);
+          request.writeDoubleLE(next, 0);
+          request.writeDoubleLE(len, 8);
+          socket.write(Buffer.from(request));
+          next += len;
+        }
+        socket.uncork();
+      };
+      answered = (off, len) => {
+        for (let got = 0, n; got < len; got += n)
+          if ((n = readSync(fd, dst, off + got, len - got, off + got)) === 0)
+            throw new Error(`the raw shm peer answered for bytes it did not write at ${off + got}`);
+        done += len;
+        inflight--;
+        if (done === dst.byteLength) resolve(performance.now() - t);
+        else pump();
+      };
+      pump();
+    });
+  const close = () => {
+    socket.destroy();
+    child.disconnect();
+    closeSync(fd);
+    rmSync(file, { force: true });
+  };
+  return { copyInto, close };
 }
