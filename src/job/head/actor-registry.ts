@@ -21,6 +21,7 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
 import { placeOf, type ActorMeta, type MemberOptions } from "../actors/current-actor.ts";
+import { actorCallError, type ActorCall } from "../actors/actor-call-error.ts";
 
 /** An actor class, or where a worker exported it from. */
 export type ActorCode = Function | CodeLocation;
@@ -47,6 +48,8 @@ export class ActorRegistry {
   readonly #hostedCalls = new HostedCalls((ns) => this.#namespace(ns));
   /** The calls in flight, by ref id: what a cancel of one names (`Class.method`). */
   readonly #calls = new Map<string, string>();
+  /** The names of this job's named actors, by nameKey(target): what a failed call to one names. */
+  readonly #actorNames = new Map<string, string>();
 
   constructor(
     private readonly refs: RefReader,
@@ -78,7 +81,8 @@ export class ActorRegistry {
       return Promise.reject(err);
     }
     const { name } = options;
-    if (this.#shared !== null && name !== undefined) return this.#hosted(Class, args, options, this.#shared);
+    if (this.#shared !== null && name !== undefined)
+      return this.#hosted(Class, args, options, this.#shared).then((t) => (this.#actorNames.set(nameKey(t), name), t));
     const named = name === undefined ? undefined : this.#named.get(name);
     if (named && !named.dead) {
       if (!options.getIfExists) return Promise.reject(namedActorExists(name!));
@@ -92,7 +96,10 @@ export class ActorRegistry {
     const target = needsOwnProcess(options) ? this.#hosted(Class, args, options, null) : this.#onWorker(Class, args, options, entry);
     if (name !== undefined) {
       this.#named.set(name, Object.assign(entry, { target }));
-      target.catch(() => this.#named.get(name) === entry && this.#named.delete(name));
+      target.then(
+        (t) => this.#actorNames.set(nameKey(t), name),
+        () => this.#named.get(name) === entry && this.#named.delete(name),
+      );
     }
     return target;
   }
@@ -106,6 +113,7 @@ export class ActorRegistry {
     }
     this.#named.delete(name);
     const target = await named.target;
+    this.#actorNames.delete(nameKey(target));
     if (target.hosted) return (await this.#namespace(null)).kill(name);
     await target.mesh.stop();
     if (named.placement) releaseActor(named.placement); // once: not if its worker's death gave the resources back already
@@ -113,8 +121,7 @@ export class ActorRegistry {
 
   /** Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. */
   call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
-    this.#calls.set(id, `${target.mesh[kMesh].className}.${method}`);
-    this.#invoke(id, target, method, this.refs.all(args));
+    this.#invoke(id, target, method, this.refs.all(args), this.#call(id, target, method));
   }
 
   /**
@@ -122,13 +129,21 @@ export class ActorRegistry {
    * (../actors/stream-endpoint.ts); entry `id` gets their count.
    */
   callStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], port: PortRef): void {
-    this.#calls.set(id, `${target.mesh[kMesh].className}.${method}`);
+    const call = this.#call(id, target, method);
     this.#invoke(
       id,
       target,
       STREAM_ENDPOINT,
       this.refs.all(args).then((values) => [method, values, port]),
+      call,
     );
+  }
+
+  /** Records the call of ref `id` as in flight; what its failure names. */
+  #call(id: string, target: ActorTarget, method: string): ActorCall {
+    const name = `${target.mesh[kMesh].className}.${method}`;
+    this.#calls.set(id, name);
+    return { name, actor: this.#actorNames.get(nameKey(target)) };
   }
 
   /** The actor call of ref `id` while it is in flight, as `Class.method`: what its cancel names. */
@@ -136,17 +151,17 @@ export class ActorRegistry {
     return this.#calls.get(id);
   }
 
-  #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>): void {
+  #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>, call: ActorCall): void {
     const entry = this.refs.store.entry(id);
     args
       .then((values) =>
         target.hosted
-          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values)
+          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values, call)
           : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[endpoint].callOne(...values),
       )
       .then(
         (v) => (this.#calls.delete(id), entry.resolve(v)),
-        (err: unknown) => (this.#calls.delete(id), entry.reject(err instanceof ActorError ? err.cause : err)),
+        (err: unknown) => (this.#calls.delete(id), entry.reject(target.hosted ? err : actorCallError(call, err))),
       );
   }
 
@@ -204,6 +219,11 @@ export class ActorRegistry {
       throw err;
     }
   }
+}
+
+/** Where a target's actor is named: a hosted actor by its key (which outlives its incarnations), one on a worker by its mesh. */
+function nameKey(target: ActorTarget): string {
+  return target.hosted ? `hosted ${target.hosted.ns ?? ""} ${target.hosted.key}` : `mesh ${target.mesh[kMesh].id}`;
 }
 
 function codeOf(code: ActorCode): Promise<CodeLocation> {

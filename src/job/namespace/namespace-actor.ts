@@ -22,6 +22,7 @@ import { checkSameClass, checkSameOptions } from "../base/options.ts";
 import { namedActorExists } from "../base/errors.ts";
 import { countRestart } from "../../runtime/face/metrics.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
+import { config } from "../../runtime/face/settings.ts";
 import "../actors/stream-endpoint.ts"; // hosted actors' processes load this module (ProcInfo): their actors can stream
 
 /** Reports where its process is; spawned beside each hosted actor. */
@@ -128,9 +129,22 @@ export class NamespaceActor extends Actor {
     }
   }
 
-  /** Why the actor `key` is gone, or null while it lives (or is restarting): asked when a call to it failed. */
+  /**
+   * Why the actor `key` is gone, or null while it lives (or is restarting): asked when a call to its `incarnation` failed.
+   * The caller may have seen its connection close before this namespace, its process's parent, heard how the process
+   * ended: while that incarnation still counts as alive, the answer waits for its end, up to the heartbeat timeout (by
+   * which a process that does not answer is taken for dead).
+   */
   @endpoint({ concurrent: true })
-  gone(key: string): Gone | null {
+  async gone(key: string, incarnation: number): Promise<Gone | null> {
+    const deadline = Date.now() + config.heartbeatTimeoutMs;
+    for (let actor = this.#actors.get(key); actor?.state === "alive" && actor.incarnation === incarnation; actor = this.#actors.get(key)) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([actor.changed, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
     const actor = this.#actors.get(key);
     if (actor && actor.state !== "dead") return null;
     const cause = actor ? actor.cause! : this.#whyGone(key);

@@ -59,9 +59,9 @@ export class NamespaceClient {
     return this.#call(() => this.mesh.next.callOne(key, incarnation));
   }
 
-  /** Why the hosted actor `key` is gone (its SupervisionError), or null while it lives or restarts. */
-  gone(key: string): Promise<SupervisionError | null> {
-    return this.#call<null>(() => this.mesh.gone.callOne(key)).catch((err: unknown) => {
+  /** Why the hosted actor `key` is gone (its SupervisionError), or null while it lives or restarts; see NamespaceActor.gone. */
+  gone(key: string, incarnation: number): Promise<SupervisionError | null> {
+    return this.#call<null>(() => this.mesh.gone.callOne(key, incarnation)).catch((err: unknown) => {
       if (err instanceof SupervisionError) return err;
       throw err;
     });
