@@ -42,7 +42,7 @@ async function streamUntilKilled(ctx: JobContext, replica: ActorHandle<ModelRepl
 describe("a caller whose named actor in a cluster's namespace is killed", () => {
   const fx = clusterFixture("local");
 
-  it("reads the method, the actor and the process's signal, not the connection's reset", async () => {
+  it("reads the method, the actor and the process's signal, not the connection's reset, whether the actor is started again or not", async () => {
     const service = await fx.cluster.namespace();
     process.env.FRAY_TOKEN = service.token; // before this process makes its first connection: this suite runs first
     const ctx = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
@@ -51,6 +51,11 @@ describe("a caller whose named actor in a cluster's namespace is killed", () => 
       const pid = await ctx.get(replica.pid.remote());
       killedError(await streamUntilKilled(ctx, replica, pid), "ModelReplica.generate", pid, "replica-3");
       await waitForExit([pid]);
+      // One that is started again: the call in flight still says how its process ended.
+      const restarted = await ctx.createActor(ModelReplica, [], { name: "replica-4", maxRestarts: 1 });
+      const first = await ctx.get(restarted.pid.remote());
+      killedError(await streamUntilKilled(ctx, restarted, first), "ModelReplica.generate", first, "replica-4");
+      assert.notEqual(await ctx.get(restarted.pid.remote()), first);
     } finally {
       await ctx.shutdown();
       delete process.env.FRAY_TOKEN;

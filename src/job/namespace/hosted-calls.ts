@@ -59,13 +59,15 @@ export class HostedCalls {
   }
 
   /**
-   * The error of a call to `incarnation` that failed for good: the namespace's word when the actor is gone (how its process
-   * ended, though this caller saw only its connection close), else the call's own.
+   * The error of a call to `incarnation` that failed for good: the namespace's word when the actor is gone, or how that
+   * incarnation's process ended when it was started again (though this caller saw only its connection close), else the call's own.
    */
   async #whyFailed(hosted: HostedRef, incarnation: number, call: ActorCall, err: SupervisionError): Promise<unknown> {
-    const gone = await this.namespaceOf(hosted.ns)
-      .then((ns) => ns.gone(hosted.key, incarnation))
+    const failure = await this.namespaceOf(hosted.ns)
+      .then((ns) => ns.failure(hosted.key, incarnation))
       .catch(() => null); // the namespace unreachable: the call's own error says enough
+    if (failure && "died" in failure) return actorCallError(call, new SupervisionError(err.message, { cause: failure.died }));
+    const gone = failure?.gone;
     return gone ? processDeath(`${gone.message} (its method ${call.name} could not finish)`, gone) : actorCallError(call, err);
   }
 
