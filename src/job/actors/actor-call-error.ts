@@ -27,7 +27,7 @@ export function actorCallError(call: ActorCall, err: unknown): unknown {
 }
 
 /** The first cause of `err`: what went wrong, without the layers that passed it on. */
-function innermost(err: Error): Error {
+export function innermost(err: Error): Error {
   let e = err;
   for (let depth = 0; e.cause instanceof Error && depth < 10; depth++) e = e.cause;
   return e;

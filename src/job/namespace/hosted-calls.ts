@@ -10,7 +10,8 @@ import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { SupervisionError } from "../../mesh/errors.ts";
 import { knownDead } from "../../mesh/liveness.ts";
 import type { ActorTarget, HostedRef } from "../actors/actor-ref.ts";
-import { actorCallError, type ActorCall } from "../actors/actor-call-error.ts";
+import { actorCallError, innermost, type ActorCall } from "../actors/actor-call-error.ts";
+import { processExitIn } from "../../runtime/face/supervision.ts";
 import { processDeath } from "../base/errors.ts";
 import type { HostedActorInfo } from "./hosted-actor.ts";
 import type { NamespaceClient } from "./namespace-client.ts";
@@ -68,7 +69,10 @@ export class HostedCalls {
       .catch(() => null); // the namespace unreachable: the call's own error says enough
     if (failure && "died" in failure) return actorCallError(call, new SupervisionError(err.message, { cause: failure.died }));
     const gone = failure?.gone;
-    return gone ? processDeath(`${gone.message} (its method ${call.name} could not finish)`, gone) : actorCallError(call, err);
+    if (!gone) return actorCallError(call, err);
+    // How its process ended says it all; any other end (the actor failed itself, say) is told by the call's own error.
+    const why = processExitIn(gone) ? "" : `: ${innermost(err).message}`;
+    return processDeath(`${gone.message} (its method ${call.name} could not finish${why})`, gone);
   }
 
   async #next(id: string, hosted: HostedRef, dead: Incarnation): Promise<Incarnation> {
