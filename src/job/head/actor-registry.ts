@@ -92,6 +92,12 @@ export class ActorRegistry {
         return named.target;
       });
     }
+    // A name taken again after its actor died: what failed calls to the dead one name goes with it.
+    if (named?.dead)
+      named.target.then(
+        (t) => this.#actorNames.delete(nameKey(t)),
+        () => {},
+      );
     const entry: Named = { code: Class, options, target: null as never };
     const target = needsOwnProcess(options) ? this.#hosted(Class, args, options, null) : this.#onWorker(Class, args, options, entry);
     if (name !== undefined) {
