@@ -22,6 +22,7 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
 import { placeOf, type ActorMeta, type MemberOptions } from "../actors/current-actor.ts";
+import { actorCallError, type ActorCall } from "../actors/actor-call-error.ts";
 
 /** How many replaced worker processes the registry remembers, to name the cancelled task in their actors' failures. */
 const REPLACED_KEPT = 16;
@@ -53,6 +54,8 @@ export class ActorRegistry {
   readonly #calls = new Map<string, string>();
   /** Worker processes killed to stop a force-cancelled task, by address, and the task: what their actors' calls fail naming. */
   readonly #replaced = new Map<string, string>();
+  /** The names of this job's named actors, by nameKey(target): what a failed call to one names. */
+  readonly #actorNames = new Map<string, string>();
 
   constructor(
     private readonly refs: RefReader,
@@ -84,7 +87,8 @@ export class ActorRegistry {
       return Promise.reject(err);
     }
     const { name } = options;
-    if (this.#shared !== null && name !== undefined) return this.#hosted(Class, args, options, this.#shared);
+    if (this.#shared !== null && name !== undefined)
+      return this.#hosted(Class, args, options, this.#shared).then((t) => (this.#actorNames.set(nameKey(t), name), t));
     const named = name === undefined ? undefined : this.#named.get(name);
     if (named && !named.dead) {
       if (!options.getIfExists) return Promise.reject(namedActorExists(name!));
@@ -94,11 +98,20 @@ export class ActorRegistry {
         return named.target;
       });
     }
+    // A name taken again after its actor died: what failed calls to the dead one name goes with it.
+    if (named?.dead)
+      named.target.then(
+        (t) => this.#actorNames.delete(nameKey(t)),
+        () => {},
+      );
     const entry: Named = { code: Class, options, target: null as never };
     const target = needsOwnProcess(options) ? this.#hosted(Class, args, options, null) : this.#onWorker(Class, args, options, entry);
     if (name !== undefined) {
       this.#named.set(name, Object.assign(entry, { target }));
-      target.catch(() => this.#named.get(name) === entry && this.#named.delete(name));
+      target.then(
+        (t) => this.#actorNames.set(nameKey(t), name),
+        () => this.#named.get(name) === entry && this.#named.delete(name),
+      );
     }
     return target;
   }
@@ -112,6 +125,7 @@ export class ActorRegistry {
     }
     this.#named.delete(name);
     const target = await named.target;
+    this.#actorNames.delete(nameKey(target));
     if (target.hosted) return (await this.#namespace(null)).kill(name);
     await target.mesh.stop();
     if (named.placement) releaseActor(named.placement); // once: not if its worker's death gave the resources back already
@@ -119,8 +133,7 @@ export class ActorRegistry {
 
   /** Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. */
   call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
-    this.#calls.set(id, `${target.mesh[kMesh].className}.${method}`);
-    this.#invoke(id, target, method, this.refs.all(args));
+    this.#invoke(id, target, method, this.refs.all(args), this.#call(id, target, method));
   }
 
   /**
@@ -128,12 +141,13 @@ export class ActorRegistry {
    * (../actors/stream-endpoint.ts); entry `id` gets their count.
    */
   callStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], port: PortRef): void {
-    this.#calls.set(id, `${target.mesh[kMesh].className}.${method}`);
+    const call = this.#call(id, target, method);
     this.#invoke(
       id,
       target,
       STREAM_ENDPOINT,
       this.refs.all(args).then((values) => [method, values, port]),
+      call,
     );
   }
 
@@ -143,13 +157,21 @@ export class ActorRegistry {
     if (this.#replaced.size > REPLACED_KEPT) this.#replaced.delete(this.#replaced.keys().next().value!);
   }
 
-  /** What a call of `name` to `target` rejects with: why it failed, naming the cancelled task if a forced cancel took its worker. */
-  #callFailure(target: ActorTarget, name: string | undefined, err: unknown): unknown {
+  /** Records the call of ref `id` as in flight; what its failure names. */
+  #call(id: string, target: ActorTarget, method: string): ActorCall {
+    const name = `${target.mesh[kMesh].className}.${method}`;
+    this.#calls.set(id, name);
+    return { name, actor: this.#actorNames.get(nameKey(target)) };
+  }
+
+  /** What a call rejects with: why it failed in the caller's terms, naming the cancelled task if a forced cancel took its worker. */
+  #callFailure(target: ActorTarget, call: ActorCall, err: unknown): unknown {
+    if (target.hosted) return err;
     const cause = err instanceof ActorError ? err.cause : err;
     const { addrs, shape } = target.mesh[kMesh];
-    const task = target.hosted || !(cause instanceof SupervisionError) ? undefined : this.#replaced.get(addrs[shape.members[0]]);
-    if (task === undefined) return cause;
-    return new SupervisionError(`${name} cannot complete: the actor's worker was replaced to stop ${forcedCancel(task)}`, { cause });
+    const task = cause instanceof SupervisionError ? this.#replaced.get(addrs[shape.members[0]]) : undefined;
+    if (task === undefined) return actorCallError(call, err);
+    return new SupervisionError(`${call.name} cannot complete: the actor's worker was replaced to stop ${forcedCancel(task)}`, { cause });
   }
 
   /** The actor call of ref `id` while it is in flight, as `Class.method`: what its cancel names. */
@@ -157,20 +179,17 @@ export class ActorRegistry {
     return this.#calls.get(id);
   }
 
-  #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>): void {
+  #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>, call: ActorCall): void {
     const entry = this.refs.store.entry(id);
     args
       .then((values) =>
         target.hosted
-          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values)
+          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values, call)
           : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[endpoint].callOne(...values),
       )
       .then(
         (v) => (this.#calls.delete(id), entry.resolve(v)),
-        (err: unknown) => {
-          entry.reject(this.#callFailure(target, this.#calls.get(id), err));
-          this.#calls.delete(id);
-        },
+        (err: unknown) => (this.#calls.delete(id), entry.reject(this.#callFailure(target, call, err))),
       );
   }
 
@@ -228,6 +247,11 @@ export class ActorRegistry {
       throw err;
     }
   }
+}
+
+/** Where a target's actor is named: a hosted actor by its key (which outlives its incarnations), one on a worker by its mesh. */
+function nameKey(target: ActorTarget): string {
+  return target.hosted ? `hosted ${target.hosted.ns ?? ""} ${target.hosted.key}` : `mesh ${target.mesh[kMesh].id}`;
 }
 
 function codeOf(code: ActorCode): Promise<CodeLocation> {

@@ -38,7 +38,7 @@ export interface HeadSetup {
 }
 
 export class JobHead {
-  readonly store = new ObjectStore();
+  readonly store = new ObjectStore(true);
   /** Reads this job's refs from its store, and any other job's from that job's head. */
   readonly refs = new RefReader(this.store);
   readonly #pool = new WorkerPool();
@@ -161,5 +161,6 @@ export class JobHead {
     await this.#actors.close();
     await this.#procs?.stop();
     this.#scheduler.close();
+    this.store.close();
   }
 }

@@ -30,7 +30,7 @@ import { RunningTasks } from "./running-tasks.ts";
 import { WaitingTasks } from "./waiting-tasks.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
-import { TaskCancelledError } from "../base/errors.ts";
+import { TaskCancelledError, processDeath } from "../base/errors.ts";
 import { forcedCancel, WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
@@ -330,7 +330,7 @@ export class TaskScheduler {
         continue;
       }
       const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop ${forcedCancel(replacedFor)}`;
-      this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, { cause }), running.task.args);
+      this.#failed(running, processDeath(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, cause), running.task.args);
     }
     if (replacedFor !== undefined) this.#replacement!.respawn(index);
     else this.#failImpossible();

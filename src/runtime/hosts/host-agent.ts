@@ -240,7 +240,7 @@ export function startProc(
   started.exited.then((exit) => {
     stopHeartbeat();
     if (stopping) proc.childExited(addr, new ConnectionError(`${label} was stopped`), false);
-    else proc.childExited(addr, hung ?? new ConnectionError(`${label} ${describeExit(exit)}`), true);
+    else proc.childExited(addr, hung ?? exitError(label, started.pid, exit), true);
   });
   return {
     addr,
@@ -301,6 +301,12 @@ export function heartbeat(
     timer.unref();
   }, stop);
   return stop;
+}
+
+/** A worker's exit as the error its callers see; a process's carries its pid, signal and exit code as fields (../supervision/process-exit.ts). */
+function exitError(label: string, pid: number, exit: ProcExit): ConnectionError {
+  const error = new ConnectionError(`${label} ${describeExit(exit)}`);
+  return pid > 0 ? Object.assign(error, { pid, signal: exit.signal, exitCode: exit.code }) : error;
 }
 
 export function describeExit({ code, signal }: ProcExit): string {
