@@ -12,7 +12,17 @@ const run = promisify(execFile);
 /** Ids per squeue (a first look at a long history of jobs is split). */
 const IDS_PER_QUERY = 500;
 
+/** One per cluster state directory: every SlurmCluster of this process made for it shares its answers. */
+const byRoot = new Map<string, SlurmJobStates>();
+
 export class SlurmJobStates {
+  /** The shared one of the cluster whose state lives in `root`. */
+  static of(root: string): SlurmJobStates {
+    let states = byRoot.get(root);
+    if (!states) byRoot.set(root, (states = new SlurmJobStates()));
+    return states;
+  }
+
   /** Every job asked about here. */
   readonly #wanted = new Set<string>();
   /** The latest answer per job asked about (undefined: Slurm does not know it, or no longer). */

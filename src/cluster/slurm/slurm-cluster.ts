@@ -50,7 +50,7 @@ export class SlurmCluster extends Cluster {
   protected override monitorIntervalMs = 250;
   protected readonly namespaceService: NamespaceService;
   protected readonly backend = "slurm";
-  readonly #states = new SlurmJobStates();
+  readonly #states: SlurmJobStates;
 
   constructor(spec: string, parsed: ClusterSpec) {
     super();
@@ -58,6 +58,7 @@ export class SlurmCluster extends Cluster {
     this.#parsed = parsed;
     this.#root = join(parsed.dir, "slurm");
     this.namespaceService = new NamespaceService(this.#root, spec);
+    this.#states = SlurmJobStates.of(this.#root);
   }
 
   /** The allocation's options for `job` (sbatch), and each task's (srun, which does not inherit them all). */
