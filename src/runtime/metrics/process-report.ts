@@ -104,9 +104,8 @@ export function startProcessReport(proc: Proc): void {
     try {
       if (metricsOn) metrics = await (await import("./registry.ts")).metricsJson();
       await writeFile(temp, report(false));
-      if (final)
-        await unlink(temp); // the last word was written meanwhile: it stays
-      else await rename(temp, file);
+      // The last word, written meanwhile, stays.
+      await (final ? unlink(temp) : rename(temp, file));
     } catch (err) {
       await unlink(temp).catch(() => {});
       failed(err);
