@@ -44,6 +44,11 @@ export class SlurmJobStates {
     return ids.flatMap((id) => this.#known.get(id) ?? []);
   }
 
+  /** When the latest answers were asked for (ms since the epoch). */
+  get askedAt(): number {
+    return this.#askedAt;
+  }
+
   /** The job ended (its status is final and Slurm no longer runs it): its last answer is kept, and it is not asked about again. */
   settle(id: string): void {
     this.#settled.add(id);

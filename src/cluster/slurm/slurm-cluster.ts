@@ -12,7 +12,7 @@
 // memory of the job (MinJobAge).
 import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { config, settingName, settingNow } from "../settings.ts";
@@ -28,7 +28,7 @@ import { prepareEnvironment } from "../environment/job-environment.ts";
 import { replicaCommand } from "../replica/command.ts";
 import { batchScript, slurmFiles, TERMINATE_MARK } from "./batch-script.ts";
 import { SlurmJobStates } from "./job-states.ts";
-import { replicaStatus, slurmJobLive, type SlurmJobState } from "./state.ts";
+import { replicaStatus, slurmJobLive, slurmJobPending, type SlurmJobState } from "./state.ts";
 import { TERMINAL, type JobId, type JobInfo } from "../types.ts";
 
 const run = promisify(execFile);
@@ -139,7 +139,7 @@ export class SlurmCluster extends Cluster {
 
   async poll(jobId: JobId): Promise<JobInfo> {
     const job = this.#job(jobId);
-    return this.#info(job, await this.#states.states([jobId]));
+    return this.#info(job, await this.#slurmStates([job]));
   }
 
   async listJobs(): Promise<JobInfo[]> {
@@ -150,7 +150,7 @@ export class SlurmCluster extends Cluster {
       return [];
     }
     const jobs = files.flatMap((f) => readJson<SlurmJobRecord>(join(this.#root, f)) ?? []).sort((a, b) => a.createdAt - b.createdAt);
-    const states = jobs.length ? await this.#states.states(jobs.map((j) => j.jobId)) : [];
+    const states = jobs.length ? await this.#slurmStates(jobs) : [];
     return jobs.map((job) => this.#info(job, states));
   }
 
@@ -186,6 +186,27 @@ export class SlurmCluster extends Cluster {
     const job = typeof jobId === "string" && /^\d+$/.test(jobId) ? readJson<SlurmJobRecord>(join(this.#root, `${jobId}.json`)) : undefined;
     if (!job) throw new JobNotFoundError(jobId, `cluster ${this.spec} (state in ${this.#root})`);
     return job;
+  }
+
+  /**
+   * Slurm's (shared, maybe older) answers for `jobs`; asked again if one says a job waits while its replicas wrote
+   * to their log or exit record since it was asked: it started meanwhile.
+   */
+  async #slurmStates(jobs: readonly SlurmJobRecord[]): Promise<SlurmJobState[]> {
+    const ask = () => this.#states.states(jobs.map((j) => j.jobId));
+    const states = await ask();
+    const since = this.#states.askedAt;
+    const wroteSince = (path: string) => (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) > since;
+    const started = jobs.some(
+      (job) =>
+        slurmJobPending(states.find((s) => s.jobId === job.jobId)) &&
+        Array.from({ length: job.replicas }, (_, i) => i).some(
+          (i) => wroteSince(slurmFiles.log(this.#root, job.jobId, i)) || wroteSince(slurmFiles.exit(this.#root, job.jobId, i)),
+        ),
+    );
+    if (!started) return states;
+    this.#states.changed();
+    return ask();
   }
 
   #info(job: SlurmJobRecord, states: readonly SlurmJobState[]): JobInfo {

@@ -57,6 +57,11 @@ const WHY: Record<string, string> = {
   REVOKED: "was revoked",
 };
 
+/** Whether Slurm says the job waits to start. */
+export function slurmJobPending(job: SlurmJobState | undefined): boolean {
+  return job !== undefined && PENDING.has(job.state);
+}
+
 /** Whether Slurm may still change the job's state by itself (it waits or runs). */
 export function slurmJobLive(job: SlurmJobState | undefined): boolean {
   return job !== undefined && (PENDING.has(job.state) || RUNNING.has(job.state));
