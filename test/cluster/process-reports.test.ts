@@ -1,7 +1,8 @@
 // What a cluster job's processes tell the dashboard through their report files (FRAY_REPORT_DIR), and what the
 // dashboard makes of them: a driver ended by SIGTERM or SIGINT still writes its last report (and still dies of
 // the signal); two processes with the same pid in different pid namespaces keep a report each; reports whose
-// process ended are removed after FRAY_REPORT_KEEP_MS while a running one's stays; a report file that cannot
+// process ended are removed after FRAY_REPORT_KEEP_MS (by the dashboard, and by the job's next process to
+// start) while a running one's stays; a report file that cannot
 // be read is listed in the jobs panel instead of blanking it.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -130,6 +131,29 @@ describe("process reports", () => {
       delete process.env.FRAY_REPORT_KEEP_MS;
       serving.child.kill("SIGTERM");
       await serving.exited;
+    }
+  });
+
+  it("a job's process that starts removes the reports of its processes that ended FRAY_REPORT_KEEP_MS ago", async () => {
+    const dir = newDir();
+    const ended = await driver(dir, "threads");
+    assert.deepEqual(await ended.exited, [0, null]);
+    const killed = await driver(dir, "threads", { serve: true });
+    await reported(dir, killed.child.pid!);
+    killed.child.kill("SIGKILL");
+    await killed.exited;
+    // The next one keeps ended processes' reports 1 ms: theirs are older than that.
+    const next = await driver(dir, "threads", { serve: true, env: { FRAY_REPORT_KEEP_MS: "1" } });
+    try {
+      await pollUntil(() => reports(dir).every((r) => r.pid === next.child.pid) && reports(dir).length === 1, {
+        intervalMs: 50,
+        deadlineMs: 30_000,
+        what: "the ended processes' reports to go",
+        bound: "30 s",
+      });
+    } finally {
+      next.child.kill("SIGTERM");
+      await next.exited;
     }
   });
 
