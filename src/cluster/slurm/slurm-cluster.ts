@@ -196,7 +196,12 @@ export class SlurmCluster extends Cluster {
     const ask = () => this.#states.states(jobs.map((j) => j.jobId));
     const states = await ask();
     const since = this.#states.askedAt;
-    const wroteSince = (path: string) => (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) > since;
+    const now = Date.now();
+    // Not a time ahead of this host's clock (a node's, on a shared file system): the next answer would not be newer, and each look would ask again.
+    const wroteSince = (path: string) => {
+      const mtime = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+      return mtime > since && mtime <= now;
+    };
     const started = jobs.some(
       (job) =>
         slurmJobPending(states.find((s) => s.jobId === job.jobId)) &&
