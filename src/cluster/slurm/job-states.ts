@@ -32,6 +32,8 @@ export class SlurmJobStates {
   #askedAt = -Infinity;
   #intervalMs: number | null = null;
   #inFlight: Promise<void> | null = null;
+  /** Counts changed() calls: answers to a query that started before one are not taken as fresh. */
+  #changes = 0;
 
   /** Slurm's record of each of `ids`, no older than the current interval (ids seen for the first time are asked now). */
   async states(ids: readonly string[]): Promise<SlurmJobState[]> {
@@ -58,6 +60,7 @@ export class SlurmJobStates {
   changed(): void {
     this.#askedAt = -Infinity;
     this.#intervalMs = null;
+    this.#changes++;
   }
 
   #interval(): number {
@@ -68,6 +71,7 @@ export class SlurmJobStates {
     // Asked for the jobs known when it starts: one that joins meanwhile waits for the next.
     const ids = [...this.#wanted].filter((id) => !this.#settled.has(id));
     const startedAt = Date.now();
+    const changes = this.#changes;
     const answers = new Map<string, SlurmJobState>();
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY) for (const s of await squeue(ids.slice(i, i + IDS_PER_QUERY))) answers.set(s.jobId, s);
     let changed = false;
@@ -76,6 +80,7 @@ export class SlurmJobStates {
       if (before?.state !== now?.state || before?.reason !== now?.reason || before?.restarts !== now?.restarts) changed = true;
       this.#known.set(id, now);
     }
+    if (changes !== this.#changes) return; // asked before a sbatch or scancel: the next look asks again
     const least = config.slurmQueryMs;
     this.#intervalMs = changed ? least : Math.min(Math.max(least, this.#interval() * 2), Math.max(least, config.slurmQueryMaxMs));
     this.#askedAt = startedAt;
