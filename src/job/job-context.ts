@@ -5,7 +5,7 @@ import type { ActorClass, ActorHandle } from "./actors/actor-handle.ts";
 import { ambient } from "./base/ambient.ts";
 import type { ObjectRef, Refs, Resolved } from "./objects/object-ref.ts";
 import type { ObjectRefStream } from "./objects/object-ref-stream.ts";
-import type { ActorOptions, StreamOptions, TaskOptions } from "./base/options.ts";
+import type { ActorOptions, StreamingTaskOptions, TaskOptions } from "./base/options.ts";
 
 export type { ActorClass } from "./actors/actor-handle.ts";
 export type { Refs, Resolved } from "./objects/object-ref.ts";
@@ -49,8 +49,12 @@ export interface JobContext {
    * the stream with that error, after the refs of the values it yielded before.
    */
   runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>>;
-  /** `runStreaming` with options: `window`, how many items the generator may yield ahead of its reader (StreamOptions). */
-  createStreamingTask<F extends StreamingFunction>(fn: F, args: Refs<Parameters<F>>, options?: StreamOptions): ObjectRefStream<Yielded<F>>;
+  /**
+   * `runStreaming` with options: a task's (`name`, `resources`, `maxRetries`, `env`) and `window`, how many items the
+   * generator may yield ahead of its reader. A stream run again after its worker died (`maxRetries`) skips the values
+   * its reader already has.
+   */
+  createStreamingTask<F extends StreamingFunction>(fn: F, args: Refs<Parameters<F>>, options?: StreamingTaskOptions): ObjectRefStream<Yielded<F>>;
   /**
    * Cancels the task behind `ref` (or a stream): a pending one never starts; a
    * running one sees `getJobContext().signal` abort. Its ref settles at once:

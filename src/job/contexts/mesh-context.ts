@@ -67,9 +67,9 @@ export class MeshJobContext extends JobContextBase implements JobContext {
     );
   }
 
-  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown> {
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {
     const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
-    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args, null, window);
+    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args, null, window, options);
     if (this.#head) submit(this.#head);
     else this.#ready.then(submit, () => {});
     return this.#stream(ref);

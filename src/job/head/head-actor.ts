@@ -40,8 +40,8 @@ export class HeadActor extends Actor implements HeadEndpoints {
   }
 
   @endpoint({ concurrent: true })
-  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window = Infinity): void {
-    this.#head.submitStream(id, { url, exportName }, args, parent, window);
+  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window = Infinity, options: TaskOptions = {}): void {
+    this.#head.submitStream(id, { url, exportName }, args, parent, window, options);
   }
 
   /** The ref id of item `index` of stream `id`, or null after its last; `taskId`: the reading task, which lends its resources out meanwhile. */

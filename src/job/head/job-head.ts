@@ -93,8 +93,8 @@ export class JobHead {
   }
 
   /** Submits a streaming task: what it yields is kept as stream `id`. */
-  submitStream(id: string, fn: TaskCode, args: readonly unknown[], parent: string | null, window: number): void {
-    this.#scheduler.submit(id, fn, args, {}, parent, this.#streams.open(id, window));
+  submitStream(id: string, fn: TaskCode, args: readonly unknown[], parent: string | null, window: number, options: TaskOptions): void {
+    this.#scheduler.submit(id, fn, args, options, parent, this.#streams.open(id, window));
   }
 
   /** Item `index` of stream `id` (its ref id), or null after its last; task `taskId` (if any) lends its resources out meanwhile. */
@@ -159,6 +159,7 @@ export class JobHead {
 
   async shutdown(): Promise<void> {
     await this.#actors.close();
+    this.#scheduler.stopReplacing(); // the workers that stop now are not started again
     await this.#procs?.stop();
     this.#scheduler.close();
     this.store.close();

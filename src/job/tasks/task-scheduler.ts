@@ -1,15 +1,11 @@
 // job/tasks: placing tasks on workers, in the driver: placement and resources (this file, task-records.ts,
 // waiting-tasks.ts, task-queue.ts, running-tasks.ts, worker-pool.ts), the tick's batches (batch-outbox.ts; how they
 // travel is ../routes/) and calls of their own (own-calls.ts), cancels (task-tree.ts, worker-replacement.ts).
-// What runs them in a worker is ../worker/.
-//
-// Placement of tasks: the queue of tasks waiting for a worker, sending each to
-// the Executor of a worker with room (or ahead of a free slot, for tasks with
-// the default request), and a task's resources while it runs, waits at its
-// worker or is blocked in get()/wait(). Tasks placed in one tick go to each
-// worker in one batch (batch-outbox.ts); one whose code is not located yet, whose
-// arguments hold refs, or that streams goes with a call of its own (own-calls.ts). A task
-// whose worker died runs again (maxRetries) or fails with SupervisionError.
+// What runs them in a worker is ../worker/. Placement: the queue of tasks waiting for a worker; each goes to the
+// Executor of a worker with room (or ahead of a free slot, for tasks with the default request), one batch per worker
+// per tick (batch-outbox.ts), or with a call of its own (own-calls.ts) when its code is not located yet, its arguments
+// hold refs, or it streams; a task's resources are held while it runs, waits at its worker or is blocked in
+// get()/wait(). A task whose worker died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel, type PortRef } from "../../runtime/face/actors.ts";
 import { taskStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
@@ -20,7 +16,7 @@ import { FrameError } from "../../wire/errors.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import type { Executor } from "../worker/executor.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
-import { TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
+import { retriesOf, TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
 import type { RefReader } from "../objects/ref-reader.ts";
 import { hasRef, nameUnsendableArgument } from "../objects/task-args.ts";
 import { BatchOutbox } from "./batch-outbox.ts";
@@ -83,6 +79,11 @@ export class TaskScheduler {
     BOOKKEEPING.set(this, () => ({ tree: this.#tree.size, cancelledEarly: this.#cancelledEarly.size }));
   }
 
+  /** The job is ending: a worker that stops or dies from now on is not started again. */
+  stopReplacing(): void {
+    this.#replacement = null;
+  }
+
   /** The job ended: results that still arrive are dropped, and no worker is replaced any more. */
   close(): void {
     BOOKKEEPING.delete(this);
@@ -137,7 +138,7 @@ export class TaskScheduler {
       }
       return;
     }
-    this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, retriesLeft: options.maxRetries ?? 0 });
+    this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, retriesLeft: retriesOf(options) });
     if (metricsOn) taskStats.submitted++;
     this.#dispatch();
   }
@@ -320,7 +321,7 @@ export class TaskScheduler {
   workerDied(index: number, cause: Error): void {
     if (!this.pool.alive(index)) return; // reported twice (its process lost, then its mesh failed)
     const replacedFor = this.#replacement?.replacedFor(index);
-    this.pool.markDead(index, replacedFor !== undefined);
+    this.pool.markDead(index, Boolean(this.#replacement)); // it starts again if the job can start workers
     this.#outbox.lost(index);
     for (const running of this.#running.on(index)) {
       if (replacedFor !== undefined && running.state === "prefetched" && !running.cancelled) {
@@ -332,7 +333,7 @@ export class TaskScheduler {
       const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop ${forcedCancel(replacedFor)}`;
       this.#failed(running, processDeath(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, cause), running.task.args);
     }
-    if (replacedFor !== undefined) this.#replacement!.respawn(index);
+    if (this.#replacement) this.#replacement.respawn(index, cause);
     else this.#failImpossible();
     this.#dispatch();
   }

@@ -1,7 +1,8 @@
-// Replacing a worker to stop a task cancelled with `force` that would not end (CPU-bound code never yields to see
-// its signal; an await that ignores it): its process and process group are killed (a worker thread terminated) and,
-// once its loss is reported, started again with a fresh Executor. Meanwhile the worker counts as restarting, so
-// tasks that only it could run wait instead of failing. A cancel without force never comes here.
+// Replacing a worker: one killed to stop a task cancelled with `force` that would not end (CPU-bound code never
+// yields to see its signal; an await that ignores it) — its process and process group are killed (a worker thread
+// terminated) — and one that died by itself. Once its loss is reported it is started again with a fresh Executor.
+// Meanwhile the worker counts as restarting, so tasks that only it could run wait instead of failing. A cancel
+// without force never kills a worker.
 import { config } from "../base/settings.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
@@ -45,9 +46,13 @@ export class WorkerReplacement {
     return this.#replacing.get(index);
   }
 
-  /** Worker `index`, killed by `replace`, is reported dead: it starts again. */
-  respawn(index: number): void {
-    const name = this.#replacing.get(index)!;
+  /**
+   * Worker `index` is reported dead (`cause`): it starts again — one killed by `replace`, and one that died by itself
+   * (a crash, a kill, `process.exit` in a task), so that the pool keeps its size in a long-lived job.
+   */
+  respawn(index: number, cause: Error): void {
+    const forced = this.#replacing.get(index);
+    const what = forced === undefined ? `died (${cause.message})` : `was killed to stop ${forcedCancel(forced)}`;
     // After every watcher of the lost process has heard of it: respawn replaces failed ranks only.
     setImmediate(() => {
       this.replacer.respawn(index).then(
@@ -59,7 +64,7 @@ export class WorkerReplacement {
         (err: Error) => {
           this.#replacing.delete(index);
           this.pool.markDead(index); // for good now
-          console.error(`fray: worker ${index} was killed to stop ${forcedCancel(name)}, and could not be started again: ${err.message}`);
+          console.error(`fray: worker ${index} ${what}, and could not be started again: ${err.message}`);
           this.done(index, err);
         },
       );

@@ -84,12 +84,12 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     return ref;
   }
 
-  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown> {
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {
     const ref = this.#newRef() as ObjectRef<number>;
     const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args) as Error);
     locate(fn).then(({ url, exportName }) => {
       try {
-        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args, this.#taskId, window);
+        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args, this.#taskId, window, options);
       } catch (err) {
         fail(err);
       }
