@@ -324,8 +324,8 @@ export class TaskScheduler {
     this.pool.markDead(index, Boolean(this.#replacement)); // it starts again if the job can start workers
     this.#outbox.lost(index);
     for (const running of this.#running.on(index)) {
-      if (replacedFor !== undefined && running.state === "prefetched" && !running.cancelled) {
-        // Sent ahead, it never started: it goes back to the queue, its retries untouched.
+      if (running.state === "prefetched" && !running.cancelled) {
+        // Sent ahead, it never started: it goes back to the queue, its retries untouched (its worker starts again).
         this.#release(running);
         this.#queue.unshift(running.task);
         continue;
