@@ -24,11 +24,22 @@ export { Client, type HostActorOptions, type HostedActor } from "./cluster/clien
 export type { ActorConfig, ClientActorOptions } from "./cluster/client/client-actor-options.ts";
 export type { ClientActorGroup, GroupLifecycle } from "./cluster/client/client-group.ts";
 export { createClient, currentClient, withClient } from "./cluster/client/current-client.ts";
-export { JobAlreadyExistsError, JobHandle, waitAll, type JobWaitOptions, type LogSink, type LogsOptions } from "./cluster/job-handle.ts";
+export { JobAlreadyExistsError, JobHandle, waitAll, type JobWaitOptions, type LogSink, type LogsOptions, type WaitAllOptions } from "./cluster/job-handle.ts";
 export type { ActorRow } from "./cluster/cluster-actors.ts";
 export type { NamespaceServiceInfo } from "./cluster/namespace/service.ts";
 export { createCluster, currentCluster, withCluster } from "./cluster/create.ts";
 export { Entrypoint, type EntrypointFields } from "./cluster/entrypoint.ts";
-export { JobFailedError, JobNotFoundError } from "./cluster/errors.ts";
+export { JobFailedError, JobNotFoundError, TimeoutError } from "./cluster/errors.ts";
 export { ResourceConfig, type DeviceConfig } from "./cluster/resource-config.ts";
-export type { EnvironmentConfig, JobId, JobInfo, JobRequest, JobStatus, LaunchOptions, TaskStatus, ClusterWaitOptions, JobControl } from "./cluster/types.ts";
+export type {
+  EnvironmentConfig,
+  JobId,
+  JobInfo,
+  JobRequest,
+  JobStatus,
+  LaunchOptions,
+  ReplicaError,
+  TaskStatus,
+  ClusterWaitOptions,
+  JobControl,
+} from "./cluster/types.ts";

@@ -32,5 +32,5 @@ export { ObjectRef } from "./job/objects/object-ref.ts";
 export type { ObjectRefStream } from "./job/objects/object-ref-stream.ts";
 export type { CancelOptions, StreamingFunction, Yielded } from "./job/job-context.ts";
 export { TaskCancelledError } from "./job/base/errors.ts";
-export type { ActorOptions, Resources, StreamOptions, TaskOptions } from "./job/base/options.ts";
+export type { ActorOptions, Resources, StreamingTaskOptions, StreamOptions, TaskOptions } from "./job/base/options.ts";
 export { currentActor, type ActorContext } from "./job/actors/current-actor.ts";

@@ -1,6 +1,7 @@
 // The compiled runtime bundle starts from V8's code cache (src/runtime/code/bundle-script.ts): a process
 // that finds none writes it when it exits, the next reads it and leaves it be; a cache V8 refuses is
-// replaced; NODE_DISABLE_COMPILE_CACHE=1 turns it off; a directory others can write to is left alone;
+// replaced; NODE_DISABLE_COMPILE_CACHE=1 turns it off; a directory others can write to, or one inside such a
+// directory, is left alone;
 // stack traces name src/ either way.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -84,4 +85,16 @@ it("a cache directory other users can write to is not used: its code would run a
   expected(run());
   assert.equal(statSync(join(dir, "fray-runtime")).mode & 0o777, 0o700, "made private");
   assert.equal(caches().length, 2);
+});
+
+it("nor is one inside a directory others can write to (they could replace it), however private itself", () => {
+  const shared = join(dir, "shared");
+  mkdirSync(join(shared, "cache", "fray-runtime"), { recursive: true, mode: 0o700 });
+  chmodSync(shared, 0o777);
+  expected(run({ NODE_COMPILE_CACHE: join(shared, "cache") }));
+  assert.deepEqual(readdirSync(join(shared, "cache", "fray-runtime")), []);
+  // The sticky bit (as /tmp has) lets no one replace another's entries: then it is used.
+  chmodSync(shared, 0o1777);
+  expected(run({ NODE_COMPILE_CACHE: join(shared, "cache") }));
+  assert.equal(readdirSync(join(shared, "cache", "fray-runtime")).length, 2);
 });

@@ -114,7 +114,7 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     namespace: [".", "dashboard"], // the cluster's namespace service (which serves the dashboard)
     client: ["."], // Marin's Client API over a Cluster: job handles, namespace actors, hosted actors
     local: [".", "environment", "namespace", "replica"], // the `local` backend: capacity, admission, a supervisor per job, job records
-    slurm: [".", "environment", "namespace", "replica"], // the `slurm` backend: one batch script per job, its state from scontrol
+    slurm: [".", "environment", "namespace", "replica"], // the `slurm` backend: one batch script per job, its state from squeue (one query for all its jobs)
   },
 };
 

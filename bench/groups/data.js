@@ -5,17 +5,17 @@ import { once } from "node:events";
 import { ProcessJob } from "../../dist/launchers.js";
 import { thisHost } from "../../dist/mesh.js";
 import { BufferHolder, PsServer, PsWorker } from "../fixtures/buffer-actors.js";
-import { floorPeer, frame, rawCopyMs } from "../lib/baselines.js";
+import { floorPeer, frame, rawCopyMs, rawShmPeer } from "../lib/baselines.js";
 import { report, scale, want } from "../lib/group.js";
 import { median, percentile } from "../lib/stats.js";
 
 const MiB = 2 ** 20;
 const runs = Math.max(3, Math.round(5 * scale));
 
-/** Median ms of `runs` reads of `buf` into `dst`. */
-async function readMs(buf, dst) {
+/** Median ms of `n` reads of `buf` into `dst`. */
+async function readMs(buf, dst, n = runs) {
   const times = [];
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < n; i++) {
     const t = performance.now();
     await buf.readInto(dst);
     times.push(performance.now() - t);
@@ -47,13 +47,24 @@ async function rawUnixCopyMs(bytes) {
 
 const size = 256 * MiB;
 
+// D1: the fair floor is the same mechanism without fray (rawShmPeer: a peer pwrites chunks into a reused tmpfs
+// file, this process preads them), alternating with fray's reads; the raw Unix-socket copy the goal was set
+// against, and fray's own readInto over the socket, are shown on a row of their own: they measure the choice of
+// shared memory over a socket, not fray's cost.
 if (want("D1")) {
-  const raw = await rawUnixCopyMs(size);
+  const unixRaw = await rawUnixCopyMs(size);
   const procs = thisHost().spawnProcs({ procs: 1 });
   const holder = procs.spawn("holder", BufferHolder);
   const buf = await holder.make.callOne(size);
   const dst = new Uint8Array(size);
-  const shm = await readMs(buf, dst);
+  const rawShm = await rawShmPeer(size);
+  const [shmTimes, rawTimes] = [[], []];
+  for (let i = 0; i < runs; i++) {
+    rawTimes.push(await rawShm.copyInto(dst));
+    shmTimes.push(await readMs(buf, dst, 1));
+  }
+  rawShm.close();
+  const [shm, raw] = [median(shmTimes), median(rawTimes)];
   process.env.FRAY_BUFFER_SAME_HOST = "socket";
   const socket = await readMs(buf, dst);
   delete process.env.FRAY_BUFFER_SAME_HOST;
@@ -61,13 +72,23 @@ if (want("D1")) {
   const mbps = (ms) => Math.round(size / MiB / (ms / 1000));
   report(
     "D1",
-    "256 MiB readInto across processes on one host (via /dev/shm)",
+    `256 MiB readInto across processes on one host (via /dev/shm; median of ${runs}, alternating with the raw copy)`,
     shm.toFixed(0),
     "ms",
-    `raw Unix-socket copy ${raw.toFixed(0)} ms; readInto over the socket ${socket.toFixed(0)} ms`,
-    `${(raw / shm).toFixed(2)}× the socket (${mbps(shm)} MiB/s)`,
+    `raw /dev/shm copy ${raw.toFixed(0)} ms (a peer process pwrites 1 MiB chunks, 4 ahead, into a reused tmpfs file; this one preads them)`,
+    `${(raw / shm).toFixed(2)}× raw shm (${mbps(shm)} MiB/s)`,
+    "(no goal)",
+    null,
+  );
+  report(
+    "D1",
+    "the same vs a socket, as the goal was set (shared memory against a socket: the mechanism's gain, not fray's cost)",
+    shm.toFixed(0),
+    "ms",
+    `raw Unix-socket copy ${unixRaw.toFixed(0)} ms; readInto over the socket (FRAY_BUFFER_SAME_HOST=socket) ${socket.toFixed(0)} ms`,
+    `${(unixRaw / shm).toFixed(2)}× the raw socket`,
     "≥ 2× the socket",
-    raw / shm >= 2,
+    unixRaw / shm >= 2,
   );
   const threads = thisHost().spawnProcs({ procs: 1 }, { threads: true });
   const tholder = threads.spawn("holder", BufferHolder);
@@ -152,7 +173,7 @@ if (want("D4")) {
     `idle p99 ${local.idle.toFixed(2)} ms`,
     `${(local.p99 / local.idle).toFixed(1)}× idle`,
     "(no goal: pings keep going)",
-    true,
+    null,
   );
   const job = new ProcessJob({ meshes: { hosts: 1 } });
   try {
@@ -168,7 +189,7 @@ if (want("D4")) {
       `idle p99 ${tcp.idle.toFixed(2)} ms`,
       `${(tcp.p99 / tcp.idle).toFixed(1)}× idle`,
       "(no goal: pings keep going)",
-      true,
+      null,
     );
   } finally {
     await job.kill();

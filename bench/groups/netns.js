@@ -66,7 +66,7 @@ else if (want("N1", "N2")) {
       `raw TCP ping-pong ${rawUs.toFixed(1)} µs`,
       `${(actorUs / rawUs).toFixed(2)}× floor`,
       "(no goal)",
-      true,
+      null,
     );
     nsExec(client, "ip", "link", "set", `bp${id}`, "down");
     c.stdin.write("cut\n");

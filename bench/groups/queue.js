@@ -60,7 +60,7 @@ if (want("Q1", "Q2")) {
     `array push + shift ${perSecond(arrayRate)}`,
     ratio(memory, arrayRate),
     "(no goal)",
-    true,
+    null,
   );
 
   const fileDir = join(scratch, "file-queue");
@@ -80,7 +80,7 @@ if (want("Q1", "Q2")) {
     `write + rename + unlink ${perSecond(rawFile)}`,
     ratio(file1, rawFile),
     "(no goal)",
-    true,
+    null,
   );
   const file8 = await eightProcesses(["file", fileDir]);
   report(
@@ -91,7 +91,7 @@ if (want("Q1", "Q2")) {
     `1 process ${perSecond(file1)}`,
     ratio(file8, file1),
     "(no goal)",
-    true,
+    null,
   );
 
   const server = await serveQueue(new MemoryQueue(), { token });
@@ -119,7 +119,7 @@ if (want("Q1", "Q2")) {
     `3 bare HTTP round trips ${perSecond(rawHttp)}`,
     ratio(http1, rawHttp),
     "(no goal)",
-    true,
+    null,
   );
   const cli = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
   const httpServer = spawn(process.execPath, [cli, "queue", "serve"], { env: { ...process.env, FRAY_TOKEN: token }, stdio: ["ignore", "pipe", "inherit"] });
@@ -134,6 +134,6 @@ if (want("Q1", "Q2")) {
     `1 process ${perSecond(http1)}`,
     ratio(http8, http1),
     "(no goal)",
-    true,
+    null,
   );
 }

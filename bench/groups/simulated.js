@@ -53,7 +53,7 @@ if (want("S2")) {
         `straight to every host ${median(straight).toFixed(2)} ms (p99 ${percentile(straight, 0.99).toFixed(2)} ms)`,
         `${vsStraight.toFixed(2)}× straight`,
         "—",
-        true,
+        null,
       );
       await procs.stop();
     } finally {

@@ -52,7 +52,7 @@ else if (want("S1", "P8") && process.env.BENCH_SLURM_ON_SUBMIT !== "1") {
     probe.status === 0 ? `sbatch --wait of 'true' ${sbatchMs.toFixed(0)} ms` : "",
     "",
     "(no goal)",
-    true,
+    null,
   );
   // P8 (slurm): launch → running, against sbatch alone (same resource options) with squeue polled at the same 10 ms.
   // The two alternate, and each waits for its job to be gone, so both meet the scheduler in the same state.
@@ -79,6 +79,6 @@ else if (want("S1", "P8") && process.env.BENCH_SLURM_ON_SUBMIT !== "1") {
     `sbatch + squeue polling ${median(raw).toFixed(0)} ms`,
     `${(median(ours) / median(raw)).toFixed(2)}×`,
     "(no goal)",
-    true,
+    null,
   );
 }

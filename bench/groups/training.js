@@ -94,7 +94,7 @@ if (want("A3"))
         `${speedup.toFixed(2)}× (parallel efficiency ${((speedup / n) * 100).toFixed(0)}% of ${n}, ` +
           `${((speedup / Math.min(n, availableParallelism())) * 100).toFixed(0)}% of ${Math.min(n, availableParallelism())} cores)`,
         "(no goal)",
-        true,
+        null,
       );
       report(
         "A3",
@@ -104,7 +104,7 @@ if (want("A3"))
         `allReduce ${fmt(ours)} samples/s`,
         `${(ours / acc).toFixed(2)}× for allReduce`,
         "(no goal)",
-        true,
+        null,
       );
     } finally {
       await procs.stop();

@@ -31,6 +31,6 @@ const id = await cluster.launch({
 });
 console.log(`launched ${id}`);
 for await (const line of cluster.monitor(id)) console.log(line); // everything so far, then live, until the job ends
-const info = await cluster.wait(id);
+const info = await cluster.wait(id, { raiseOnFailure: false }); // its JobInfo even if it failed
 console.log(`${id} ${info.status}: ${info.failures} failure(s) retried`);
 process.exitCode = info.status === "succeeded" ? 0 : 1;

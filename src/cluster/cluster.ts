@@ -1,5 +1,6 @@
 // What every backend offers. Backends implement launch/poll/terminate/listJobs
 // and say where a job's logs are; waiting and log streaming are built on those.
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pollUntil } from "../runtime/face/polling.ts";
 import { JobFailedError } from "./errors.ts";
@@ -7,6 +8,8 @@ import { JobAlreadyExistsError, JobHandle } from "./job-handle.ts";
 import { checkRequest, type BackendKind, type CheckedRequest } from "./job-request.ts";
 import { killActor, listActors, type ActorRow } from "./cluster-actors.ts";
 import { LogTail, type LogFile } from "./log-tail.ts";
+import { differences, fingerprint, type RequestFingerprint } from "./request-fingerprint.ts";
+import { withStateLock } from "./state-lock.ts";
 import type { NamespaceService, NamespaceServiceInfo } from "./namespace/service.ts";
 import {
   TERMINAL,
@@ -32,23 +35,52 @@ export abstract class Cluster implements JobControl {
   abstract readonly spec: string;
   /** Which backend this is: requests are checked for what it can honour. */
   protected abstract readonly backend: BackendKind;
-  /** Starts a checked job; resolves once the scheduler has accepted it. */
-  protected abstract submit(job: CheckedRequest): Promise<JobId>;
+  /** Starts a checked job, recording `asked` with it; resolves once the scheduler has accepted it. */
+  protected abstract submit(job: CheckedRequest, asked: RequestFingerprint): Promise<JobId>;
+  /** The cluster's state directory (its jobs, locks and namespace files). */
+  protected abstract readonly stateDir: string;
+  /** What the job was launched with; undefined for a job an older fray launched. */
+  protected abstract launchedRequest(jobId: JobId): RequestFingerprint | undefined;
   /**
-   * Starts a job; resolves once the scheduler has accepted it (it may still be pending). A
-   * pending or running job of the same name is adopted: its id is returned and nothing starts,
-   * unless `adoptExisting: false`, which throws JobAlreadyExistsError.
+   * Starts a job; resolves once the scheduler has accepted it (it may still be pending). A pending or running job of
+   * the same name and the same request is adopted: its id is returned and nothing starts, unless `adoptExisting:
+   * false`, which throws JobAlreadyExistsError; a request that differs from that job's throws it too, saying how.
+   * The name is locked in the state directory from the look to the start, so concurrent launches start one job.
    */
   async launch(request: JobRequest, options: LaunchOptions = {}): Promise<JobId> {
     const job = checkRequest(request, this.backend);
     const adopt = options.adoptExisting ?? true;
     if (typeof adopt !== "boolean") throw new TypeError(`launch's adoptExisting must be true or false, got ${JSON.stringify(adopt)}`);
-    const existing = (await this.listJobs()).find((j) => j.name === job.name && !TERMINAL.has(j.status));
-    if (existing) {
-      if (adopt) return existing.jobId;
-      throw new JobAlreadyExistsError(job.name, existing.jobId, existing.status, new JobHandle(existing.jobId, this));
-    }
-    return this.submit(job);
+    const asked = fingerprint(job);
+    const lock = join(this.stateDir, `${job.name}.launching`); // no job's directory or record has such a name
+    const adoptOrRefuse = (existing: JobInfo) => {
+      const was = this.launchedRequest(existing.jobId);
+      const differ = was ? differences(was, asked) : [];
+      if (adopt && differ.length === 0) return existing.jobId;
+      throw new JobAlreadyExistsError(job.name, existing.jobId, existing.status, new JobHandle(existing.jobId, this), differ);
+    };
+    return withStateLock(lock, `the lock on job name ${job.name} (${lock}), held by another launch of it`, async () => {
+      const existing = (await this.listJobs()).find((j) => j.name === job.name && !TERMINAL.has(j.status));
+      if (existing) return adoptOrRefuse(existing);
+      const jobId = await this.submit(job, asked);
+      const earlier = await this.earlierLaunch(job.name, jobId);
+      if (!earlier) return jobId;
+      await this.withdraw(jobId);
+      return adoptOrRefuse(earlier);
+    });
+  }
+
+  /**
+   * A pending or running job of `name` started before `jobId` by a launch the lock did not keep out (one on another
+   * host: state-lock.ts); undefined on a backend whose lock keeps every launch out.
+   */
+  protected async earlierLaunch(_name: string, _jobId: JobId): Promise<JobInfo | undefined> {
+    return undefined;
+  }
+
+  /** Cancels and forgets the job just submitted that lost a race for its name (see earlierLaunch). */
+  protected async withdraw(jobId: JobId): Promise<void> {
+    await this.terminate(jobId);
   }
 
   /** The job's status now. */
@@ -133,22 +165,26 @@ export abstract class Cluster implements JobControl {
     }
   }
 
-  /** Waits for one job and returns its JobInfo. */
+  /** Waits for one job and returns its JobInfo; one that failed or stopped throws a JobFailedError unless `raiseOnFailure: false`. */
   wait(jobId: JobId, options?: ClusterWaitOptions): Promise<JobInfo>;
-  /** Waits for all of them; with raiseOnFailure, the error lists every job that failed or stopped. */
+  /** Waits for all of them; unless `raiseOnFailure: false`, a JobFailedError then names every job that failed or stopped. */
   wait(jobIds: readonly JobId[], options?: ClusterWaitOptions): Promise<JobInfo[]>;
   async wait(ids: JobId | readonly JobId[], options: ClusterWaitOptions = {}): Promise<JobInfo | JobInfo[]> {
+    const { raiseOnFailure = true, timeout, signal } = options;
+    if (typeof raiseOnFailure !== "boolean") throw new TypeError(`wait's raiseOnFailure must be true or false, got ${JSON.stringify(raiseOnFailure)}`);
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError("wait's signal must be an AbortSignal (an AbortController's signal)");
     const list = typeof ids === "string" ? [ids] : [...ids];
-    const infos = await Promise.all(list.map((id) => this.#waitOne(id, options.timeout)));
+    const infos = await Promise.all(list.map((id) => this.#waitOne(id, timeout, signal)));
     const failures = infos.filter((i) => i.status !== "succeeded");
-    if (options.raiseOnFailure && failures.length > 0) throw new JobFailedError(failures);
+    if (raiseOnFailure && failures.length > 0) throw new JobFailedError(failures);
     return typeof ids === "string" ? infos[0] : infos;
   }
 
-  async #waitOne(jobId: JobId, timeout?: number): Promise<JobInfo> {
+  async #waitOne(jobId: JobId, timeout?: number, signal?: AbortSignal): Promise<JobInfo> {
     let status = "";
     return pollUntil(
       async () => {
+        signal?.throwIfAborted();
         const info = await this.poll(jobId);
         status = info.status;
         return TERMINAL.has(info.status) && info;
@@ -170,6 +206,8 @@ export interface LaunchedJob {
   readonly name: string;
   /** Absent in the records of an older fray. */
   readonly request?: string;
+  /** What it was launched with, for adoption (request-fingerprint.ts); absent in the records of an older fray. */
+  readonly asked?: RequestFingerprint;
   readonly notEnforced?: readonly string[];
 }
 

@@ -48,9 +48,9 @@ export class JobHandle {
   }
 
   /** wait(), giving the whole JobInfo (waitAll's errors need it). */
-  async #waitInfo(options: JobWaitOptions, what: string): Promise<JobInfo> {
+  async #waitInfo(options: JobWaitOptions, what: string, signal?: AbortSignal): Promise<JobInfo> {
     const { timeout, raiseOnFailure, streamLogs } = checkWaitOptions(options, what);
-    const info = streamLogs ? await this.#follow(streamLogs, timeout) : await this.cluster.wait(this.jobId, { timeout });
+    const info = streamLogs ? await this.#follow(streamLogs, timeout) : await this.cluster.wait(this.jobId, { timeout, raiseOnFailure: false, signal });
     if (raiseOnFailure && info.status !== "succeeded") throw new JobFailedError([info]);
     return info;
   }
@@ -105,23 +105,46 @@ export class JobHandle {
     }
   }
 
-  /** @internal For waitAll: waits without raising, so every failure can be named at once. */
-  static waitInfo(handle: JobHandle, options: JobWaitOptions): Promise<JobInfo> {
-    return handle.#waitInfo({ ...options, raiseOnFailure: false }, "waitAll");
+  /** @internal For waitAll: waits without raising, so waitAll decides. */
+  static waitInfo(handle: JobHandle, options: JobWaitOptions, signal: AbortSignal): Promise<JobInfo> {
+    return handle.#waitInfo({ ...options, raiseOnFailure: false }, "waitAll", signal);
   }
 }
 
+export interface WaitAllOptions {
+  /** Seconds to wait at most, for all of them; then waitAll rejects with a TimeoutError (the jobs go on). Default: no limit. */
+  readonly timeout?: number;
+  /** Throw a JobFailedError when a job ends failed or stopped (default true). */
+  readonly raiseOnFailure?: boolean;
+  /**
+   * With raiseOnFailure: wait for every job, then name every one that failed or stopped (default false: throw as
+   * soon as the first one fails, as Marin's wait_all does, while the others go on).
+   */
+  readonly collectAll?: boolean;
+}
+
 /**
- * Waits for every job and returns their statuses in order; with `raiseOnFailure` (default true) a JobFailedError
- * names every job that failed or stopped. `timeout` bounds the whole wait, in seconds.
+ * Waits for every job and returns their statuses in order. Unless `raiseOnFailure: false`, the first job to end
+ * failed or stopped rejects it at once with a JobFailedError naming that job (the others go on; `collectAll: true`
+ * waits for all and names every failure). `timeout` bounds the whole wait, in seconds.
  */
-export async function waitAll(handles: readonly JobHandle[], options: Omit<JobWaitOptions, "streamLogs"> = {}): Promise<JobStatus[]> {
+export async function waitAll(handles: readonly JobHandle[], options: WaitAllOptions = {}): Promise<JobStatus[]> {
   if (!Array.isArray(handles) || handles.some((h) => !(h instanceof JobHandle)))
     throw new TypeError("waitAll(handles, options) takes an array of JobHandles (client.submit's results)");
   if ("streamLogs" in options)
     throw new TypeError("waitAll does not stream logs (the jobs' lines would interleave); call handle.wait({ streamLogs: true }) on the one to follow");
-  const { raiseOnFailure } = checkWaitOptions(options, "waitAll");
-  const infos = await Promise.all(handles.map((h) => JobHandle.waitInfo(h, options)));
+  const { collectAll = false, ...waitOptions } = options;
+  if (typeof collectAll !== "boolean") throw new TypeError(`waitAll's collectAll must be true or false, got ${JSON.stringify(collectAll)}`);
+  const { raiseOnFailure } = checkWaitOptions(waitOptions, "waitAll");
+  const failFast = raiseOnFailure && !collectAll;
+  const stop = new AbortController(); // ends the other waits once one has thrown, so they do not keep this process alive
+  const infos = await Promise.all(
+    handles.map(async (h) => {
+      const info = await JobHandle.waitInfo(h, waitOptions, stop.signal);
+      if (failFast && info.status !== "succeeded") throw new JobFailedError([info]);
+      return info;
+    }),
+  ).finally(() => stop.abort());
   const failures = infos.filter((i) => i.status !== "succeeded");
   if (raiseOnFailure && failures.length > 0) throw new JobFailedError(failures);
   return infos.map((i) => i.status);
@@ -140,7 +163,10 @@ function checkWaitOptions(options: JobWaitOptions, what: string): { timeout?: nu
   return { timeout, raiseOnFailure, streamLogs };
 }
 
-/** `launch(request, { adoptExisting: false })` (or `submit`) of a name a pending or running job already has. */
+/**
+ * `launch(request, { adoptExisting: false })` (or `submit`) of a name a pending or running job already has, or a
+ * launch of that name whose request differs from that job's (`differences` says how: nothing is adopted silently).
+ */
 export class JobAlreadyExistsError extends Error {
   override name = "JobAlreadyExistsError";
   /** The existing job's handle (absent on an error that crossed from another process: it is not sent). */
@@ -150,10 +176,15 @@ export class JobAlreadyExistsError extends Error {
     readonly jobId: JobId,
     status: string,
     handle?: JobHandle,
+    /** How the refused request differs from the existing job's ("resources: was 1 cpu, now 2 cpu"); [] when it does not. */
+    readonly differences: readonly string[] = [],
   ) {
     super(
-      `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it (error.handle is its handle), pick another name, or ` +
-        `launch with { adoptExisting: true } to get its id`,
+      differences.length
+        ? `a job named ${jobName} is already ${status} (${jobId}) with a different request — ${differences.join("; ")}: submit the same request ` +
+            `to adopt it, wait for it or terminate it (error.handle is its handle) and submit again, or pick another name`
+        : `a job named ${jobName} is already ${status} (${jobId}): wait for it or terminate it (error.handle is its handle), pick another name, or ` +
+            `launch with { adoptExisting: true } to get its id`,
     );
     Object.defineProperty(this, "handle", { value: handle, enumerable: false }); // a Cluster does not travel
   }

@@ -32,6 +32,18 @@ export const CLUSTER_SETTINGS = {
     120_000,
     "how long `SlurmJob.kill()` and a Slurm cluster's `terminate()` wait, after `scancel`, for Slurm to report the jobs gone (Slurm's KillWait comes first)",
   ),
+  slurmQueryMs: ms(
+    "FRAY_SLURM_QUERY_MS",
+    1_000,
+    "the least time between two `squeue` queries of a process about its Slurm cluster's jobs: `poll()`, `wait()`, `monitor()`, `listJobs()` and " +
+      "the dashboard share their answers; each names only the cluster's jobs that have not ended",
+  ),
+  slurmQueryMaxMs: ms(
+    "FRAY_SLURM_QUERY_MAX_MS",
+    10_000,
+    "how far the time between a process's `squeue` queries about its Slurm cluster's jobs doubles, from `FRAY_SLURM_QUERY_MS`, while their " +
+      "states do not change (a replica's exit record is read from its file each time: a job's end is seen without waiting for Slurm)",
+  ),
   dashboardRefreshMs: ms(
     "FRAY_DASHBOARD_REFRESH_MS",
     1_000,

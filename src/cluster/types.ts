@@ -7,10 +7,21 @@ export type JobId = string;
 /** `pending` (queued), `running`, then one of the ends: `succeeded`, `failed`, `stopped`. */
 export type JobStatus = "pending" | "running" | "succeeded" | "failed" | "stopped";
 
+/** What a failed replica threw (a job function's error, else the last error its output shows), split for programs. */
+export interface ReplicaError {
+  /** "RangeError"; "" when the line names no class. */
+  readonly errorClass: string;
+  readonly message: string;
+  /** `Name: message` of it and of each cause printed after it ("[cause]: …"), outermost first. */
+  readonly causes: readonly string[];
+}
+
 export interface TaskStatus {
   readonly status: JobStatus;
   /** Why it failed or stopped; on `local`, while pending, why it waits ("waiting for 2 cpu: 0 of 2 free, 1 job ahead"). */
   readonly errorMessage?: string;
+  /** A failed replica's error, when it threw one (JobFailedError.cause is made from it). */
+  readonly error?: ReplicaError;
   /** Attempts of this replica that failed and were started again (maxRetriesFailure); absent when 0. */
   readonly failures?: number;
   /** Times this replica was preempted and started again (maxRetriesPreemption); absent when 0. */
@@ -94,10 +105,12 @@ export interface LaunchOptions {
 
 /** How `Cluster.wait` waits (not `fray`'s `WaitOptions`, which is `ctx.wait`'s). */
 export interface ClusterWaitOptions {
-  /** Throw a JobFailedError when a job ends failed or stopped (default false). */
+  /** Throw a JobFailedError when a job ends failed or stopped (default true, as JobHandle.wait and waitAll). */
   readonly raiseOnFailure?: boolean;
   /** Give up after this many seconds with a TimeoutError (default: wait forever). */
   readonly timeout?: number;
+  /** Stop waiting once it is aborted: wait rejects with its reason (the jobs go on). */
+  readonly signal?: AbortSignal;
 }
 
 /**

@@ -10,7 +10,7 @@ export interface HeadEndpoints extends RefHead {
   /** `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). */
   remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent?: string | null): void;
   /** `window`: how many items the generator may yield ahead of its reader (Infinity: no limit). */
-  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window?: number): void;
+  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window?: number, options?: TaskOptions): void;
   /** Worker `worker`'s tasks that got a slot (worker/start-reports.ts). */
   remoteStarted(worker: number, started: string[]): void;
   /** Worker `worker`'s Executor takes small batches of tasks at `port` (routes/port-lane.ts). */

@@ -4,7 +4,7 @@
 import { checkArity, functionLabel } from "../runtime/face/actors.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import type { ActorClass, ActorHandle } from "./actors/actor-handle.ts";
-import { checkResources, streamWindow, type ActorOptions, type StreamOptions, type TaskOptions } from "./base/options.ts";
+import { checkTaskOptions, streamWindow, type ActorOptions, type StreamingTaskOptions, type TaskOptions } from "./base/options.ts";
 import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction, WaitOptions, Yielded } from "./job-context.ts";
 import { asCompleted } from "./objects/as-completed.ts";
 import type { ObjectRef, Refs } from "./objects/object-ref.ts";
@@ -24,7 +24,7 @@ export abstract class JobContextBase implements JobContext {
   /** Starts task `fn(...args)` (checked already), whose value fills the ref returned. */
   protected abstract [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef;
   /** Starts streaming task `fn(...args)` (checked already), at most `window` items ahead of its reader. */
-  protected abstract [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown>;
+  protected abstract [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown>;
   /** `wait` with its options read: at most `timeoutMs` (undefined: no limit). */
   protected abstract [kWaitFor](refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]>;
 
@@ -37,7 +37,7 @@ export abstract class JobContextBase implements JobContext {
 
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
     this[kCheckOpen]();
-    if (options.resources) checkResources(options.resources, `task ${options.name ?? fn.name}`);
+    checkTaskOptions(options, `task ${options.name ?? functionLabel(fn)}`, false);
     checkArity(fn, args.length, functionLabel(fn));
     return this[kSubmit](fn, args as unknown[], options) as ObjectRef<Awaited<ReturnType<F>>>;
   }
@@ -46,11 +46,13 @@ export abstract class JobContextBase implements JobContext {
     return this.createStreamingTask(fn, args);
   }
 
-  createStreamingTask<F extends StreamingFunction>(fn: F, args: Refs<Parameters<F>>, options: StreamOptions = {}): ObjectRefStream<Yielded<F>> {
+  createStreamingTask<F extends StreamingFunction>(fn: F, args: Refs<Parameters<F>>, options: StreamingTaskOptions = {}): ObjectRefStream<Yielded<F>> {
     this[kCheckOpen]();
+    checkTaskOptions(options, `streaming task ${options.name ?? functionLabel(fn)}`, true);
+    const { window: _window, ...task } = options;
     const window = streamWindow(options, functionLabel(fn));
     checkArity(fn, args.length, functionLabel(fn));
-    return this[kSubmitStream](fn, args as unknown[], window) as ObjectRefStream<Yielded<F>>;
+    return this[kSubmitStream](fn, args as unknown[], window, task) as ObjectRefStream<Yielded<F>>;
   }
 
   wait(refs: readonly ObjectRef[], options: WaitOptions = {}): Promise<[ObjectRef[], ObjectRef[]]> {

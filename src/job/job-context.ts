@@ -5,7 +5,7 @@ import type { ActorClass, ActorHandle } from "./actors/actor-handle.ts";
 import { ambient } from "./base/ambient.ts";
 import type { ObjectRef, Refs, Resolved } from "./objects/object-ref.ts";
 import type { ObjectRefStream } from "./objects/object-ref-stream.ts";
-import type { ActorOptions, StreamOptions, TaskOptions } from "./base/options.ts";
+import type { ActorOptions, StreamingTaskOptions, TaskOptions } from "./base/options.ts";
 
 export type { ActorClass } from "./actors/actor-handle.ts";
 export type { Refs, Resolved } from "./objects/object-ref.ts";
@@ -28,6 +28,14 @@ export type Yielded<F> = F extends (...args: never[]) => AsyncIterable<infer T> 
 export interface CancelOptions {
   /** Cancel the tasks (and streams) the task started too, and theirs; default true. */
   readonly recursive?: boolean;
+  /**
+   * Stop a running task that does not end when its signal aborts (CPU-bound code, an await that ignores the signal)
+   * by replacing its worker, if it is still running FRAY_CANCEL_GRACE_MS later: the worker process and its process
+   * group are killed (a worker thread is terminated) and a fresh one started. Everything else on that worker fails with
+   * it — tasks, and actors with their state — each error naming the cancelled task. Default false: the worker, and
+   * all on it, is left alone (Ray's `force`). On `sync`, tasks run in the driver: there is no worker to replace.
+   */
+  readonly force?: boolean;
 }
 
 export interface JobContext {
@@ -41,14 +49,19 @@ export interface JobContext {
    * the stream with that error, after the refs of the values it yielded before.
    */
   runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>>;
-  /** `runStreaming` with options: `window`, how many items the generator may yield ahead of its reader (StreamOptions). */
-  createStreamingTask<F extends StreamingFunction>(fn: F, args: Refs<Parameters<F>>, options?: StreamOptions): ObjectRefStream<Yielded<F>>;
+  /**
+   * `runStreaming` with options: a task's (`name`, `resources`, `maxRetries`, `env`) and `window`, how many items the
+   * generator may yield ahead of its reader. A stream run again after its worker died (`maxRetries`) skips the values
+   * its reader already has.
+   */
+  createStreamingTask<F extends StreamingFunction>(fn: F, args: Refs<Parameters<F>>, options?: StreamingTaskOptions): ObjectRefStream<Yielded<F>>;
   /**
    * Cancels the task behind `ref` (or a stream): a pending one never starts; a
-   * running one sees `getJobContext().signal` abort, and if it has not ended
-   * within FRAY_CANCEL_GRACE_MS its worker is replaced. `get` rejects with
-   * TaskCancelledError. Nothing happens to a task that ended (its value stays).
-   * Resolves once the cancellation is recorded by the job.
+   * running one sees `getJobContext().signal` abort. Its ref settles at once:
+   * `get` rejects with TaskCancelledError, whether or not the task heeds its
+   * signal. Its worker is replaced only with `{ force: true }`. Nothing happens
+   * to a task that ended (its value stays). Resolves once the cancellation is
+   * recorded by the job.
    */
   cancel(ref: ObjectRef | ObjectRefStream<unknown>, options?: CancelOptions): Promise<void>;
   /** Aborts when the task running this code is cancelled (its reason a TaskCancelledError); never, outside tasks. */

@@ -148,9 +148,9 @@ export class SlurmJob extends Launcher {
       const ids = this.#jobIds.join(",");
       const { pollUntil } = await import("../runtime/face/polling.ts");
       await run("scancel", [...this.#jobIds]);
-      // Slurm has no event to wait on here.
+      // Slurm has no event to wait on here: ask about these jobs only, less often as it takes longer (KillWait can be a minute).
       await pollUntil(async () => !(await run("squeue", ["-h", "-j", ids, "-o", "%i"]).catch(() => ({ stdout: "" }))).stdout.trim(), {
-        intervalMs: 200,
+        intervalMs: (attempt) => Math.min(200 * 1.5 ** attempt, 2_000),
         deadlineMs: config.scancelTimeoutMs,
         bound: settingNow("scancelTimeoutMs"),
         what: `Slurm to stop listing jobs ${ids} (scancel sent)`,

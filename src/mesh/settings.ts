@@ -25,6 +25,15 @@ export const MESH_SETTINGS = {
       "the smallest array a collective moves through shared memory between ranks of one host (smaller ones go in frames: fewer system " +
       "calls); allReduce's one-round arrays (`FRAY_COLLECTIVE_DIRECT_MAX_BYTES`) always go in frames",
   },
+  collectiveOutboxGroups: {
+    env: "FRAY_COLLECTIVE_OUTBOX_GROUPS",
+    kind: "count",
+    default: 16,
+    min: 1,
+    doc:
+      "how many collective groups (a mesh, or its `dims` and slices) a rank's process keeps shared-memory outboxes for while its meshes " +
+      "run; the least recently used group's are freed beyond it (a mesh's are freed when it stops)",
+  },
   bufferTimeoutMs: ms(
     "FRAY_BUFFER_TIMEOUT_MS",
     60_000,

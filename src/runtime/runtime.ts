@@ -18,6 +18,7 @@ import type { Exit, StartProcs } from "./base/messages.ts";
 import { BUFFERS, BufferStore, serveBuffers } from "./bulk/buffer-store.ts";
 import { BULK_LINKS, BulkLinks, replyOn } from "./bulk/bulk-links.ts";
 import { COLLECTIVES, CollectiveInbox } from "./bulk/collective-inbox.ts";
+import { askAddrs, COLLECTIVE_QUITS, CollectiveQuits } from "./bulk/collective-quits.ts";
 import { SHARDS, ShardStore } from "./bulk/shard-store.ts";
 import { CALLS, Calls } from "./calls/calls.ts";
 import { collectFrom, serveMetrics, type CollectedMetrics } from "./metrics/collect.ts";
@@ -25,12 +26,12 @@ import { startProcessReport } from "./metrics/process-report.ts";
 import { snapshotOf, type RuntimeSnapshot } from "./metrics/runtime-snapshot.ts";
 import { serveLogs } from "./output/worker-output.ts";
 import { setWirePortSender } from "./ports/port.ts";
-import { messageContext } from "./proc/context.ts";
+import { messageContext, messagesBegun } from "./proc/context.ts";
 import { locate } from "./proc/proc-directory.ts";
 import type { ProcMessaging } from "./proc/messaging.ts";
 import { Proc } from "./proc/proc.ts";
 import { clientTcpHost, farPeer } from "./net/reach.ts";
-import { splitKey, Supervisor, SUPERVISOR } from "./supervision/supervisor.ts";
+import { askMeshAddrs, splitKey, Supervisor, SUPERVISOR } from "./supervision/supervisor.ts";
 
 const CURRENT = Symbol.for("fray.runtime.proc");
 const g = globalThis as unknown as Record<symbol, Proc | undefined>;
@@ -50,7 +51,17 @@ function assemble(proc: Proc): Proc {
       (header, frame, peer) => proc.receive(header, frame, peer),
     ),
   );
-  proc.attach(COLLECTIVES, new CollectiveInbox(proc));
+  const collectives = proc.attach(COLLECTIVES, new CollectiveInbox(proc));
+  const quits = proc.attach(
+    COLLECTIVE_QUITS,
+    new CollectiveQuits({
+      addr: proc.addr,
+      send: (addr, header, payload) => proc.send(addr, header, payload),
+      route: (kind, handler) => proc.route(kind, handler),
+      meshAddrs: (mesh, owner) => Promise.resolve(supervisor.addrsOf(mesh) ?? askAddrs(proc, owner, (reply) => askMeshAddrs(proc, owner, mesh, reply))),
+      messagesBegun,
+    }),
+  );
   const messaging = messagingOf(proc);
   // The subsystems below call each other only through these late-bound closures.
   let actors!: ActorTable;
@@ -83,6 +94,15 @@ function assemble(proc: Proc): Proc {
       releaseOwnedBy: (key) => {
         buffers.releaseOwnedBy(key);
         shards.releaseOwnedBy(key);
+        collectives.releaseOwnedBy(key);
+        const [mesh] = splitKey(key);
+        if (![...actors.values()].some((cell) => cell.key !== key && splitKey(cell.key)[0] === mesh)) quits.forget(mesh);
+      },
+      endpointThrew: (cell, context, error) => {
+        const [mesh, member] = splitKey(cell.key);
+        const size = context.extent[1].reduce((n, d) => n * d, 1);
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        quits.rankThrew({ mesh, version: context.version ?? 0, member: Number(member), call: context.call, error: message }, cell.owner, size);
       },
       route: (kind, handler) => proc.route(kind, handler),
       spawned: (cell) => calls.spawned(cell.key, cell),

@@ -63,8 +63,8 @@ function readExactly(socket: Socket, n: number, deadline: number): Promise<Buffe
   });
 }
 
-/** The accepting side. Rejects (and the caller destroys the socket) unless the peer knows `token`. */
-export async function authenticateClient(socket: Socket, token: string, timeoutMs: number): Promise<void> {
+/** The accepting side. Rejects (and the caller destroys the socket) unless the peer knows one of `tokens`. */
+export async function authenticateClient(socket: Socket, tokens: readonly string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const nonceS = randomBytes(NONCE);
   socket.write(Buffer.concat([MAGIC, nonceS]));
@@ -72,7 +72,8 @@ export async function authenticateClient(socket: Socket, token: string, timeoutM
   if (!reply.subarray(0, MAGIC.length).equals(MAGIC)) throw new AuthenticationError("peer does not speak the Fray protocol");
   const nonceC = reply.subarray(MAGIC.length, MAGIC.length + NONCE);
   const proof = reply.subarray(MAGIC.length + NONCE);
-  if (!timingSafeEqual(proof, mac(token, "client", nonceS, nonceC))) throw new AuthenticationError("peer presented a wrong token");
+  const token = tokens.find((t) => timingSafeEqual(proof, mac(t, "client", nonceS, nonceC)));
+  if (token === undefined) throw new AuthenticationError("peer presented a wrong token");
   socket.write(mac(token, "server", nonceC, nonceS));
 }
 

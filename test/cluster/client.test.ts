@@ -77,13 +77,13 @@ describe("Client on a local cluster", () => {
     assert.equal(stdout, "ping pong\nsquare 49\n");
   });
 
-  it("wait raises JobFailedError by default and returns the status with raiseOnFailure: false; waitAll names every failed job", async () => {
+  it("wait raises JobFailedError by default and returns the status with raiseOnFailure: false; waitAll with collectAll names every failed job", async () => {
     const fine = await client.submit({ name: "fine", entrypoint: nodeScript("console.log('ok')") });
     const exits = await client.submit({ name: "exits", entrypoint: nodeScript("process.exit(3)") });
     const throws = await client.submit({ name: "throws", entrypoint: nodeScript("throw new Error('no data for shard 7')") });
     await assert.rejects(exits.wait(), (e: Error) => e instanceof JobFailedError && e.jobs.length === 1 && e.jobs[0].jobId === exits.jobId);
     assert.equal(await exits.wait({ raiseOnFailure: false }), "failed");
-    await assert.rejects(waitAll([fine, exits, throws]), (e: Error) => {
+    await assert.rejects(waitAll([fine, exits, throws], { collectAll: true }), (e: Error) => {
       assert.ok(e instanceof JobFailedError);
       assert.deepEqual(e.jobs.map((j) => j.name).sort(), ["exits", "throws"]);
       assert.match(e.message, new RegExp(`^2 jobs did not succeed:\\n  ${exits.jobId} failed: .*\\n  ${throws.jobId} failed: .*no data for shard 7`));

@@ -1,5 +1,5 @@
 // The parts of fray/cluster that read text: sizes people write, Slurm's
-// `scontrol show job -o` records, Slurm states → JobStatus (including states
+// `squeue --Format` records, Slurm states → JobStatus (including states
 // a test cluster cannot produce on demand: NODE_FAIL, TIMEOUT, OUT_OF_MEMORY),
 // and the replica loop's exit records.
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { failureMessage, logError } from "../../src/cluster/replica/failure-message.ts";
 import { errorLine, parseExitRecord } from "../../src/cluster/replica/script.ts";
 import { parseSize } from "../../src/cluster/size.ts";
-import { parseScontrol, replicaStatus, type JobMarks, type SlurmJobState } from "../../src/cluster/slurm/state.ts";
+import { parseSqueue, replicaStatus, SQUEUE_FORMAT, type JobMarks, type SlurmJobState } from "../../src/cluster/slurm/state.ts";
 
 /** A replica log that does not exist (the replica never wrote one). */
 const NO_LOG = "/nonexistent/fray-replica.log";
@@ -37,18 +37,23 @@ it("sizes: number + unit is that many bytes; anything else names the accepted fo
   assert.throws(() => parseSize(-5, "resources.disk"), /resources\.disk must be a size/);
 });
 
-it("scontrol records: state, reason, exit code, restarts and tasks of each job", () => {
+it("squeue records: state, reason, exit code, restarts and tasks of each job, as Slurm 22.05 prints them", () => {
+  assert.match(SQUEUE_FORMAT, /^JobID:\d+\|,State:\d+\|,RestartCnt:\d+\|,NumTasks:\d+\|,exit_code:\d+\|,Reason:\d+\|$/);
+  const pad = (fields: string[], width = 32) => fields.map((f) => `${f.padEnd(width)}|`).join("");
   const text = [
-    "JobId=7 JobName=a JobState=PENDING Reason=BeginTime Dependency=(null) Requeue=1 Restarts=2 BatchFlag=1 ExitCode=0:0 NumNodes=1 NumCPUs=2 " +
-      "NumTasks=3 CPUs/Task=1",
-    "JobId=12 JobName=b JobState=FAILED Reason=NonZeroExitCode Restarts=0 ExitCode=3:0 NumTasks=1",
+    pad(["7", "PENDING", "2", "3", "0", "BeginTime"]),
+    pad(["12", "FAILED", "0", "1", "768", "NonZeroExitCode"]),
+    pad(["13", "PENDING", "0", "1", "0", "ReqNodeNotAvail, UnavailableNodes:n1"]),
+    pad(["14", "CANCELLED", "0", "1", "15", "None"]),
     "",
   ].join("\n");
-  assert.deepEqual(parseScontrol(text), [
+  assert.deepEqual(parseSqueue(text), [
     { jobId: "7", state: "PENDING", reason: "BeginTime", exitCode: "0:0", restarts: 2, tasks: 3 },
     { jobId: "12", state: "FAILED", reason: "NonZeroExitCode", exitCode: "3:0", restarts: 0, tasks: 1 },
+    { jobId: "13", state: "PENDING", reason: "ReqNodeNotAvail, UnavailableNodes:n1", exitCode: "0:0", restarts: 0, tasks: 1 },
+    { jobId: "14", state: "CANCELLED", reason: "None", exitCode: "0:15", restarts: 0, tasks: 1 },
   ]);
-  assert.deepEqual(parseScontrol("No jobs in the system\n"), []);
+  assert.deepEqual(parseSqueue(""), []);
 });
 
 const slurmJob = (state: string, reason = "None"): SlurmJobState => ({ jobId: "1", state, reason, exitCode: "0:0", restarts: 0, tasks: 1 });

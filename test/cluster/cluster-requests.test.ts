@@ -15,12 +15,15 @@ const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 describe("launch(request, { adoptExisting })", () => {
   const fx = clusterFixture("local");
 
-  it("a pending or running job of the same name is adopted (default); adoptExisting false refuses; an ended one is not adopted", async () => {
+  it("a running job of the same name and request is adopted (default); another request or adoptExisting false is refused; an ended one is not", async () => {
     const go = join(fx.dir, "go");
     const waits = nodeScript(`console.log("up"); const t = setInterval(() => { if (require("fs").existsSync(${JSON.stringify(go)})) clearInterval(t); }, 20)`);
     const first = await fx.cluster.launch({ name: "trainer", entrypoint: waits });
     await logLineMatching(fx.cluster, first, /^\[replica-0\] up$/);
-    assert.equal(await fx.cluster.launch({ name: "trainer", entrypoint: nodeScript("process.exit(9)") }), first);
+    await assert.rejects(
+      fx.cluster.launch({ name: "trainer", entrypoint: nodeScript("process.exit(9)") }),
+      /already running .* with a different request — entrypoint: was/,
+    );
     assert.equal(await fx.cluster.launch({ name: "trainer", entrypoint: waits }, { adoptExisting: true }), first);
     const refused = await fx.cluster.launch({ name: "trainer", entrypoint: waits }, { adoptExisting: false }).then(
       () => assert.fail("launch should have refused"),
@@ -36,7 +39,7 @@ describe("launch(request, { adoptExisting })", () => {
     });
     assert.equal(cli.status, 1);
     assert.match(cli.stderr, /a job named trainer is already running/);
-    const adopted = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "trainer", "--", "true"], {
+    const adopted = spawnSync(process.execPath, [bin, "job", "submit", "--cluster", fx.spec, "--name", "trainer", "--", waits.binary!, ...waits.args], {
       encoding: "utf8",
       timeout: 60_000,
     });

@@ -66,7 +66,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       const pid = Number((await logLineMatching(fx.cluster, id, /started (\d+)/))[1]);
       assert.equal((await fx.cluster.poll(id)).status, "running");
       await fx.cluster.terminate(id);
-      const info = await fx.cluster.wait(id);
+      const info = await fx.cluster.wait(id, { raiseOnFailure: false });
       assert.equal(info.status, "stopped");
       assert.ok(info.errorMessage);
       await waitForExit([pid]);
@@ -91,7 +91,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
 
     it("a callable that throws fails the job, with the error in the logs", async () => {
       const id = await fx.cluster.launch({ name: "thrower", entrypoint: Entrypoint.fromCallable(failWith, ["no convergence"]) });
-      const info = await fx.cluster.wait(id);
+      const info = await fx.cluster.wait(id, { raiseOnFailure: false });
       assert.equal(info.status, "failed");
       assert.match(info.errorMessage ?? "", /replica 0 exited with code 1/);
       assert.ok((await fx.cluster.logs(id)).some((l) => l.startsWith("[replica-0] RangeError: no convergence")));
@@ -103,9 +103,10 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
         name: "disk",
         entrypoint: Entrypoint.fromBinary("sh", ["-c", "echo working; echo 'fatal: disk full' >&2; exit 1"]),
       });
-      const [thrown, exited] = await fx.cluster.wait([callable, binary]);
+      const [thrown, exited] = await fx.cluster.wait([callable, binary], { raiseOnFailure: false });
       assert.equal(thrown.errorMessage, "replica 0 exited with code 1: Error: quota exceeded for shard 3");
-      assert.deepEqual(thrown.tasks, [{ status: "failed", errorMessage: "exited with code 1: Error: quota exceeded for shard 3", failures: 1 }]);
+      const error = { errorClass: "Error", message: "quota exceeded for shard 3", causes: ["Error: quota exceeded for shard 3"] };
+      assert.deepEqual(thrown.tasks, [{ status: "failed", errorMessage: "exited with code 1: Error: quota exceeded for shard 3", error, failures: 1 }]);
       assert.equal(thrown.failures, 1);
       assert.equal(thrown.preemptions, 0);
       // The line that looks like an error first, then the last lines.
@@ -185,7 +186,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
       const attempts = (await fx.cluster.logs(id)).filter((l) => /attempt \d/.test(l));
       assert.deepEqual(attempts, ["[replica-0] attempt 1", "[replica-0] attempt 2", "[replica-0] attempt 3"]);
       const once = await fx.cluster.launch({ name: "no-retries", entrypoint: nodeScript("process.exit(4)"), maxRetriesFailure: 1 });
-      assert.match((await fx.cluster.wait(once)).errorMessage ?? "", /exited with code 4 after 2 attempts/);
+      assert.match((await fx.cluster.wait(once, { raiseOnFailure: false })).errorMessage ?? "", /exited with code 4 after 2 attempts/);
     });
 
     it("a missing script fails; an unknown id is 'Job ID not found'; a list wait reports both failures", async () => {
@@ -204,7 +205,7 @@ export function clusterParitySuite(kind: "local" | "slurm"): void {
         err.jobs.map((j) => j.jobId),
         [missing, bad],
       );
-      const infos = await fx.cluster.wait([missing, good]);
+      const infos = await fx.cluster.wait([missing, good], { raiseOnFailure: false });
       assert.deepEqual(
         infos.map((i) => i.status),
         ["failed", "succeeded"],

@@ -54,7 +54,7 @@ describe("job environments on the local cluster", () => {
           environment: { workspace: ws, npmPackages: ["is-number@7.0.0"] },
         }),
       ]);
-      const infos = await fx.cluster.wait([a, b]);
+      const infos = await fx.cluster.wait([a, b], { raiseOnFailure: false });
       assert.deepEqual(
         infos.map((i) => [i.status, i.errorMessage]),
         [
@@ -117,7 +117,7 @@ describe("job environments on the local cluster", () => {
       ),
     );
     for (const [i, id] of ids.entries()) {
-      const { status } = await fx.cluster.wait(id);
+      const { status } = await fx.cluster.wait(id, { raiseOnFailure: false });
       const logs = await fx.cluster.logs(id);
       assert.equal(status, "succeeded", `Node ${NODE_MAJORS[i]}: ${logs.join("\n")}`);
       assert.deepEqual(logs, ["[replica-0] cjs 7.0.0 true", "[replica-0] esm 7.0.0 true"], `Node ${NODE_MAJORS[i]}`);
@@ -157,7 +157,7 @@ describe("job environments on the local cluster", () => {
       entrypoint: nodeScript("console.log('entrypoint ran')"),
       environment: { workspace: ws, setupScripts: ["echo preparing", "echo 'no such dataset' >&2; exit 3", "echo never"] },
     });
-    const info = await fx.cluster.wait(id);
+    const info = await fx.cluster.wait(id, { raiseOnFailure: false });
     assert.equal(info.status, "failed");
     assert.equal(info.errorMessage, "replica 0 exited with code 3: setup script failed (exit 3): preparing | no such dataset");
     assert.deepEqual(await fx.cluster.logs(id), ["[replica-0] preparing", "[replica-0] no such dataset"]);

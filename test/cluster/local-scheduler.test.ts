@@ -254,7 +254,7 @@ describe("the local cluster's scheduler", () => {
       entrypoint: nodeScript("const kept = []; for (let i = 0; i < 64; i++) kept.push(Buffer.alloc(16 << 20, 1)); console.log('allocated 1 GB')"),
       resources: { ram: "200m" },
     });
-    const info = await cluster.wait(id);
+    const info = await cluster.wait(id, { raiseOnFailure: false });
     assert.equal(info.status, "failed");
     assert.ok(!(await cluster.logs(id)).includes("[replica-0] allocated 1 GB"));
     if (info.notEnforced?.some((n) => n.startsWith("ram:"))) {
@@ -276,7 +276,7 @@ describe("the local cluster's scheduler", () => {
       ),
       resources: { replicas: 3 },
     });
-    const info = await cluster.wait(id);
+    const info = await cluster.wait(id, { raiseOnFailure: false });
     const pids = (await cluster.logs(id)).map((l) => Number(/pid (\d+)/.exec(l)?.[1])).filter((p) => p > 0);
     assert.equal(info.status, "failed");
     assert.deepEqual(
@@ -306,7 +306,7 @@ describe("the local cluster's scheduler", () => {
     assert.equal(mid.status, "running");
     assert.equal(mid.tasks[1].status, "running");
     writeFileSync(go, "");
-    const done = await cluster.wait(id);
+    const done = await cluster.wait(id, { raiseOnFailure: false });
     assert.deepEqual(
       done.tasks.map((task) => task.status),
       ["failed", "succeeded"],

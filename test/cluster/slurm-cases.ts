@@ -181,7 +181,7 @@ describe("fray/cluster slurm only", () => {
     const id = await fx.cluster.launch({ name: "cancelled", entrypoint: nodeScript("console.log('started', process.pid); setInterval(() => {}, 1000)") });
     const pid = Number((await logLineMatching(fx.cluster, id, /started (\d+)/))[1]);
     execFileSync("scancel", [id]);
-    const info = await fx.cluster.wait(id);
+    const info = await fx.cluster.wait(id, { raiseOnFailure: false });
     assert.equal(info.status, "stopped");
     assert.match(info.errorMessage ?? "", /cancelled/);
     await waitForExit([pid]);
@@ -230,7 +230,7 @@ describe("fray/cluster slurm only", () => {
       rmSync(dir, { recursive: true, force: true });
     });
     const id = await cluster.launch({ name: "unshared", entrypoint: nodeScript("") });
-    const info = await cluster.wait(id);
+    const info = await cluster.wait(id, { raiseOnFailure: false });
     assert.equal(info.status, "failed");
     assert.match(
       info.errorMessage ?? "",
@@ -312,7 +312,7 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
     const dir = join(fx.dir, "strict");
     mkdirSync(dir);
     const id = await fx.cluster.launch({ name: "strict", entrypoint: oneFails(dir), replicas: 3 });
-    const info = await fx.cluster.wait(id);
+    const info = await fx.cluster.wait(id, { raiseOnFailure: false });
     assert.equal(info.status, "failed");
     assert.equal(info.errorMessage, "replica 1 exited with code 1: replica 1 gives up");
     assert.deepEqual(info.tasks, [
@@ -337,7 +337,7 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
     assert.equal(midway.status, "running");
     assert.deepEqual([midway.tasks[0].status, midway.tasks[2].status], ["running", "running"]);
     writeFileSync(join(dir, "go"), "");
-    const info = await fx.cluster.wait(id);
+    const info = await fx.cluster.wait(id, { raiseOnFailure: false });
     assert.deepEqual(
       info.tasks.map((t) => t.status),
       ["succeeded", "failed", "succeeded"],
@@ -380,7 +380,7 @@ describe("fray/cluster slurm: gang replicas, maxTaskFailures, preemption", () =>
     ]);
     assert.match(scontrol(id), / Restarts=1 /);
     await preempt(1);
-    const info = await fx.cluster.wait(id);
+    const info = await fx.cluster.wait(id, { raiseOnFailure: false });
     assert.equal(info.status, "failed");
     const why = "was preempted 2 time(s) (maxRetriesPreemption 1)";
     assert.deepEqual(info.tasks, [

@@ -70,7 +70,10 @@ for (const [kind, make] of backends) {
             await job.shutdown();
             await assert.rejects(held, (e: Error) => {
               assert.ok(e instanceof SupervisionError, `${e.name}: ${e.message}`);
-              assert.match(e.message, /^the actor \S+ is gone: the job that called it was shut down, which ends the actors it created \(its method hold/);
+              assert.match(
+                e.message,
+                /^the actor \S+ is gone: the job that called it was shut down, which ends the actors it created \(its method Gate\.hold could not finish\)/,
+              );
               return true;
             });
             assert.ok(!isAlive(hosted), "shutdown waited for the actor's process to end");

@@ -49,10 +49,10 @@ describe("scheduling", () => {
     await using ctx = createJobContext("processes", { maxWorkers: 1, resources: { cpu: 1, gpu: 1 } });
     const gauge = await ctx.createActor(Board, [], { maxConcurrency: 64, preemptible: false }); // in a process of its own
     await ctx.createActor(Counter, [], { name: "holder", resources: { gpu: 1, cpu: 0 } });
-    // A cancelled task that computes without end: its worker is replaced, and the actor dies with it.
+    // A task cancelled with force that computes without end: its worker is replaced, and the actor dies with it.
     const stuck = ctx.run(spin, gauge, "spin");
     await ctx.get(gauge.waitFor.remote("spin:started"));
-    await ctx.cancel(stuck);
+    await ctx.cancel(stuck, { force: true });
     await assert.rejects(ctx.get(stuck));
     assert.equal(await ctx.get(ctx.run(add, 1, 2)), 3); // waits for the cpu, so runs on the fresh worker
     await ctx.killActor("holder");

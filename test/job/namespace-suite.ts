@@ -24,7 +24,7 @@ async function logs(cluster: Cluster, id: string): Promise<string> {
 /** Runs a job to its end, and fails the test with its logs if it did not succeed. */
 async function run(cluster: Cluster, name: string, entrypoint: Entrypoint): Promise<string> {
   const id = await cluster.launch({ name, entrypoint });
-  const info = await cluster.wait(id, { timeout: 240 });
+  const info = await cluster.wait(id, { timeout: 240, raiseOnFailure: false });
   assert.equal(info.status, "succeeded", `${name}: ${info.errorMessage}\n${await logs(cluster, id)}`);
   return logs(cluster, id);
 }
@@ -42,7 +42,7 @@ export function namespaceSuite(kind: "local" | "slurm"): void {
           fx.cluster.launch({ name: "rollout-b", entrypoint: Entrypoint.fromCallable(rollout, ["b", 3]) }),
         ];
         const ids = await Promise.all(jobs);
-        const infos = await fx.cluster.wait(ids, { timeout: 240 });
+        const infos = await fx.cluster.wait(ids, { timeout: 240, raiseOnFailure: false });
         for (const [i, info] of infos.entries())
           assert.equal(info.status, "succeeded", `${info.name}: ${info.errorMessage}\n${await logs(fx.cluster, ids[i])}`);
         assert.match(await logs(fx.cluster, ids[0]), /trainer saw \["a:0","a:1","a:2","b:0","b:1","b:2"\]/);

@@ -98,7 +98,10 @@ describe("a driver that opts into a local cluster's namespace", () => {
         await creator.shutdown();
         await assert.rejects(held, (e: Error) => {
           assert.ok(e instanceof SupervisionError, `${e.name}: ${e.message}`);
-          assert.match(e.message, /^the actor held is gone: the job that called it was shut down, which ends the actors it created \(its method hold/);
+          assert.match(
+            e.message,
+            /^the actor held is gone: the job that called it was shut down, which ends the actors it created \(its method Gate\.hold could not finish\)/,
+          );
           return true;
         });
         await waitForExit([hosted]); // in the service's host; before the fix it drained the call for ever

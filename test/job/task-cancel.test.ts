@@ -1,7 +1,8 @@
 // ctx.cancel on every backend: a pending task never starts, a running one sees
-// its signal abort (or, computing without end, loses its worker, which is
-// replaced), get rejects with TaskCancelledError, nested tasks go with their
-// parent unless { recursive: false }, and a finished task keeps its value.
+// its signal abort (or, computing without end and cancelled with { force: true },
+// loses its worker, which is replaced), get rejects with TaskCancelledError, nested
+// tasks go with their parent unless { recursive: false }, and a finished task keeps
+// its value. What a cancel spares is cancel-neighbours.test.ts.
 // Tasks report to a Board actor; the test waits on its marks, not on timers.
 import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
@@ -10,10 +11,6 @@ import { thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { add } from "../fixtures/tasks.ts";
 import { Board, cancelFromTask, parentOf, Producer, record, spin, untilCancelled, waitForKey, where } from "../fixtures/cancel-tasks.ts";
 import { isAlive, track, waitForExit } from "../helpers.ts";
-
-// A cancelled task still running this long after loses its worker. Not a timing assertion: long enough for the
-// async tasks here to report their abort on a loaded machine, short enough for the test of a task that never yields.
-process.env.FRAY_CANCEL_GRACE_MS = "3000";
 
 type Make = (workers: number) => { ctx: JobContext; procs?: ProcMesh };
 const backends: Array<[string, Make]> = [
@@ -155,16 +152,23 @@ for (const [kind, make] of backends) {
       await assert.rejects(async () => ctx.cancel("task" as never), /cancel\(\) takes an ObjectRef/);
     });
 
+    it("refuses an option it does not have, and a force that is not true or false, naming them; the task runs on", async () => {
+      const task = ctx.run(add, 1, 2);
+      await assert.rejects(ctx.cancel(task, { forced: true } as never), /unknown option 'forced'; the options are recursive and force/);
+      await assert.rejects(ctx.cancel(task, { force: "yes" } as never), /cancel\(ref, \{ force \}\) takes true or false, got "yes"/);
+      assert.equal(await ctx.get(task), 3);
+    });
+
     if (kind !== "sync") {
       // On sync a task computing without end never returns control to cancel it: the backend runs tasks inline.
-      it("replaces the worker of a cancelled task that computes without end; later tasks run on the fresh one", async () => {
+      it("with { force: true }, replaces the worker of a cancelled task that computes without end; later tasks run on the fresh one", async () => {
         const one = make(1);
         try {
           const gauge = await one.ctx.createActor(Board, [], { maxConcurrency: 64, preemptible: false });
           const before = await one.ctx.get(one.ctx.run(where));
           const stuck = one.ctx.run(spin, gauge, "spin");
           await one.ctx.get(gauge.waitFor.remote("spin:started"));
-          await one.ctx.cancel(stuck);
+          await one.ctx.cancel(stuck, { force: true });
           await assert.rejects(one.ctx.get(stuck), cancelled(/spin/));
           assert.equal(await one.ctx.get(one.ctx.run(add, 1, 2)), 3);
           const now = await one.ctx.get(one.ctx.run(where));

@@ -3,7 +3,7 @@
 // form, and the faults (a dropped buffer, wrong sizes, an empty view, a dead
 // owner, a stopped owner actor).
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, it } from "node:test";
 import { ProcessJob } from "../../src/launchers.ts";
@@ -18,9 +18,18 @@ process.env.FRAY_HOST_TIMEOUT_MS = "60000";
 const N = 1_000_000;
 const WORKERS = 4;
 
-/** Staging files of these processes still in /dev/shm (they are unlinked as soon as they are opened). */
+/** Staging files these processes hold open that are still in /dev/shm (they are unlinked as soon as they are made). */
 function stagingFilesOf(pids: readonly number[]): string[] {
-  return readdirSync("/dev/shm").filter((f) => pids.some((pid) => f.startsWith(`fray-buf-${pid}-`)));
+  return pids.flatMap((pid) =>
+    (existsSync(`/proc/${pid}/fd`) ? readdirSync(`/proc/${pid}/fd`) : []).flatMap((fd) => {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        return target.startsWith("/dev/shm/fray-buf-") && !target.endsWith(" (deleted)") ? [target] : [];
+      } catch {
+        return []; // closed meanwhile
+      }
+    }),
+  );
 }
 
 function weightsAt(i: number): number {

@@ -55,7 +55,8 @@ export async function typed(): Promise<void> {
   const wrong: AsyncIterable<ObjectRef<string>> = ctx.runStreaming(numbers, 1, 3);
   // @ts-expect-error: a method that is not a generator has no remoteStreaming
   producer.wasClosed.remoteStreaming();
-  // @ts-expect-error: no such option
   await ctx.cancel(count, { force: true });
+  // @ts-expect-error: no such option
+  await ctx.cancel(count, { forced: true });
   void wrong;
 }

@@ -164,7 +164,7 @@ export function jobCommand(): Command {
           try {
             // Each job reports as it ends, so the bar moves in finish order.
             const infos = await Promise.all(
-              ids.map((id) => cluster.wait(id, { timeout: o.timeout }).then((info) => (progress.step(`${id} ${info.status}`), info))),
+              ids.map((id) => cluster.wait(id, { timeout: o.timeout, raiseOnFailure: false }).then((info) => (progress.step(`${id} ${info.status}`), info))),
             );
             progress.stop();
             print(o.json, infos, table(infos));

@@ -2,7 +2,8 @@
 // error's class, message and cause chain and where it ran: failed replicas of
 // jobs (the error their log shows, e.g. "Error: disk full on /data", else how
 // they exited: "was killed by SIGKILL"), failed tasks of jobs, failed members
-// of meshes (this process's and the jobs' processes'), and dead namespace actors.
+// of meshes (this process's and the jobs' processes'), and dead namespace actors
+// (one row each, under the actor's name). A worker that exited with code 0 ended: no failure.
 import type { RuntimeSnapshot } from "../../runtime/face/metrics.ts";
 import type { ActorRow } from "../cluster-actors.ts";
 import type { JobRow, TasksSnapshot } from "./rows.ts";
@@ -26,6 +27,10 @@ export interface FailureRow {
 
 /** Failures kept in the panel: the newest. */
 const SHOWN = 200;
+/** A worker that exited by itself with code 0 ended; it did not fail (a client's actor that its client shut down, say). */
+const CLEAN_EXIT = /exited with code 0$/;
+/** The meshes a namespace service runs its actor KEY's incarnation N in: `ns-KEY-N`, and `ns-info-KEY-N` beside it (job/namespace/namespace-actor.ts). */
+const NAMESPACE_MESH = /^ns-(info-)?(.+)-\d+$/;
 
 export function failureRows(
   jobs: readonly JobRow[] | null,
@@ -71,11 +76,16 @@ export function failureRows(
     }
   }
   for (const f of runtime?.failures ?? []) {
+    if (CLEAN_EXIT.test(f.message)) continue;
+    // A namespace's actor runs in meshes of the namespace's own naming: one row, under the actor's name.
+    const hosted = namespaceActors ? NAMESPACE_MESH.exec(f.mesh) : null;
+    if (hosted?.[1]) continue; // the process beside the actor that says where it runs: the actor's own row says it
     const member = runtime?.meshes.find((m) => m.id === f.meshId)?.members[f.rank];
-    rows.push(meshFailure(f, { host: member?.host ?? runtime?.host, pid: member?.pid }));
+    const row = meshFailure(f, { host: member?.host ?? runtime?.host, pid: member?.pid });
+    rows.push(hosted ? { ...row, what: `actor '${hosted[2]}'` } : row);
   }
   for (const a of namespaceActors ?? []) {
-    if (a.state !== "dead") continue;
+    if (a.state !== "dead" || rows.some((r) => r.what === `actor '${a.name ?? a.className}'`)) continue;
     rows.push({ kind: "actor", time: 0, what: `actor '${a.name ?? a.className}'`, errorClass: "", message: "dead", causes: [], host: a.host, pid: a.pid });
   }
   return rows.sort((a, b) => b.time - a.time).slice(0, SHOWN);

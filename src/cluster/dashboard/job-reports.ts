@@ -1,13 +1,15 @@
 // What a cluster job's processes reported (runtime/metrics/process-report.ts),
 // read from the job's report directory: each file parsed again only when it
 // changed. A process is `alive` while it reports, `exited` once it wrote its
-// last report, and `gone` when it stopped without one (killed): on this host
-// its pid is gone, elsewhere its report is older than a few intervals.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { hostname } from "node:os";
+// last report, and `gone` when it stopped without one (killed): where its
+// pid can be asked after (same host, boot and pid namespace) its pid is gone,
+// elsewhere its report is older than a few intervals. A file that cannot be
+// read is listed, not shown; reports that outlived their process by
+// FRAY_REPORT_KEEP_MS are removed.
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { config } from "../settings.ts";
-import type { ProcessReport } from "../../runtime/face/metrics.ts";
+import { reporterRuns, reportOutlived, type ProcessReport } from "../../runtime/face/metrics.ts";
 import type { MetricsJson } from "../../runtime/face/prometheus.ts";
 import type { FailureRecord, MeshSnapshot } from "../../runtime/face/supervision.ts";
 import type { FailedTask, TasksReport } from "../../job/tasks/task-history.ts";
@@ -57,6 +59,8 @@ export interface JobReports {
   readonly failures: readonly (FailureRecord & { readonly owner: Place })[];
   /** Each process's own metrics (none from a process with FRAY_METRICS=0). */
   readonly metrics: readonly MetricsJson[];
+  /** Report files that could not be read (cut short, not JSON, not readable), left out of the rest. */
+  readonly unreadable: readonly { readonly file: string; readonly error: string }[];
 }
 
 /** Failed tasks shown per job. */
@@ -69,7 +73,7 @@ export class ReportReader {
 
   /** The reports in `dir` (none for null or a missing directory). */
   read(jobId: string, dir: string | null): JobReports {
-    const reports = dir === null ? [] : this.#files(dir);
+    const { reports, unreadable } = dir === null ? { reports: [], unreadable: [] } : this.#files(dir);
     const states = new Map(reports.map((r) => [r, r.exited ? ("exited" as const) : isGone(r) ? ("gone" as const) : ("alive" as const)]));
     const place = (r: ProcessReport): Place => ({ jobId, replica: r.replica, pid: r.pid, host: r.host });
     const tasks = reports.flatMap((r) => {
@@ -114,43 +118,55 @@ export class ReportReader {
         .flatMap((r) => r.snapshot.meshes.map((m) => ({ ...m, owner: { ...place(r), addr: r.snapshot.addr } }))),
       failures: reports.flatMap((r) => r.snapshot.failures.map((f) => ({ ...f, owner: place(r) }))),
       metrics: reports.flatMap((r) => (r.metrics ? [r.metrics] : [])),
+      unreadable,
     };
   }
 
-  #files(dir: string): ProcessReport[] {
+  #files(dir: string): { reports: ProcessReport[]; unreadable: { file: string; error: string }[] } {
+    const unreadable: { file: string; error: string }[] = [];
     let names: string[];
     try {
       names = readdirSync(dir).filter((n) => n.endsWith(".json"));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { reports: [], unreadable };
       throw err;
     }
-    return names.flatMap((name) => {
+    const reports = names.flatMap((name) => {
       const path = join(dir, name);
+      let mtimeMs: number | null = null;
+      let report: ProcessReport | null = null;
       try {
-        const { mtimeMs, size } = statSync(path);
+        const stats = statSync(path);
+        mtimeMs = stats.mtimeMs;
         const cached = this.#cache.get(path);
-        if (cached && cached.mtimeMs === mtimeMs && cached.size === size) return [cached.report];
-        const report = JSON.parse(readFileSync(path, "utf8")) as ProcessReport;
-        this.#cache.set(path, { mtimeMs, size, report });
-        return [report];
+        if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) report = cached.report;
+        else {
+          report = JSON.parse(readFileSync(path, "utf8")) as ProcessReport;
+          this.#cache.set(path, { mtimeMs: stats.mtimeMs, size: stats.size, report });
+        }
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") return []; // removed meanwhile
-        throw new Error(`cannot read the report ${path}: ${(err as Error).message}`, { cause: err });
+        unreadable.push({ file: path, error: (err as Error).message });
       }
+      if (mtimeMs !== null && reportOutlived(report, mtimeMs)) {
+        this.#cache.delete(path);
+        try {
+          rmSync(path, { force: true });
+          if (report === null) unreadable.pop();
+          return [];
+        } catch {
+          // Not this process's to remove (another user's directory): it is shown as it is.
+        }
+      }
+      return report ? [report] : [];
     });
+    return { reports, unreadable };
   }
 }
 
 /** A process that stopped reporting without a last word: killed, or its host is gone. */
 function isGone(report: ProcessReport): boolean {
-  if (report.host === hostname()) {
-    try {
-      process.kill(report.pid, 0);
-      return false;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "ESRCH";
-    }
-  }
+  const runs = reporterRuns(report);
+  if (runs !== null) return !runs;
   return Date.now() - report.time > 5_000 + 3 * config.reportIntervalMs;
 }

@@ -1,71 +1,27 @@
 // Admission to the local cluster, decided by the jobs' supervisors among
 // themselves: strictly by priority (higher first), then launch order; a job
 // starts only once every job ahead of it has started and its resources are
-// free. Each decision is made under one lock per cluster (a directory,
-// renamed into place whole with its holder's pid inside, and stale once that
-// process is gone): free = capacity − the grants of jobs whose supervisor or
+// free. Each decision is made under one lock per cluster (../state-lock.ts):
+// free = capacity − the grants of jobs whose supervisor or
 // replicas still live; the head of the queue writes its grant if it fits.
 // Waiting supervisors ask again every interval, and at once when a job that
 // held or awaited resources ends (it writes into scheduler/changes, which
 // they watch).
-// (Two processes breaking the same stale lock at once could, in a narrow
-// window, take a fresh one from a third; a holder is gone in milliseconds.)
-import { mkdirSync, readdirSync, renameSync, rmSync, watch, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pollUntil } from "../../runtime/face/polling.ts";
 import { allocate, isShortage, type Grant } from "./allocation.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord } from "./job-record.ts";
 import { readJson, readText, writeJson } from "../job-files.ts";
-import { isRunning, startTimeOf } from "../process-group.ts";
+import { isRunning } from "../process-group.ts";
+import { withStateLock } from "../state-lock.ts";
 
 /** The scheduler's own files, beside the jobs' directories. */
 const schedulerDir = (root: string) => join(root, "scheduler");
 
 /** Runs `fn` holding the cluster's admission lock. */
-export async function withAdmissionLock<T>(root: string, fn: () => T): Promise<T> {
-  const dir = schedulerDir(root);
-  const lock = join(dir, "lock");
-  mkdirSync(dir, { recursive: true });
-  await pollUntil(() => tryLock(dir, lock), {
-    intervalMs: 5,
-    deadlineMs: Infinity, // held for milliseconds, and broken once its holder is gone
-    bound: "no deadline: its holder releases it, and it is broken once its holder's process is gone",
-    what: `the local cluster's admission lock ${lock}`,
-  });
-  try {
-    return fn();
-  } finally {
-    dropLock(lock, dir);
-  }
-}
-
-// Renamed away before it is emptied: an emptied lock would be taken by the next rename into place, and then removed.
-function dropLock(lock: string, dir: string): void {
-  const gone = join(dir, `lock.${process.pid}.gone`);
-  renameSync(lock, gone);
-  rmSync(gone, { recursive: true, force: true });
-}
-
-function tryLock(dir: string, lock: string): boolean {
-  const mine = join(dir, `lock.${process.pid}.tmp`);
-  rmSync(mine, { recursive: true, force: true });
-  mkdirSync(mine);
-  writeJson(join(mine, "holder.json"), { pid: process.pid, startTime: startTimeOf(process.pid) } satisfies ProcessRecord);
-  try {
-    renameSync(mine, lock); // fails while another holds it: a non-empty directory is not replaced
-    return true;
-  } catch {
-    rmSync(mine, { recursive: true, force: true });
-    const holder = readJson<ProcessRecord>(join(lock, "holder.json"));
-    if (holder && !isRunning(holder.pid, holder.startTime)) {
-      try {
-        dropLock(lock, dir); // stale
-      } catch {
-        // another process broke it first
-      }
-    }
-    return false;
-  }
+export function withAdmissionLock<T>(root: string, fn: () => T): Promise<T> {
+  const lock = join(schedulerDir(root), "lock");
+  return withStateLock(lock, `the local cluster's admission lock ${lock}`, fn);
 }
 
 /** The next launch number of the cluster (call under the lock). */

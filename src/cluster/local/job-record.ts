@@ -15,6 +15,7 @@ import type { Capacity } from "./capacity.ts";
 import type { Need } from "./allocation.ts";
 import type { MemoryLimit } from "./memory-limit.ts";
 import type { JobId } from "../types.ts";
+import type { RequestFingerprint } from "../request-fingerprint.ts";
 
 export interface ProcessRecord {
   readonly pid: number;
@@ -40,6 +41,8 @@ export interface LocalJobRecord {
   readonly priority: number;
   /** JobInfo.request; absent in the records of an older fray. */
   readonly request?: string;
+  /** What it was launched with, for adoption; absent in the records of an older fray. */
+  readonly asked?: RequestFingerprint;
   readonly need: Need;
   readonly capacity: Capacity;
   readonly plan: EnforcementPlan;

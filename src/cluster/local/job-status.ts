@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { jobInfo } from "../cluster.ts";
 import { bytes } from "../size.ts";
-import { failureMessage, logCause } from "../replica/failure-message.ts";
+import { failureError, failureMessage, logCause } from "../replica/failure-message.ts";
 import { jobFiles, type LocalJobRecord, type ProcessRecord, type ReplicaEnd } from "./job-record.ts";
 import { readJson, readText } from "../job-files.ts";
 import { groupAlive, isRunning } from "../process-group.ts";
@@ -59,7 +59,10 @@ export function localJobInfo(dir: string, job: LocalJobRecord): JobInfo {
         ...counts,
       };
     }
-    if (exit.finalCode !== undefined) return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, files.log(i)), ...counts };
+    if (exit.finalCode !== undefined) {
+      const error = failureError(exit, files.log(i));
+      return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, files.log(i)), ...(error && { error }), ...counts };
+    }
     return { status: "failed", errorMessage: "ended without an exit record (its process was killed)", ...counts };
   });
   return jobInfo(launched, tasks);

@@ -24,6 +24,7 @@ import type { ClusterSpec } from "../cluster-spec.ts";
 import { JobNotFoundError } from "../errors.ts";
 import { readJson, writeJson } from "../job-files.ts";
 import type { CheckedRequest } from "../job-request.ts";
+import type { RequestFingerprint } from "../request-fingerprint.ts";
 import { prepareEnvironment } from "../environment/job-environment.ts";
 import { nextSeq, tryAdmit, withAdmissionLock } from "./admission.ts";
 import { checkFits, type Need } from "./allocation.ts";
@@ -56,12 +57,20 @@ export class LocalCluster extends Cluster {
     this.namespaceService = new NamespaceService(this.#root, spec);
   }
 
+  protected get stateDir(): string {
+    return this.#root;
+  }
+
+  protected launchedRequest(jobId: JobId): RequestFingerprint | undefined {
+    return this.#job(jobId).asked;
+  }
+
   /** What this cluster schedules on: the machine's cores, memory and GPUs, or the spec's. */
   get capacity(): Capacity {
     return (this.#capacity ??= localCapacity(this.#overrides));
   }
 
-  protected async submit(job: CheckedRequest): Promise<JobId> {
+  protected async submit(job: CheckedRequest, asked: RequestFingerprint): Promise<JobId> {
     if (job.device.kind === "tpu" && job.deviceCount > 0)
       throw new RangeError(`job ${job.name}: the local cluster has no TPUs; run it on a cluster that has them, or remove resources.device`);
     const need: Need = { replicas: job.replicas, cpu: job.cpu, ramBytes: job.ramBytes, gpus: job.device.kind === "gpu" ? job.deviceCount : 0 };
@@ -104,6 +113,7 @@ export class LocalCluster extends Cluster {
         seq: nextSeq(this.#root),
         priority: job.priority,
         request: job.request,
+        asked,
         need,
         capacity: this.capacity,
         plan,

@@ -1,7 +1,8 @@
 // A replica whose entrypoint is a function: import it where it is exported,
 // decode its arguments, await it. A throw fails the replica (exit code 1): the
-// stack goes to the log, "Name: message" to the exit record, so the job's
-// errorMessage says what went wrong.
+// stack goes to the log, "Name: message" (and a "[cause]: Name: message" line
+// for each cause) to the exit record, so the job's errorMessage and
+// JobFailedError.cause say what went wrong.
 import { appendFileSync, readFileSync } from "node:fs";
 import { load } from "../../runtime/face/code.ts";
 import { config } from "../settings.ts";
@@ -14,8 +15,15 @@ try {
   await fn(...(decodeStandalone(readFileSync(argsFile)) as unknown[]));
   process.exit(0);
 } catch (err) {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  console.error(err); // its stack and its causes'
   const exitFile = config.replicaExitFile;
-  if (exitFile) appendFileSync(exitFile, errorLine(err instanceof Error ? `${err.name}: ${err.message}` : `thrown: ${String(err)}`));
+  if (exitFile) appendFileSync(exitFile, errorLine(describe(err)));
   process.exit(1);
+}
+
+function describe(err: unknown): string {
+  const lines: string[] = [];
+  for (let e = err, depth = 0; e !== undefined && depth < 8; e = e instanceof Error ? e.cause : undefined, depth++)
+    lines.push(`${depth ? "[cause]: " : ""}${e instanceof Error ? `${e.name}: ${e.message}` : `thrown: ${String(e)}`}`);
+  return lines.join("\n");
 }

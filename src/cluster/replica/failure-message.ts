@@ -7,11 +7,12 @@
 // and lines that look like an error ("Traceback …", "panic: …", "error: …").
 // Shared by every backend; each says where the replica's log is.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import type { ReplicaError } from "../types.ts";
 import { describeExit, type ExitRecord } from "./script.ts";
 
 /** At most this many of the log's last non-empty lines, each cut to LINE_CHARS, read from its last TAIL_BYTES. */
 const TAIL_LINES = 5;
-/** At most this many errors (the latest, each said once), put before the tail. */
+/** At most this many errors (the latest, each said once, with its causes), put before the tail. */
 const ERRORS = 2;
 /** At most this many lines of one thrown error: its first line and its message's next ones. */
 const ERROR_LINES = 3;
@@ -45,10 +46,12 @@ export function failureMessage(code: number, exit: ExitRecord, logPath: string):
  * already among them (without the replica loop's own "[fray] …" notes); [] without a log.
  */
 export function logCause(path: string): string[] {
-  const lines = lastLines(path)
-    .map((l) => l.trim())
-    .filter((l) => !l.startsWith("[fray] "));
-  const errors = errorsIn(lines);
+  const lines = logLines(path);
+  // The latest ERRORS errors, each with the "[cause]: …" lines printed after it (a cause alone does not say what failed).
+  const found = errorsIn(lines, 10);
+  let at = found.length;
+  for (let errors = 0; at > 0 && errors < ERRORS;) if (!found[--at][0].startsWith("[cause]: ")) errors++;
+  const errors = found.slice(at);
   const shown = new Set(errors.flat());
   const tail = lines.filter((l) => l !== "").slice(-TAIL_LINES);
   return [...errors.flat(), ...tail.filter((l) => !shown.has(l))].map((l) => oneLine(l, LINE_CHARS));
@@ -82,25 +85,43 @@ function errorsIn(lines: readonly string[], max = ERRORS): string[][] {
 }
 
 /** An error a log shows, split for people: "Error: disk full on /data" → class "Error", message "disk full on /data". */
-export interface LogError {
-  readonly errorClass: string;
-  readonly message: string;
-  /** `Name: message` of it and each "[cause]: …" printed after it, outermost first. */
-  readonly causes: readonly string[];
-}
+export type LogError = ReplicaError;
 
 /** The last error the log at `path` shows (see logCause), with the causes printed after it; null when it shows none. */
 export function logError(path: string): LogError | null {
-  const lines = lastLines(path)
-    .map((l) => l.trim())
-    .filter((l) => !l.startsWith("[fray] "));
-  const errors = errorsIn(lines, 10).map((lines) => lines[0]);
+  const errors = errorsIn(logLines(path), 10).map((lines) => lines[0]);
   let at = errors.length - 1;
   while (at > 0 && errors[at].startsWith("[cause]: ")) at--;
   if (at < 0) return null;
-  const [first, ...causes] = errors.slice(at).map((l) => oneLine(l.replace(/^(\[cause\]: |Uncaught )/, ""), LINE_CHARS));
+  return splitError(errors.slice(at));
+}
+
+/** A failed replica's error: what its job function threw (with the causes it reported), else what its log shows last. */
+export function failureError(exit: ExitRecord, logPath: string): ReplicaError | undefined {
+  return exit.error !== undefined ? splitError(exit.error.split("\n")) : (logError(logPath) ?? undefined);
+}
+
+/** "RangeError: x", "[cause]: TypeError: y", … → class "RangeError", message "x", causes ["RangeError: x", "TypeError: y"]. */
+function splitError(lines: readonly string[]): ReplicaError {
+  const [first, ...causes] = lines.map((l) => oneLine(l.replace(/^(\[cause\]: |Uncaught )/, ""), LINE_CHARS));
   const split = /^([A-Za-z_$][\w$.]*(?: \[\w+\])?): (.*)$/.exec(first);
   return { errorClass: split ? split[1] : "", message: split ? split[2] : first, causes: [first, ...causes] };
+}
+
+/**
+ * The log's last lines, trimmed, without the replica loop's own "[fray] …" notes and without Node's excerpt of the
+ * line that threw ("file.js:2", the line's source, a caret under it), which says where, not what, and would put a
+ * program's source into errorMessage.
+ */
+function logLines(path: string): string[] {
+  const lines: string[] = [];
+  for (const line of lastLines(path)) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith("[fray] ")) continue;
+    if (/^\^+$/.test(trimmed) && lines.length >= 2 && /:\d+$/.test(lines[lines.length - 2])) lines.splice(-2);
+    else lines.push(trimmed);
+  }
+  return lines;
 }
 
 /** The lines of the last TAIL_BYTES of the file at `path`; [] without it. */

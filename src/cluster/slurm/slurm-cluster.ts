@@ -1,5 +1,5 @@
 // cluster/slurm: the `slurm` backend: the batch script of one gang allocation
-// (batch-script.ts), its state from scontrol and exit records (state.ts). Uses cluster's
+// (batch-script.ts), its state from squeue (job-states.ts) and exit records (state.ts). Uses cluster's
 // replica loop and requests, environment/ and the namespace/ service.
 //
 // The `slurm` backend: a job is one Slurm allocation of one task per replica
@@ -7,11 +7,12 @@
 // one srun step (slurm/batch-script.ts). Each task runs the replica loop, so
 // retries and exit codes are recorded next to Slurm's output files in the state
 // directory, which must be one every node sees. Status comes from
-// `scontrol show job` and the exit records, which outlive Slurm's memory of
-// the job (MinJobAge).
+// `squeue` (one query for all of this cluster's jobs asked about, shared by
+// everyone in this process) and the exit records, which outlive Slurm's
+// memory of the job (MinJobAge).
 import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { config, settingName, settingNow } from "../settings.ts";
@@ -21,12 +22,14 @@ import type { ClusterSpec } from "../cluster-spec.ts";
 import { JobNotFoundError } from "../errors.ts";
 import { readJson, readText, writeJson } from "../job-files.ts";
 import type { CheckedRequest } from "../job-request.ts";
+import type { RequestFingerprint } from "../request-fingerprint.ts";
 import type { LogFile } from "../log-tail.ts";
 import { NamespaceService } from "../namespace/service.ts";
 import { prepareEnvironment } from "../environment/job-environment.ts";
 import { replicaCommand } from "../replica/command.ts";
 import { batchScript, slurmFiles, TERMINATE_MARK } from "./batch-script.ts";
-import { parseScontrol, replicaStatus, type SlurmJobState } from "./state.ts";
+import { SlurmJobStates } from "./job-states.ts";
+import { replicaStatus, slurmJobLive, slurmJobPending, type SlurmJobState } from "./state.ts";
 import { TERMINAL, type JobId, type JobInfo } from "../types.ts";
 
 const run = promisify(execFile);
@@ -48,6 +51,7 @@ export class SlurmCluster extends Cluster {
   protected override monitorIntervalMs = 250;
   protected readonly namespaceService: NamespaceService;
   protected readonly backend = "slurm";
+  readonly #states: SlurmJobStates;
 
   constructor(spec: string, parsed: ClusterSpec) {
     super();
@@ -55,6 +59,15 @@ export class SlurmCluster extends Cluster {
     this.#parsed = parsed;
     this.#root = join(parsed.dir, "slurm");
     this.namespaceService = new NamespaceService(this.#root, spec);
+    this.#states = SlurmJobStates.of(this.#root);
+  }
+
+  protected get stateDir(): string {
+    return this.#root;
+  }
+
+  protected launchedRequest(jobId: JobId): RequestFingerprint | undefined {
+    return this.#job(jobId).asked;
   }
 
   /** The allocation's options for `job` (sbatch), and each task's (srun, which does not inherit them all). */
@@ -82,7 +95,7 @@ export class SlurmCluster extends Cluster {
     return { sbatch, step };
   }
 
-  protected async submit(job: CheckedRequest): Promise<JobId> {
+  protected async submit(job: CheckedRequest, asked: RequestFingerprint): Promise<JobId> {
     const options = this.#options(job);
     mkdirSync(this.#root, { recursive: true });
     const launchId = randomUUID();
@@ -109,7 +122,8 @@ export class SlurmCluster extends Cluster {
       })
     ).split(";")[0];
     // sbatch accepts some requests no node can ever hold (too many CPUs) and leaves them pending forever.
-    const never = (await scontrol(jobId)).find((e) => NEVER_RUNS.has(e.reason));
+    this.#states.changed();
+    const never = (await this.#states.states([jobId])).find((e) => NEVER_RUNS.has(e.reason));
     if (never) {
       await run("scancel", [jobId]).catch(() => {});
       rmSync(argsFile, { force: true });
@@ -126,15 +140,30 @@ export class SlurmCluster extends Cluster {
       replicas: job.replicas,
       createdAt: Date.now(),
       request: job.request,
+      asked,
       notEnforced,
       reportDir,
     } satisfies SlurmJobRecord);
     return jobId;
   }
 
+  // Slurm numbers jobs in submission order: of two launches of one name that raced past the lock (from two hosts),
+  // the one whose sbatch came first keeps the name, and the other adopts it (or is refused, if its request differs).
+  protected override async earlierLaunch(name: string, jobId: JobId): Promise<JobInfo | undefined> {
+    const rivals = (await this.listJobs()).filter((j) => j.name === name && j.jobId !== jobId && !TERMINAL.has(j.status));
+    return rivals.filter((j) => Number(j.jobId) < Number(jobId)).sort((a, b) => Number(a.jobId) - Number(b.jobId))[0];
+  }
+
+  protected override async withdraw(jobId: JobId): Promise<void> {
+    const job = this.#job(jobId);
+    await run("scancel", [jobId]).catch(() => {}); // it never ran its entrypoint, or ends now
+    rmSync(join(this.#root, `${jobId}.json`), { force: true });
+    if (job.reportDir) rmSync(job.reportDir, { recursive: true, force: true });
+  }
+
   async poll(jobId: JobId): Promise<JobInfo> {
     const job = this.#job(jobId);
-    return this.#info(job, await scontrol(jobId));
+    return this.#info(job, await this.#slurmStates([job]));
   }
 
   async listJobs(): Promise<JobInfo[]> {
@@ -145,7 +174,7 @@ export class SlurmCluster extends Cluster {
       return [];
     }
     const jobs = files.flatMap((f) => readJson<SlurmJobRecord>(join(this.#root, f)) ?? []).sort((a, b) => a.createdAt - b.createdAt);
-    const states = jobs.length ? await scontrol() : [];
+    const states = jobs.length ? await this.#slurmStates(jobs) : [];
     return jobs.map((job) => this.#info(job, states));
   }
 
@@ -156,6 +185,7 @@ export class SlurmCluster extends Cluster {
     await run("scancel", [jobId]).catch((err: Error & { stderr?: string }) => {
       throw new Error(`scancel ${jobId} failed: ${err.stderr?.trim() || err.message}`, { cause: err });
     });
+    this.#states.changed();
     // Slurm signals the processes (SIGTERM, then SIGKILL after its KillWait) and reports CANCELLED.
     let status = "";
     await pollUntil(async () => TERMINAL.has((status = (await this.poll(job.jobId)).status)), {
@@ -182,6 +212,32 @@ export class SlurmCluster extends Cluster {
     return job;
   }
 
+  /**
+   * Slurm's (shared, maybe older) answers for `jobs`; asked again if one says a job waits while its replicas wrote
+   * to their log or exit record since it was asked: it started meanwhile.
+   */
+  async #slurmStates(jobs: readonly SlurmJobRecord[]): Promise<SlurmJobState[]> {
+    const ask = () => this.#states.states(jobs.map((j) => j.jobId));
+    const states = await ask();
+    const since = this.#states.askedAt;
+    const now = Date.now();
+    // Not a time ahead of this host's clock (a node's, on a shared file system): the next answer would not be newer, and each look would ask again.
+    const wroteSince = (path: string) => {
+      const mtime = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+      return mtime > since && mtime <= now;
+    };
+    const started = jobs.some(
+      (job) =>
+        slurmJobPending(states.find((s) => s.jobId === job.jobId)) &&
+        Array.from({ length: job.replicas }, (_, i) => i).some(
+          (i) => wroteSince(slurmFiles.log(this.#root, job.jobId, i)) || wroteSince(slurmFiles.exit(this.#root, job.jobId, i)),
+        ),
+    );
+    if (!started) return states;
+    this.#states.changed();
+    return ask();
+  }
+
   #info(job: SlurmJobRecord, states: readonly SlurmJobState[]): JobInfo {
     const state = states.find((e) => e.jobId === job.jobId);
     const { jobId } = job;
@@ -194,7 +250,9 @@ export class SlurmCluster extends Cluster {
     const tasks = Array.from({ length: job.replicas }, (_, i) =>
       replicaStatus(state, readText(slurmFiles.exit(this.#root, jobId, i)), slurmFiles.log(this.#root, jobId, i), marks),
     );
-    return jobInfo(job, tasks);
+    const info = jobInfo(job, tasks);
+    if (TERMINAL.has(info.status) && !slurmJobLive(state)) this.#states.settle(jobId);
+    return info;
   }
 }
 
@@ -222,16 +280,4 @@ function sbatch(args: string[], script: string, name: string): Promise<string> {
     });
     child.stdin.end(script);
   });
-}
-
-/** Slurm's record of one job, or of every job; [] for a job it no longer knows. */
-async function scontrol(jobId?: JobId): Promise<SlurmJobState[]> {
-  try {
-    const { stdout } = await run("scontrol", ["show", "job", "-o", ...(jobId ? [jobId] : [])]);
-    return parseScontrol(stdout);
-  } catch (err) {
-    const stderr = (err as { stderr?: string }).stderr ?? "";
-    if (/Invalid job id/i.test(stderr)) return [];
-    throw new Error(`scontrol show job ${jobId ?? ""} failed: ${stderr.trim() || (err as Error).message}`, { cause: err });
-  }
 }

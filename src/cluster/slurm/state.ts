@@ -1,8 +1,8 @@
-// What Slurm says about a job, read from `scontrol show job -o`, and how it and
+// What Slurm says about a job, read from `squeue --Format` (or `scontrol show job -o`), and how it and
 // the replicas' exit records map to Fray's task statuses.
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import { failureMessage, logCause } from "../replica/failure-message.ts";
+import { failureError, failureMessage, logCause } from "../replica/failure-message.ts";
 import { parseExitRecord } from "../replica/script.ts";
 import type { TaskStatus } from "../types.ts";
 
@@ -18,28 +18,6 @@ export interface SlurmJobState {
   readonly tasks: number;
 }
 
-function field(line: string, key: string): string {
-  return new RegExp(`(?:^| )${key}=(\\S*)`).exec(line)?.[1] ?? "";
-}
-
-/** One record per line of `scontrol show job -o`. */
-export function parseScontrol(text: string): SlurmJobState[] {
-  return text.split("\n").flatMap((line) => {
-    const jobId = field(line, "JobId");
-    if (!jobId) return [];
-    return [
-      {
-        jobId,
-        state: field(line, "JobState"),
-        reason: field(line, "Reason"),
-        exitCode: field(line, "ExitCode"),
-        restarts: Number(field(line, "Restarts")) || 0,
-        tasks: Number(field(line, "NumTasks")) || 1,
-      },
-    ];
-  });
-}
-
 /** What the job's files in the state directory say, besides each replica's own record. */
 export interface JobMarks {
   /** The stop file's content: "terminate()" or "replica 1 failed"; undefined if none was written. */
@@ -48,6 +26,23 @@ export interface JobMarks {
   readonly preemptedOut?: string;
   /** The batch script's output file (errors from before any replica started). */
   readonly batchLogPath: string;
+}
+
+/** The fields `squeue --Format` is asked for, each ended by "|" (parseSqueue splits on it; a reason may hold spaces). */
+export const SQUEUE_FORMAT = ["JobID:32|", "State:32|", "RestartCnt:16|", "NumTasks:16|", "exit_code:16|", "Reason:512|"].join(",");
+
+/** One record per line of `squeue --noheader --Format=${SQUEUE_FORMAT}`. */
+export function parseSqueue(text: string): SlurmJobState[] {
+  return text.split("\n").flatMap((line) => {
+    const [jobId, state, restarts, tasks, exitCode, reason] = line.split("|").map((f) => f.trim());
+    if (!jobId || state === undefined) return [];
+    return [{ jobId, state, reason: reason ?? "", exitCode: codeAndSignal(exitCode ?? ""), restarts: Number(restarts) || 0, tasks: Number(tasks) || 1 }];
+  });
+}
+
+/** squeue gives the batch script's wait status (768); scontrol's "code:signal" (3:0) is what people know. */
+function codeAndSignal(status: string): string {
+  return /^\d+$/.test(status) ? `${(Number(status) >> 8) & 0xff}:${Number(status) & 0x7f}` : status;
 }
 
 const PENDING = new Set(["PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD", "SPECIAL_EXIT", "RESIZING"]);
@@ -62,13 +57,23 @@ const WHY: Record<string, string> = {
   REVOKED: "was revoked",
 };
 
+/** Whether Slurm says the job waits to start. */
+export function slurmJobPending(job: SlurmJobState | undefined): boolean {
+  return job !== undefined && PENDING.has(job.state);
+}
+
+/** Whether Slurm may still change the job's state by itself (it waits or runs). */
+export function slurmJobLive(job: SlurmJobState | undefined): boolean {
+  return job !== undefined && (PENDING.has(job.state) || RUNNING.has(job.state));
+}
+
 /**
  * Replica status from Slurm's record of the job (undefined once Slurm has forgotten it:
  * MinJobAge), the replica's exit record, its log and the job's marks.
  */
 export function replicaStatus(job: SlurmJobState | undefined, exitText: string, logPath: string, marks: JobMarks): TaskStatus {
   const exit = parseExitRecord(exitText);
-  const live = job !== undefined && (PENDING.has(job.state) || RUNNING.has(job.state));
+  const live = slurmJobLive(job);
   // A loop SIGTERMed records a preemption; only a requeue after it (or the give-up) makes it one: not scancel, not a time limit.
   const endedByPreempt = lastLine(exitText).startsWith("preempt");
   const preemptions = exit.preemptions - (!live && endedByPreempt && marks.preemptedOut === undefined ? 1 : 0);
@@ -82,7 +87,8 @@ export function replicaStatus(job: SlurmJobState | undefined, exitText: string, 
     if (!live && marks.preemptedOut !== undefined) return { status: "failed", errorMessage: marks.preemptedOut };
     if (exit.finalCode !== undefined) {
       if (/\nstop\n+final -?\d+\n*$/.test(`\n${exitText}`)) return { status: "stopped", errorMessage: stopMessage(marks.stop) };
-      return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath) };
+      const error = failureError(exit, logPath);
+      return { status: "failed", errorMessage: failureMessage(exit.finalCode, exit, logPath), ...(error && { error }) };
     }
     if (live) return { status: "running" };
     // Stopped before its loop could record it (pending, or signalled as it started).

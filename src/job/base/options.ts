@@ -8,7 +8,7 @@ export interface TaskOptions {
   readonly name?: string;
   /** What the task needs while it runs; default `{ cpu: 1 }`. */
   readonly resources?: Resources;
-  /** How often to run the task again if its worker dies. Default 0. */
+  /** How often to run the task again if its worker dies; -1: no limit. Default 0. */
   readonly maxRetries?: number;
   /** Environment variables set while the task runs (in its worker). */
   readonly env?: Readonly<Record<string, string>>;
@@ -22,6 +22,9 @@ export interface StreamOptions {
    */
   readonly window?: number;
 }
+
+/** Options of a streaming task (`ctx.createStreamingTask`): a task's (name, resources, maxRetries, env) and its stream's `window`. */
+export interface StreamingTaskOptions extends TaskOptions, StreamOptions {}
 
 /** The window of a stream of `what` (a task or Class.method): its option, checked, or the setting's. */
 export function streamWindow(options: StreamOptions, what: string): number {
@@ -66,6 +69,35 @@ export function checkResources(resources: Resources, what: string): void {
       throw new RangeError(`${what} requests ${JSON.stringify(amount)} of resource '${name}'; amounts must be non-negative numbers`);
     }
   }
+}
+
+const TASK_OPTION_KEYS = ["name", "resources", "maxRetries", "env"];
+
+/** Throws for an option a task (`streaming`: a streaming task, which takes `window` too) does not have, or a malformed one. */
+export function checkTaskOptions(options: TaskOptions & StreamOptions, what: string, streaming: boolean): void {
+  if (typeof options !== "object" || options === null) throw new TypeError(`the options of ${what} must be an object, got ${String(options)}`);
+  const known = streaming ? [...TASK_OPTION_KEYS, "window"] : TASK_OPTION_KEYS;
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      const hint = key === "window" ? " (a stream's option: use createStreamingTask)" : "";
+      throw new TypeError(`${what} has no option '${key}'${hint}; its options are ${known.join(", ")}`);
+    }
+  }
+  const { name, maxRetries, env, resources } = options;
+  if (name !== undefined && typeof name !== "string") throw new TypeError(`the name of ${what} must be a string, got ${JSON.stringify(name)}`);
+  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < -1)) {
+    throw new RangeError(`maxRetries of ${what} must be an integer ≥ -1 (-1: no limit), got ${maxRetries}`);
+  }
+  if (env !== undefined && (typeof env !== "object" || env === null || Object.values(env).some((v) => typeof v !== "string"))) {
+    throw new TypeError(`env of ${what} must map variable names to strings, got ${JSON.stringify(env)}`);
+  }
+  if (resources !== undefined) checkResources(resources, what);
+}
+
+/** How often a task may run again after its worker died: maxRetries, -1 meaning no limit. */
+export function retriesOf(options: TaskOptions): number {
+  const retries = options.maxRetries ?? 0;
+  return retries === -1 ? Infinity : retries;
 }
 
 /** Actor names starting with this belong to the job's own meshes (its head, its workers' Executors). */
@@ -129,4 +161,13 @@ export function checkSameClass(name: string, existing: { url: string; exportName
   throw new TypeError(
     `actor '${name}' exists as ${existing.exportName} of ${existing.url}, not ${asked.exportName} of ${asked.url}; choose another name for it`,
   );
+}
+
+/** Refuses cancel options other than `recursive` and `force`, and values other than booleans: a cancel would ignore them. */
+export function checkCancelOptions(options: object): void {
+  if (typeof options !== "object" || options === null) throw new TypeError(`cancel(ref, options): options must be an object, got ${String(options)}`);
+  for (const [key, value] of Object.entries(options)) {
+    if (key !== "recursive" && key !== "force") throw new TypeError(`cancel(ref, options): unknown option '${key}'; the options are recursive and force`);
+    if (value !== undefined && typeof value !== "boolean") throw new TypeError(`cancel(ref, { ${key} }) takes true or false, got ${JSON.stringify(value)}`);
+  }
 }

@@ -7,8 +7,9 @@ export const JOB_SETTINGS = {
   cancelGraceMs: ms(
     "FRAY_CANCEL_GRACE_MS",
     1_000,
-    "how long a cancelled task that is running may take to end (an async one sees `getJobContext().signal` abort) before its worker is " +
-      "replaced: the worker process is killed (a worker thread terminated) and a fresh one started; 0: at once",
+    "how long a task cancelled with `{ force: true }` that is running may take to end (an async one sees `getJobContext().signal` abort) " +
+      "before its worker is replaced: the worker's process group is killed (a worker thread terminated) and a fresh one started; 0: at " +
+      "once. A cancel without force never replaces a worker",
   ),
   // Not shorter by default: one-core round trips read 34 µs with 0.1 ms, 32 with 1 ms and 22 with 5 ms on a 2-core VM,
   // likely because a timeout sooner than the kernel's next tick (4 ms at HZ=250) has the timer armed anew each wait.
@@ -16,9 +17,10 @@ export const JOB_SETTINGS = {
     ...ms(
       "FRAY_THREAD_WAIT_MS",
       5,
-      "how long a worker thread that has just sent its tasks' values, and has no task left running, waits for the next task in a futex " +
-        "before going back to its event loop (a one-at-a-time caller's next task then reaches it sooner); a timer or socket of that " +
-        "thread may run up to this late, anything its parent sends wakes it at once; 0: never waits",
+      "how long a worker thread that has sent its tasks' values, and has no task left running, waits for the next task in a futex, " +
+        "in all per turn of its event loop, after its promise callbacks (a one-at-a-time caller's next task then reaches it sooner); " +
+        "anything its parent sends wakes it at once, and it does not wait while it holds a timer, socket or other handle of its own " +
+        "(an actor's setInterval, say), so only its unref'd ones may run up to this late, once per turn; 0: never waits",
     ),
     max: 1_000,
   },

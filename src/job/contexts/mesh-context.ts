@@ -14,7 +14,7 @@ import type { JobHead } from "../head/job-head.ts";
 import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
 import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { ActorError } from "../../mesh/errors.ts";
-import { checkResources, type ActorOptions, type Resources, type TaskOptions } from "../base/options.ts";
+import { checkCancelOptions, checkResources, type ActorOptions, type Resources, type TaskOptions } from "../base/options.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 
 export class MeshJobContext extends JobContextBase implements JobContext {
@@ -67,9 +67,9 @@ export class MeshJobContext extends JobContextBase implements JobContext {
     );
   }
 
-  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown> {
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {
     const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
-    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args, null, window);
+    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args, null, window, options);
     if (this.#head) submit(this.#head);
     else this.#ready.then(submit, () => {});
     return this.#stream(ref);
@@ -93,16 +93,18 @@ export class MeshJobContext extends JobContextBase implements JobContext {
 
   /** What stream `id` dropped unread does: its head cancels it (the closure holds the id, not the ref, which may then be collected). */
   #dropped(id: string): () => void {
-    return () => void this.#ready.then((head) => head.cancel(id, true)).catch(() => {}); // (a job shut down has nothing left to cancel)
+    return () => void this.#ready.then((head) => head.cancel(id, true, false)).catch(() => {}); // (a job shut down has nothing left to cancel)
   }
 
   async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
     const ref = cancelTarget(target);
+    checkCancelOptions(options);
     const recursive = options.recursive ?? true;
+    const force = options.force ?? false;
     const owner = ref[kOwner];
-    if (owner === this.#owner) return (await this.#ready).cancel(ref.id, recursive);
+    if (owner === this.#owner) return (await this.#ready).cancel(ref.id, recursive, force);
     if (owner.head === null) throw new Error(`${ref} belongs to a sync job context; cancel it with that context`);
-    await owner.head.remoteCancel.callOne(ref.id, recursive).catch((err: unknown) => {
+    await owner.head.remoteCancel.callOne(ref.id, recursive, force).catch((err: unknown) => {
       throw err instanceof ActorError ? err.cause : err;
     }); // another job's ref: its head cancels it
   }

@@ -22,7 +22,7 @@ import { SyncTasks } from "./sync-tasks.ts";
 import { asStream, StreamBuffer } from "../streams/stream-buffer.ts";
 import { EventLoopTurns } from "../streams/stream-pump.ts";
 import { ObjectStore } from "../objects/object-store.ts";
-import { checkActorOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { checkActorOptions, checkCancelOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { namedActorExists } from "../base/errors.ts";
 import { RefReader } from "../objects/ref-reader.ts";
 import { withTaskEnv } from "../worker/task-env.ts";
@@ -99,9 +99,10 @@ export class SyncJobContext extends JobContextBase implements JobContext {
     return ref;
   }
 
-  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown> {
-    const name = functionLabel(fn);
-    return this.#stream(this.#newRef(), name, window, this.#refs.all(args), (values) => (fn as unknown as (...a: unknown[]) => unknown)(...values));
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {
+    const name = options.name ?? functionLabel(fn);
+    const start = (values: unknown[]) => (fn as unknown as (...a: unknown[]) => unknown)(...values);
+    return this.#stream(this.#newRef(), name, window, this.#refs.all(args), start, undefined, options.env);
   }
 
   /**
@@ -116,6 +117,7 @@ export class SyncJobContext extends JobContextBase implements JobContext {
     values: Promise<unknown[]>,
     start: (values: unknown[]) => unknown,
     limiter?: CallLimiter,
+    env?: Readonly<Record<string, string>>,
   ): ObjectRefStream<T> {
     // The closures here hold the ref's id, not the ref: a stream's ref keeps it from being dropped (object-ref-stream.ts).
     const streamId = ref.id;
@@ -141,7 +143,8 @@ export class SyncJobContext extends JobContextBase implements JobContext {
       return n;
     };
     // A streaming task is no part of an actor that starts it (currentActor() there is refused, as on the other backends).
-    const run = () => this.#tasks.run(task, () => withJobContext(this, () => (limiter ? drive() : syncActorScope.run(null, drive))));
+    // The generator is made and pulled inside the task's env, so its body sees it across its awaits.
+    const run = () => this.#tasks.run(task, () => withTaskEnv(env, () => withJobContext(this, () => (limiter ? drive() : syncActorScope.run(null, drive)))));
     (limiter ? limiter.run(run) : run()).then(
       (n) => (this.#tasks.end(task), entry.resolve(n), buffer.finish()),
       (error: unknown) => (this.#tasks.end(task), entry.reject(error), buffer.finish({ error })),
@@ -173,6 +176,7 @@ export class SyncJobContext extends JobContextBase implements JobContext {
 
   async cancel(target: ObjectRef | ObjectRefStream<unknown>, options: CancelOptions = {}): Promise<void> {
     const ref = cancelTarget(target);
+    checkCancelOptions(options);
     const owner = ref[kOwner];
     if (owner.head !== null || owner.store !== this.#store) {
       throw new Error(`${ref} belongs to another job; cancel it with the job context that made it`);

@@ -8,7 +8,7 @@
 import { load, locate, type CodeLocation } from "../../runtime/face/code.ts";
 import { settingName } from "../base/settings.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
-import { ActorError } from "../../mesh/errors.ts";
+import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import { kSpawnWith, type ProcMesh } from "../../mesh/proc-mesh.ts";
 import type { ActorTarget } from "../actors/actor-ref.ts";
 import { HostedCalls } from "../namespace/hosted-calls.ts";
@@ -17,10 +17,15 @@ import { checkActorOptions, checkSameClass, checkSameOptions, needsOwnProcess, t
 import { namedActorExists } from "../base/errors.ts";
 import type { RefReader } from "../objects/ref-reader.ts";
 import { placeActor, releaseActor, type ActorPlacement, type WorkerPool } from "../tasks/worker-pool.ts";
+import { forcedCancel } from "../tasks/worker-replacement.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
 import { placeOf, type ActorMeta, type MemberOptions } from "../actors/current-actor.ts";
+import { actorCallError, type ActorCall } from "../actors/actor-call-error.ts";
+
+/** How many replaced worker processes the registry remembers, to name the cancelled task in their actors' failures. */
+const REPLACED_KEPT = 16;
 
 /** An actor class, or where a worker exported it from. */
 export type ActorCode = Function | CodeLocation;
@@ -47,6 +52,10 @@ export class ActorRegistry {
   readonly #hostedCalls = new HostedCalls((ns) => this.#namespace(ns));
   /** The calls in flight, by ref id: what a cancel of one names (`Class.method`). */
   readonly #calls = new Map<string, string>();
+  /** Worker processes killed to stop a force-cancelled task, by address, and the task: what their actors' calls fail naming. */
+  readonly #replaced = new Map<string, string>();
+  /** The names of this job's named actors, by nameKey(target): what a failed call to one names. */
+  readonly #actorNames = new Map<string, string>();
 
   constructor(
     private readonly refs: RefReader,
@@ -78,7 +87,8 @@ export class ActorRegistry {
       return Promise.reject(err);
     }
     const { name } = options;
-    if (this.#shared !== null && name !== undefined) return this.#hosted(Class, args, options, this.#shared);
+    if (this.#shared !== null && name !== undefined)
+      return this.#hosted(Class, args, options, this.#shared).then((t) => (this.#actorNames.set(nameKey(t), name), t));
     const named = name === undefined ? undefined : this.#named.get(name);
     if (named && !named.dead) {
       if (!options.getIfExists) return Promise.reject(namedActorExists(name!));
@@ -88,11 +98,20 @@ export class ActorRegistry {
         return named.target;
       });
     }
+    // A name taken again after its actor died: what failed calls to the dead one name goes with it.
+    if (named?.dead)
+      named.target.then(
+        (t) => this.#actorNames.delete(nameKey(t)),
+        () => {},
+      );
     const entry: Named = { code: Class, options, target: null as never };
     const target = needsOwnProcess(options) ? this.#hosted(Class, args, options, null) : this.#onWorker(Class, args, options, entry);
     if (name !== undefined) {
       this.#named.set(name, Object.assign(entry, { target }));
-      target.catch(() => this.#named.get(name) === entry && this.#named.delete(name));
+      target.then(
+        (t) => this.#actorNames.set(nameKey(t), name),
+        () => this.#named.get(name) === entry && this.#named.delete(name),
+      );
     }
     return target;
   }
@@ -106,6 +125,7 @@ export class ActorRegistry {
     }
     this.#named.delete(name);
     const target = await named.target;
+    this.#actorNames.delete(nameKey(target));
     if (target.hosted) return (await this.#namespace(null)).kill(name);
     await target.mesh.stop();
     if (named.placement) releaseActor(named.placement); // once: not if its worker's death gave the resources back already
@@ -113,8 +133,7 @@ export class ActorRegistry {
 
   /** Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. */
   call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
-    this.#calls.set(id, `${target.mesh[kMesh].className}.${method}`);
-    this.#invoke(id, target, method, this.refs.all(args));
+    this.#invoke(id, target, method, this.refs.all(args), this.#call(id, target, method));
   }
 
   /**
@@ -122,13 +141,37 @@ export class ActorRegistry {
    * (../actors/stream-endpoint.ts); entry `id` gets their count.
    */
   callStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], port: PortRef): void {
-    this.#calls.set(id, `${target.mesh[kMesh].className}.${method}`);
+    const call = this.#call(id, target, method);
     this.#invoke(
       id,
       target,
       STREAM_ENDPOINT,
       this.refs.all(args).then((values) => [method, values, port]),
+      call,
     );
+  }
+
+  /** The worker process at `addr` is killed to stop force-cancelled task `task`: its actors' calls fail naming it. */
+  workerReplaced(addr: string, task: string): void {
+    this.#replaced.set(addr, task);
+    if (this.#replaced.size > REPLACED_KEPT) this.#replaced.delete(this.#replaced.keys().next().value!);
+  }
+
+  /** Records the call of ref `id` as in flight; what its failure names. */
+  #call(id: string, target: ActorTarget, method: string): ActorCall {
+    const name = `${target.mesh[kMesh].className}.${method}`;
+    this.#calls.set(id, name);
+    return { name, actor: this.#actorNames.get(nameKey(target)) };
+  }
+
+  /** What a call rejects with: why it failed in the caller's terms, naming the cancelled task if a forced cancel took its worker. */
+  #callFailure(target: ActorTarget, call: ActorCall, err: unknown): unknown {
+    if (target.hosted) return err;
+    const cause = err instanceof ActorError ? err.cause : err;
+    const { addrs, shape } = target.mesh[kMesh];
+    const task = cause instanceof SupervisionError ? this.#replaced.get(addrs[shape.members[0]]) : undefined;
+    if (task === undefined) return actorCallError(call, err);
+    return new SupervisionError(`${call.name} cannot complete: the actor's worker was replaced to stop ${forcedCancel(task)}`, { cause });
   }
 
   /** The actor call of ref `id` while it is in flight, as `Class.method`: what its cancel names. */
@@ -136,17 +179,17 @@ export class ActorRegistry {
     return this.#calls.get(id);
   }
 
-  #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>): void {
+  #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>, call: ActorCall): void {
     const entry = this.refs.store.entry(id);
     args
       .then((values) =>
         target.hosted
-          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values)
+          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values, call)
           : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[endpoint].callOne(...values),
       )
       .then(
         (v) => (this.#calls.delete(id), entry.resolve(v)),
-        (err: unknown) => (this.#calls.delete(id), entry.reject(err instanceof ActorError ? err.cause : err)),
+        (err: unknown) => (this.#calls.delete(id), entry.reject(this.#callFailure(target, call, err))),
       );
   }
 
@@ -204,6 +247,11 @@ export class ActorRegistry {
       throw err;
     }
   }
+}
+
+/** Where a target's actor is named: a hosted actor by its key (which outlives its incarnations), one on a worker by its mesh. */
+function nameKey(target: ActorTarget): string {
+  return target.hosted ? `hosted ${target.hosted.ns ?? ""} ${target.hosted.key}` : `mesh ${target.mesh[kMesh].id}`;
 }
 
 function codeOf(code: ActorCode): Promise<CodeLocation> {

@@ -40,8 +40,8 @@ export class HeadActor extends Actor implements HeadEndpoints {
   }
 
   @endpoint({ concurrent: true })
-  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window = Infinity): void {
-    this.#head.submitStream(id, { url, exportName }, args, parent, window);
+  remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window = Infinity, options: TaskOptions = {}): void {
+    this.#head.submitStream(id, { url, exportName }, args, parent, window, options);
   }
 
   /** The ref id of item `index` of stream `id`, or null after its last; `taskId`: the reading task, which lends its resources out meanwhile. */
@@ -51,8 +51,8 @@ export class HeadActor extends Actor implements HeadEndpoints {
   }
 
   @endpoint({ concurrent: true })
-  remoteCancel(id: string, recursive: boolean): void {
-    this.#head.cancel(id, recursive);
+  remoteCancel(id: string, recursive: boolean, force = false): void {
+    this.#head.cancel(id, recursive, force);
   }
 
   /** Worker `worker`'s tasks that got a slot (../worker/start-reports.ts). */

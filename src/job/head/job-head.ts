@@ -38,7 +38,7 @@ export interface HeadSetup {
 }
 
 export class JobHead {
-  readonly store = new ObjectStore();
+  readonly store = new ObjectStore(true);
   /** Reads this job's refs from its store, and any other job's from that job's head. */
   readonly refs = new RefReader(this.store);
   readonly #pool = new WorkerPool();
@@ -69,9 +69,13 @@ export class JobHead {
     const executors = this.#asOwner(() =>
       setup.procs.flatten("workers").spawn(EXECUTORS, Executor, endpoints, setup.capacity.cpu ?? 1, setup.kind, this.#scheduler.resultsPort, lanes),
     );
-    // A worker whose cancelled task would not end is killed and started again, as the Executors' owner.
+    // A worker whose force-cancelled task would not end is killed and started again, as the Executors' owner; calls of
+    // the actors that die with it say why.
     this.#scheduler.useExecutors(executors, {
-      kill: (worker) => setup.procs.flatten("workers").slice({ workers: worker })[kKillProcs](),
+      kill: (worker, task) => {
+        this.#actors.workerReplaced(executors[kMesh].addrs[worker], task);
+        setup.procs.flatten("workers").slice({ workers: worker })[kKillProcs]();
+      },
       respawn: (worker) => this.#asOwner(() => executors.respawn(worker)),
     });
     await executors.initialized;
@@ -89,8 +93,8 @@ export class JobHead {
   }
 
   /** Submits a streaming task: what it yields is kept as stream `id`. */
-  submitStream(id: string, fn: TaskCode, args: readonly unknown[], parent: string | null, window: number): void {
-    this.#scheduler.submit(id, fn, args, {}, parent, this.#streams.open(id, window));
+  submitStream(id: string, fn: TaskCode, args: readonly unknown[], parent: string | null, window: number, options: TaskOptions): void {
+    this.#scheduler.submit(id, fn, args, options, parent, this.#streams.open(id, window));
   }
 
   /** Item `index` of stream `id` (its ref id), or null after its last; task `taskId` (if any) lends its resources out meanwhile. */
@@ -98,9 +102,12 @@ export class JobHead {
     return this.#blocked(taskId, () => this.#streams.next(id, index, this.#actors.callName(id)));
   }
 
-  /** Cancels the task, stream or actor call of ref `id` (with what it started, if `recursive`); nothing happens to one that ended. */
-  cancel(id: string, recursive: boolean): void {
-    const name = this.#scheduler.cancel(id, recursive, this.#actors.callName(id));
+  /**
+   * Cancels the task, stream or actor call of ref `id` (with what it started, if `recursive`; replacing the worker of a
+   * task that does not end, if `force`); nothing happens to one that ended.
+   */
+  cancel(id: string, recursive: boolean, force: boolean): void {
+    const name = this.#scheduler.cancel(id, recursive, force, this.#actors.callName(id));
     this.#streams.cancel(id, name);
   }
 
@@ -152,7 +159,9 @@ export class JobHead {
 
   async shutdown(): Promise<void> {
     await this.#actors.close();
+    this.#scheduler.stopReplacing(); // the workers that stop now are not started again
     await this.#procs?.stop();
     this.#scheduler.close();
+    this.store.close();
   }
 }

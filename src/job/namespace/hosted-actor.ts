@@ -52,6 +52,8 @@ export class HostedActor {
   holds = true;
   /** Why it is dead, once it is. */
   cause: Error | null = null;
+  /** How its last incarnation to die died (its process killed by SIGKILL, say): what a call that failed with it is told. */
+  lastDeath: { readonly incarnation: number; readonly cause: Error } | null = null;
   #changed = signal();
 
   constructor(

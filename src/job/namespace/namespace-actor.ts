@@ -22,6 +22,7 @@ import { checkSameClass, checkSameOptions } from "../base/options.ts";
 import { namedActorExists } from "../base/errors.ts";
 import { countRestart } from "../../runtime/face/metrics.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
+import { config } from "../../runtime/face/settings.ts";
 import "../actors/stream-endpoint.ts"; // hosted actors' processes load this module (ProcInfo): their actors can stream
 
 /** Reports where its process is; spawned beside each hosted actor. */
@@ -40,6 +41,11 @@ const REMEMBERED = 4096;
  */
 export interface Gone {
   readonly gone: SupervisionError;
+}
+
+/** What the namespace answers when the incarnation a call failed on died and the actor was started again: how it died. */
+export interface Died {
+  readonly died: Error;
 }
 
 export class NamespaceActor extends Actor {
@@ -128,11 +134,25 @@ export class NamespaceActor extends Actor {
     }
   }
 
-  /** Why the actor `key` is gone, or null while it lives (or is restarting): asked when a call to it failed. */
+  /**
+   * Why a call to the actor `key`'s `incarnation` failed: the actor is gone (Gone), or that incarnation died and the actor
+   * is started again (Died: how it died); null while it lives.
+   * The caller may have seen its connection close before this namespace, its process's parent, heard how the process
+   * ended: while that incarnation still counts as alive, the answer waits for its end, up to the heartbeat timeout (by
+   * which a process that does not answer is taken for dead).
+   */
   @endpoint({ concurrent: true })
-  gone(key: string): Gone | null {
+  async gone(key: string, incarnation: number): Promise<Gone | Died | null> {
+    const deadline = Date.now() + config.heartbeatTimeoutMs;
+    for (let actor = this.#actors.get(key); actor?.state === "alive" && actor.incarnation === incarnation; actor = this.#actors.get(key)) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([actor.changed, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
     const actor = this.#actors.get(key);
-    if (actor && actor.state !== "dead") return null;
+    if (actor && actor.state !== "dead") return actor.lastDeath?.incarnation === incarnation ? { died: actor.lastDeath.cause } : null;
     const cause = actor ? actor.cause! : this.#whyGone(key);
     return { gone: cause instanceof SupervisionError ? cause : new SupervisionError(cause.message, { cause }) };
   }
@@ -177,6 +197,7 @@ export class NamespaceActor extends Actor {
     this.#byMesh.delete(failure.meshName);
     // Only the death of a running incarnation restarts it; a constructor that fails is its start's error.
     if (!actor || actor.state !== "alive" || failure.meshName !== meshNameOf(actor, actor.incarnation)) return true;
+    actor.lastDeath = { incarnation: actor.incarnation, cause: failure.cause };
     actor.procs?.stop().catch(() => {}); // what is left of the dead incarnation's process
     if (!actor.canRestart) {
       const limit = actor.maxRestarts === 0 ? "it has maxRestarts 0" : `it was restarted ${actor.restarts} times (maxRestarts ${actor.maxRestarts})`;

@@ -12,7 +12,7 @@ import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import type { HostedActorInfo, HostedActorRow, HostedActorSpec } from "./hosted-actor.ts";
-import { NamespaceActor, type Gone } from "./namespace-actor.ts";
+import { NamespaceActor, type Died, type Gone } from "./namespace-actor.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 
 /** The mesh id of the NamespaceActor in a namespace service, so clients need only its address. */
@@ -59,10 +59,13 @@ export class NamespaceClient {
     return this.#call(() => this.mesh.next.callOne(key, incarnation));
   }
 
-  /** Why the hosted actor `key` is gone (its SupervisionError), or null while it lives or restarts. */
-  gone(key: string): Promise<SupervisionError | null> {
-    return this.#call<null>(() => this.mesh.gone.callOne(key)).catch((err: unknown) => {
-      if (err instanceof SupervisionError) return err;
+  /**
+   * Why a call to the hosted actor `key`'s `incarnation` failed: the actor is gone (`gone`), or that incarnation died
+   * and another was started (`died`: how); null while it lives. See NamespaceActor.gone.
+   */
+  failure(key: string, incarnation: number): Promise<Gone | Died | null> {
+    return this.#call<Died | null>(() => this.mesh.gone.callOne(key, incarnation)).catch((err: unknown) => {
+      if (err instanceof SupervisionError) return { gone: err };
       throw err;
     });
   }

@@ -21,7 +21,8 @@ export interface RefHead {
   remoteGet(ref: ObjectRef, taskId: string | null): Promise<unknown>;
   /** The ref id of item `index` of stream `id`, or null after its last. */
   remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null>;
-  remoteCancel(id: string, recursive: boolean): void;
+  /** `force`: replace the worker of a task that is still running after FRAY_CANCEL_GRACE_MS. */
+  remoteCancel(id: string, recursive: boolean, force?: boolean): void;
   /** Calls `method` of `target` for ref `id` (`stream`: as a stream), keeping the result with the head. */
   /** `stream`: a streaming call's window (how many items it may yield ahead of its reader; Infinity: no limit), false for a plain call. */
   remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream?: number | false): void;

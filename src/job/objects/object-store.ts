@@ -1,5 +1,6 @@
 import { objectStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
+import { hold, release } from "../../runtime/face/procs.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
@@ -50,7 +51,10 @@ class StoreEntry implements Entry {
 
   get promise(): Promise<unknown> {
     if (this.#promise !== null) return this.#promise;
-    if (!this.settled) return (this.#promise = new Promise<unknown>((res, rej) => ((this.#resolve = res), (this.#reject = rej))));
+    if (!this.settled) {
+      this.store.awaited();
+      return (this.#promise = new Promise<unknown>((res, rej) => ((this.#resolve = res), (this.#reject = rej))));
+    }
     if (!this.#failed) return Promise.resolve(this.#value);
     const failed = Promise.reject(this.#value);
     failed.catch(() => {}); // reported by whoever awaits it, not as an unhandled rejection
@@ -62,6 +66,7 @@ class StoreEntry implements Entry {
     this.settled = true;
     this.#value = value;
     this.store.settled(this, value);
+    if (this.#promise !== null) this.store.unawaited();
     this.#resolve?.(value);
     this.#forget();
   }
@@ -73,6 +78,7 @@ class StoreEntry implements Entry {
     this.#failed = true;
     this.store.settled(this, undefined);
     if (this.#promise !== null) {
+      this.store.unawaited();
       this.#promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
       this.#reject!(error);
     }
@@ -89,8 +95,18 @@ class StoreEntry implements Entry {
 
 export class ObjectStore {
   #entries = new Map<string, Entry>();
+  /** How many entries not settled yet are awaited: while any is (and `keepsAlive`, until `close`), the process is held. */
+  #awaited = 0;
+  #closed = false;
   /** The estimated bytes of each value counted in the object-store metrics (typed arrays only). */
   #bytes = new Map<string, number>();
+
+  /**
+   * `keepsAlive`: while anyone awaits an entry not settled yet, this process stays up (a job's head: a ref's task may
+   * not have reached the head yet — a task returns refs of tasks it submitted, whose submits can arrive after its
+   * result — and meanwhile nothing else holds the driver's event loop, so it would end with the get unanswered).
+   */
+  constructor(private readonly keepsAlive = false) {}
 
   /** Releases `ref`'s value once `ref` is garbage (unless it was sent elsewhere). */
   track<R extends { readonly id: string }>(ref: R): R {
@@ -105,6 +121,24 @@ export class ObjectStore {
       if (metricsOn) objectStats.entries++;
     }
     return e;
+  }
+
+  /** @internal An entry not settled is awaited: the process stays up until it settles. */
+  awaited(): void {
+    if (!this.keepsAlive || this.#closed) return;
+    if (this.#awaited++ === 0) hold();
+  }
+
+  /** @internal An awaited entry settled. */
+  unawaited(): void {
+    if (!this.keepsAlive || this.#closed || this.#awaited === 0) return;
+    if (--this.#awaited === 0) release();
+  }
+
+  /** The job ended: entries still awaited (their tasks will never run) no longer hold the process. */
+  close(): void {
+    if (!this.#closed && this.#awaited > 0) release();
+    this.#closed = true;
   }
 
   /** Whether ref `id` is here and settled with a value (not an error); asks without making an entry. */

@@ -1,15 +1,11 @@
 // job/tasks: placing tasks on workers, in the driver: placement and resources (this file, task-records.ts,
 // waiting-tasks.ts, task-queue.ts, running-tasks.ts, worker-pool.ts), the tick's batches (batch-outbox.ts; how they
 // travel is ../routes/) and calls of their own (own-calls.ts), cancels (task-tree.ts, worker-replacement.ts).
-// What runs them in a worker is ../worker/.
-//
-// Placement of tasks: the queue of tasks waiting for a worker, sending each to
-// the Executor of a worker with room (or ahead of a free slot, for tasks with
-// the default request), and a task's resources while it runs, waits at its
-// worker or is blocked in get()/wait(). Tasks placed in one tick go to each
-// worker in one batch (batch-outbox.ts); one whose code is not located yet, whose
-// arguments hold refs, or that streams goes with a call of its own (own-calls.ts). A task
-// whose worker died runs again (maxRetries) or fails with SupervisionError.
+// What runs them in a worker is ../worker/. Placement: the queue of tasks waiting for a worker; each goes to the
+// Executor of a worker with room (or ahead of a free slot, for tasks with the default request), one batch per worker
+// per tick (batch-outbox.ts), or with a call of its own (own-calls.ts) when its code is not located yet, its arguments
+// hold refs, or it streams; a task's resources are held while it runs, waits at its worker or is blocked in
+// get()/wait(). A task whose worker died runs again (maxRetries) or fails with SupervisionError.
 import { functionLabel, type PortRef } from "../../runtime/face/actors.ts";
 import { taskStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
@@ -20,7 +16,7 @@ import { FrameError } from "../../wire/errors.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import type { Executor } from "../worker/executor.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
-import { TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
+import { retriesOf, TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
 import type { RefReader } from "../objects/ref-reader.ts";
 import { hasRef, nameUnsendableArgument } from "../objects/task-args.ts";
 import { BatchOutbox } from "./batch-outbox.ts";
@@ -30,9 +26,8 @@ import { RunningTasks } from "./running-tasks.ts";
 import { WaitingTasks } from "./waiting-tasks.ts";
 import { give, take, type WorkerPool } from "./worker-pool.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
-import { config, settingName } from "../base/settings.ts";
-import { TaskCancelledError } from "../base/errors.ts";
-import { WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
+import { TaskCancelledError, processDeath } from "../base/errors.ts";
+import { forcedCancel, WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
 import type { Running, Task, TaskCode } from "./task-records.ts";
@@ -82,6 +77,11 @@ export class TaskScheduler {
     this.#portId = proc.openPort((number, ok, value) => this.#result(number, ok, value));
     this.resultsPort = { addr: proc.addr, id: this.#portId };
     BOOKKEEPING.set(this, () => ({ tree: this.#tree.size, cancelledEarly: this.#cancelledEarly.size }));
+  }
+
+  /** The job is ending: a worker that stops or dies from now on is not started again. */
+  stopReplacing(): void {
+    this.#replacement = null;
   }
 
   /** The job ended: results that still arrive are dropped, and no worker is replaced any more. */
@@ -138,7 +138,7 @@ export class TaskScheduler {
       }
       return;
     }
-    this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, retriesLeft: options.maxRetries ?? 0 });
+    this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, retriesLeft: retriesOf(options) });
     if (metricsOn) taskStats.submitted++;
     this.#dispatch();
   }
@@ -274,20 +274,21 @@ export class TaskScheduler {
 
   /**
    * Cancels the task of ref `id` (and, if `recursive`, the tasks it submitted, and theirs): a queued one leaves the queue;
-   * one at a worker is told to stop, and its worker is replaced if it has not ended within FRAY_CANCEL_GRACE_MS. A ref of
-   * no task here (an actor call in flight, named `callName`; a nested task whose submit is on its way) rejects, unless
-   * settled (a task that ended). Returns the name of what it cancelled: the task's, else the call's or the ref's.
+   * one at a worker is told to stop (its signal aborts) and its ref rejects at once; with `force`, its worker is replaced
+   * if it has not ended within FRAY_CANCEL_GRACE_MS. A ref of no task here (an actor call in flight, named `callName`; a
+   * nested task whose submit is on its way) rejects, unless settled (a task that ended). Returns the name of what it
+   * cancelled: the task's, else the call's or the ref's.
    */
-  cancel(id: string, recursive: boolean, callName?: string): string {
+  cancel(id: string, recursive: boolean, force: boolean, callName?: string): string {
     const running = this.#running.get(id);
-    if (running) this.#cancelRunning(running);
+    if (running) this.#cancelRunning(running, force);
     const task = running?.task ?? this.#cancelQueued(id);
     const entry = task ? null : this.store.entry(id);
     if (entry && !entry.settled) {
       if (callName === undefined) this.#cancelledEarly.add(id); // an actor call in flight never arrives here as a task
       entry.reject(new TaskCancelledError(callName ?? `ObjectRef(${id})`));
     }
-    if (recursive) for (const child of this.#tree.take(id)) this.cancel(child, true);
+    if (recursive) for (const child of this.#tree.take(id)) this.cancel(child, true, force);
     return task?.name ?? callName ?? `ObjectRef(${id})`;
   }
 
@@ -301,39 +302,38 @@ export class TaskScheduler {
     return task;
   }
 
-  #cancelRunning(running: Running): void {
+  #cancelRunning(running: Running, force: boolean): void {
+    const { task, worker } = running;
+    // Forced, one that started and does not end is stopped by replacing its worker (a cancel without force may come first).
+    // One sent ahead has not started: its worker drops it when it comes to it.
+    const replace = () => this.#running.has(running) && running.state !== "prefetched" && this.#replacement?.replace(worker.index, task.name);
+    if (force && !running.preparing) this.#replacement?.afterGrace(replace); // a second forced cancel replaces it no sooner
     if (running.cancelled) return;
     running.cancelled = true;
-    const { task, worker } = running;
     const reason = new TaskCancelledError(task.name);
     this.store.entry(task.id).reject(reason); // cancelled tasks are not run again (Ray's rule too)
     TASK_HISTORY.failed(task.id, task.name, reason, running.preparing ? null : worker.index);
     if (running.preparing) return (this.#release(running), this.#dispatch()); // it never reached its worker
     if (this.pool.alive(worker.index)) this.#executor(worker.index).cancelTask.broadcast(task.id, reason); // else workerDied ends it
-    // One sent ahead has not started: its worker drops it when it comes to it. One that started and does not end holds its worker.
-    const timer = setTimeout(() => {
-      if (this.#running.has(running) && running.state !== "prefetched") this.#replacement?.replace(worker.index, task.name);
-    }, config.cancelGraceMs);
-    timer.unref();
   }
 
   /** Worker `index` died: its tasks run again (maxRetries) or fail with SupervisionError, as do queued tasks no worker left can run. */
   workerDied(index: number, cause: Error): void {
     if (!this.pool.alive(index)) return; // reported twice (its process lost, then its mesh failed)
     const replacedFor = this.#replacement?.replacedFor(index);
-    this.pool.markDead(index, replacedFor !== undefined);
+    this.pool.markDead(index, Boolean(this.#replacement)); // it starts again if the job can start workers
     this.#outbox.lost(index);
     for (const running of this.#running.on(index)) {
-      if (replacedFor !== undefined && running.state === "prefetched" && !running.cancelled) {
-        // Sent ahead, it never started: it goes back to the queue, its retries untouched.
+      if (running.state === "prefetched" && !running.cancelled) {
+        // Sent ahead, it never started: it goes back to the queue, its retries untouched (its worker starts again).
         this.#release(running);
         this.#queue.unshift(running.task);
         continue;
       }
-      const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop cancelled task ${replacedFor} (${settingName("cancelGraceMs")})`;
-      this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, { cause }), running.task.args);
+      const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop ${forcedCancel(replacedFor)}`;
+      this.#failed(running, processDeath(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, cause), running.task.args);
     }
-    if (replacedFor !== undefined) this.#replacement!.respawn(index);
+    if (this.#replacement) this.#replacement.respawn(index, cause);
     else this.#failImpossible();
     this.#dispatch();
   }

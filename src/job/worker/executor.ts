@@ -65,8 +65,9 @@ export class Executor extends Actor {
 
   /**
    * The head cancelled task `taskId`: one waiting here never starts, a running
-   * one sees its signal abort (a CPU-bound one cannot: the head replaces this
-   * worker if it has not ended within FRAY_CANCEL_GRACE_MS).
+   * one sees its signal abort (a CPU-bound one cannot: it runs on, unless
+   * cancelled with force, when the head replaces this worker if it has not
+   * ended within FRAY_CANCEL_GRACE_MS).
    */
   @endpoint({ concurrent: true })
   cancelTask(taskId: string, reason: Error): void {

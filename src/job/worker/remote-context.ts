@@ -14,7 +14,7 @@ import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
 import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
-import { checkResources, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { checkCancelOptions, checkResources, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { nameUnsendableArgument } from "../objects/task-args.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { tooLargeArguments } from "../../wire/codec.ts";
@@ -84,12 +84,12 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     return ref;
   }
 
-  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number): ObjectRefStream<unknown> {
+  protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {
     const ref = this.#newRef() as ObjectRef<number>;
     const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args) as Error);
     locate(fn).then(({ url, exportName }) => {
       try {
-        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args, this.#taskId, window);
+        this.#head.remoteSubmitStream.broadcast(ref.id, url, exportName, args, this.#taskId, window, options);
       } catch (err) {
         fail(err);
       }
@@ -121,12 +121,13 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     let ref: ObjectRef;
     try {
       ref = cancelTarget(target);
+      checkCancelOptions(options);
     } catch (err) {
       return Promise.reject(err as Error);
     }
     const owner = ref[kOwner];
     if (owner.head === null) return Promise.reject(new Error(`${ref} belongs to a sync job context in another process; it cannot be cancelled from here`));
-    return unwrap(owner.head.remoteCancel.callOne(ref.id, options.recursive ?? true));
+    return unwrap(owner.head.remoteCancel.callOne(ref.id, options.recursive ?? true, options.force ?? false));
   }
 
   get(value: unknown): Promise<never> {

@@ -8,9 +8,19 @@ import { askMeshAddrs, splitKey, SupervisionError, SUPERVISOR } from "../../runt
 import { describeRank } from "../errors.ts";
 import { Extent } from "../shape/extent.ts";
 import { ACTORS } from "../../runtime/face/actors.ts";
+import { COLLECTIVES } from "../../runtime/face/collectives.ts";
 
 export interface Group {
   readonly meshId: string;
+  /** The calling rank's actor (what it holds for the group is freed when it stops). */
+  readonly actor: string;
+  /** The mesh's respawn count the message was sent with. */
+  readonly version: number;
+  /** Mesh members of the group, in group order. */
+  readonly members: readonly number[];
+  /** The call the message is (its ranks' shared id), if it has a reply port; and when this rank began it. */
+  readonly call: string | undefined;
+  readonly begun: number;
   /** Message ranks of the group's members, in group order (row-major over `dims`) — ranks within the slice the message went to. */
   readonly ranks: readonly number[];
   /** This rank's index in `ranks`. */
@@ -52,6 +62,8 @@ function meshAddrs(proc: Proc, meshId: string, version: number, owner: string): 
     });
     addrCache.set(cacheKey, found);
     found.catch(() => addrCache.delete(cacheKey));
+    const actor = messageContext.getStore()!.actor.actorId;
+    proc.get(COLLECTIVES).holdUntilGone(actor, () => addrCache.delete(cacheKey)); // asked again should another rank here need it
   }
   return found;
 }
@@ -92,6 +104,11 @@ export async function currentGroup(what: string, dims: readonly string[] | undef
   const me = ranks.indexOf(ctx.rank);
   return {
     meshId,
+    actor: ctx.actor.actorId,
+    version,
+    members,
+    call: ctx.call,
+    begun: ctx.begun ?? 0,
     ranks,
     me,
     addrs,

@@ -74,9 +74,11 @@ function checkAgreement(what: string, group: Group, mine: Meta, pieces: readonly
   const differs = all.some(({ m }) => m.c !== mine.c || m.t !== mine.t || m.n !== mine.n || m.o !== mine.o || m.r !== mine.r);
   if (differs) {
     const calls = all.map(({ m }, i) => `${group.describe(i)}: ${describeMeta(m)}`).join("; ");
-    throw new RangeError(
-      `${what}: the ranks of the group called different collectives (${calls}); every rank must pass the same kind of typed array, length, op ` +
-        `and root, in the same order of calls`,
+    throw everyRank(
+      new RangeError(
+        `${what}: the ranks of the group called different collectives (${calls}); every rank must pass the same kind of typed array, length, op ` +
+          `and root, in the same order of calls`,
+      ),
     );
   }
   return all;
@@ -96,9 +98,17 @@ async function run<T>(what: string, dims: readonly string[] | undefined, body: (
     ex.close(false);
     return result;
   } catch (err) {
-    ex.close(true);
+    ex.close(true, seenByEveryRank.has(err as Error) ? undefined : err);
     throw err;
   }
+}
+
+/** Errors every rank of the group raises alike (a mismatch): no rank needs telling of another's. */
+const seenByEveryRank = new WeakSet<Error>();
+
+function everyRank<E extends Error>(error: E): E {
+  seenByEveryRank.add(error);
+  return error;
 }
 
 function meta(c: string, array: NumericArray, op?: ReduceOp, root?: number): Meta {
@@ -217,7 +227,7 @@ async function reduceScatter<A extends NumericArray>(array: A, options: ReduceOp
   return run(what, options.dims, async (ex, group) => {
     const size = group.ranks.length;
     if (array.length % size !== 0)
-      throw new RangeError(`${what}: the array's length ${array.length} is not a multiple of the group's ${size} ranks; pad it to a multiple`);
+      throw everyRank(new RangeError(`${what}: the array's length ${array.length} is not a multiple of the group's ${size} ranks; pad it to a multiple`));
     const mine = meta("reduceScatter", array, op);
     const len = array.length / size;
     const bpe = array.BYTES_PER_ELEMENT;

@@ -14,16 +14,20 @@ import {
   hostIdentity,
   isSabRef,
   isShmRef,
+  canReadOutboxesOf,
+  COLLECTIVE_QUITS,
   OpenedOutboxes,
   Outbox,
   pathTo,
   sabView,
   sendCollectivePiece,
   type HostIdentity,
+  type Quit,
   type ShmRef,
 } from "../../runtime/face/collectives.ts";
 import { pathStats, type PiecePath } from "../../runtime/face/buffers.ts";
 import type { Group } from "./collective-group.ts";
+import { boundOutboxes, startAfresh, stateOf, tagPrefix, type GroupState } from "./group-state.ts";
 import type { NumericArray } from "./reduce-op.ts";
 
 /** A rank of this process hands a piece to another: no copy, no encoding. */
@@ -40,25 +44,6 @@ function inPlace(value: unknown): unknown {
   return view instanceof Promise ? view.then((v) => ({ ...(value as object), d: v })) : { ...(value as object), d: view };
 }
 
-/** What a rank keeps about a group between its calls on it. */
-interface GroupState {
-  /** Calls made so far (tags carry it, so successive calls never mix their pieces). */
-  seq: number;
-  /** How pieces travel to each member, learnt in the group's first call (until then, and if it failed: frames). */
-  paths: PiecePath[] | null;
-  /**
-   * Two outboxes, used by even and odd calls. Peers read call k's outbox during call k; call k + 2 may
-   * rewrite it once call k + 1 succeeded, as every peer then sent its first piece of call k + 1, which it
-   * does only after its call k ended (a rank's calls on a group run one at a time).
-   */
-  outboxes: [Outbox | null, Outbox | null];
-  lastOk: boolean;
-  /** The end of this rank's latest call on the group: the next one starts after it. */
-  tail: Promise<void>;
-}
-
-const states = new Map<string, GroupState>();
-
 /**
  * One collective call's exchange: `send` a piece to a group member, `recv` one
  * from a member. Every `recv` rejects with SupervisionError when a member's
@@ -73,27 +58,42 @@ export class Exchange {
   readonly #seq: number;
   readonly #ended: () => void;
   #fail!: (error: Error) => void;
+  /** What failed this call from outside (a peer, a timeout), as opposed to an error of its own. */
+  #failure: Error | undefined;
   #unwatch: () => void = () => {};
   #timer: NodeJS.Timeout | undefined;
   #outbox: Outbox | null = null;
   #outboxBytes = 0;
   #opened: OpenedOutboxes | null = null;
 
-  /** Starts this rank's next call on `group` once its previous one has ended. */
+  /**
+   * Starts this rank's next call on `group` once its previous one has ended. Rejects at once when a member
+   * quit the message this call runs for (its endpoint threw): it will never join.
+   */
   static async open(group: Group, what: string): Promise<Exchange> {
-    const slot = `${group.key}@${group.me}`;
-    let state = states.get(slot);
-    if (!state) states.set(slot, (state = { seq: 0, paths: null, outboxes: [null, null], lastOk: true, tail: Promise.resolve() }));
+    const state = stateOf(group);
     const previous = state.tail;
     let ended!: () => void;
     state.tail = new Promise<void>((resolve) => (ended = resolve));
     await previous;
+    const proc = currentProc();
+    const quits = proc.get(COLLECTIVE_QUITS);
+    await quits.sent(group.meshId, group.version); // this rank's own quit goes before its next pieces
+    const quit = quits.quitDuring(group.meshId, group.version, group.members, group.call, group.begun);
+    if (quit) {
+      ended();
+      throw quitError(what, group, quit);
+    }
+    listenForQuits(proc);
+    const generation = quits.generation(group.meshId, group.version, group.members);
+    if (generation !== state.generation) startAfresh(state, group, generation);
+    state.busy = true;
     const ex = new Exchange(group, what, state, ended);
     if (ex.#seq === 0) {
       try {
         await ex.#learnPaths();
       } catch (err) {
-        ex.close(true);
+        ex.close(true, err);
         throw err;
       }
     }
@@ -109,9 +109,19 @@ export class Exchange {
     this.#state = state;
     this.#ended = ended;
     this.#seq = state.seq++;
-    this.#prefix = `${group.key}#${this.#seq}`;
-    this.#failed = new Promise<never>((_, reject) => (this.#fail = reject));
+    this.#prefix = `${tagPrefix(group, state.generation)}${this.#seq}`;
+    // The previous call's pieces nobody took (a peer's failure notice that came after it ended; a failed call's are dropped).
+    if (this.#seq > 0 && state.lastOk) this.#proc.get(COLLECTIVES).forget(`${tagPrefix(group, state.generation)}${this.#seq - 1}.`, `>${group.me}`);
+    this.#failed = new Promise<never>((_, reject) => (this.#fail = (error) => ((this.#failure ??= error), reject(error))));
     this.#failed.catch(() => {});
+    live.add(this);
+    // A peer whose own part of this call failed says so (close()): this call cannot complete either.
+    for (let i = 0; i < group.ranks.length; i++)
+      if (i !== group.me)
+        this.recv(i, "fail").then(
+          (error) => this.#fail(new Error(`${what} cannot complete: ${group.describe(i)} failed: ${String(error)}`)),
+          () => {},
+        );
     const lost = (addr: string, error: Error) => {
       const gone = group.addrs.flatMap((a, i) => (a === addr && i !== group.me ? [group.describe(i)] : []));
       if (gone.length) this.#fail(new SupervisionError(`${what} cannot complete: ${gone.join(", ")} is gone: ${error.message}`, { cause: error }));
@@ -177,7 +187,16 @@ export class Exchange {
     if (mine.host !== null) hearOutboxes();
     for (let i = 0; i < addrs.length; i++) if (remote(i)) this.send(i, "h", mine);
     const theirs = await Promise.all(addrs.map((_, i) => (remote(i) ? (this.recv(i, "h") as Promise<HostIdentity>) : undefined)));
-    this.#state.paths = theirs.map((peer) => (peer ? pathTo(peer) : "local"));
+    const paths = theirs.map((peer) => (peer ? pathTo(peer) : "local"));
+    // Shared memory between two processes only if each can open the other's files (not so for another user's
+    // process, say): both say whether they can, and both fall back to frames unless both can.
+    const shm = paths.flatMap((p, i) => (p === "sharedMemory" ? [i] : []));
+    for (const i of shm) this.send(i, "h2", canReadOutboxesOf(theirs[i]!.pid));
+    const answers = await Promise.all(shm.map((i) => this.recv(i, "h2")));
+    shm.forEach((i, k) => {
+      if (!answers[k] || !canReadOutboxesOf(theirs[i]!.pid)) paths[i] = "socket";
+    });
+    this.#state.paths = paths;
   }
 
   /** How pieces travel to member `i`. */
@@ -191,7 +210,7 @@ export class Exchange {
    * group decides the same for every call whose arrays agree.
    */
   share(bytes: number): boolean {
-    if (bytes < config.collectiveSharedMinBytes) return false;
+    if (bytes < config.collectiveSharedMinBytes || this.#state.refused !== null) return false;
     const paths = this.group.addrs.map((_, i) => this.path(i));
     const file = paths.includes("sharedMemory");
     const sab = paths.includes("sharedArrayBuffer");
@@ -204,8 +223,10 @@ export class Exchange {
       outbox.close();
       outbox = null;
     }
-    outbox ??= new Outbox(file, sab);
-    outboxes[parity] = outbox;
+    if (!outbox) {
+      outboxes[parity] = outbox = new Outbox(file, sab, this.group.key);
+      boundOutboxes();
+    }
     this.#outbox = outbox;
     this.#outboxBytes = bytes;
     return true;
@@ -220,8 +241,19 @@ export class Exchange {
   /** Copies `view` to byte `offset` of this call's outbox, if `share` readied one (whose memory is reserved now: only ranks that stage pay for it). */
   stage(offset: number, view: NumericArray): void {
     if (!this.#outbox) return;
-    this.#outbox.reserve(this.#outboxBytes);
-    this.#outbox.put(offset, view);
+    try {
+      this.#outbox.reserve(this.#outboxBytes);
+      this.#outbox.put(offset, view);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOSPC" && code !== "EACCES" && code !== "EPERM" && code !== "EDQUOT") throw err;
+      // Shared memory refused (a full /dev/shm, one this user cannot write): this rank's pieces go in frames,
+      // which its peers take as well as references (pathStats counts them as "socket").
+      this.#state.refused = (err as Error).message;
+      this.#outbox.close();
+      this.#state.outboxes[this.#seq % 2] = null;
+      this.#outbox = null;
+    }
   }
 
   /**
@@ -265,13 +297,49 @@ export class Exchange {
     return this.#opened.read(d, from, new Uint8Array(into.buffer, into.byteOffset, into.byteLength), whole);
   }
 
-  /** Stops watching. After a failure, the pieces this rank will never take are dropped. */
-  close(failed: boolean): void {
+  /** Fails this call if member `quit.member` of its group quit (collective-quits.ts): it will not join, and its peers start afresh. */
+  quitHeard(quit: Quit): void {
+    const { group } = this;
+    if (quit.mesh !== group.meshId || quit.version !== group.version) return;
+    const i = group.members.indexOf(quit.member);
+    if (i >= 0 && i !== group.me) this.#fail(quitError(this.what, group, quit));
+  }
+
+  /**
+   * Stops watching. After a failure, the pieces this rank will never take are dropped; a failure of this
+   * rank's own (`error`, not one every rank sees) is told to its peers, whose calls then fail at once.
+   */
+  close(failed: boolean, error?: unknown): void {
     clearTimeout(this.#timer);
     this.#unwatch();
+    live.delete(this);
     this.#opened?.close();
     this.#state.lastOk = !failed;
+    this.#state.busy = false;
     this.#ended();
-    if (failed) this.#proc.get(COLLECTIVES).abandon(`${this.#prefix}.`, `>${this.group.me}`);
+    const inbox = this.#proc.get(COLLECTIVES);
+    if (failed && error !== undefined && error !== this.#failure) {
+      const said = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      for (let i = 0; i < this.group.ranks.length; i++) if (i !== this.group.me) this.send(i, "fail", said);
+    }
+    if (failed) inbox.abandon(`${this.#prefix}.`, `>${this.group.me}`);
+    else inbox.forget(`${this.#prefix}.fail.`, `>${this.group.me}`);
   }
+}
+
+/** The exchanges running in this thread, which a quit may fail. */
+const live = new Set<Exchange>();
+const listening = new WeakSet<object>();
+
+function listenForQuits(proc: ReturnType<typeof currentProc>): void {
+  if (listening.has(proc)) return;
+  listening.add(proc);
+  proc.get(COLLECTIVE_QUITS).listen((quit) => {
+    for (const ex of live) ex.quitHeard(quit);
+  });
+}
+
+function quitError(what: string, group: Group, quit: Quit): Error {
+  const i = group.members.indexOf(quit.member);
+  return new Error(`${what} cannot complete: ${group.describe(i)} left the group: its endpoint threw ${quit.error}`);
 }

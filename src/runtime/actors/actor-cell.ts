@@ -11,7 +11,7 @@
 import { decode } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import { load } from "../code/code-locator.ts";
-import { messageContext, type ActorIdentity, type MessageContext } from "../proc/context.ts";
+import { messageContext, messageContextOf, type ActorIdentity, type MessageContext } from "../proc/context.ts";
 import { endpointNames, type EndpointOptions } from "./endpoint-options.ts";
 import { endpointEntry, type EndpointEntry } from "./endpoint-entry.ts";
 import { runCleanup, superviseFailure, type SupervisingActor } from "./actor-hooks.ts";
@@ -35,8 +35,9 @@ export interface ActorHost extends PortSender {
   reportFault(key: string, owner: string, cause: Error): void;
   /** Stops the meshes actor `key` spawned (meshes cannot outlive their owner). */
   stopMeshesOwnedBy(key: string): Promise<void>;
-  /** Releases what actor `key` holds: its RemoteBuffers and shards. */
+  /** Releases what actor `key` holds: its RemoteBuffers and shards; `endpointThrew`: what its endpoints threw (peers may wait for it). */
   releaseOwnedBy(key: string): void;
+  endpointThrew(cell: ActorCell, context: MessageContext, error: unknown): void;
 }
 
 type State = "constructing" | "ready" | "failed" | "dead" | "stopped";
@@ -243,7 +244,7 @@ export class ActorCell {
       return undefined;
     }
     if (options.explicitResponsePort) args.unshift(new Port(call.reply ?? null, rank, this.host));
-    const context: MessageContext = { actor: this.identity, rank, extent: call.extent, selection: call.selection, version: call.version };
+    const context = messageContextOf(this.identity, rank, call);
     let result: unknown;
     try {
       // Distributed arrays given to an endpoint arrive as this rank's shards (builtins read shards themselves).
@@ -254,6 +255,7 @@ export class ActorCell {
           .then((shards) => messageContext.run(context, () => (method as Function).apply(this.#instance, shards)));
     } catch (err) {
       // An endpoint that killed its own actor (abort) and threw: its caller hears of the death, as a running call's would.
+      this.host.endpointThrew(this, context, err);
       this.#reject(call, rank, (this.#state as State) === "dead" ? this.#unavailable() : err);
       if (stats) callEnd(stats, start, true);
       return undefined;
@@ -267,6 +269,7 @@ export class ActorCell {
           if (stats) callEnd(stats, start, false);
         },
         (err) => {
+          this.host.endpointThrew(this, context, err);
           if (this.#running.delete(running)) this.#reject(call, rank, err);
           if (stats) callEnd(stats, start, true);
         },

@@ -184,6 +184,17 @@ export interface CollectivePiece {
   readonly tag: string;
 }
 
+/** Member `member` of mesh `mesh` (at `version`) left its collective groups: its endpoint threw `error` (collective-quits.ts). */
+export interface CollectiveQuit {
+  readonly kind: "coll-quit";
+  readonly mesh: string;
+  readonly version?: number;
+  readonly member: number;
+  /** The call it threw in, as its ranks know it (MessageContext.call), if the call had a reply port. */
+  readonly call?: string;
+  readonly error: string;
+}
+
 /** Ask the owner of mesh `mesh` for its members' proc addresses; the answer on `reply` is the array or an Error. */
 export interface CollectiveAddrs {
   readonly kind: "coll-addrs";
@@ -271,6 +282,7 @@ export type Header =
   | Exit
   | CollectivePiece
   | CollectiveAddrs
+  | CollectiveQuit
   | BufferRead
   | BufferWrite
   | BufferDrop

@@ -107,6 +107,12 @@ export const SETTINGS = {
     1_000,
     "how often each process of a cluster job writes its report for the dashboard (its actors, tasks, failures, CPU, memory and metrics)",
   ),
+  reportKeepMs: ms(
+    "FRAY_REPORT_KEEP_MS",
+    3_600_000,
+    "how long the report of a cluster job's process that ended (or whose host cannot be asked) is kept for the dashboard after its last " +
+      "write; then the dashboard, or the job's next process to start, removes it",
+  ),
   metrics: {
     env: "FRAY_METRICS",
     kind: "text",

@@ -26,6 +26,8 @@ export class CollectiveInbox {
   }
 
   #pieces = new Map<string, unknown>();
+  /** What to free when an actor stops or dies (its collective groups' outboxes), by actor key. */
+  #held = new Map<string, Set<() => void>>();
   #waiters = new Map<string, Waiter>();
   /** Collectives that failed, as [tag prefix, tag suffix]: their late pieces are dropped, not kept forever. */
   #abandoned: Array<[string, string]> = [];
@@ -47,6 +49,29 @@ export class CollectiveInbox {
       this.#pieces.delete(tag);
       got(piece);
     } else this.#waiters.set(tag, got);
+  }
+
+  /** Calls `release` when actor `key` stops or dies; returns a function that cancels this. */
+  holdUntilGone(key: string, release: () => void): () => void {
+    let set = this.#held.get(key);
+    if (!set) this.#held.set(key, (set = new Set()));
+    set.add(release);
+    return () => void set.delete(release);
+  }
+
+  /** Actor `key` stopped or died: frees what its collectives held. */
+  releaseOwnedBy(key: string): void {
+    const set = this.#held.get(key);
+    this.#held.delete(key);
+    for (const release of set ?? []) release();
+  }
+
+  /** Forgets everything about the tags `prefix…suffix` (a group a rank no longer uses): pieces, waiters, abandoned calls. */
+  forget(prefix: string, suffix: string): void {
+    const mine = (tag: string) => tag.startsWith(prefix) && tag.endsWith(suffix);
+    for (const tag of [...this.#pieces.keys()]) if (mine(tag)) this.#pieces.delete(tag);
+    for (const tag of [...this.#waiters.keys()]) if (mine(tag)) this.#waiters.delete(tag);
+    this.#abandoned = this.#abandoned.filter(([p, s]) => !(p.startsWith(prefix) && s === suffix));
   }
 
   /** A collective failed: forgets its pieces and waiters (tags `prefix…suffix`), and drops those still to come. */

@@ -2,9 +2,9 @@
 // A rank copies what its peers need into its outbox once; each peer copies out
 // (or, between threads, reads in place) what it needs, instead of receiving it
 // in socket frames. Between processes the outbox is a file in /dev/shm,
-// unlinked as soon as it is made (as RemoteBuffer staging files are:
-// shm-staging.ts), so nothing is left behind when a process is killed; a peer
-// opens it through /proc/<pid>/fd/<fd>. Between worker threads of one process
+// made and opened as shm-file.ts says (made exclusively under an unguessable
+// name, unlinked at once, opened by peers through /proc/<pid>/fd/<fd> and
+// checked to be that file). Between worker threads of one process
 // it is a SharedArrayBuffer, announced once (and again when it grows) on a
 // BroadcastChannel every thread using collectives listens on (threads talk to
 // each other over sockets, which would copy it); a piece then names it, and the
@@ -14,13 +14,12 @@
 // identity below (kernel boot id, the device and inode of /dev/shm, the pid
 // namespace) differs between machines, and between hosts that are network and
 // mount namespaces of one machine with a private /dev/shm (test/isolated-hosts.ts).
-import { closeSync, existsSync, openSync, readFileSync, readlinkSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import type { BroadcastChannel } from "node:worker_threads"; // the value is node's global (no load of node:worker_threads at start)
 import { config, settingName } from "../base/config.ts";
 import { readAll, writeAll } from "./buffer-store.ts";
 import type { PiecePath } from "./collective-paths.ts";
-
-const PREFIX = "/dev/shm/fray-coll-";
+import { createShmFile, openShmFile } from "./shm-file.ts";
 
 /** What a rank tells its peers in a group's first call, to choose the path to each. */
 export interface HostIdentity {
@@ -64,7 +63,17 @@ export function pathTo(peer: HostIdentity): PiecePath {
   return peer.pid === process.pid ? "sharedArrayBuffer" : "sharedMemory";
 }
 
-/** Where a peer finds a piece in a /dev/shm outbox: the file (as /proc/<pid>/fd/<fd>), the offset and the length in bytes. */
+/** Whether this process may open the outbox files of process `pid` (not so for another user's, unless root). */
+export function canReadOutboxesOf(pid: number): boolean {
+  try {
+    readdirSync(`/proc/${pid}/fd`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where a peer finds a piece in a /dev/shm outbox: the file (shm-file.ts), the offset and the length in bytes. */
 export interface ShmRef {
   readonly f: string;
   readonly o: number;
@@ -87,15 +96,34 @@ export function isSabRef(value: unknown): value is SabRef {
   return typeof value === "object" && value !== null && typeof (value as SabRef).s === "string";
 }
 
-/** The SharedArrayBuffer outboxes of this process's threads, by id, as announced; and the pieces waiting for one. */
-const announced = new Map<string, SharedArrayBuffer>();
+/** The SharedArrayBuffer outboxes of this process's threads, by id, as announced to groups with a rank here; and the pieces waiting for one. */
+const announced = new Map<string, { sab: SharedArrayBuffer; group: string }>();
 const awaited = new Map<string, Array<(sab: SharedArrayBuffer) => void>>();
+/** The groups with ranks on this thread, and how many. */
+const groupsHere = new Map<string, number>();
 let channel: BroadcastChannel | null = null;
 
 interface Announcement {
   readonly id?: string;
   readonly sab?: SharedArrayBuffer;
+  readonly group?: string;
   readonly drop?: string;
+}
+
+/**
+ * A rank of this thread takes part in group `key` (before it tells its peers where it runs): other threads'
+ * outboxes for the group are kept from now on, until `leaveGroup`.
+ */
+export function joinGroup(key: string): void {
+  groupsHere.set(key, (groupsHere.get(key) ?? 0) + 1);
+}
+
+/** A rank of this thread is done with group `key` (its actor stopped): once none is left, the group's outboxes here are let go. */
+export function leaveGroup(key: string): void {
+  const left = (groupsHere.get(key) ?? 1) - 1;
+  if (left > 0) return void groupsHere.set(key, left);
+  groupsHere.delete(key);
+  for (const [id, { group }] of announced) if (group === key) announced.delete(id);
 }
 
 /**
@@ -107,10 +135,10 @@ export function hearOutboxes(): BroadcastChannel {
   channel = new globalThis.BroadcastChannel("fray-collective-outboxes");
   (channel as unknown as { unref(): void }).unref(); // never what keeps a thread alive
   channel.onmessage = (event) => {
-    const { id, sab, drop } = (event as unknown as { data: Announcement }).data;
+    const { id, sab, group, drop } = (event as unknown as { data: Announcement }).data;
     if (drop) announced.delete(drop);
-    if (!id || !sab) return;
-    announced.set(id, sab);
+    if (!id || !sab || !group || !groupsHere.has(group)) return; // no rank here reads it
+    announced.set(id, { sab, group });
     for (const wake of awaited.get(id) ?? []) wake(sab);
     awaited.delete(id);
   };
@@ -125,7 +153,7 @@ export function sabView(ref: SabRef): ArrayBufferView | Promise<ArrayBufferView>
     ];
     return new Ctor(sab, ref.o, ref.n / (Ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   };
-  const sab = announced.get(ref.s);
+  const sab = announced.get(ref.s)?.sab;
   if (sab) return view(sab);
   return new Promise((resolve) => {
     const list = awaited.get(ref.s) ?? [];
@@ -135,6 +163,13 @@ export function sabView(ref: SabRef): ArrayBufferView | Promise<ArrayBufferView>
 }
 
 let next = 0;
+/** Outbox files and SharedArrayBuffers of this thread's ranks still open. */
+let open = 0;
+
+/** How many outboxes this thread holds: its ranks' own (files and SharedArrayBuffers) and other threads' it was told of. */
+export function outboxesHeld(): number {
+  return open + announced.size;
+}
 
 /** One rank's outbox for one group: a /dev/shm file, a SharedArrayBuffer, or both (peers of both kinds), grown as calls need. */
 export class Outbox {
@@ -146,21 +181,24 @@ export class Outbox {
   constructor(
     readonly file: boolean,
     readonly sab: boolean,
+    /** The group's key, which announcements carry. */
+    readonly group: string,
   ) {}
 
   /** Makes room for `bytes` (a grown SharedArrayBuffer is a new one: pieces already sent keep the old). */
   reserve(bytes: number): void {
     if (this.file && this.#fd < 0) {
-      const name = `${PREFIX}${process.pid}-${next++}`;
-      this.#fd = openSync(name, "w+", 0o600);
-      unlinkSync(name);
-      this.#file = `/proc/${process.pid}/fd/${this.#fd}`;
+      const made = createShmFile("fray-coll-");
+      this.#fd = made.fd;
+      this.#file = made.ref;
+      open++;
     }
     if (this.sab && (this.#sab === null || this.#sab.byteLength < bytes)) {
       const drop = this.#sabId || undefined;
+      if (!drop) open++;
       this.#sab = new SharedArrayBuffer(bytes);
       this.#sabId = `${process.getBuiltinModule("node:worker_threads").threadId}-${next++}`; // loaded here, not at a worker's start
-      hearOutboxes().postMessage({ id: this.#sabId, sab: this.#sab, drop } satisfies Announcement);
+      hearOutboxes().postMessage({ id: this.#sabId, sab: this.#sab, group: this.group, drop } satisfies Announcement);
     }
   }
 
@@ -180,6 +218,8 @@ export class Outbox {
   /** Frees the memory (peers that still have the file open keep it until they close it). */
   close(): void {
     if (this.#fd >= 0) closeSync(this.#fd);
+    if (this.#fd >= 0) open--;
+    if (this.#sabId) open--;
     if (this.#sabId) hearOutboxes().postMessage({ drop: this.#sabId } satisfies Announcement);
     this.#fd = -1;
     this.#sab = null;
@@ -200,22 +240,17 @@ export class OpenedOutboxes {
       throw new RangeError(`a collective piece of ${ref.n} bytes where ${whole ? into.byteLength : `at least ${from + into.byteLength}`} were expected`);
     let fd = this.#fds.get(ref.f);
     if (fd === undefined) {
-      const m = /^\/proc\/(\d+)\/fd\/(\d+)$/.exec(ref.f);
-      let target: string;
-      try {
-        target = readlinkSync(ref.f);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
-        throw err;
+      const opened = openShmFile(ref.f, "r", "collective outbox");
+      if (opened === null) {
+        // Its process died (its loss, being reported, fails the call), or it freed the outbox.
+        if (existsSync(ref.f.slice(0, ref.f.indexOf("/fd/"))))
+          throw new Error(
+            `a peer's collective piece is gone: its process freed that group's outbox (it kept those of ` +
+              `FRAY_COLLECTIVE_OUTBOX_GROUPS more recently used groups); raise it`,
+          );
+        return false;
       }
-      // Only another process's outbox: a peer cannot make this rank read any other file.
-      if (!m || Number(m[1]) === process.pid || !target.startsWith(PREFIX)) throw new Error(`refusing collective outbox ${ref.f}: not a ${PREFIX}* file`);
-      try {
-        fd = openSync(ref.f, "r");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
-        throw err;
-      }
+      fd = opened;
       this.#fds.set(ref.f, fd);
     }
     readAll(fd, into, ref.o + from);

@@ -1,15 +1,15 @@
 // Staging files for RemoteBuffer transfers between processes of one host. The
 // reader creates a file in /dev/shm (tmpfs: its pages are memory) and unlinks
-// it at once, so nothing is left behind even if a process is killed; the
-// owner reaches it through /proc/<reader pid>/fd/<fd> and copies chunks in or
-// out with pwrite/pread, the reader the other way. One idle file is kept for
+// it at once (shm-file.ts), so nothing is left behind even if a process is
+// killed; the owner reaches it through /proc/<reader pid>/fd/<fd>, checked to
+// be that file, and copies chunks in or out with pwrite/pread, the reader the
+// other way. One idle file is kept for
 // the next transfer, up to FRAY_BUFFER_SHM_KEEP_BYTES: a fresh tmpfs file pays
 // a page allocation per 4 KiB (measured: 256 MiB took 275 ms the first time,
 // 40 ms when reused).
-import { closeSync, existsSync, fstatSync, openSync, readlinkSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, fstatSync } from "node:fs";
 import { config, settingName } from "../base/config.ts";
-
-const PREFIX = "/dev/shm/fray-buf-";
+import { createShmFile, openShmFile } from "./shm-file.ts";
 
 export interface Staging {
   readonly fd: number;
@@ -19,7 +19,6 @@ export interface Staging {
 
 let idle: Staging | null = null;
 let available: boolean | undefined;
-let next = 0;
 
 /** Whether transfers to a process of this host go through staging files (FRAY_BUFFER_SAME_HOST, and /dev/shm exists). */
 export function useStaging(): boolean {
@@ -37,10 +36,8 @@ export function takeStaging(): Staging {
     idle = null;
     return s;
   }
-  const file = `${PREFIX}${process.pid}-${next++}`;
-  const fd = openSync(file, "w+", 0o600);
-  unlinkSync(file);
-  return { fd, path: `/proc/${process.pid}/fd/${fd}` };
+  const { fd, ref } = createShmFile("fray-buf-");
+  return { fd, path: ref };
 }
 
 /**
@@ -53,13 +50,11 @@ export function returnStaging(s: Staging, reuse: boolean): void {
 }
 
 /**
- * Opens, for the owner, a staging file a reader named; refuses any path but
- * another process's open staging file, so a peer cannot aim the owner's
- * writes elsewhere.
+ * Opens, for the owner, a staging file a reader named; refuses any file but that
+ * reader's own, so a peer cannot aim the owner's writes elsewhere.
  */
 export function openStaging(path: string): number {
-  const m = /^\/proc\/(\d+)\/fd\/(\d+)$/.exec(path);
-  if (!m || Number(m[1]) === process.pid || !readlinkSync(path).startsWith(PREFIX))
-    throw new Error(`refusing staging file ${path}: not another process's open ${PREFIX}* file`);
-  return openSync(path, "r+");
+  const fd = openShmFile(path, "r+", "staging file");
+  if (fd === null) throw new Error(`staging file ${path} is gone: its process closed it or ended`);
+  return fd;
 }

@@ -11,9 +11,9 @@
 // Built-ins through process.getBuiltinModule, not import: an ES module's import of a built-in makes node
 // build its namespace, which loads its lazy parts too (node:fs's promises, with streams and readline:
 // ~2 ms of a worker's start).
-const { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = process.getBuiltinModule("node:fs");
+const { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } = process.getBuiltinModule("node:fs");
 const { tmpdir } = process.getBuiltinModule("node:os");
-const { join } = process.getBuiltinModule("node:path");
+const { dirname, join, resolve } = process.getBuiltinModule("node:path");
 const { fileURLToPath } = process.getBuiltinModule("node:url");
 const { Script } = process.getBuiltinModule("node:vm");
 type Script = import("node:vm").Script;
@@ -93,15 +93,29 @@ function cacheFileFor(bundle: BundleScript, path: string): string | null {
 }
 
 /**
- * Whether `dir` is this user's alone, or not there yet (then it is made so): code from a cache runs as this process, so
- * a directory another user could write to (a shared tmpdir) is not used.
+ * Whether `dir` is this user's alone, or not there yet (then it is made so), and so is every directory above it: code
+ * from a cache runs as this process, so a directory another user could write to (a shared tmpdir), or could replace
+ * (one in a directory of theirs, or one others may write to without the sticky bit), is not used. Symlinks are
+ * followed to where they lead, which is checked.
  */
 function ownDirectory(dir: string): boolean {
+  const me = process.getuid?.();
   try {
-    const { uid, mode } = statSync(dir);
-    return (process.getuid === undefined || uid === process.getuid()) && (mode & 0o022) === 0;
+    let path = resolve(dir);
+    while (!existsSync(path)) path = dirname(path); // the part still to be made is made private
+    path = realpathSync(path);
+    const leaf = path === resolve(dir) ? path : null;
+    for (;;) {
+      const { uid, mode } = statSync(path);
+      if (path === leaf) {
+        if ((me !== undefined && uid !== me) || (mode & 0o022) !== 0) return false;
+      } else if ((me !== undefined && uid !== me && uid !== 0) || ((mode & 0o022) !== 0 && (mode & 0o1000) === 0)) return false;
+      const up = dirname(path);
+      if (up === path) return true;
+      path = up;
+    }
   } catch {
-    return true; // none yet: writeCache makes it, private
+    return false; // a directory on the way this user cannot look into
   }
 }
 
@@ -110,6 +124,7 @@ function writeCache(script: Script, file: string): void {
   const temp = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`; // threads of a process too
   try {
     mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
+    if (!ownDirectory(join(file, ".."))) return; // made meanwhile by someone else
     writeFileSync(temp, script.createCachedData());
     renameSync(temp, file);
   } catch {

@@ -2,11 +2,15 @@
 // outboxes (shared memory) they go out through. Imported by what a process loads on its first
 // collective, not at start.
 export { COLLECTIVES, sendCollectivePiece } from "../bulk/collective-inbox.ts";
+export { COLLECTIVE_QUITS, type Quit } from "../bulk/collective-quits.ts";
 export {
+  canReadOutboxesOf,
   hearOutboxes,
   hostIdentity,
   isSabRef,
   isShmRef,
+  joinGroup,
+  leaveGroup,
   OpenedOutboxes,
   Outbox,
   pathTo,

@@ -4,5 +4,6 @@
 export { countRestart, countSent, endpointStats, metricsAll, metricsOn, type EndpointStats } from "../base/counters.ts";
 export { declareMetric } from "../metrics/declared-metrics.ts";
 export { addReportPart, type ProcessReport } from "../metrics/process-report.ts";
+export { reporterRuns, reportOutlived } from "../metrics/report-files.ts";
 export type { LocalActor, RuntimeSnapshot } from "../metrics/runtime-snapshot.ts";
 export { collectMetrics, runtimeSnapshot } from "../runtime.ts";

@@ -10,6 +10,10 @@
 // from the parent, closed by the kernel however the parent dies — or a worker
 // thread of this process. Either way its death is reported from its exit
 // status, and one that stops answering heartbeats is killed and reported.
+// A worker process leads a process group of its own, so the subprocesses its
+// tasks and actors start end with it: killing it kills the group, and what is
+// left of the group when it exits is killed then (see mesh/worker/serve-worker.ts
+// for when its parent dies).
 import type { ChildProcess } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { MessagePortTransport } from "../../wire/message-port-transport.ts";
@@ -26,6 +30,7 @@ import { recordPid } from "../proc/proc-pids.ts";
 import type { Proc } from "../proc/proc.ts";
 import { streamWorkerOutput, type WorkerLog } from "../output/worker-output.ts";
 import { threadSpawning } from "./thread-spawn.ts";
+import { childPidList, endThreadChildren } from "./thread-children.ts";
 import { resolveTsx, typeScriptFlags } from "./typescript-loader.ts";
 
 export interface ProcExit {
@@ -86,9 +91,25 @@ export function workerExecArgv(): string[] {
 }
 
 const children = new Set<ChildProcess>();
+/** The pid lists of the worker threads running: their subprocesses, which end with them (thread-children.ts). */
+const threadChildren = new Set<Int32Array>();
 process.once("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
+  for (const child of children) signalGroup(child, "SIGKILL");
+  for (const pids of threadChildren) endThreadChildren(pids);
 });
+
+/** Worker processes lead a process group of their own, where process groups exist. */
+const GROUPS = process.platform !== "win32";
+
+/** Sends `signal` to `child`'s process group: the worker and every process it started that did not leave the group. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (GROUPS && child.pid !== undefined) return void process.kill(-child.pid, signal);
+  } catch {
+    // The group is gone (all of it exited): the worker is signalled as itself, which does nothing to one that exited.
+  }
+  child.kill(signal);
+}
 
 function startProcess(entry: WorkerEntry, env: Record<string, string | undefined>, addr: string, log?: WorkerLog, typescript = false): Started {
   const flags = workerExecArgv();
@@ -97,6 +118,7 @@ function startProcess(entry: WorkerEntry, env: Record<string, string | undefined
   const child = nodeChildProcess().spawn(process.execPath, [...flags, file], {
     env: envWith(env),
     stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"],
+    detached: GROUPS, // a group of its own; it still exits with this process (its stdin)
   });
   children.add(child);
   child.unref();
@@ -105,11 +127,17 @@ function startProcess(entry: WorkerEntry, env: Record<string, string | undefined
   return {
     pid: child.pid ?? -1,
     label: `worker process ${child.pid}`,
-    exited: new Promise((resolve) => child.once("exit", (code, signal) => (children.delete(child), resolve({ code, signal })))),
+    exited: new Promise((resolve) =>
+      child.once("exit", (code, signal) => {
+        children.delete(child);
+        if (GROUPS) signalGroup(child, "SIGKILL"); // its subprocesses that outlived it (a cancelled task's, say): none is orphaned
+        resolve({ code, signal });
+      }),
+    ),
     failedToStart: new Promise((resolve) =>
       child.once("error", (err) => resolve(new ConnectionError(`cannot start a worker process: ${err.message}`, { cause: err }))),
     ),
-    kill: (signal) => void child.kill(signal),
+    kill: (signal) => signalGroup(child, signal),
   };
 }
 
@@ -131,23 +159,31 @@ function startThread(proc: Proc, entry: WorkerEntry, env: Record<string, string 
   // Parent and thread talk over a MessagePort, not a socket.
   const { port1, port2 } = new MessageChannel(); // node's global: loads node:worker_threads' ports only
   const { workerData, afterPost } = threadSpawning(); // what upper layers add to each thread (thread-spawn.ts)
+  const childPids = childPidList();
   // Threads take few process flags (no V8 options); loaders are registered by threadEntry instead.
   const worker = new (nodeWorkerThreads().Worker)(threadEntry(entry.module), {
     eval: true,
     env: envWith(env),
     execArgv: [],
-    workerData: { ...workerData, frayParentPort: port2 },
+    workerData: { ...workerData, ...childPids.workerData, frayParentPort: port2 },
     transferList: [port2],
     stdout: !!log,
     stderr: !!log,
   });
   worker.unref();
+  threadChildren.add(childPids.pids);
   if (log) streamWorkerOutput(addr, log, worker);
   proc.acceptTransport(new MessagePortTransport(port1, afterPost));
   return {
     pid: -1,
     label: `worker thread ${worker.threadId}`,
-    exited: new Promise((resolve) => worker.once("exit", (code) => resolve({ code, signal: null }))),
+    exited: new Promise((resolve) =>
+      worker.once("exit", (code) => {
+        threadChildren.delete(childPids.pids);
+        endThreadChildren(childPids.pids); // the subprocesses it started that outlived it: none is left behind
+        resolve({ code, signal: null });
+      }),
+    ),
     failedToStart: new Promise((resolve) =>
       worker.once("error", (err) => resolve(new ConnectionError(`worker thread failed: ${err.message}`, { cause: err }))),
     ),
@@ -204,7 +240,7 @@ export function startProc(
   started.exited.then((exit) => {
     stopHeartbeat();
     if (stopping) proc.childExited(addr, new ConnectionError(`${label} was stopped`), false);
-    else proc.childExited(addr, hung ?? new ConnectionError(`${label} ${describeExit(exit)}`), true);
+    else proc.childExited(addr, hung ?? exitError(label, started.pid, exit), true);
   });
   return {
     addr,
@@ -265,6 +301,12 @@ export function heartbeat(
     timer.unref();
   }, stop);
   return stop;
+}
+
+/** A worker's exit as the error its callers see; a process's carries its pid, signal and exit code as fields (../supervision/process-exit.ts). */
+function exitError(label: string, pid: number, exit: ProcExit): ConnectionError {
+  const error = new ConnectionError(`${label} ${describeExit(exit)}`);
+  return pid > 0 ? Object.assign(error, { pid, signal: exit.signal, exitCode: exit.code }) : error;
 }
 
 export function describeExit({ code, signal }: ProcExit): string {

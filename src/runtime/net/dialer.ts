@@ -1,15 +1,16 @@
 // How a Proc dials a peer: while the peer is not listening yet it retries,
 // backing off up to 100 ms, until the deadline, unless the refusal says it
 // never will (refusals.ts); over TCP it speaks TLS when this process has
-// certificates; then both sides prove they know the session token. A proc
+// certificates; then both sides prove they know the session token (or, in a
+// process that joined a cluster's namespace, the token the peer accepts). A proc
 // behind a worker is dialed at the port its worker reports.
 import { createConnection, type NetConnectOpts, type Socket } from "node:net";
-import { authenticateServer } from "../../wire/auth.ts";
+import { AuthenticationError, authenticateServer } from "../../wire/auth.ts";
 import { SocketTransport } from "../../wire/socket-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { connectOptions, tcpHostPort, workerOf } from "./address.ts";
 import { config, settingName, settingNow } from "../base/config.ts";
-import { sessionToken, tls } from "./credentials.ts";
+import { tls, tokenAccepted, tokensFor } from "./credentials.ts";
 import { ConnectionError } from "../base/errors.ts";
 import { nodeTls } from "../code/lazy-builtins.ts";
 import { finalRefusal } from "./refusals.ts";
@@ -48,7 +49,8 @@ function attempt(addr: string, deadline: number, handlers: DialHandlers, n: numb
   );
 }
 
-function dialAt(addr: string, options: NetConnectOpts, deadline: number, handlers: DialHandlers, n: number): void {
+/** `tokenAt`: which of tokensFor(addr) to prove (a process that joined a cluster's namespace holds more than one). */
+function dialAt(addr: string, options: NetConnectOpts, deadline: number, handlers: DialHandlers, n: number, tokenAt = 0): void {
   const material = "port" in options ? tls() : null;
   // With TLS the peer's identity is its certificate from the shared CA, not its host name.
   const socket: Socket = material ? nodeTls().connect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
@@ -68,19 +70,31 @@ function dialAt(addr: string, options: NetConnectOpts, deadline: number, handler
     }
   };
   socket.once("error", onError);
-  socket.once(material ? "secureConnect" : "connect", () => authenticate(addr, socket, onError, handlers));
+  const tokens = tokensFor(addr);
+  // The peer refused this token: try the next one on a new connection (it closes the one that proved a wrong token).
+  const next = tokenAt + 1 < tokens.length ? () => dialAt(addr, options, deadline, handlers, n, tokenAt + 1) : null;
+  socket.once(material ? "secureConnect" : "connect", () => authenticate(addr, socket, onError, handlers, tokens[tokenAt], next));
 }
 
 /** Proves our token to the peer (and checks it knows it too), then the connection carries frames. */
-function authenticate(addr: string, socket: Socket, onError: (err: NodeJS.ErrnoException) => void, handlers: DialHandlers): void {
-  authenticateServer(socket, sessionToken(), config.authTimeoutMs).then(
+function authenticate(
+  addr: string,
+  socket: Socket,
+  onError: (err: NodeJS.ErrnoException) => void,
+  handlers: DialHandlers,
+  token: string,
+  next: (() => void) | null,
+): void {
+  authenticateServer(socket, token, config.authTimeoutMs).then(
     () => {
       socket.off("error", onError);
+      tokenAccepted(addr, token);
       handlers.connected(new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") }));
     },
     (err: Error) => {
       socket.destroy();
-      if (handlers.wanted()) {
+      if (next && err instanceof AuthenticationError && handlers.wanted()) next();
+      else if (handlers.wanted()) {
         handlers.failed(
           new ConnectionError(`cannot connect to ${addr}: ${err.message} (is the token, ${settingName("token")} or a token option, the same on both sides?)`, {
             cause: err,

@@ -10,7 +10,7 @@ import { authenticateClient } from "../../wire/auth.ts";
 import { SocketTransport } from "../../wire/socket-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config, settingName } from "../base/config.ts";
-import { sessionToken, tls } from "./credentials.ts";
+import { acceptedTokens, tls } from "./credentials.ts";
 import { ConnectionError } from "../base/errors.ts";
 import { nodeTls } from "../code/lazy-builtins.ts";
 
@@ -28,11 +28,10 @@ export interface ListenHandlers {
  * is not `serving` (a client's) holds no event-loop reference.
  */
 export function listen(addr: string, at: ListenOptions, serving: boolean, handlers: ListenHandlers): Promise<number | undefined> {
-  const token = sessionToken();
   const limit = { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") };
   const onSocket = (socket: Socket) => {
     socket.on("error", () => socket.destroy());
-    authenticateClient(socket, token, config.authTimeoutMs)
+    authenticateClient(socket, acceptedTokens(), config.authTimeoutMs)
       .then(
         () => handlers.accepted(new SocketTransport(socket, limit)),
         () => {

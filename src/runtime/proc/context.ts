@@ -2,7 +2,7 @@
 // it survives `await`; stored on globalThis so two copies of this module (say,
 // compiled and source) still share one context.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { RawExtent } from "../base/messages.ts";
+import type { Call, RawExtent } from "../base/messages.ts";
 import type { Proc } from "./proc.ts";
 
 export interface ActorIdentity {
@@ -34,6 +34,23 @@ export interface MessageContext {
   readonly selection?: readonly number[];
   /** The mesh's respawn count the message was sent with (Call.v). */
   readonly version?: number;
+  /** What every rank of one call knows it by (its reply port), when it has one. */
+  readonly call?: string;
+  /** Its place among the messages this thread's actors began (messagesBegun() as it began). */
+  readonly begun?: number;
+}
+
+let begun = 0;
+
+/** The context of message `call` to `actor`, as rank `rank` of it: one more message begun. */
+export function messageContextOf(actor: ActorIdentity, rank: number, call: Call): MessageContext {
+  const { extent, selection, version, reply } = call;
+  return { actor, rank, extent, selection, version, call: reply ? `${reply.addr}#${reply.id}` : undefined, begun: ++begun };
+}
+
+/** How many messages this thread's actors have begun. */
+export function messagesBegun(): number {
+  return begun;
 }
 
 const slot = Symbol.for("fray.runtime.context");

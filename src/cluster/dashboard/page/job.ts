@@ -46,10 +46,10 @@ function drawJob(d) {
         t.errorMessage ? el("div", { "class": "muted", text: t.errorMessage }) : null])] };
   }))]);
   var procs = j.reports.processes;
-  fill("job-processes", procs.length ? [table(["Pid", "Host", "Replica", "Role", "State", "CPU s", "RSS"], procs.map(function (p) {
+  fill("job-processes", procs.length ? [unreadableReports(j), table(["Pid", "Host", "Replica", "Role", "State", "CPU s", "RSS"], procs.map(function (p) {
     return { attrs: { "data-pid": String(p.pid) }, cells: [p.pid, p.host, p.replica == null ? "" : p.replica, p.parentAddr ? "worker" : "replica process",
       status(p.state, "state"), p.cpuSeconds.toFixed(2), bytes(p.rssBytes)] };
-  }))] : [none("no process of this job reported (it does not use fray's runtime, or has not started)")]);
+  }))] : [unreadableReports(j), none("no process of this job reported (it does not use fray's runtime, or has not started)")]);
   var t = j.reports.tasks;
   var taskNodes = [table(["Submitted", "Queued or running", "Done", "Failed", "Retried"], [{ cells: [t.submitted, t.inFlight, t.done, t.failed, t.retried] }])];
   if (t.failedTasks.length) taskNodes.push(table(["Task", "Error", "Causes", "Where"], t.failedTasks.map(function (f) {

@@ -25,7 +25,8 @@ function table(head, rows) {
 function fill(id, nodes, error) {
   var body = document.querySelector("#" + id + " .body");
   body.className = "body";
-  body.replaceChildren.apply(body, (error ? [el("p", { "class": "error", text: "source failed: " + error })] : []).concat(nodes));
+  var shown = nodes.filter(function (n) { return n != null; });
+  body.replaceChildren.apply(body, (error ? [el("p", { "class": "error", text: "source failed: " + error })] : []).concat(shown));
 }
 function none(what) { return el("p", { "class": "muted", text: what }); }
 function status(s, prefix) { return el("span", { "class": prefix + "-" + s, text: s }); }
@@ -88,8 +89,14 @@ function drawJobs(s) {
       : "";
     var t = j.reports.tasks, tasks = t.submitted ? t.done + " done, " + t.failed + " failed, " + t.inFlight + " running" : "";
     return { attrs: { "data-job": j.jobId }, cells: [jobLink(j.jobId), j.name, status(j.status, "status"), replicas(j), tasks, j.request,
-      el("span", { "class": "headline", text: j.headline || "" }), tail] };
+      el("span", {}, [el("span", { "class": "headline", text: j.headline || "" }), unreadableReports(j)]), tail] };
   }))], s.errors.jobs);
+}
+/** Report files of the job that could not be read (left out of its figures), or null. */
+function unreadableReports(j) {
+  var bad = j.reports.unreadable || [];
+  return bad.length ? el("div", { "class": "muted unreadable-reports", text: bad.length + " unreadable report file" + (bad.length === 1 ? "" : "s") +
+    ": " + bad.map(function (b) { return b.file + " (" + b.error + ")"; }).join("; ") }) : null;
 }
 function loadOf(s) {
   var m = {}; (s.actorLoad || []).forEach(function (a) { m[a.className ? "class:" + a.className : a.actor] = a; }); return m;

@@ -14,16 +14,15 @@
 //
 // The head rings the thread's doorbell (doorbell.ts) after each batch; an
 // Executor that has sent its values and has no task left running waits there
-// for the next batch (FRAY_THREAD_WAIT_MS) and takes it without its event loop.
+// for the next batch and takes it without its event loop, once the thread's
+// promise callbacks have all run, for FRAY_THREAD_WAIT_MS in all per turn of
+// that loop (doorbell.ts): its timers and sockets run no later than that.
 import { randomUUID } from "node:crypto";
 import { receiveMessageOnPort, type BroadcastChannel, type MessagePort } from "node:worker_threads"; // the channel is node's global
 import { config } from "../../base/settings.ts";
 import type { TaskBatch } from "../task-batch.ts";
 import type { TaskRoute } from "../task-route.ts";
 import { Doorbell } from "./doorbell.ts";
-
-/** Batches taken after a wait in a row, without the event loop turning: a thread's timers and sockets wait no longer. */
-const MAX_IN_A_ROW = 32;
 
 /** A batch on a lane: the fields of TaskBatch. */
 export type LaneBatch = [fns: string[], tasks: unknown[]];
@@ -92,8 +91,8 @@ export class ExecutorLane {
   #running = false;
   /** How long to wait for the next batch after sending values (0: not at all, as where no parent rings). */
   readonly #waitMs: number;
-  /** Batches taken after a wait since the event loop last turned. */
-  #inARow = 0;
+  /** A wait is set (#afterMicrotasks): one at a time. */
+  #waitSet = false;
 
   /**
    * `idle`: no task of this worker is running; `doorbell`: this thread's, if its parent rings it (doorbell.ts threadDoorbell).
@@ -109,7 +108,6 @@ export class ExecutorLane {
     const name = `${lobby}:${worker}:${randomUUID()}`;
     this.#channel = new globalThis.BroadcastChannel(name);
     this.#channel.onmessage = (event) => {
-      this.#inARow = 0;
       doorbell?.took();
       this.#take((event as { data: LaneBatch }).data);
     };
@@ -132,14 +130,20 @@ export class ExecutorLane {
   }
 
   /**
-   * After values went back (at the end of the tick): the next batch, if it comes within the wait, taken here. A wake-up
-   * by anything else the parent sent, or a wait that ran out, leaves it to the event loop.
+   * Queued as a microtask after values went back: a tick queued from one runs once the microtask queue is empty, so
+   * the promise callbacks queued by then, and those they queue, all run before the wait.
+   */
+  readonly #afterMicrotasks = () => process.nextTick(this.#awaitNext);
+
+  /**
+   * The next batch, if it comes within the wait, taken here. A wake-up by anything else the parent sent, or a wait
+   * that ran out or was not begun (the turn's time spent, handles of the thread's own), leaves it to the event loop.
    */
   readonly #awaitNext = () => {
-    if (this.#closed || !this.idle() || this.#inARow >= MAX_IN_A_ROW || !this.doorbell!.wait(this.#waitMs)) return;
+    this.#waitSet = false;
+    if (this.#closed || !this.idle() || !this.doorbell!.wait(this.#waitMs)) return;
     const got = receiveMessageOnPort(this.#channel as unknown as MessagePort); // node takes a BroadcastChannel too
     if (got === undefined) return;
-    this.#inARow++;
     this.doorbell!.took();
     this.#take(got.message as LaneBatch);
   };
@@ -159,7 +163,10 @@ export class ExecutorLane {
     this.#results = [];
     if (this.#closed) return; // the actor stopped: the job ended, or its worker is gone
     this.#channel.postMessage(results);
-    if (this.#waitMs > 0) process.nextTick(this.#awaitNext);
+    if (this.#waitMs > 0 && !this.#waitSet) {
+      this.#waitSet = true;
+      queueMicrotask(this.#afterMicrotasks);
+    }
   }
 
   close(): void {
