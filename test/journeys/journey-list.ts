@@ -14,6 +14,8 @@ export const JOURNEYS: readonly JourneySpec[] = [
   { journey: "serving", kinds: ["threads", "processes", "mesh"], underChaos: true },
   { journey: "shuffle", kinds: ["threads", "processes", "mesh"], underChaos: true },
   { journey: "dp-training", kinds: ["mesh"], underChaos: true },
+  // Cluster jobs on this machine: a SIGKILL of a job's process fails the job, which waitAll reports first.
+  { journey: "rl-jobs", kinds: ["local"], underChaos: false },
   // 10,000 units where workers are processes (the costliest to leak from), fewer on the others.
   {
     journey: "long-driver",

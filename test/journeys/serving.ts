@@ -17,7 +17,7 @@ const TOKENS = 40;
 const KILL_AFTER = 10; // tokens of request 0 read before a replica is killed
 
 const kind = journeyKind();
-const { ctx, close } = await openJob(kind, 2);
+const { ctx, close } = await openJob(kind, REPLICAS); // a worker per replica: each asks for a cpu of its own
 
 /** Streams `prompt`'s tokens through the group; the tokens read, or the error that ended the stream. */
 async function request(group: ActorGroup<ModelReplica>, prompt: string, onToken?: (n: number) => void): Promise<string[] | Error> {
@@ -63,7 +63,7 @@ async function withRestarts(jobs: JobContext): Promise<number> {
 }
 
 async function withoutRestarts(jobs: JobContext): Promise<{ failed: number; served: number }> {
-  const group = jobs.createActorGroup(ModelReplica, [], REPLICAS, { maxConcurrency: 16 });
+  const group = jobs.createActorGroup(ModelReplica, [], REPLICAS, { maxConcurrency: 16, resources: { cpu: 1 } });
   await group.waitReady();
   const { results, killed } = await serveAndKill(group, "n");
   let failed = 0;
