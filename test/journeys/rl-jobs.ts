@@ -29,7 +29,6 @@ try {
       client.submit({ name: `rollout-${i}`, entrypoint: Entrypoint.fromCallable(rollout, [name, i, ITERATIONS, i === 2 ? CRASH_AT : -1]) }),
     ),
   ]);
-  console.error(`rl-jobs: submitted ${jobs.map((j) => j.jobId).join(", ")}`);
   let failure: unknown;
   try {
     await waitAll(jobs, { timeout: 300 });
