@@ -14,6 +14,7 @@ import { createActorGroup } from "../../job/actors/actor-group.ts";
 import type { ActorHandle } from "../../job/actors/actor-handle.ts";
 import { kHandleFor, type ActorTarget, type HostedRef } from "../../job/actors/actor-ref.ts";
 import type { ActorMeta, MemberOptions } from "../../job/actors/current-actor.ts";
+import { checkActorOptions } from "../../job/base/options.ts";
 import { createJobContext } from "../../job/contexts/create.ts";
 import type { ActorClass, JobContext, Resolved } from "../../job/job-context.ts";
 import { NamespaceClient } from "../../job/namespace/namespace-client.ts";
@@ -29,6 +30,11 @@ import { HostedInstance, offerInstance, withdrawInstance } from "./hosted-instan
 export interface HostActorOptions {
   /** The name the cluster's jobs find it by: `getJobContext().createActor(Class, [], { name, getIfExists: true })`. */
   readonly name: string;
+  /**
+   * How many of its calls may run at once (async methods interleave at their awaits); default 1. Jobs that find it
+   * with `getIfExists` ask with the same value.
+   */
+  readonly maxConcurrency?: number;
 }
 
 /** An actor that lives in the process that hosts it (Client.hostActor). */
@@ -119,8 +125,10 @@ export class Client {
     this.#check();
     const name = options?.name;
     if (typeof name !== "string" || name === "") throw new TypeError("hostActor(instanceOrClass, args, { name }) needs a name: jobs find the actor by it");
-    const unknown = Object.keys(options).filter((k) => k !== "name");
-    if (unknown.length) throw new TypeError(`hostActor: unknown option ${unknown.join(", ")}; the only option is name`);
+    const unknown = Object.keys(options).filter((k) => k !== "name" && k !== "maxConcurrency");
+    if (unknown.length) throw new TypeError(`hostActor: unknown option ${unknown.join(", ")}; the options are name and maxConcurrency`);
+    const { maxConcurrency } = options;
+    checkActorOptions({ name, maxConcurrency });
     const isClass = typeof what === "function";
     if (!isClass && args !== undefined && args.length > 0)
       throw new TypeError(`hostActor(instance, args, …): an instance is already constructed, so args must be [] or undefined, got ${args.length}`);
@@ -135,14 +143,17 @@ export class Client {
     const keeper = await (this.#keeper ??= startKeeper((failure) => void this.#hosted.get(failure.meshName)?.shutdown()));
     const offered = isClass ? null : offerInstance(what);
     const spawned = keeper.asOwner(() =>
-      isClass ? thisProc()[kSpawnWith]({ meta }, name, Class, ...((args ?? []) as never[])) : thisProc()[kSpawnWith]({ meta }, name, HostedInstance, offered!),
+      isClass
+        ? thisProc()[kSpawnWith]({ meta, maxConcurrency }, name, Class, ...((args ?? []) as never[]))
+        : thisProc()[kSpawnWith]({ meta, maxConcurrency }, name, HostedInstance, offered!),
     );
     try {
       await spawned.initialized;
       // An instance's mesh is called by its own class's endpoints.
       const mesh = (isClass ? spawned : actorMeshAt(spawned[kMesh].addrs[0], spawned[kMesh].id, name, Class)) as ActorMesh<object>;
       const owner = currentProc().addr;
-      await ns.adopt({ url, exportName, args: [], options: { name }, owner, meta }, Class.name, mesh, { pid: process.pid, host: hostname() });
+      const adopted = maxConcurrency === undefined ? { name } : { name, maxConcurrency };
+      await ns.adopt({ url, exportName, args: [], options: adopted, owner, meta }, Class.name, mesh, { pid: process.pid, host: hostname() });
       const target: ActorTarget = { mesh, hosted };
       const handle = (ctx as unknown as { [kHandleFor](t: ActorTarget, C?: Function): ActorHandle<object> })[kHandleFor](target, Class);
       const actor: HostedActor<object> = {

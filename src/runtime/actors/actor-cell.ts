@@ -2,12 +2,10 @@
 // (actor-table.ts), its endpoints (options, entries, arity, builtins) and the hooks of its class it
 // calls (actor-hooks.ts). An actor reaches the rest of the runtime only through its ActorHost:
 // replies, faults, the meshes it owns, and what it holds (buffers, distributed-array shards, bulk/).
-// An ActorCell is one actor instance with its mailbox. It runs up to
-// `maxConcurrency` messages at once (default 1) — async endpoints included,
-// interleaving at their awaits — starting them in arrival order; a `concurrent`
-// endpoint takes no slot. Messages that arrive while the actor is still being
-// constructed wait. Supervision events and stop requests go through the same
-// mailbox: they wait for the running messages and run alone, in order.
+// An ActorCell runs up to `maxConcurrency` messages at once (default 1) — async endpoints included, interleaving at
+// their awaits — starting them in arrival order; a `concurrent` endpoint takes no slot. Messages that arrive while
+// the actor is still being constructed wait. Supervision events and stop requests go through the same mailbox: they
+// wait for the running messages (a stop at most FRAY_PROC_STOP_TIMEOUT_MS) and run alone, in order.
 import { decode } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
 import { load } from "../code/code-locator.ts";
@@ -21,6 +19,8 @@ import { Port, type PortSender } from "../ports/port.ts";
 import type { Proc } from "../proc/proc.ts";
 import { hasShardRef, type ShardStore } from "../bulk/shard-store.ts";
 import { SupervisionError } from "../base/errors.ts";
+import { config } from "../base/config.ts";
+import type { ActorState as State, MailboxItem as Item } from "./mailbox-item.ts";
 import type { MeshFailure } from "../supervision/supervision.ts";
 
 /** What an actor needs of the process it lives in. */
@@ -39,13 +39,6 @@ export interface ActorHost extends PortSender {
   releaseOwnedBy(key: string): void;
   endpointThrew(cell: ActorCell, context: MessageContext, error: unknown): void;
 }
-
-type State = "constructing" | "ready" | "failed" | "dead" | "stopped";
-
-type Item =
-  | { readonly t: "call"; readonly call: Call; readonly rank: number; readonly frame: Frame; readonly first: boolean }
-  | { readonly t: "supervise"; readonly failure: MeshFailure }
-  | { readonly t: "stop"; readonly done: () => void };
 
 export class ActorCell {
   readonly identity: ActorIdentity;
@@ -151,12 +144,19 @@ export class ActorCell {
     this.#enqueue({ t: "supervise", failure });
   }
 
-  /** Stops after the messages already queued: owned meshes first, then `cleanup()`. */
+  /**
+   * Stops after the messages already queued (owned meshes first, then `cleanup()`); calls still running
+   * FRAY_PROC_STOP_TIMEOUT_MS later (waiting for what never comes) reject as stopped then, as a stopping proc exits.
+   */
   stop(): Promise<void> {
     if (this.#state === "dead" || this.#state === "stopped") return Promise.resolve();
     // Now, not when the stop's turn comes: a running call that waits for the signal can then end, and let the stop run.
     this.#stopAsked(new Error(`actor ${this.key} (${this.identity.className}) is being stopped`));
-    return new Promise((done) => this.#enqueue({ t: "stop", done }));
+    return new Promise((resolve) => {
+      const done = () => (clearTimeout(late), resolve());
+      const late = setTimeout(() => void this.#stop(done), config.procStopTimeoutMs).unref();
+      this.#enqueue({ t: "stop", done });
+    });
   }
 
   /**

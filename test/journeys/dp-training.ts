@@ -1,0 +1,84 @@
+// Journey 5, data-parallel training on a mesh: STEPS allReduce steps over 4 ranks in worker processes, as a
+// training loop is written — a checkpoint after each step, and on a failed step the dead ranks respawned, every
+// rank put back to the checkpoint, and the step run again. Its own faults: rank 2 is SIGKILLed during step 3,
+// and rank 1 throws before its collective in step 5 (its peers must be let go at once, not after the
+// collective timeout). The parameters must match the same steps computed in one process, bit for bit.
+//   node --import tsx test/journeys/dp-training.ts mesh
+import assert from "node:assert/strict";
+import { ActorError, Channel, setUnhandledFaultHook, SupervisionError, thisHost, type MeshFailure } from "../../src/mesh.ts";
+import { DataParallelRank, gradient, PARAMS, RATE } from "./dp-training-actors.ts";
+import { journeyKind, reportJourney } from "./journey.ts";
+
+const RANKS = 4;
+const STEPS = 8;
+const ATTEMPTS = 6;
+const kind = journeyKind(["mesh"]);
+
+// Failures of the ranks reach the root here rather than ending the program: the loop below recovers from them.
+const [failurePort, failures] = Channel.open<MeshFailure>();
+setUnhandledFaultHook((failure) => failurePort.send(failure));
+
+const procs = thisHost().spawnProcs({ gpus: RANKS });
+const ranks = procs.spawn("dp", DataParallelRank);
+const counts = { killed: 0, threw: 0, respawned: 0, retried: 0 };
+try {
+  let checkpoint = new Float32Array(PARAMS);
+  for (let step = 0; step < STEPS; step++) {
+    for (let attempt = 1; ; attempt++) {
+      assert.ok(attempt <= ATTEMPTS, `step ${step} failed ${ATTEMPTS} times`);
+      const failingRank = step === 5 && attempt === 1 ? 1 : -1;
+      const running = ranks.step.call(step, failingRank);
+      if (step === 3 && attempt === 1) {
+        process.kill((await ranks.slice({ gpus: 2 }).pid.callOne()) as number, "SIGKILL");
+        counts.killed++;
+      }
+      try {
+        assert.deepEqual((await running).values(), Array(RANKS).fill(step));
+        break;
+      } catch (err) {
+        if (!(err instanceof SupervisionError || err instanceof ActorError)) throw err;
+        if (failingRank >= 0) counts.threw++;
+        counts.retried++;
+        await respawnDead();
+        await ranks.load.call(checkpoint);
+      }
+    }
+    checkpoint = (await ranks.slice({ gpus: 0 }).params.callOne()) as Float32Array;
+    console.error(`dp-training: step ${step} done`);
+  }
+
+  const expected = new Float32Array(PARAMS);
+  for (let step = 0; step < STEPS; step++) {
+    const sum = new Float32Array(PARAMS);
+    for (let rank = 0; rank < RANKS; rank++) {
+      const g = gradient(rank, step, PARAMS);
+      for (let i = 0; i < PARAMS; i++) sum[i] += g[i];
+    }
+    for (let i = 0; i < PARAMS; i++) expected[i] -= sum[i] * RATE;
+  }
+  for (const params of (await ranks.params.call()).values()) {
+    assert.ok(
+      params.every((v, i) => v === expected[i]),
+      "a rank's parameters differ from the one-process computation",
+    );
+  }
+  assert.equal(counts.killed, 1);
+  assert.equal(counts.threw, 1);
+  reportJourney("dp-training", kind, { ranks: RANKS, steps: STEPS, ...counts });
+} finally {
+  await procs.stop();
+  failures.close();
+}
+
+/** Respawns every rank that does not answer (its process died: ours, or the chaos run's). */
+async function respawnDead(): Promise<void> {
+  for (let rank = 0; rank < RANKS; rank++) {
+    try {
+      await ranks.slice({ gpus: rank }).pid.callOne();
+    } catch (err) {
+      if (!(err instanceof SupervisionError)) throw err;
+      await ranks.respawn(rank);
+      counts.respawned++;
+    }
+  }
+}
