@@ -21,3 +21,27 @@ registerErrorClass(TaskCancelledError);
 export function namedActorExists(name: string): Error {
   return new Error(`Actor ${name} already exists`);
 }
+
+/**
+ * A task's result that stayed in the worker that ran it (larger than FRAY_OBJECT_INLINE_BYTES) is gone with that
+ * worker: `get` of its ref, or a task given it, rejects with this. `ref` names the ref (`ObjectRef(id)`),
+ * `taskName` the task that made it, `worker` the worker that held it.
+ */
+export class ObjectLostError extends Error {
+  override name = "ObjectLostError";
+
+  constructor(
+    readonly ref: string,
+    readonly taskName: string,
+    readonly worker: number,
+    why: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `${ref}, the result of task ${taskName}, was held by worker ${worker}, which is gone (${why}): its value is lost. Run the task ` +
+        `again for it, or return a value smaller than FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
+      options,
+    );
+  }
+}
+registerErrorClass(ObjectLostError);

@@ -121,9 +121,9 @@ export class JobHead {
     this.#scheduler.laneOpened(worker, port);
   }
 
-  /** The value of `ref`; task `taskId` (if any) lends its resources out meanwhile. */
+  /** What the head keeps for `ref` (a HeldValue, unread, for a result held by a worker); task `taskId` (if any) lends its resources out meanwhile. */
   get(ref: ObjectRef, taskId: string | null): Promise<unknown> {
-    return this.#blocked(taskId, () => this.refs.value(ref));
+    return this.#blocked(taskId, () => this.refs.kept(ref));
   }
 
   /** As RefReader.wait; task `taskId` (if any) lends its resources out meanwhile. */

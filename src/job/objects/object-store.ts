@@ -1,8 +1,10 @@
 import { objectStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
+import { HeldValue } from "./held-value.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
+// A result held by its worker is kept as its HeldValue: forgetting it frees the holder's bytes.
 // `resolve` and `reject` are methods: call them on the entry, do not pass them on unbound.
 export interface Entry {
   readonly promise: Promise<unknown>;
@@ -91,6 +93,8 @@ export class ObjectStore {
   #entries = new Map<string, Entry>();
   /** The estimated bytes of each value counted in the object-store metrics (typed arrays only). */
   #bytes = new Map<string, number>();
+  /** The entries whose values are held by workers: freed there when forgotten here. */
+  #held = new Map<string, HeldValue>();
 
   /** Releases `ref`'s value once `ref` is garbage (unless it was sent elsewhere). */
   track<R extends { readonly id: string }>(ref: R): R {
@@ -115,6 +119,7 @@ export class ObjectStore {
 
   /** @internal An entry settled with `value` (undefined for an error). */
   settled(entry: StoreEntry, value: unknown): void {
+    if (value instanceof HeldValue) this.#held.set(entry.id, value);
     if (metricsOn && value !== undefined) this.#countBytes(entry.id, value);
     if (entry.dropped) this.#delete(entry.id);
   }
@@ -128,6 +133,11 @@ export class ObjectStore {
   }
 
   #delete(id: string): void {
+    const held = this.#held.get(id);
+    if (held) {
+      this.#held.delete(id);
+      held.free();
+    }
     if (!this.#entries.delete(id) || !metricsOn) return;
     objectStats.entries--;
     objectStats.bytes -= this.#bytes.get(id) ?? 0;

@@ -1,9 +1,12 @@
 // Resolving refs: arguments given as ObjectRefs become their values before a
 // call; `get` maps over arrays and passes plain values through. A job reads
 // its own refs from its store, and any other's from the ref's owner: another
-// job's head (over the wire), or a sync job's store in this process.
+// job's head (over the wire), or a sync job's store in this process. A result
+// that stayed in its worker is kept as a HeldValue (held-value.ts): `value`
+// reads it from its holder, `kept` hands it on unread, for a task to read.
 import { kMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
+import { materialize } from "./held-value.ts";
 import { waitFor, type ObjectStore } from "./object-store.ts";
 import { kOwner, ObjectRef } from "./object-ref.ts";
 
@@ -14,8 +17,13 @@ export class RefReader {
     public self: string | null = null,
   ) {}
 
-  /** The value of `ref`, from wherever it is kept. */
+  /** The value of `ref`, from wherever it is kept (a held one read from its holder). */
   value(ref: ObjectRef): Promise<unknown> {
+    return this.kept(ref).then(materialize);
+  }
+
+  /** What `ref`'s owner keeps for it: its value, or the HeldValue of a result that stayed in its worker. */
+  kept(ref: ObjectRef): Promise<unknown> {
     const owner = ref[kOwner];
     if (owner.head === null) return owner.store.entry(ref.id).promise;
     if (owner.id === this.self) return this.store.entry(ref.id).promise;
@@ -34,10 +42,15 @@ export class RefReader {
     return Promise.all(args.map((a) => (a instanceof ObjectRef ? this.value(a) : a)));
   }
 
+  /** `args` with each ObjectRef among them replaced by what its owner keeps: a task's arguments, which it reads itself. */
+  allKept(args: readonly unknown[]): Promise<unknown[]> {
+    return Promise.all(args.map((a) => (a instanceof ObjectRef ? this.kept(a) : a)));
+  }
+
   /** `wait`: which of `refs` are ready (at most `numReturns`, the first to settle), and which are not, after at most `timeoutMs`. */
   async wait(refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await waitFor([...byId.keys()], (id) => this.value(byId.get(id)!), numReturns, timeoutMs);
+    const [ready, pending] = await waitFor([...byId.keys()], (id) => this.kept(byId.get(id)!), numReturns, timeoutMs);
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 

@@ -16,6 +16,7 @@ import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-r
 import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { checkCancelOptions, checkResources, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { nameUnsendableArgument } from "../objects/task-args.ts";
+import { materialize } from "../objects/held-value.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { tooLargeArguments } from "../../wire/codec.ts";
 
@@ -131,7 +132,8 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
-    if (value instanceof ObjectRef) return this.#blocked(() => unwrap(this.#head.remoteGet.callOne(value, this.#taskId))) as Promise<never>;
+    // A result held by a worker comes as its HeldValue, read here from its holder.
+    if (value instanceof ObjectRef) return this.#blocked(() => unwrap(this.#head.remoteGet.callOne(value, this.#taskId)).then(materialize)) as Promise<never>;
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
     return Promise.resolve(value as never);
   }

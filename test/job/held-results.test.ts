@@ -1,0 +1,80 @@
+// Large task results stay in the worker that made them (docs/design/object-store.md, slice 1): the driver's
+// object store holds none of their bytes, a task on another worker reads them from the holder, the driver's get
+// pulls them, the holder frees them once the driver drops its ref, and a dead holder's values reject with
+// ObjectLostError instead of hanging.
+import assert from "node:assert/strict";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { describe, it } from "node:test";
+import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } from "../../src/job.ts";
+import { objectStats } from "../../src/job/base/metrics.ts";
+import { thisHost } from "../../src/mesh.ts";
+import { track } from "../helpers.ts";
+import { bigResult, heldHere, pidOf, sumByGet, sumOf } from "./held-results-tasks.ts";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+/** 1 MiB of doubles: far above the default inline threshold (100 KiB). */
+const N = 131_072;
+
+const backends: Array<[string, (workers: number) => JobContext]> = [
+  ["processes", (workers) => createJobContext("processes", { maxWorkers: workers })],
+  ["mesh", (workers) => createJobContext("mesh", { procs: track(thisHost().spawnProcs({ workers })) })],
+];
+
+for (const [kind, make] of backends) {
+  describe(kind, () => {
+    it("a large result stays in its worker: tasks on other workers and the driver read it from there", async () => {
+      await using ctx = make(2);
+      const before = objectStats.bytes;
+      const ref = ctx.run(bigResult, N, 2);
+      await ctx.wait([ref]);
+      assert.equal(objectStats.bytes - before, 0, "the driver's object store holds none of the result's bytes");
+      // Two readers at once take both workers: one reads where the value is, the other from the holder.
+      const readers = await ctx.get([ctx.run(sumOf, ref), ctx.run(sumByGet, { ref })]);
+      assert.deepEqual(
+        readers.map((r) => r.sum),
+        [2 * N, 2 * N],
+      );
+      assert.notEqual(readers[0].pid, readers[1].pid, "the readers ran on both workers");
+      const big = await ctx.get(ref);
+      assert.equal(big.length, N);
+      assert.equal(big[N - 1], 2);
+      assert.equal(objectStats.bytes - before, 0, "nor after its readers and the driver's get");
+    });
+
+    it("the holder frees the value once the driver drops its last ref", async () => {
+      await using ctx = make(1);
+      const read = async () => {
+        const ref: ObjectRef<Float64Array> = ctx.run(bigResult, N, 1);
+        const length = (await ctx.get(ref)).length;
+        assert.equal(await ctx.get(ctx.run(heldHere)), 1, "the worker holds the value while its ref lives");
+        return length;
+      };
+      assert.equal(await read(), N);
+      let held = await ctx.get(ctx.run(heldHere));
+      for (let round = 0; round < 100 && held > 0; round++) {
+        gc();
+        await new Promise((r) => setImmediate(r));
+        held = await ctx.get(ctx.run(heldHere));
+      }
+      assert.equal(held, 0);
+    });
+
+    it("a read of a value whose holder was killed rejects with ObjectLostError naming the ref, its task and the worker", async () => {
+      await using ctx = make(1);
+      const pid = await ctx.get(ctx.run(pidOf));
+      const ref = ctx.run(bigResult, N, 3);
+      await ctx.wait([ref]);
+      process.kill(pid, "SIGKILL");
+      await assert.rejects(ctx.get(ref), (err: Error) => {
+        assert.ok(err instanceof ObjectLostError, `${err.name}: ${err.message}`);
+        assert.match(err.message, new RegExp(`ObjectRef\\(${ref.id}\\)`));
+        assert.match(err.message, /task bigResult/);
+        assert.match(err.message, /worker 0/);
+        return true;
+      });
+    });
+  });
+}
