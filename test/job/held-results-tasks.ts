@@ -1,4 +1,5 @@
 // Tasks for held-results.test.ts: a large result, readers of it in other tasks, and a probe of what a worker holds.
+import { writeFileSync } from "node:fs";
 import { getJobContext, type ObjectRef } from "../../src/job.ts";
 import { BUFFERS } from "../../src/runtime/face/buffers.ts";
 import { currentProc } from "../../src/runtime/face/procs.ts";
@@ -6,6 +7,12 @@ import { currentProc } from "../../src/runtime/face/procs.ts";
 /** A result well above the inline threshold: `n` doubles, each `fill`. */
 export function bigResult(n: number, fill: number): Float64Array {
   return new Float64Array(n).fill(fill);
+}
+
+/** As bigResult, writing the id of the process that makes it to `pidFile` first. */
+export function bigResultTelling(n: number, fill: number, pidFile: string): Float64Array {
+  writeFileSync(pidFile, String(process.pid));
+  return bigResult(n, fill);
 }
 
 function sum(data: Float64Array): number {

@@ -3,6 +3,9 @@
 // pulls them, the holder frees them once the driver drops its ref, and a dead holder's values reject with
 // ObjectLostError instead of hanging.
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, it } from "node:test";
@@ -10,7 +13,7 @@ import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } fr
 import { objectStats } from "../../src/job/base/metrics.ts";
 import { thisHost } from "../../src/mesh.ts";
 import { track } from "../helpers.ts";
-import { bigResult, heldHere, pidOf, sumByGet, sumOf } from "./held-results-tasks.ts";
+import { bigResult, bigResultTelling, heldHere, pidOf, sumByGet, sumOf } from "./held-results-tasks.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -75,6 +78,28 @@ for (const [kind, make] of backends) {
         assert.match(err.message, /worker 0/);
         return true;
       });
+    });
+
+    it("a value whose holder was killed is made anew by its task when maxRetries allow, for the driver and for tasks", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "fray-held-"));
+      try {
+        await using ctx = make(2);
+        const pidFile = join(dir, "holder");
+        const ref = ctx.createTask(bigResultTelling, [N, 4, pidFile], { maxRetries: 1 });
+        await ctx.wait([ref]);
+        process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+        // The readers may be sent to the dying worker before its death is known: they may run again too.
+        const readers = [ctx.createTask(sumOf, [ref], { maxRetries: 1 }), ctx.createTask(sumByGet, [{ ref }], { maxRetries: 1 })];
+        const [big, ...sums] = await Promise.all([ctx.get(ref), ...readers.map((r) => ctx.get(r))]);
+        assert.equal(big.length, N);
+        assert.equal(big[0], 4);
+        assert.deepEqual(
+          sums.map((r) => r.sum),
+          [4 * N, 4 * N],
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 }

@@ -24,8 +24,8 @@ export function namedActorExists(name: string): Error {
 
 /**
  * A task's result that stayed in the worker that ran it (larger than FRAY_OBJECT_INLINE_BYTES) is gone with that
- * worker: `get` of its ref, or a task given it, rejects with this. `ref` names the ref (`ObjectRef(id)`),
- * `taskName` the task that made it, `worker` the worker that held it.
+ * worker, and its task has no retries left to make it again: `get` of its ref, or a task given it, rejects with this.
+ * `ref` names the ref (`ObjectRef(id)`), `taskName` the task that made it, `worker` the worker that held it.
  */
 export class ObjectLostError extends Error {
   override name = "ObjectLostError";
@@ -38,8 +38,8 @@ export class ObjectLostError extends Error {
     options?: ErrorOptions,
   ) {
     super(
-      `${ref}, the result of task ${taskName}, was held by worker ${worker}, which is gone (${why}): its value is lost. Run the task ` +
-        `again for it, or return a value smaller than FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
+      `${ref}, the result of task ${taskName}, was held by worker ${worker}, which is gone (${why}): its value is lost. Give the ` +
+        `task maxRetries, so that a read of a lost value runs it again, or return values smaller than FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
       options,
     );
   }

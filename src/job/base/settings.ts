@@ -39,7 +39,8 @@ export const JOB_SETTINGS = {
     doc:
       "how large a task's result may be (estimated from its typed arrays, strings and elements) and still travel to the job's driver, " +
       "which keeps it; a larger one stays in the worker process that ran the task (`processes` and `mesh` jobs), and whoever reads it " +
-      "(a task on another worker, the driver's `get`) fetches it from there; it is lost with that worker (`ObjectLostError`)",
+      "(a task on another worker, the driver's `get`) fetches it from there; lost with that worker, it is made again by its task if " +
+      "`maxRetries` allow, else its reads reject with `ObjectLostError`",
   },
 } as const satisfies Record<string, Setting>;
 

@@ -51,14 +51,22 @@ export class HeldValue {
   }
 }
 
-/** `value` itself, or the value a HeldValue stands for, read from its holder. */
-export function materialize(value: unknown): unknown {
-  return value instanceof HeldValue ? value.read() : value;
+/**
+ * Reads `held` from its holder. If the holder is gone, asks `lost(refId)` whether the value's task runs again (lineage,
+ * ../tasks/lineage.ts): if it does, the value is what `again()` reads anew; if not, the read rejects with ObjectLostError.
+ */
+export async function readHeld(held: HeldValue, lost: (refId: string) => boolean | Promise<boolean>, again: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await held.read();
+  } catch (err) {
+    if (!(err instanceof ObjectLostError) || !(await lost(held.refId))) throw err;
+    return again();
+  }
 }
 
-/** `args` with each HeldValue among them read from its holder (the same array if there is none). */
-export function materializeAll(args: unknown[]): unknown[] | Promise<unknown[]> {
-  return args.some((a) => a instanceof HeldValue) ? Promise.all(args.map(materialize)) : args;
+/** `args` with each HeldValue among them read by `read` (the same array if there is none). */
+export function readAllHeld(args: unknown[], read: (held: HeldValue) => Promise<unknown>): unknown[] | Promise<unknown[]> {
+  return args.some((a) => a instanceof HeldValue) ? Promise.all(args.map((a) => (a instanceof HeldValue ? read(a) : a))) : args;
 }
 
 registerHandleType<HeldValue>({

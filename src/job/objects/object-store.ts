@@ -95,6 +95,19 @@ export class ObjectStore {
   #bytes = new Map<string, number>();
   /** The entries whose values are held by workers: freed there when forgotten here. */
   #held = new Map<string, HeldValue>();
+  /** Told when an entry held by a worker is forgotten (../tasks/lineage.ts). */
+  onHeldFreed: ((id: string) => void) | null = null;
+
+  /** The HeldValue entry `id` keeps, if its value is held by a worker. */
+  held(id: string): HeldValue | undefined {
+    return this.#held.get(id);
+  }
+
+  /** Entry `id`'s value was lost with its holder and its task runs again: the next mention makes a pending entry. */
+  reopen(id: string): void {
+    this.#held.delete(id);
+    this.#delete(id);
+  }
 
   /** Releases `ref`'s value once `ref` is garbage (unless it was sent elsewhere). */
   track<R extends { readonly id: string }>(ref: R): R {
@@ -137,6 +150,7 @@ export class ObjectStore {
     if (held) {
       this.#held.delete(id);
       held.free();
+      this.onHeldFreed?.(id);
     }
     if (!this.#entries.delete(id) || !metricsOn) return;
     objectStats.entries--;

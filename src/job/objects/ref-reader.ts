@@ -6,20 +6,37 @@
 // reads it from its holder, `kept` hands it on unread, for a task to read.
 import { kMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
-import { materialize } from "./held-value.ts";
+import { HeldValue, readHeld } from "./held-value.ts";
 import { waitFor, type ObjectStore } from "./object-store.ts";
 import { kOwner, ObjectRef } from "./object-ref.ts";
 
 export class RefReader {
+  /** Whether the task of this job's ref `id`, whose holder is gone, runs again (../tasks/lineage.ts); set by the head. */
+  onLost: ((id: string) => boolean) | null = null;
+
   /** `self`: the id of this job's HeadActor (null for a sync job), set once it is known. */
   constructor(
     readonly store: ObjectStore,
     public self: string | null = null,
   ) {}
 
-  /** The value of `ref`, from wherever it is kept (a held one read from its holder). */
-  value(ref: ObjectRef): Promise<unknown> {
-    return this.kept(ref).then(materialize);
+  /** The value of `ref`, from wherever it is kept (a held one read from its holder, or made anew if it was lost and may be). */
+  async value(ref: ObjectRef): Promise<unknown> {
+    const kept = await this.kept(ref);
+    if (!(kept instanceof HeldValue)) return kept;
+    return readHeld(
+      kept,
+      () => this.#lost(ref),
+      () => this.value(ref),
+    );
+  }
+
+  /** The holder of `ref`'s value is gone: whether its owner runs its task again. */
+  #lost(ref: ObjectRef): boolean | Promise<boolean> {
+    const owner = ref[kOwner];
+    if (owner.head === null) return false;
+    if (owner.id === this.self) return this.onLost?.(ref.id) ?? false;
+    return owner.head.remoteLost.callOne(ref.id).catch(() => false);
   }
 
   /** What `ref`'s owner keeps for it: its value, or the HeldValue of a result that stayed in its worker. */

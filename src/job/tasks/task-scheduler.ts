@@ -1,9 +1,7 @@
 // job/tasks: placing tasks on workers, in the driver: placement and resources (this file, task-records.ts,
 // waiting-tasks.ts, task-queue.ts, running-tasks.ts, worker-pool.ts), the tick's batches (batch-outbox.ts; how they
-// travel is ../routes/) and calls of their own (own-calls.ts), cancels (task-tree.ts, worker-replacement.ts).
-// What runs them in a worker is ../worker/.
-//
-// Placement of tasks: the queue of tasks waiting for a worker, sending each to
+// travel is ../routes/) and calls of their own (own-calls.ts), cancels (task-tree.ts, worker-replacement.ts), lost
+// values made anew (lineage.ts). What runs them in a worker is ../worker/. Placement of tasks: the queue of tasks waiting for a worker, sending each to
 // the Executor of a worker with room (or ahead of a free slot, for tasks with
 // the default request), and a task's resources while it runs, waits at its
 // worker or is blocked in get()/wait(). Tasks placed in one tick go to each
@@ -33,6 +31,7 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import { TaskCancelledError } from "../base/errors.ts";
 import { forcedCancel, WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
+import { Lineage } from "./lineage.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
 import type { Running, Task, TaskCode } from "./task-records.ts";
 
@@ -62,7 +61,8 @@ export class TaskScheduler {
   #tree = new TaskTree();
   /** Refs cancelled before their task arrived (a nested task's submit is on its way): it never runs. */
   #cancelledEarly = new Set<string>();
-
+  /** Tasks of values held by workers, to run again if a holder is lost. */
+  readonly lineage: Lineage;
   private readonly store: ObjectStore;
 
   constructor(
@@ -70,6 +70,7 @@ export class TaskScheduler {
     private readonly pool: WorkerPool,
   ) {
     this.store = refs.store;
+    this.lineage = new Lineage({ store: this.store, rerun: (task) => (this.#queue.unshift(task), this.#dispatch()) });
     this.#ownCalls = new OwnCalls({
       refs,
       running: this.#running,
@@ -117,10 +118,7 @@ export class TaskScheduler {
     this.#unwatch.push(onRankLost(this.#executors!, worker, (error) => this.workerDied(worker, error)));
   }
 
-  /**
-   * Queues a task whose result fills entry `id` of the store. `parent`: the
-   * task that submitted it; `stream`: a streaming task's port.
-   */
+  /** Queues a task whose result fills entry `id` of the store. `parent`: the task that submitted it; `stream`: a streaming task's port. */
   submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null, stream: PortRef | null = null): void {
     if (this.#cancelledEarly.size !== 0 && this.#cancelledEarly.delete(id)) return; // its ref rejected already
     if (parent !== null && this.#running.get(parent) !== undefined) this.#tree.add(parent, id); // not once its parent ended: its entry would stay forever
@@ -219,6 +217,7 @@ export class TaskScheduler {
     if (running.cancelled) return; // its ref rejected, and the history counted it, when it was cancelled
     const entry = this.store.entry(running.task.id);
     if (ok) {
+      this.lineage.finished(running.task, value);
       entry.resolve(value);
       TASK_HISTORY.done++;
       if (metricsOn) taskStats.done++;
@@ -332,6 +331,7 @@ export class TaskScheduler {
       const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop ${forcedCancel(replacedFor)}`;
       this.#failed(running, new SupervisionError(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, { cause }), running.task.args);
     }
+    this.lineage.workerDied(index);
     if (replacedFor !== undefined) this.#replacement!.respawn(index);
     else this.#failImpossible();
     this.#dispatch();

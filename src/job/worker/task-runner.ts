@@ -16,10 +16,10 @@ import { unknownFunction } from "../routes/told-functions.ts";
 import { asStream } from "../streams/stream-buffer.ts";
 import { pump } from "../streams/stream-pump.ts";
 import { config } from "../base/settings.ts";
-import { HeldValue, materializeAll } from "../objects/held-value.ts";
+import { HeldValue, readAllHeld } from "../objects/held-value.ts";
 import { largerThan } from "../objects/value-size.ts";
 import { HeldSlot, isThenable } from "./held-slot.ts";
-import { RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
+import { readFromHolder, RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
 import type { StartReports } from "./start-reports.ts";
 import { withTaskEnv } from "./task-env.ts";
@@ -293,7 +293,7 @@ export class TaskRunner {
     }
     let cancelled = this.#cancelReason(taskId);
     if (cancelled) throw cancelled;
-    const read = materializeAll(args); // results held by workers, read from their holders
+    const read = readAllHeld(args, (held) => readFromHolder(this.#head, held, taskId)); // results held by workers, read from their holders
     if (read !== args) {
       args = await read;
       if ((cancelled = this.#cancelReason(taskId))) throw cancelled;
