@@ -80,6 +80,26 @@ for (const [kind, make] of backends) {
       });
     });
 
+    it("a task given a value whose holder was killed, on the worker left, fails with ObjectLostError", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "fray-held-"));
+      try {
+        await using ctx = make(2);
+        const pidFile = join(dir, "holder");
+        const ref = ctx.run(bigResultTelling, N, 5, pidFile);
+        await ctx.wait([ref]);
+        process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+        // A reader sent to the dying worker before its death is known runs again on the other one.
+        const reader = ctx.createTask(sumOf, [ref], { maxRetries: 1 });
+        await assert.rejects(ctx.get(reader), (err: Error) => {
+          assert.ok(err instanceof ObjectLostError, `${err.name}: ${err.message}`);
+          assert.match(err.message, /task bigResultTelling/);
+          return true;
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("a value whose holder was killed is made anew by its task when maxRetries allow, for the driver and for tasks", async () => {
       const dir = mkdtempSync(join(tmpdir(), "fray-held-"));
       try {
