@@ -47,6 +47,17 @@ for (const [kind, make] of backends) {
       assert.equal(objectStats.bytes - before, 0, "nor after its readers and the driver's get");
     });
 
+    it("another job's task and driver read a large result from the worker of the job that made it", async () => {
+      await using maker = make(1);
+      await using user = make(1);
+      const before = objectStats.bytes;
+      const ref = maker.run(bigResult, N, 6);
+      await maker.wait([ref]);
+      assert.equal((await user.get(user.run(sumOf, ref))).sum, 6 * N);
+      assert.equal((await user.get(ref))[N - 1], 6);
+      assert.equal(objectStats.bytes - before, 0, "neither job's driver keeps its bytes");
+    });
+
     it("the holder frees the value once the driver drops its last ref", async () => {
       await using ctx = make(1);
       const read = async () => {
