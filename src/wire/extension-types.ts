@@ -30,6 +30,7 @@ export const EXTENSION_TYPES = {
   objectRef: 0x44,
   remoteBuffer: 0x45,
   distributedArray: 0x46,
+  heldValue: 0x47,
 } as const;
 
 export type ExtensionName = keyof typeof EXTENSION_TYPES;

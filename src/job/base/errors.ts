@@ -33,3 +33,27 @@ export function processDeath(message: string, cause: unknown): ProcessDeathError
   const exit = processExitIn(cause);
   return exit ? Object.assign(error, { pid: exit.pid, signal: exit.signal, exitCode: exit.exitCode }) : error;
 }
+
+/**
+ * A task's result that stayed in the worker that ran it (larger than FRAY_OBJECT_INLINE_BYTES) is gone with that
+ * worker, and its task has no retries left to make it again: `get` of its ref, or a task given it, rejects with this.
+ * `ref` names the ref (`ObjectRef(id)`), `taskName` the task that made it, `worker` the worker that held it.
+ */
+export class ObjectLostError extends Error {
+  override name = "ObjectLostError";
+
+  constructor(
+    readonly ref: string,
+    readonly taskName: string,
+    readonly worker: number,
+    why: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `${ref}, the result of task ${taskName}, was held by worker ${worker}, which is gone (${why}): its value is lost. Give the ` +
+        `task maxRetries, so that a read of a lost value runs it again, or return values smaller than FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
+      options,
+    );
+  }
+}
+registerErrorClass(ObjectLostError);

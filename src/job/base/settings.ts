@@ -1,4 +1,4 @@
-// The job layer's settings: tasks' cancelling, worker threads' waiting and streams' windows.
+// The job layer's settings: tasks' cancelling, worker threads' waiting, streams' windows and where results are kept.
 // Declared once, here, through the runtime's registry (the settings table is printed from every layer's);
 // this layer's code reads them, and the runtime's, as `config.<name>` from this file.
 import { declareSettings, ms, runtimeSettings, type Setting } from "../../runtime/face/settings.ts";
@@ -32,6 +32,16 @@ export const JOB_SETTINGS = {
       "how many items a streaming task or actor method may yield ahead of its reader unless its `window` option says otherwise: it waits " +
       "at its next `yield` until the reader has read more; 0: no limit (it runs ahead as far as it goes, the values kept at the job's " +
       "head until read, as in Ray)",
+  },
+  objectInlineBytes: {
+    env: "FRAY_OBJECT_INLINE_BYTES",
+    kind: "bytes",
+    default: 100 * 1024,
+    doc:
+      "how large a task's result may be (estimated from its typed arrays, strings and elements) and still travel to the job's driver, " +
+      "which keeps it; a larger one stays in the worker process that ran the task (`processes` and `mesh` jobs), and whoever reads it " +
+      "(a task on another worker, the driver's `get`) fetches it from there; lost with that worker, it is made again by its task if " +
+      "`maxRetries` allow, else its reads reject with `ObjectLostError`",
   },
 } as const satisfies Record<string, Setting>;
 

@@ -78,6 +78,12 @@ export class HeadActor extends Actor implements HeadEndpoints {
     return this.#head.get(ref, taskId);
   }
 
+  /** A reader found the holder of ref `id`'s value gone: whether its task runs again (lineage). */
+  @endpoint({ concurrent: true })
+  remoteLost(id: string): boolean {
+    return this.#head.holderLost(id);
+  }
+
   @endpoint({ concurrent: true })
   async remoteWait(refs: ObjectRef[], numReturns: number, timeoutMs: number | null, taskId: string | null): Promise<[string[], string[]]> {
     const [ready, pending] = await this.#head.wait(refs, numReturns, timeoutMs ?? undefined, taskId);

@@ -62,6 +62,7 @@ export class JobHead {
   async setUp(setup: HeadSetup, endpoints: ActorMesh<HeadEndpoints>): Promise<void> {
     this.#procs = setup.procs;
     this.refs.self = endpoints[kMesh].id;
+    this.refs.onLost = (id) => this.holderLost(id);
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id]);
     // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane/thread-lane.ts).
@@ -121,9 +122,14 @@ export class JobHead {
     this.#scheduler.laneOpened(worker, port);
   }
 
-  /** The value of `ref`; task `taskId` (if any) lends its resources out meanwhile. */
+  /** What the head keeps for `ref` (a HeldValue, unread, for a result held by a worker); task `taskId` (if any) lends its resources out meanwhile. */
   get(ref: ObjectRef, taskId: string | null): Promise<unknown> {
-    return this.#blocked(taskId, () => this.refs.value(ref));
+    return this.#blocked(taskId, () => this.refs.kept(ref));
+  }
+
+  /** The holder of ref `id`'s value is gone: whether its task runs again to make it anew (../tasks/lineage.ts). */
+  holderLost(id: string): boolean {
+    return this.#scheduler.lineage.holderLost(id);
   }
 
   /** As RefReader.wait; task `taskId` (if any) lends its resources out meanwhile. */

@@ -17,8 +17,13 @@ import { escapedRefs, type ObjectStore } from "./object-store.ts";
  * process: the part of the head's face (../head-endpoints.ts) a ref needs, so refs need not know the head.
  */
 export interface RefHead {
-  /** The value of `ref`; `taskId`: the asking task, which lends its resources out meanwhile (null: not one of the job's tasks). */
+  /**
+   * The value of `ref` (or the HeldValue of a result held by a worker, to read from there); `taskId`: the asking task,
+   * which lends its resources out meanwhile (null: not one of the job's tasks).
+   */
   remoteGet(ref: ObjectRef, taskId: string | null): Promise<unknown>;
+  /** A reader found the holder of ref `id`'s value gone: whether its task runs again (lineage), so a new read of the ref waits for it. */
+  remoteLost(id: string): boolean;
   /** The ref id of item `index` of stream `id`, or null after its last. */
   remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null>;
   /** `force`: replace the worker of a task that is still running after FRAY_CANCEL_GRACE_MS. */

@@ -1,9 +1,11 @@
 import { objectStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
 import { hold, release } from "../../runtime/face/procs.ts";
+import { HeldValue } from "./held-value.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
+// A result held by its worker is kept as its HeldValue: forgetting it frees the holder's bytes.
 // `resolve` and `reject` are methods: call them on the entry, do not pass them on unbound.
 export interface Entry {
   readonly promise: Promise<unknown>;
@@ -100,6 +102,21 @@ export class ObjectStore {
   #closed = false;
   /** The estimated bytes of each value counted in the object-store metrics (typed arrays only). */
   #bytes = new Map<string, number>();
+  /** The entries whose values are held by workers: freed there when forgotten here. */
+  #held = new Map<string, HeldValue>();
+  /** Told when an entry held by a worker is forgotten (../tasks/lineage.ts). */
+  onHeldFreed: ((id: string) => void) | null = null;
+
+  /** The HeldValue entry `id` keeps, if its value is held by a worker. */
+  held(id: string): HeldValue | undefined {
+    return this.#held.get(id);
+  }
+
+  /** Entry `id`'s value was lost with its holder and its task runs again: the next mention makes a pending entry. */
+  reopen(id: string): void {
+    this.#held.delete(id);
+    this.#delete(id);
+  }
 
   /**
    * `keepsAlive`: while anyone awaits an entry not settled yet, this process stays up (a job's head: a ref's task may
@@ -149,6 +166,7 @@ export class ObjectStore {
 
   /** @internal An entry settled with `value` (undefined for an error). */
   settled(entry: StoreEntry, value: unknown): void {
+    if (value instanceof HeldValue) this.#held.set(entry.id, value);
     if (metricsOn && value !== undefined) this.#countBytes(entry.id, value);
     if (entry.dropped) this.#delete(entry.id);
   }
@@ -162,6 +180,12 @@ export class ObjectStore {
   }
 
   #delete(id: string): void {
+    const held = this.#held.get(id);
+    if (held) {
+      this.#held.delete(id);
+      held.free();
+      this.onHeldFreed?.(id);
+    }
     if (!this.#entries.delete(id) || !metricsOn) return;
     objectStats.entries--;
     objectStats.bytes -= this.#bytes.get(id) ?? 0;

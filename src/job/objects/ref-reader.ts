@@ -1,21 +1,46 @@
 // Resolving refs: arguments given as ObjectRefs become their values before a
 // call; `get` maps over arrays and passes plain values through. A job reads
 // its own refs from its store, and any other's from the ref's owner: another
-// job's head (over the wire), or a sync job's store in this process.
+// job's head (over the wire), or a sync job's store in this process. A result
+// that stayed in its worker is kept as a HeldValue (held-value.ts): `value`
+// reads it from its holder, `kept` hands it on unread, for a task to read.
 import { kMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
+import { HeldValue, readHeld } from "./held-value.ts";
 import { waitFor, type ObjectStore } from "./object-store.ts";
 import { kOwner, ObjectRef } from "./object-ref.ts";
 
 export class RefReader {
+  /** Whether the task of this job's ref `id`, whose holder is gone, runs again (../tasks/lineage.ts); set by the head. */
+  onLost: ((id: string) => boolean) | null = null;
+
   /** `self`: the id of this job's HeadActor (null for a sync job), set once it is known. */
   constructor(
     readonly store: ObjectStore,
     public self: string | null = null,
   ) {}
 
-  /** The value of `ref`, from wherever it is kept. */
-  value(ref: ObjectRef): Promise<unknown> {
+  /** The value of `ref`, from wherever it is kept (a held one read from its holder, or made anew if it was lost and may be). */
+  async value(ref: ObjectRef): Promise<unknown> {
+    const kept = await this.kept(ref);
+    if (!(kept instanceof HeldValue)) return kept;
+    return readHeld(
+      kept,
+      () => this.#lost(ref),
+      () => this.value(ref),
+    );
+  }
+
+  /** The holder of `ref`'s value is gone: whether its owner runs its task again. */
+  #lost(ref: ObjectRef): boolean | Promise<boolean> {
+    const owner = ref[kOwner];
+    if (owner.head === null) return false;
+    if (owner.id === this.self) return this.onLost?.(ref.id) ?? false;
+    return owner.head.remoteLost.callOne(ref.id).catch(() => false);
+  }
+
+  /** What `ref`'s owner keeps for it: its value, or the HeldValue of a result that stayed in its worker. */
+  kept(ref: ObjectRef): Promise<unknown> {
     const owner = ref[kOwner];
     if (owner.head === null) return owner.store.entry(ref.id).promise;
     if (owner.id === this.self) return this.store.entry(ref.id).promise;
@@ -34,10 +59,15 @@ export class RefReader {
     return Promise.all(args.map((a) => (a instanceof ObjectRef ? this.value(a) : a)));
   }
 
+  /** `args` with each ObjectRef among them replaced by what its owner keeps: a task's arguments, which it reads itself. */
+  allKept(args: readonly unknown[]): Promise<unknown[]> {
+    return Promise.all(args.map((a) => (a instanceof ObjectRef ? this.kept(a) : a)));
+  }
+
   /** `wait`: which of `refs` are ready (at most `numReturns`, the first to settle), and which are not, after at most `timeoutMs`. */
   async wait(refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
-    const [ready, pending] = await waitFor([...byId.keys()], (id) => this.value(byId.get(id)!), numReturns, timeoutMs);
+    const [ready, pending] = await waitFor([...byId.keys()], (id) => this.kept(byId.get(id)!), numReturns, timeoutMs);
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 

@@ -1,8 +1,9 @@
 // A task that cannot go in a batch goes to its worker with a call of its own (Executor.runTask): one whose function
 // was not located yet (its module's URL is looked up once per function), one with refs among its arguments (resolved
-// here first), a streaming one (its items go to its stream's port). Its value comes back the one way every task's
-// does, to the head's results port as its number (task-scheduler.ts); the call's reply only says that it arrived and
-// ran, and its failure (an argument that cannot be sent, its worker's death) fails the task.
+// here first, a result held by a worker handed on for the task to read), a streaming one (its items go to its
+// stream's port). Its value comes back the one way every task's does, to the head's results port as its number
+// (task-scheduler.ts); the call's reply only says that it arrived and ran, and its failure (an argument that cannot
+// be sent, its worker's death) fails the task.
 import { locate, type CodeLocation } from "../../runtime/face/code.ts";
 import type { Endpoint } from "../../mesh/endpoint.ts";
 import { TASK_RESOURCES } from "../base/options.ts";
@@ -43,7 +44,7 @@ export class OwnCalls {
       running.ownCall = true;
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
-      if (hasRef(args)) args = await this.host.refs.all(args);
+      if (hasRef(args)) args = await this.host.refs.allKept(args); // a result held by a worker is read by the task, from there
       running.preparing = false;
       if (!this.host.running.has(running)) return; // cancelled meanwhile
       await this.host

@@ -1,11 +1,9 @@
-// job/tasks: placing tasks on workers, in the driver: placement and resources (this file, task-records.ts,
-// waiting-tasks.ts, task-queue.ts, running-tasks.ts, worker-pool.ts), the tick's batches (batch-outbox.ts; how they
-// travel is ../routes/) and calls of their own (own-calls.ts), cancels (task-tree.ts, worker-replacement.ts).
-// What runs them in a worker is ../worker/. Placement: the queue of tasks waiting for a worker; each goes to the
-// Executor of a worker with room (or ahead of a free slot, for tasks with the default request), one batch per worker
-// per tick (batch-outbox.ts), or with a call of its own (own-calls.ts) when its code is not located yet, its arguments
-// hold refs, or it streams; a task's resources are held while it runs, waits at its worker or is blocked in
-// get()/wait(). A task whose worker died runs again (maxRetries) or fails with SupervisionError.
+// job/tasks: placing tasks on workers, in the driver (this file, task-records.ts, waiting-tasks.ts, task-queue.ts,
+// running-tasks.ts, worker-pool.ts), the tick's batches (batch-outbox.ts; routes in ../routes/), calls of their own
+// (own-calls.ts: code not located yet, refs among the arguments, streams), cancels (task-tree.ts,
+// worker-replacement.ts), lost values made anew (lineage.ts); what runs them in a worker is ../worker/. A task holds
+// its resources while it runs, waits at its worker (sent ahead of a free slot) or is blocked in get()/wait(); one
+// whose worker died runs again (maxRetries) or fails with SupervisionError, and the worker is started again.
 import { functionLabel, type PortRef } from "../../runtime/face/actors.ts";
 import { taskStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
@@ -29,6 +27,7 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import { TaskCancelledError, processDeath } from "../base/errors.ts";
 import { forcedCancel, WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
+import { Lineage } from "./lineage.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
 import type { Running, Task, TaskCode } from "./task-records.ts";
 
@@ -58,7 +57,8 @@ export class TaskScheduler {
   #tree = new TaskTree();
   /** Refs cancelled before their task arrived (a nested task's submit is on its way): it never runs. */
   #cancelledEarly = new Set<string>();
-
+  /** Tasks of values held by workers, to run again if a holder is lost. */
+  readonly lineage: Lineage;
   private readonly store: ObjectStore;
 
   constructor(
@@ -66,6 +66,7 @@ export class TaskScheduler {
     private readonly pool: WorkerPool,
   ) {
     this.store = refs.store;
+    this.lineage = new Lineage({ store: this.store, rerun: (task) => (this.#queue.unshift(task), this.#dispatch()) });
     this.#ownCalls = new OwnCalls({
       refs,
       running: this.#running,
@@ -118,10 +119,7 @@ export class TaskScheduler {
     this.#unwatch.push(onRankLost(this.#executors!, worker, (error) => this.workerDied(worker, error)));
   }
 
-  /**
-   * Queues a task whose result fills entry `id` of the store. `parent`: the
-   * task that submitted it; `stream`: a streaming task's port.
-   */
+  /** Queues a task whose result fills entry `id` of the store. `parent`: the task that submitted it; `stream`: a streaming task's port. */
   submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null, stream: PortRef | null = null): void {
     if (this.#cancelledEarly.size !== 0 && this.#cancelledEarly.delete(id)) return; // its ref rejected already
     if (parent !== null && this.#running.get(parent) !== undefined) this.#tree.add(parent, id); // not once its parent ended: its entry would stay forever
@@ -220,6 +218,7 @@ export class TaskScheduler {
     if (running.cancelled) return; // its ref rejected, and the history counted it, when it was cancelled
     const entry = this.store.entry(running.task.id);
     if (ok) {
+      this.lineage.finished(running.task, value);
       entry.resolve(value);
       TASK_HISTORY.done++;
       if (metricsOn) taskStats.done++;
@@ -333,6 +332,7 @@ export class TaskScheduler {
       const why = replacedFor === undefined ? cause.message : `the worker was replaced to stop ${forcedCancel(replacedFor)}`;
       this.#failed(running, processDeath(`task ${running.task.name} on worker ${index} cannot complete: ${why}`, cause), running.task.args);
     }
+    this.lineage.workerDied(index);
     if (this.#replacement) this.#replacement.respawn(index, cause);
     else this.#failImpossible();
     this.#dispatch();

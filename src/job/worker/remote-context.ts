@@ -16,6 +16,7 @@ import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-r
 import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { checkCancelOptions, checkResources, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { nameUnsendableArgument } from "../objects/task-args.ts";
+import { HeldValue, readHeld } from "../objects/held-value.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { tooLargeArguments } from "../../wire/codec.ts";
 
@@ -131,7 +132,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
-    if (value instanceof ObjectRef) return this.#blocked(() => unwrap(this.#head.remoteGet.callOne(value, this.#taskId))) as Promise<never>;
+    if (value instanceof ObjectRef) return this.#blocked(() => getFromHead(this.#head, value, this.#taskId)) as Promise<never>;
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
     return Promise.resolve(value as never);
   }
@@ -193,6 +194,20 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   #newRef(): ObjectRef {
     return new ObjectRef(currentProc().nextId(), this.#owner);
   }
+}
+
+/** The value of `ref`, asked of the head; a result held by a worker comes as its HeldValue, read here from its holder. */
+function getFromHead(head: ActorMesh<HeadEndpoints>, ref: ObjectRef, taskId: string | null): Promise<unknown> {
+  return unwrap(head.remoteGet.callOne(ref, taskId)).then((kept) => (kept instanceof HeldValue ? readFromHolder(head, kept, taskId) : kept));
+}
+
+/** The value `held` stands for, read from its holder; if the holder is gone and the head runs its task again, the new one. */
+export function readFromHolder(head: ActorMesh<HeadEndpoints>, held: HeldValue, taskId: string | null): Promise<unknown> {
+  return readHeld(
+    held,
+    (id) => unwrap(head.remoteLost.callOne(id)),
+    () => getFromHead(head, new ObjectRef(held.refId, headOwner(head)), taskId),
+  );
 }
 
 /** Failures of the head's calls carry the task's own error as the cause. */

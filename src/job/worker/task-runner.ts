@@ -1,7 +1,9 @@
 // Running tasks in a worker: the Executor's (executor.ts) batches and single tasks, each in a RemoteJobContext of its
 // own, holding one of the worker's slots if it uses one (slots.ts), reporting its start if it was sent ahead
 // (start-reports.ts), seeing its signal abort if the head cancels it; and its value sent back, the one way a task's
-// value goes: to the head's results port (or, a plain value of a task that came by the thread lane, by the lane).
+// value goes: to the head's results port (or, a plain value of a task that came by the thread lane, by the lane). A
+// value larger than FRAY_OBJECT_INLINE_BYTES, in a `processes` or `mesh` job, stays here: its HeldValue
+// (../objects/held-value.ts) goes instead, and a task given one reads it from its holder before it runs.
 import { load } from "../../runtime/face/code.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
@@ -13,8 +15,11 @@ import { isPlain, SlotUse, TASK_FIELDS, TaskField } from "../routes/task-batch.t
 import { unknownFunction } from "../routes/told-functions.ts";
 import { asStream } from "../streams/stream-buffer.ts";
 import { pump } from "../streams/stream-pump.ts";
+import { config } from "../base/settings.ts";
+import { HeldValue, readAllHeld } from "../objects/held-value.ts";
+import { largerThan } from "../objects/value-size.ts";
 import { HeldSlot, isThenable } from "./held-slot.ts";
-import { RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
+import { readFromHolder, RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
 import type { StartReports } from "./start-reports.ts";
 import { withTaskEnv } from "./task-env.ts";
@@ -44,10 +49,14 @@ export class TaskRunner {
   #lane: LaneResults | null = null;
   /** Tasks started here that have not ended. */
   #running = 0;
+  /** This worker's index in its job; -1: large values are not held here (their job's kind keeps them in the driver). */
+  readonly #holder: number;
 
-  constructor(head: ActorMesh<HeadEndpoints>, kind: JobKind, slots: number, results: PortRef, starts: StartReports) {
+  /** `worker`: this worker's index. */
+  constructor(head: ActorMesh<HeadEndpoints>, kind: JobKind, slots: number, results: PortRef, starts: StartReports, worker = 0) {
     this.#head = head;
     this.#kind = kind;
+    this.#holder = kind === "processes" || kind === "mesh" ? worker : -1;
     this.#slots = new Slots(slots);
     this.#results = results;
     this.#starts = starts;
@@ -117,7 +126,7 @@ export class TaskRunner {
       // A loaded function with a free slot runs now, and a synchronous one answers now: no promise per task.
       const run =
         fn && (slot === SlotUse.none || this.#slots.tryAcquire())
-          ? this.#start(fn, id, number, args, env, slot, lane)
+          ? this.#start(fn, fns[2 * f + 1], id, number, args, env, slot, lane)
           : this.#later(id, number, fns[2 * f], fns[2 * f + 1], args, env, slot, lane);
       if (run) (pending ??= []).push(run);
     }
@@ -135,6 +144,7 @@ export class TaskRunner {
   /** Runs a task whose function is loaded and which holds its slot (if it uses one); a promise only if the task is asynchronous. */
   #start(
     fn: Function,
+    name: string,
     taskId: string,
     number: number,
     args: unknown[],
@@ -166,11 +176,11 @@ export class TaskRunner {
     if (!isThenable(result)) {
       slot?.end();
       this.#ended(taskId);
-      this.#sendResult(number, result, false, lane);
+      this.#sendResult(number, this.#kept(taskId, name, result), false, lane);
       return undefined;
     }
     return Promise.resolve(result).then(
-      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, value, false, lane)),
+      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, this.#kept(taskId, name, value), false, lane)),
       (err: unknown) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
@@ -188,9 +198,19 @@ export class TaskRunner {
     stream: PortRef | null = null,
   ): Promise<void> {
     return this.#task(taskId, url, exportName, args, env, use, stream).then(
-      (value) => (this.#ended(taskId), this.#sendResult(number, value, false, lane)),
+      (value) => (this.#ended(taskId), this.#sendResult(number, this.#kept(taskId, exportName, value), false, lane)),
       (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
     );
+  }
+
+  /** What goes back as task `taskId`'s value: the value, or, if it is large and this worker holds values, the HeldValue of it kept here. */
+  #kept(taskId: string, name: string, value: unknown): unknown {
+    if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
+    try {
+      return HeldValue.hold(taskId, name, this.#holder, value);
+    } catch {
+      return value; // one the codec cannot encode: sending it fails, and says why, as it does for any value
+    }
   }
 
   /**
@@ -271,8 +291,13 @@ export class TaskRunner {
       if (typeof fn !== "function") throw new TypeError(`${exportName} exported from ${url} is not a function`);
       this.#functions.set(key, fn);
     }
-    const cancelled = this.#cancelReason(taskId);
+    let cancelled = this.#cancelReason(taskId);
     if (cancelled) throw cancelled;
+    const read = readAllHeld(args, (held) => readFromHolder(this.#head, held, taskId)); // results held by workers, read from their holders
+    if (read !== args) {
+      args = await read;
+      if ((cancelled = this.#cancelReason(taskId))) throw cancelled;
+    }
     const f = fn;
     const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls);
     if (stream === null) return await withTaskEnv(env, () => withJobContext(ctx, () => f(...args)));

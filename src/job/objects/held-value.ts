@@ -1,0 +1,80 @@
+// A task's result that stayed in the worker that ran it (docs/design/object-store.md, slice 1): the worker keeps
+// its encoded bytes as a RemoteBuffer and sends the head this HeldValue instead of the value. The head's entry
+// keeps only it; a reader (a task on any worker, the driver's get) reads the bytes from the holder by the
+// RemoteBuffer path — in place in its own process, through /dev/shm from another process of its host, over a
+// bulk connection from another host — never through the driver unless the driver reads. The head drops the
+// buffer, freeing the holder's bytes, when it forgets the entry.
+import { decodeStandalone, encodeStandalone, registerHandleType } from "../../wire/codec.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
+import { RemoteBuffer } from "../../mesh/remote-buffer.ts";
+import { ObjectLostError } from "../base/errors.ts";
+
+export class HeldValue {
+  /** @internal */
+  constructor(
+    /** The ref whose value it is (its id). */
+    readonly refId: string,
+    /** The task that made it. */
+    readonly taskName: string,
+    /** The worker that holds it. */
+    readonly worker: number,
+    readonly buffer: RemoteBuffer,
+  ) {}
+
+  /** Keeps `value`, task `taskName`'s result for ref `refId`, in this process (worker `worker`). */
+  static hold(refId: string, taskName: string, worker: number, value: unknown): HeldValue {
+    let bytes = encodeStandalone(value, `the result of task ${taskName}`);
+    // A view into a larger buffer would keep (and expose) all of it: the holder keeps exactly the value's bytes.
+    if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
+    return new HeldValue(refId, taskName, worker, new RemoteBuffer(bytes));
+  }
+
+  /** The value, read from its holder; ObjectLostError if the holder is gone. */
+  async read(): Promise<unknown> {
+    const bytes = new Uint8Array(this.buffer.size);
+    try {
+      await this.buffer.readInto(bytes);
+    } catch (err) {
+      const ref = `ObjectRef(${this.refId})`;
+      const gone = currentProc().lostPeer(this.buffer.owner);
+      if (gone) throw new ObjectLostError(ref, this.taskName, this.worker, gone.message, { cause: err });
+      throw new Error(`${ref}, the result of task ${this.taskName} held by worker ${this.worker}, could not be read: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    return decodeStandalone(bytes);
+  }
+
+  /** Frees the holder's bytes (the head forgot the entry); nothing to do if the holder is gone. */
+  free(): void {
+    this.buffer.drop().catch(() => {}); // a holder that died meanwhile has nothing left to free
+  }
+}
+
+/**
+ * Reads `held` from its holder. If the holder is gone, asks `lost(refId)` whether the value's task runs again (lineage,
+ * ../tasks/lineage.ts): if it does, the value is what `again()` reads anew; if not, the read rejects with ObjectLostError.
+ */
+export async function readHeld(held: HeldValue, lost: (refId: string) => boolean | Promise<boolean>, again: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await held.read();
+  } catch (err) {
+    if (!(err instanceof ObjectLostError) || !(await lost(held.refId))) throw err;
+    return again();
+  }
+}
+
+/** `args` with each HeldValue among them read by `read` (the same array if there is none). */
+export function readAllHeld(args: unknown[], read: (held: HeldValue) => Promise<unknown>): unknown[] | Promise<unknown[]> {
+  return args.some((a) => a instanceof HeldValue) ? Promise.all(args.map((a) => (a instanceof HeldValue ? read(a) : a))) : args;
+}
+
+registerHandleType<HeldValue>({
+  type: "heldValue",
+  Class: HeldValue,
+  toWire: (held) => [held.refId, held.taskName, held.worker, held.buffer],
+  fromWire: (data) => {
+    const [refId, taskName, worker, buffer] = data as [string, string, number, RemoteBuffer];
+    return new HeldValue(refId, taskName, worker, buffer);
+  },
+});
