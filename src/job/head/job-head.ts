@@ -7,7 +7,7 @@
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { messageContext, type MessageContext } from "../../runtime/face/procs.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
-import type { MeshFailure } from "../../mesh/errors.ts";
+import { SupervisionError, type MeshFailure } from "../../mesh/errors.ts";
 import type { ProcMesh } from "../../mesh/proc-mesh.ts";
 import type { ActorTarget } from "../actors/actor-ref.ts";
 import { ActorRegistry, type ActorCode } from "./actor-registry.ts";
@@ -79,7 +79,10 @@ export class JobHead {
       },
       respawn: (worker) => this.#asOwner(() => executors.respawn(worker)),
     });
-    await executors.initialized;
+    // A worker that dies while starting (killed, out of memory) is started again as one that dies later is (workerDied).
+    await executors.initialized.catch((err: unknown) => {
+      if (!(err instanceof SupervisionError)) throw err;
+    });
   }
 
   /** A mesh the head spawned failed: a dead worker's tasks are retried or fail with SupervisionError; its actors' calls reject. */

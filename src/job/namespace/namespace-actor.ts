@@ -241,7 +241,11 @@ export class NamespaceActor extends Actor {
     } catch (err) {
       this.#byMesh.delete(meshName);
       await procs.stop();
-      throw err;
+      // Its process died while it started (a kill, not its constructor): one restart of those it may have.
+      if (!(err instanceof SupervisionError) || !actor.canRestart || actor.state === "dead") throw err;
+      actor.restarts++;
+      countRestart(actor.spec.exportName);
+      return this.#start(actor, Ctor);
     }
     const { pid, host } = place;
     if (actor.state === "dead") return; // killed while it started

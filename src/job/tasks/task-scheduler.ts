@@ -82,13 +82,13 @@ export class TaskScheduler {
 
   /** The job is ending: a worker that stops or dies from now on is not started again. */
   stopReplacing(): void {
-    this.#replacement = null;
+    this.#replacement = (this.#replacement?.end(), null);
   }
 
   /** The job ended: results that still arrive are dropped, and no worker is replaced any more. */
   close(): void {
     BOOKKEEPING.delete(this);
-    this.#replacement = null;
+    this.stopReplacing();
     this.#outbox.close();
     currentProc().closePort(this.#portId);
     for (const unwatch of this.#unwatch.splice(0)) unwatch();

@@ -29,6 +29,13 @@ export class WorkerReplacement {
     private readonly done: (index: number, error: Error | null) => void,
   ) {}
 
+  #ended = false;
+
+  /** The job is ending: a restart cut short by it is no news. */
+  end(): void {
+    this.#ended = true;
+  }
+
   /** Calls `replace` FRAY_CANCEL_GRACE_MS from now: the time a force-cancelled task has to end on its own. */
   afterGrace(replace: () => void): void {
     setTimeout(replace, config.cancelGraceMs).unref();
@@ -64,7 +71,7 @@ export class WorkerReplacement {
         (err: Error) => {
           this.#replacing.delete(index);
           this.pool.markDead(index); // for good now
-          console.error(`fray: worker ${index} ${what}, and could not be started again: ${err.message}`);
+          if (!this.#ended) console.error(`fray: worker ${index} ${what}, and could not be started again: ${err.message}`);
           this.done(index, err);
         },
       );

@@ -141,6 +141,12 @@ function summarise(faults: readonly string[]): string {
   return [...counts].map(([name, n]) => `${name}×${n}`).join(", ");
 }
 
+/** The end of what a journey printed to stderr, stack frames left out. */
 function tail(text: string): string {
-  return text.trim().split("\n").slice(-12).join("\n");
+  return text
+    .trim()
+    .split("\n")
+    .filter((line) => !/^\s+at /.test(line))
+    .slice(-16)
+    .join("\n");
 }
