@@ -80,10 +80,12 @@ for (const [title, threads] of [
       try {
         trainers.allReduceUnless.broadcast(0, outcomesPort, 1 << 20);
         const got = [await outcomes.recv(), await outcomes.recv(), await outcomes.recv()];
+        // A broadcast has no reply port to match the quit by: a peer whose message began only after rank 0's quit reached
+        // its process waits out FRAY_COLLECTIVE_TIMEOUT_MS instead (docs/limits.md). Either way no peer hangs.
         for (const [, outcome] of got)
           assert.match(
             outcome,
-            /^Error: collective\.allReduce cannot complete: rank 0 \{gpus: 0\} of mesh waiting left the group: its endpoint threw Error: rank 0 has no gradients/,
+            /^Error: collective\.allReduce (cannot complete: rank 0 \{gpus: 0\} of mesh waiting left the group: its endpoint threw Error: rank 0 has no gradients|timed out after)/,
           );
       } finally {
         outcomes.close();

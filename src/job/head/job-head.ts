@@ -7,7 +7,8 @@
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { messageContext, type MessageContext } from "../../runtime/face/procs.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
-import { SupervisionError, type MeshFailure } from "../../mesh/errors.ts";
+import type { MeshFailure } from "../../mesh/errors.ts";
+import { SupervisionError } from "../../runtime/face/supervision.ts";
 import type { ProcMesh } from "../../mesh/proc-mesh.ts";
 import type { ActorTarget } from "../actors/actor-ref.ts";
 import { ActorRegistry, type ActorCode } from "./actor-registry.ts";
