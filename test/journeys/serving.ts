@@ -35,6 +35,23 @@ async function request(group: ActorGroup<ModelReplica>, prompt: string, onToken?
 
 const expected = (prompt: string) => Array.from({ length: TOKENS }, (_, i) => `${prompt}:${i}`);
 
+/** A request's outcome in one line: its error, or its tokens' numbers as runs ("0-9,9-39" read token 9 twice). */
+function outcome(got: string[] | Error): string {
+  if (got instanceof Error) return `failed: ${got.message}`;
+  const runs: string[] = [];
+  let start = -1;
+  let last = -1;
+  for (const n of got.map((token) => Number(token.slice(token.lastIndexOf(":") + 1)))) {
+    if (start >= 0 && n === last + 1) last = n;
+    else {
+      if (start >= 0) runs.push(start === last ? `${start}` : `${start}-${last}`);
+      start = last = n;
+    }
+  }
+  if (start >= 0) runs.push(start === last ? `${start}` : `${start}-${last}`);
+  return `tokens ${runs.join(",") || "none"}`;
+}
+
 /** Runs REQUESTS requests and kills the replica with the given pid once request 0 has KILL_AFTER tokens. */
 async function serveAndKill(group: ActorGroup<ModelReplica>, tag: string): Promise<{ results: (string[] | Error)[]; killed: number }> {
   const pids = await ctx.get(group.all.pid.remote());
@@ -45,7 +62,12 @@ async function serveAndKill(group: ActorGroup<ModelReplica>, tag: string): Promi
       request(group, `${tag}${r}`, (n) => {
         if (r === 0 && n === KILL_AFTER && !killed) {
           killed = true;
-          process.kill(victim, "SIGKILL");
+          try {
+            process.kill(victim, "SIGKILL");
+          } catch (err) {
+            // Under chaos its process may be dead already (and the replica started again): killed either way.
+            if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+          }
         }
       }),
     ),
@@ -58,7 +80,7 @@ async function withRestarts(jobs: JobContext): Promise<number> {
   const group = jobs.createActorGroup(ModelReplica, [], REPLICAS, { maxRestarts: -1, maxTaskRetries: -1, maxConcurrency: 16 });
   await group.waitReady();
   const { results } = await serveAndKill(group, "r");
-  for (const [r, got] of results.entries()) assert.deepEqual(got, expected(`r${r}`), `request r${r} with restarts`);
+  for (const [r, got] of results.entries()) assert.deepEqual(got, expected(`r${r}`), `request r${r} with restarts: ${outcome(got)}`);
   return results.length;
 }
 
@@ -75,13 +97,13 @@ async function withoutRestarts(jobs: JobContext): Promise<{ failed: number; serv
       assert.match(got.message, new RegExp(`${killed}.*SIGKILL|SIGKILL.*${killed}`), `request n${r}'s error names the process and signal: ${got.message}`);
       assert.doesNotMatch(got.message, /fray:|ns-/, `request n${r}'s error speaks in fray's internal names: ${got.message}`);
     } else {
-      assert.deepEqual(got, expected(`n${r}`), `request n${r} on a live replica`);
+      assert.deepEqual(got, expected(`n${r}`), `request n${r} on a live replica: ${outcome(got)}`);
     }
   }
   assert.ok(failed > 0, "no request was on the killed replica");
   // Later requests go to the live replicas only.
   const later = await Promise.all(Array.from({ length: 6 }, (_, r) => request(group, `later${r}`)));
-  for (const [r, got] of later.entries()) assert.deepEqual(got, expected(`later${r}`));
+  for (const [r, got] of later.entries()) assert.deepEqual(got, expected(`later${r}`), `later request ${r}: ${outcome(got)}`);
   assert.equal(group.readyCount, REPLICAS - 1);
   return { failed, served: REQUESTS - failed + later.length };
 }
