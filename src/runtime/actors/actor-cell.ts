@@ -114,7 +114,8 @@ export class ActorCell {
     try {
       const Class = (await load({ url: spawn.url, exportName: spawn.exportName })) as new (...args: unknown[]) => Record<string, unknown>;
       if (typeof Class !== "function") throw new TypeError(`${spawn.exportName} exported from ${spawn.url} is not a class`);
-      await faultPoint("actor-constructing", this.identity.className); // a testing hook (fault-points.ts)
+      const held = faultPoint("actor-constructing", this.identity.className); // a testing hook (fault-points.ts)
+      if (held) await held; // unarmed: not even a microtask's delay
       const args = decode(frame.payload, frame.attachments) as unknown[];
       const context: MessageContext = { actor: this.identity, rank: spawn.rank, extent: spawn.extent };
       this.#instance = messageContext.run(context, () => new Class(...args));
