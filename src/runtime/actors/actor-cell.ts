@@ -20,6 +20,7 @@ import type { Proc } from "../proc/proc.ts";
 import { hasShardRef, type ShardStore } from "../bulk/shard-store.ts";
 import { SupervisionError } from "../base/errors.ts";
 import { config } from "../base/config.ts";
+import { faultPoint } from "../base/fault-points.ts";
 import type { ActorState as State, MailboxItem as Item } from "./mailbox-item.ts";
 import type { MeshFailure } from "../supervision/supervision.ts";
 
@@ -113,6 +114,8 @@ export class ActorCell {
     try {
       const Class = (await load({ url: spawn.url, exportName: spawn.exportName })) as new (...args: unknown[]) => Record<string, unknown>;
       if (typeof Class !== "function") throw new TypeError(`${spawn.exportName} exported from ${spawn.url} is not a class`);
+      const held = faultPoint("actor-constructing", this.identity.className); // a testing hook (fault-points.ts)
+      if (held) await held; // unarmed: not even a microtask's delay
       const args = decode(frame.payload, frame.attachments) as unknown[];
       const context: MessageContext = { actor: this.identity, rank: spawn.rank, extent: spawn.extent };
       this.#instance = messageContext.run(context, () => new Class(...args));
@@ -159,10 +162,7 @@ export class ActorCell {
     });
   }
 
-  /**
-   * Kills the actor: queued calls are rejected, `cleanup(cause)` runs, meshes
-   * it owns are stopped, and its owner gets a MeshFailure.
-   */
+  /** Kills the actor: queued calls are rejected, `cleanup(cause)` runs, meshes it owns are stopped, and its owner gets a MeshFailure. */
   die(cause: Error): void {
     if (this.#state === "dead" || this.#state === "stopped") return;
     this.#state = "dead";

@@ -165,6 +165,15 @@ export const SETTINGS = {
       "the IP or host name peers on other hosts reach this process at; a client (a driver) then listens on TCP there from its start, so the " +
       "ports, buffers and actors it hands out work on every host",
   },
+  faultPoints: {
+    env: "FRAY_FAULT_POINTS",
+    kind: "text",
+    shown: "none",
+    doc:
+      "a testing hook, not for production: named points of fray's code that hold, throw, exit, kill their process or drop its " +
+      'connection, `POINT[/SUBJECT]=ACTION;…` (docs/faults.md, "Fault points"); read by each process as it starts, so workers ' +
+      "inherit it; a malformed value fails the process's start naming the problem",
+  },
   replicaId: { env: "FRAY_REPLICA_ID", kind: "given", doc: "a cluster job replica's index, 0 to count − 1" },
   processId: { env: "FRAY_PROCESS_ID", kind: "given", doc: "which of its replica's processes this is, 0 to `processesPerTask` − 1" },
   reportDir: {

@@ -15,6 +15,7 @@ import { decodeHeader, encodeHeader, withReplyId } from "../base/header-codec.ts
 import { inProcessPair } from "../../wire/in-process-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
+import { connectionFault } from "../base/fault-points.ts";
 import { dial } from "./dialer.ts";
 import { ConnectionError } from "../base/errors.ts";
 import { Link } from "./link.ts";
@@ -145,7 +146,9 @@ export class Connections {
           else if (!link.connected) link.attach(transport);
           return;
         }
-        this.events.frame(headers.decode(frame.header), frame, peer, bulk);
+        const header = headers.decode(frame.header);
+        if (connectionFault("frame-received", header.kind)) return void transport.close(); // a testing hook (fault-points.ts)
+        this.events.frame(header, frame, peer, bulk);
       },
       close: (error) => {
         this.#open.delete(transport);
@@ -240,7 +243,11 @@ export class Connections {
     transport.setKeepAlive(this.serving);
     const headers = new HeaderDecoder(decodeHeader, withReplyId);
     transport.listen({
-      frame: (frame) => this.events.frame(headers.decode(frame.header), frame, peer),
+      frame: (frame) => {
+        const header = headers.decode(frame.header);
+        if (connectionFault("frame-received", header.kind)) return void transport.close(); // a testing hook (fault-points.ts)
+        this.events.frame(header, frame, peer);
+      },
       close: (error) => {
         this.#open.delete(transport);
         this.#lost(peer, transport, error);
