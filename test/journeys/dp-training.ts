@@ -27,23 +27,27 @@ try {
     for (let attempt = 1; ; attempt++) {
       assert.ok(attempt <= ATTEMPTS, `step ${step} failed ${ATTEMPTS} times`);
       const failingRank = step === 5 && attempt === 1 ? 1 : -1;
-      const running = ranks.step.call(step, failingRank);
-      if (step === 3 && attempt === 1) {
-        process.kill((await ranks.slice({ gpus: 2 }).pid.callOne()) as number, "SIGKILL");
-        counts.killed++;
-      }
       try {
+        if (attempt > 1) {
+          // Back to the checkpoint, on ranks that all answer (a rank may die here too: then this attempt fails).
+          await respawnDead();
+          await ranks.load.call(checkpoint);
+        }
+        const running = ranks.step.call(step, failingRank);
+        running.catch(() => {}); // awaited below: its failure while rank 2 is killed is not an unhandled one
+        if (step === 3 && attempt === 1) {
+          killQuietly((await ranks.slice({ gpus: 2 }).pid.callOne()) as number);
+          counts.killed++;
+        }
         assert.deepEqual((await running).values(), Array(RANKS).fill(step));
+        checkpoint = (await ranks.slice({ gpus: 0 }).params.callOne()) as Float32Array;
         break;
       } catch (err) {
         if (!(err instanceof SupervisionError || err instanceof ActorError)) throw err;
         if (failingRank >= 0) counts.threw++;
         counts.retried++;
-        await respawnDead();
-        await ranks.load.call(checkpoint);
       }
     }
-    checkpoint = (await ranks.slice({ gpus: 0 }).params.callOne()) as Float32Array;
     console.error(`dp-training: step ${step} done`);
   }
 
@@ -56,7 +60,7 @@ try {
     }
     for (let i = 0; i < PARAMS; i++) expected[i] -= sum[i] * RATE;
   }
-  for (const params of (await ranks.params.call()).values()) {
+  for (const params of await everyRanksParams(checkpoint)) {
     assert.ok(
       params.every((v, i) => v === expected[i]),
       "a rank's parameters differ from the one-process computation",
@@ -68,6 +72,30 @@ try {
 } finally {
   await procs.stop();
   failures.close();
+}
+
+/** Every rank's parameters; a rank that died since the last step (under chaos) is respawned and loads `checkpoint`. */
+async function everyRanksParams(checkpoint: Float32Array): Promise<Float32Array[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (attempt > 1) {
+        await respawnDead();
+        await ranks.load.call(checkpoint);
+      }
+      return [...(await ranks.params.call()).values()] as Float32Array[];
+    } catch (err) {
+      if (!(err instanceof SupervisionError) || attempt === ATTEMPTS) throw err;
+    }
+  }
+}
+
+/** SIGKILLs `pid`, which the chaos run may have killed already (the rank then fails its step either way). */
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+  }
 }
 
 /** Respawns every rank that does not answer (its process died: ours, or the chaos run's). */
