@@ -11,7 +11,8 @@ import { describe, it } from "node:test";
 import { createJobContext } from "../../src/job.ts";
 import { metricsSources, type MetricFamily } from "../../src/dashboard.ts";
 import { collectMetrics } from "../../src/runtime/face/metrics.ts";
-import { waitForExit } from "../helpers.ts";
+import { thisHost } from "../../src/mesh.ts";
+import { track, waitForExit } from "../helpers.ts";
 import { bigFrom, checkFill } from "./object-spill-tasks.ts";
 
 /** 1 MiB of doubles, and a store cap of 2.5 of them: at most two such values stay in memory. */
@@ -80,6 +81,35 @@ describe("a worker's object store past FRAY_OBJECT_STORE_BYTES", () => {
           assert.ok(objects.transferBytes["same-process"] >= 6 * MIB && objects.transferBytes.shm >= 6 * MIB);
         }
         await waitForExit(new Set(pids));
+        assert.deepEqual(readdirSync(spill), [], "the worker removed its spill directory when it ended");
+      });
+    } finally {
+      rmSync(spill, { recursive: true, force: true });
+    }
+  });
+
+  it("on mesh too: a worker process spills past its cap and its values come back exactly, to the driver and to tasks", async () => {
+    const spill = mkdtempSync(join(tmpdir(), "fray-spill-test-"));
+    try {
+      await withSettings({ FRAY_OBJECT_STORE_BYTES: String(CAP), FRAY_OBJECT_SPILL_DIR: spill }, async () => {
+        const procs = track(thisHost().spawnProcs({ workers: 1 }));
+        try {
+          await using ctx = createJobContext("mesh", { procs });
+          const fills = [1, 2, 3, 4];
+          const refs = fills.map((fill) => ctx.run(bigFrom, N, fill));
+          await ctx.wait(refs, { numReturns: refs.length });
+          assert.equal(readdirSync(spill).length, 1, "the worker spilled");
+          const values = await ctx.get(refs);
+          assert.deepEqual(
+            values.map((v) => v.data.length === N && v.data.every((x) => x === v.data[0]) && v.data[0]),
+            fills,
+          );
+          const checks = await ctx.get(refs.map((ref, i) => ctx.run(checkFill, ref, fills[i])));
+          assert.ok(checks.every((c) => c.exact));
+        } finally {
+          await procs.stop();
+        }
+        await waitForExit(procs.pids);
         assert.deepEqual(readdirSync(spill), [], "the worker removed its spill directory when it ended");
       });
     } finally {
