@@ -67,6 +67,11 @@ class HeldSlot implements PagedBytes {
     this.#file = null;
   }
 
+  /** @internal Its bytes while in memory, read without counting as a read (to spill them). */
+  get kept(): Uint8Array | null {
+    return this.#bytes;
+  }
+
   /** @internal Its bytes went to `file` (HeldBytes keeps the counts). */
   spilledTo(file: string): void {
     this.#file = file;
@@ -91,7 +96,7 @@ export class HeldBytes {
     private readonly cap: () => number = storeCap,
   ) {}
 
-  /** Bytes in memory and on disk now. */
+  /** Bytes in memory, and on disk, now. */
   #held = 0;
   #spilled = 0;
 
@@ -161,7 +166,7 @@ export class HeldBytes {
     try {
       dir = this.#dir ??= this.disk.makeDir();
       file = join(dir, `${++this.#files}.bin`);
-      this.disk.write(file, victim.bytes());
+      this.disk.write(file, victim.kept!);
     } catch (err) {
       if (file !== null) this.#remove(file); // what a failed write left
       throw spillFailed(origin, victim.origin, dir, capNow(cap), err);
