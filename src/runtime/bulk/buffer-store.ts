@@ -21,7 +21,7 @@ import { DROPPED, LIVE, STOPPED } from "./shared-views.ts";
 import { openStaging } from "./shm-staging.ts";
 
 /**
- * Bytes their owner may keep out of memory (a held value spilled to disk, src/job/objects/held-bytes.ts): `bytes()`
+ * Bytes their owner may keep out of memory (the job layer spills the values it holds to disk past a cap): `bytes()`
  * gives them on each access (restored if need be, or throws saying why it cannot), `released()` when the buffer is.
  */
 export interface PagedBytes {
