@@ -20,7 +20,18 @@
  */
 export { startDashboard, type Dashboard, type DashboardOptions } from "./cluster/dashboard/server.ts";
 export { clusterSources, runtimeSources, type DashboardState } from "./cluster/dashboard/sources.ts";
-export type { ActorLoad, DashboardSources, JobDetail, JobRow, LatencyRow, Series, SeriesPoint, Source, TasksSnapshot } from "./cluster/dashboard/rows.ts";
+export type {
+  ActorLoad,
+  DashboardSources,
+  JobDetail,
+  JobRow,
+  LatencyRow,
+  ObjectsSnapshot,
+  Series,
+  SeriesPoint,
+  Source,
+  TasksSnapshot,
+} from "./cluster/dashboard/rows.ts";
 export { latencyRows, metricsSources, type MetricFamily, type MetricsSnapshot } from "./cluster/dashboard/metrics.ts";
 export type { FailureRow } from "./cluster/dashboard/failures.ts";
 export type { JobReports, JobTasks, Place, ProcessRow } from "./cluster/dashboard/job-reports.ts";

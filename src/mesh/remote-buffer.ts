@@ -3,7 +3,7 @@
 // moves bytes with `readInto`/`writeFrom`, served by the owner's process
 // outside its actors' mailboxes (runtime/bulk/buffer-store.ts, buffer-transfer.ts).
 import { registerHandleType } from "../wire/codec.ts";
-import { BUFFERS, dropBuffer, transfer, type BufferAddress, type ShareCache } from "../runtime/face/buffers.ts";
+import { BUFFERS, dropBuffer, transfer, type BufferAddress, type PagedBytes, type ShareCache } from "../runtime/face/buffers.ts";
 import { currentProc, messageContext } from "../runtime/face/procs.ts";
 import { optionOrSetting } from "./settings.ts";
 import { openChannel } from "../runtime/face/actors.ts";
@@ -120,6 +120,18 @@ export class RemoteBuffer {
       return Promise.reject(err);
     }
   }
+}
+
+/**
+ * A RemoteBuffer over bytes this process may keep out of memory (spilled: `paged` gives them on each access), for the
+ * job layer's held values; not part of `fray/mesh`. Released with the actor it is made in, as one made over a view is.
+ */
+export function pagedBuffer(paged: PagedBytes): RemoteBuffer {
+  if (paged.byteLength === 0) throw new RangeError("pagedBuffer: the bytes are empty (0 bytes); a RemoteBuffer stands for at least one byte");
+  const proc = currentProc();
+  const id = proc.nextId();
+  proc.get(BUFFERS).add(id, paged, messageContext.getStore()?.actor.actorId ?? null);
+  return new RemoteBuffer(new Revived({ owner: proc.addr, id, size: paged.byteLength, pid: process.pid }) as unknown as ArrayBuffer);
 }
 
 /** Reads and writes of several RemoteBuffers, started together by `submit()`. */

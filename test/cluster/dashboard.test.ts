@@ -239,7 +239,7 @@ describe("startDashboard's options", () => {
 });
 
 describe("the dashboard over runtime metrics", () => {
-  it("serves /metrics, and derives endpoint latency, task counts and per-class load from prom-client JSON", async () => {
+  it("serves /metrics, and derives endpoint latency, task counts, per-class load and held objects from prom-client JSON", async () => {
     const le = [0.001, 0.01, 0.1, "+Inf"];
     const cumulative = [10, 90, 100, 100]; // 100 calls: 10 ≤ 1 ms, 80 in (1 ms, 10 ms], 10 in (10 ms, 100 ms]
     const json: MetricFamily[] = [
@@ -258,6 +258,18 @@ describe("the dashboard over runtime metrics", () => {
       },
       { name: "fray_mailbox_depth", type: "gauge", values: [{ labels: { class: "Echo" }, value: 7 }] },
       { name: "fray_tasks_done_total", type: "counter", values: [{ labels: {}, value: 1000 }] },
+      { name: "fray_object_held_bytes", type: "gauge", values: [{ labels: {}, value: 300 }] },
+      { name: "fray_object_spilled_bytes", type: "gauge", values: [{ labels: {}, value: 200 }] },
+      { name: "fray_object_spilled_bytes_total", type: "counter", values: [{ labels: {}, value: 500 }] },
+      { name: "fray_object_restored_bytes_total", type: "counter", values: [{ labels: {}, value: 400 }] },
+      {
+        name: "fray_object_transfer_bytes_total",
+        type: "counter",
+        values: [
+          { labels: { path: "shm" }, value: 64 },
+          { labels: { path: "same-process" }, value: 32 },
+        ],
+      },
     ];
     const text = "# TYPE fray_tasks_done_total counter\nfray_tasks_done_total 1000\n";
     const dashboard = await startDashboard({ token: "t", sources: metricsSources(async () => ({ text, json })) });
@@ -280,6 +292,13 @@ describe("the dashboard over runtime metrics", () => {
         state.actorLoad.map((l: { className: string; mailboxDepth: number }) => [l.className, l.mailboxDepth]),
         [["Echo", 7]],
       );
+      assert.deepEqual(state.objects, {
+        heldBytes: 300,
+        spilledBytes: 200,
+        spilledBytesTotal: 500,
+        restoredBytesTotal: 400,
+        transferBytes: { shm: 64, "same-process": 32 },
+      });
     } finally {
       await dashboard.close();
     }

@@ -22,3 +22,15 @@ it("a metric is declared once: the same again (a module loaded twice) is read fr
   const { metricsText } = await import("../../src/runtime/metrics/registry.ts");
   assert.match(await metricsText(), /^fray_test_twice 2$/m);
 });
+
+it("a declared metric with a label is exposed with one value per label value", async () => {
+  const byPath = { shm: 7, tcp: 0 };
+  declareMetric({ type: "counter", name: "fray_test_moved_bytes_total", help: "Bytes moved, by path", label: "path", read: () => byPath });
+  declareMetric({ type: "gauge", name: "fray_test_open", help: "Open, by kind", label: "kind", read: () => ({ file: 2 }) });
+  const { metricsText } = await import("../../src/runtime/metrics/registry.ts");
+  byPath.tcp = 4;
+  const text = await metricsText();
+  assert.match(text, /^fray_test_moved_bytes_total\{path="shm"\} 7$/m);
+  assert.match(text, /^fray_test_moved_bytes_total\{path="tcp"\} 4$/m);
+  assert.match(text, /^fray_test_open\{kind="file"\} 2$/m);
+});

@@ -3,7 +3,7 @@
 // derives per-endpoint latency, task counts and per-class mailbox depth and
 // message rate, and serves the text at /metrics. Metrics are labelled by actor
 // class, never by actor, so an actor's row shows its class's figures.
-import type { DashboardSources, LatencyRow, TasksSnapshot } from "./rows.ts";
+import type { DashboardSources, LatencyRow, ObjectsSnapshot, TasksSnapshot } from "./rows.ts";
 
 /** One metric as prom-client's `getMetricsAsJSON()` gives it. */
 export interface MetricFamily {
@@ -32,6 +32,7 @@ export function metricsSources(collect: () => Promise<MetricsSnapshot>, reuseMs 
     metrics: async () => (await snapshot()).text,
     latency: async () => latencyRows((await snapshot()).json),
     tasks: async () => taskCounts((await snapshot()).json),
+    objects: async () => objectFigures((await snapshot()).json),
     actorLoad: async () => {
       const json = (await snapshot()).json;
       const depth = byClass(json, "fray_mailbox_depth");
@@ -98,6 +99,23 @@ function taskCounts(json: readonly MetricFamily[]): TasksSnapshot {
       done: total("fray_tasks_done_total"),
       failed: total("fray_tasks_failed_total"),
     },
+  };
+}
+
+/** What the processes hold of large values, and how those values were read (0 where a metric is absent). */
+export function objectFigures(json: readonly MetricFamily[]): ObjectsSnapshot {
+  const total = (name: string) => metricTotal(json, name) ?? 0;
+  const transferBytes: Record<string, number> = {};
+  for (const v of json.find((m) => m.name === "fray_object_transfer_bytes_total")?.values ?? []) {
+    const path = String(v.labels.path);
+    transferBytes[path] = (transferBytes[path] ?? 0) + v.value;
+  }
+  return {
+    heldBytes: total("fray_object_held_bytes"),
+    spilledBytes: total("fray_object_spilled_bytes"),
+    spilledBytesTotal: total("fray_object_spilled_bytes_total"),
+    restoredBytesTotal: total("fray_object_restored_bytes_total"),
+    transferBytes,
   };
 }
 

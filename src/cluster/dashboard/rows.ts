@@ -55,6 +55,18 @@ export interface ActorLoad {
   readonly messagesPerSec?: number;
 }
 
+/** The large values the processes hold for others to read, added up over the processes shown (metrics of slice 4, docs/design/object-store.md). */
+export interface ObjectsSnapshot {
+  /** Bytes in memory now, and spilled to disk now. */
+  readonly heldBytes: number;
+  readonly spilledBytes: number;
+  /** Bytes written to spill directories, and read back from them, so far. */
+  readonly spilledBytesTotal: number;
+  readonly restoredBytesTotal: number;
+  /** Bytes of held values read so far, by path: same-process, shm, socket, tcp. */
+  readonly transferBytes: Readonly<Record<string, number>>;
+}
+
 /** One part of the picture: a function the dashboard calls on each refresh (a throw shows in its section). */
 export type Source<T> = () => T | Promise<T>;
 
@@ -67,6 +79,8 @@ export interface DashboardSources {
   readonly namespaceActors?: Source<readonly ActorRow[]>;
   readonly tasks?: Source<TasksSnapshot>;
   readonly latency?: Source<readonly LatencyRow[]>;
+  /** Held, spilled, restored and transferred bytes of large values, where metrics are kept. */
+  readonly objects?: Source<ObjectsSnapshot>;
   /** Mailbox depth and message rate per actor, where metrics are kept. */
   readonly actorLoad?: Source<readonly ActorLoad[]>;
   /** Prometheus text, served at /metrics. */

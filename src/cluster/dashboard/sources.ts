@@ -13,7 +13,7 @@ import { failureRows, type FailureRow } from "./failures.ts";
 import { ReportReader, type JobTasks } from "./job-reports.ts";
 import { ownProcesses, ownTasks } from "./own-process.ts";
 import { metricsSources, type MetricFamily, type MetricsSnapshot } from "./metrics.ts";
-import type { ActorLoad, DashboardSources, JobRow, LatencyRow, Series, Source, TasksSnapshot } from "./rows.ts";
+import type { ActorLoad, DashboardSources, JobRow, LatencyRow, ObjectsSnapshot, Series, Source, TasksSnapshot } from "./rows.ts";
 import { SeriesRecorder, type SampleInput } from "./series.ts";
 
 /** Everything the page shows; a source that is absent or failed is null, with its error in `errors`. */
@@ -24,6 +24,7 @@ export interface DashboardState {
   readonly namespaceActors: readonly ActorRow[] | null;
   readonly tasks: TasksSnapshot | null;
   readonly latency: readonly LatencyRow[] | null;
+  readonly objects: ObjectsSnapshot | null;
   readonly actorLoad: readonly ActorLoad[] | null;
   readonly series: Series | null;
   /** Everything that failed, newest first (from jobs, runtime and namespace actors). */
@@ -161,7 +162,7 @@ async function jobRow(cluster: Cluster, reader: ReportReader, job: JobInfo, full
   return { ...job, logTail, replicaErrors, replicaEndedAt, ...(headline ? { headline } : {}), reports };
 }
 
-const KEYS = ["runtime", "jobs", "namespaceActors", "tasks", "latency", "actorLoad", "series"] as const;
+const KEYS = ["runtime", "jobs", "namespaceActors", "tasks", "latency", "objects", "actorLoad", "series"] as const;
 
 /** Asks every source at once. */
 export async function collectState(sources: DashboardSources): Promise<DashboardState> {

@@ -57,3 +57,44 @@ export class ObjectLostError extends Error {
   }
 }
 registerErrorClass(ObjectLostError);
+
+/** What a held value is, for errors: `ObjectRef(id), the result of task T` and where it is held. */
+export interface HeldOrigin {
+  /** The ref whose value it is (its id). */
+  readonly refId: string;
+  /** The task that made it. */
+  readonly taskName: string;
+  /** The worker that holds it. */
+  readonly worker: number;
+}
+
+/** A value larger than its process's whole object store (FRAY_OBJECT_STORE_BYTES, `setting`): it cannot be held. */
+export function objectTooLarge(origin: HeldOrigin, bytes: number, setting: string): RangeError {
+  return new RangeError(
+    `ObjectRef(${origin.refId}), the result of task ${origin.taskName} (${bytes} bytes encoded), is larger than the object store of worker ` +
+      `${origin.worker} (${setting}), so it cannot be held there: raise FRAY_OBJECT_STORE_BYTES above ${bytes}, or return smaller values ` +
+      `(split it across several tasks)`,
+  );
+}
+
+/** A value found no room in its process's object store because spilling `victim` to `dir` failed with `cause`. */
+export function spillFailed(origin: HeldOrigin, victim: HeldOrigin, dir: string, setting: string, cause: unknown): Error {
+  const code = (cause as { code?: string } | null)?.code;
+  const why = code === "ENOSPC" || code === "EDQUOT" ? " (the disk is full)" : "";
+  return new Error(
+    `ObjectRef(${origin.refId}), the result of task ${origin.taskName}, cannot be held by worker ${origin.worker}: its object store is full ` +
+      `(${setting}) and spilling ObjectRef(${victim.refId}) (task ${victim.taskName}) to ${dir} failed${why}: ${(cause as Error)?.message ?? cause}. ` +
+      `Free space there, set FRAY_OBJECT_SPILL_DIR to a writable directory on a disk with room, or raise FRAY_OBJECT_STORE_BYTES; the values ` +
+      `held already are kept`,
+    { cause },
+  );
+}
+
+/** A spilled value whose file could not be read back. */
+export function restoreFailed(origin: HeldOrigin, path: string, cause: unknown): Error {
+  return new Error(
+    `ObjectRef(${origin.refId}), the result of task ${origin.taskName}, was spilled by worker ${origin.worker} to ${path}, which cannot be read ` +
+      `back: ${(cause as Error)?.message ?? cause}. Keep FRAY_OBJECT_SPILL_DIR's contents while the job runs`,
+    { cause },
+  );
+}

@@ -9,6 +9,15 @@ export const taskStats = { submitted: 0, dispatched: 0, requeued: 0, done: 0, fa
 /** This process's object stores: entries, and the bytes of typed-array values (an estimate: other values count 0). */
 export const objectStats = { entries: 0, bytes: 0 };
 
+/** The large values this process holds for others to read (../objects/held-bytes.ts): in memory and on disk now, and bytes spilled and restored so far. */
+export const heldStats = { held: 0, spilled: 0, spilledTotal: 0, restoredTotal: 0 };
+
+/** Where the held values this process read came from: its own memory, another process of its host by shared memory or socket, another host by TCP. */
+export type TransferPath = "same-process" | "shm" | "socket" | "tcp";
+
+/** Bytes of held values this process read, by the path they came by. */
+export const heldTransfers: Record<TransferPath, number> = { "same-process": 0, shm: 0, socket: 0, tcp: 0 };
+
 declareMetric({
   type: "gauge",
   name: "fray_tasks_pending",
@@ -45,4 +54,35 @@ declareMetric({
   name: "fray_object_store_bytes",
   help: "Bytes of typed-array and ArrayBuffer values in this process's object stores (an estimate: other values count 0)",
   read: () => objectStats.bytes,
+});
+declareMetric({
+  type: "gauge",
+  name: "fray_object_held_bytes",
+  help: "Bytes of the large values this process holds for others to read (task results above FRAY_OBJECT_INLINE_BYTES, encoded), in memory",
+  read: () => heldStats.held,
+});
+declareMetric({
+  type: "gauge",
+  name: "fray_object_spilled_bytes",
+  help: "Bytes of the values this process holds that are spilled to its directory now (past FRAY_OBJECT_STORE_BYTES)",
+  read: () => heldStats.spilled,
+});
+declareMetric({
+  type: "counter",
+  name: "fray_object_spilled_bytes_total",
+  help: "Bytes of held values this process wrote to its spill directory",
+  read: () => heldStats.spilledTotal,
+});
+declareMetric({
+  type: "counter",
+  name: "fray_object_restored_bytes_total",
+  help: "Bytes of spilled values this process read back from its spill directory",
+  read: () => heldStats.restoredTotal,
+});
+declareMetric({
+  type: "counter",
+  name: "fray_object_transfer_bytes_total",
+  help: "Bytes of held values this process read, by path: same-process (in place), shm (/dev/shm from a process of its host), socket, tcp (another host)",
+  label: "path",
+  read: () => heldTransfers,
 });

@@ -1,4 +1,4 @@
-// The job layer's settings: tasks' cancelling, worker threads' waiting, streams' windows and where results are kept.
+// The job layer's settings: tasks' cancelling, worker threads' waiting, streams' windows, where results are kept and spilled.
 // Declared once, here, through the runtime's registry (the settings table is printed from every layer's);
 // this layer's code reads them, and the runtime's, as `config.<name>` from this file.
 import { declareSettings, ms, runtimeSettings, type Setting } from "../../runtime/face/settings.ts";
@@ -42,6 +42,24 @@ export const JOB_SETTINGS = {
       "which keeps it; a larger one stays in the worker process that ran the task (`processes` and `mesh` jobs), and whoever reads it " +
       "(a task on another worker, the driver's `get`) fetches it from there; lost with that worker, it is made again by its task if " +
       "`maxRetries` allow, else its reads reject with `ObjectLostError`",
+  },
+  objectStoreBytes: {
+    env: "FRAY_OBJECT_STORE_BYTES",
+    kind: "bytes",
+    default: 0,
+    doc:
+      "how many bytes of the large values a process holds for others to read (results above FRAY_OBJECT_INLINE_BYTES, encoded) it keeps in " +
+      "memory; past it the least recently read go to its spill directory (FRAY_OBJECT_SPILL_DIR) and come back when read; a single value " +
+      "larger than this fails its task, naming the value and this setting. 0: 30% of the host's memory, for each process (as Ray's object " +
+      "store per node: set it lower where many workers share a host)",
+  },
+  objectSpillDir: {
+    env: "FRAY_OBJECT_SPILL_DIR",
+    kind: "path",
+    shown: "the OS temp directory",
+    doc:
+      "where a process spills held values past FRAY_OBJECT_STORE_BYTES: each process makes a directory of its own in it when it first " +
+      "spills, and removes it when it exits (one killed leaves its `fray-spill-HOST-PID-*` directory, which the next process to spill there removes)",
   },
 } as const satisfies Record<string, Setting>;
 

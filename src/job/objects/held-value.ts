@@ -6,8 +6,12 @@
 // buffer, freeing the holder's bytes, when it forgets the entry.
 import { decodeStandalone, encodeStandalone, registerHandleType } from "../../wire/codec.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
-import { RemoteBuffer } from "../../mesh/remote-buffer.ts";
+import { useStaging } from "../../runtime/face/buffers.ts";
+import { metricsOn } from "../../runtime/face/metrics.ts";
+import { pagedBuffer, RemoteBuffer } from "../../mesh/remote-buffer.ts";
 import { ObjectLostError } from "../base/errors.ts";
+import { heldTransfers, type TransferPath } from "../base/metrics.ts";
+import { HELD_BYTES } from "./held-bytes.ts";
 
 export class HeldValue {
   /** @internal */
@@ -21,12 +25,20 @@ export class HeldValue {
     readonly buffer: RemoteBuffer,
   ) {}
 
-  /** Keeps `value`, task `taskName`'s result for ref `refId`, in this process (worker `worker`). */
-  static hold(refId: string, taskName: string, worker: number, value: unknown): HeldValue {
-    let bytes = encodeStandalone(value, `the result of task ${taskName}`);
+  /** `value` encoded as a holder keeps it (throws if the codec cannot encode it). */
+  static encode(taskName: string, value: unknown): Uint8Array {
+    const bytes = encodeStandalone(value, `the result of task ${taskName}`);
     // A view into a larger buffer would keep (and expose) all of it: the holder keeps exactly the value's bytes.
-    if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
-    return new HeldValue(refId, taskName, worker, new RemoteBuffer(bytes));
+    return bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength ? bytes.slice() : bytes;
+  }
+
+  /**
+   * Keeps `bytes` (HeldValue.encode), task `taskName`'s result for ref `refId`, in this process (worker `worker`),
+   * under its object store's cap (held-bytes.ts): throws, naming the ref and the fix, if it cannot make room.
+   */
+  static hold(refId: string, taskName: string, worker: number, bytes: Uint8Array): HeldValue {
+    const paged = HELD_BYTES.hold({ refId, taskName, worker }, bytes);
+    return new HeldValue(refId, taskName, worker, pagedBuffer(paged));
   }
 
   /** The value, read from its holder; ObjectLostError if the holder is gone. */
@@ -42,7 +54,16 @@ export class HeldValue {
         cause: err,
       });
     }
+    if (metricsOn) heldTransfers[this.#path()] += bytes.byteLength;
     return decodeStandalone(bytes);
+  }
+
+  /** How its bytes came here (for the transfer metric, as the runtime's RemoteBuffer picks the path). */
+  #path(): TransferPath {
+    const { owner } = this.buffer;
+    if (owner === currentProc().addr) return "same-process";
+    if (owner.startsWith("tcp:")) return "tcp";
+    return useStaging() ? "shm" : "socket";
   }
 
   /** Frees the holder's bytes (the head forgot the entry); nothing to do if the holder is gone. */

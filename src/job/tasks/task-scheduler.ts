@@ -1,9 +1,10 @@
 // job/tasks: placing tasks on workers, in the driver (this file, task-records.ts, waiting-tasks.ts, task-queue.ts,
 // running-tasks.ts, worker-pool.ts), the tick's batches (batch-outbox.ts; routes in ../routes/), calls of their own
 // (own-calls.ts: code not located yet, refs among the arguments, streams), cancels (task-tree.ts,
-// worker-replacement.ts), lost values made anew (lineage.ts); what runs them in a worker is ../worker/. A task holds
-// its resources while it runs, waits at its worker (sent ahead of a free slot) or is blocked in get()/wait(); one
-// whose worker died runs again (maxRetries) or fails with SupervisionError, and the worker is started again.
+// worker-replacement.ts), lost values made anew (lineage.ts), tasks sent where their data is (locality.ts); what runs
+// them in a worker is ../worker/. A task holds its resources while it runs, waits at its worker (sent ahead of a free
+// slot) or is blocked in get()/wait(); one whose worker died runs again (maxRetries) or fails with SupervisionError,
+// and the worker is started again.
 import { functionLabel, type PortRef } from "../../runtime/face/actors.ts";
 import { taskStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
@@ -28,6 +29,7 @@ import { TaskCancelledError, processDeath } from "../base/errors.ts";
 import { forcedCancel, WorkerReplacement, type WorkerReplacer } from "./worker-replacement.ts";
 import { TaskTree } from "./task-tree.ts";
 import { Lineage } from "./lineage.ts";
+import { pickNear } from "./locality.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
 import type { Running, Task, TaskCode } from "./task-records.ts";
 
@@ -147,7 +149,7 @@ export class TaskScheduler {
       const task = this.#queue.at(i);
       const counted = task.resources === TASK_RESOURCES;
       // A counted task goes straight to a worker only if none is waiting there already (they run in order).
-      let worker = unplaceable?.has(task.resources) ? undefined : this.pool.pick(task.resources, counted);
+      let worker = unplaceable?.has(task.resources) ? undefined : pickNear(this.pool, this.store, task.args, task.resources, counted);
       const ahead = !worker && counted;
       if (ahead) worker = this.pool.pickAhead();
       if (!worker) {
@@ -257,10 +259,7 @@ export class TaskScheduler {
     else if (running.state === "prefetched") running.worker.prefetched--;
   }
 
-  /**
-   * A task waiting in get()/wait() gives its resources back meanwhile (as in
-   * Ray), so tasks that wait on tasks they started cannot starve the workers.
-   */
+  /** A task waiting in get()/wait() gives its resources back meanwhile (as in Ray), so tasks that wait on tasks they started cannot starve the workers. */
   setBlocked(taskId: string | null, blocked: boolean): void {
     const running = taskId === null ? undefined : this.#running.get(taskId);
     if (!running || running.state === "prefetched" || (running.state === "blocked") === blocked) return;

@@ -101,6 +101,12 @@ export class WorkerPool {
     return best;
   }
 
+  /** Worker `index` if it is alive and has room for `request` (with no task waiting there, if `idleOnly`). */
+  pickOn(index: number, request: Resources, idleOnly = false): Worker | undefined {
+    const w = this.#workers[index];
+    return w && w.alive && fits(w.free, request) && !(idleOnly && w.prefetched > 0) ? w : undefined;
+  }
+
   /** The alive worker able to run default tasks with the fewest sent ahead, if any has room for one more. */
   pickAhead(): Worker | undefined {
     let best: Worker | undefined;

@@ -176,11 +176,11 @@ export class TaskRunner {
     if (!isThenable(result)) {
       slot?.end();
       this.#ended(taskId);
-      this.#sendResult(number, this.#kept(taskId, name, result), false, lane);
+      this.#sendValue(number, taskId, name, result, lane);
       return undefined;
     }
     return Promise.resolve(result).then(
-      (value) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, this.#kept(taskId, name, value), false, lane)),
+      (value) => (slot?.end(), this.#ended(taskId), this.#sendValue(number, taskId, name, value, lane)),
       (err: unknown) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
@@ -198,19 +198,30 @@ export class TaskRunner {
     stream: PortRef | null = null,
   ): Promise<void> {
     return this.#task(taskId, url, exportName, args, env, use, stream).then(
-      (value) => (this.#ended(taskId), this.#sendResult(number, this.#kept(taskId, exportName, value), false, lane)),
+      (value) => (this.#ended(taskId), this.#sendValue(number, taskId, exportName, value, lane)),
       (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
-  /** What goes back as task `taskId`'s value: the value, or, if it is large and this worker holds values, the HeldValue of it kept here. */
-  #kept(taskId: string, name: string, value: unknown): unknown {
-    if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
+  /**
+   * Sends task `taskId`'s value: the value, or, if it is large and this worker holds values, the HeldValue of it kept
+   * here; if this worker's object store cannot take it (too large, no room: held-bytes.ts), the task fails with why.
+   */
+  #sendValue(number: number, taskId: string, name: string, value: unknown, lane: boolean): void {
+    if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return this.#sendResult(number, value, false, lane);
+    let bytes: Uint8Array;
     try {
-      return HeldValue.hold(taskId, name, this.#holder, value);
+      bytes = HeldValue.encode(name, value);
     } catch {
-      return value; // one the codec cannot encode: sending it fails, and says why, as it does for any value
+      return this.#sendResult(number, value, false, lane); // one the codec cannot encode: sending it fails, and says why, as it does for any value
     }
+    let held: HeldValue;
+    try {
+      held = HeldValue.hold(taskId, name, this.#holder, bytes);
+    } catch (err) {
+      return this.#sendResult(number, err, true);
+    }
+    this.#sendResult(number, held, false, lane);
   }
 
   /**

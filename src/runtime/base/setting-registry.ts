@@ -65,7 +65,7 @@ export function declaredSettings(): readonly Setting[] {
 export function shownDefault(setting: Setting): string {
   if (isNumberSetting(setting)) {
     const gib = setting.default / 2 ** 30;
-    return setting.kind === "bytes" && Number.isInteger(gib) ? `${setting.default} (${gib} GiB)` : String(setting.default);
+    return setting.kind === "bytes" && gib > 0 && Number.isInteger(gib) ? `${setting.default} (${gib} GiB)` : String(setting.default);
   }
   if (setting.kind === "given") return "(set by fray)";
   return setting.shown ?? (setting.default === undefined ? "(none)" : `\`${setting.default}\``);

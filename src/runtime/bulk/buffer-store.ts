@@ -20,8 +20,18 @@ import { SubsystemKey } from "../proc/subsystems.ts";
 import { DROPPED, LIVE, STOPPED } from "./shared-views.ts";
 import { openStaging } from "./shm-staging.ts";
 
+/**
+ * Bytes their owner may keep out of memory (the job layer spills the values it holds to disk past a cap): `bytes()`
+ * gives them on each access (restored if need be, or throws saying why it cannot), `released()` when the buffer is.
+ */
+export interface PagedBytes {
+  readonly byteLength: number;
+  bytes(): Uint8Array;
+  released(): void;
+}
+
 interface Owned {
-  readonly bytes: Uint8Array;
+  readonly bytes: Uint8Array | PagedBytes;
   /** The actor that created it (released when that actor stops), or null: the process. */
   readonly actor: string | null;
   /** The status word of a buffer shared with other threads (shared-views.ts). */
@@ -57,14 +67,14 @@ export class BufferStore {
   /** Why a buffer is gone, so a late reader learns whether it was dropped or its actor stopped. */
   #released = new Map<string, string>();
 
-  add(id: string, bytes: Uint8Array, actor: string | null): void {
+  add(id: string, bytes: Uint8Array | PagedBytes, actor: string | null): void {
     this.#owned.set(id, { bytes, actor });
   }
 
   /** The bytes of buffer `id`; throws naming why when it is gone. */
   bytes(id: string): Uint8Array {
     const owned = this.#owned.get(id);
-    if (owned) return owned.bytes;
+    if (owned) return owned.bytes instanceof Uint8Array ? owned.bytes : owned.bytes.bytes();
     const why = this.#released.get(id);
     throw new Error(
       why
@@ -77,6 +87,7 @@ export class BufferStore {
     const owned = this.#owned.get(id);
     if (!owned) return;
     this.#owned.delete(id);
+    if (!(owned.bytes instanceof Uint8Array)) owned.bytes.released();
     if (owned.state) Atomics.store(owned.state, 0, why === "was dropped" ? DROPPED : STOPPED); // threads sharing it see it at once
     this.#released.set(id, why);
     if (this.#released.size > REMEMBERED) this.#released.delete(this.#released.keys().next().value!);

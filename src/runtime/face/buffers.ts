@@ -1,6 +1,7 @@
 // The runtime's face for bulk data: RemoteBuffers and their transfer, shards of distributed arrays, and
 // the paths a collective's pieces take.
-export { BUFFERS, dropBuffer } from "../bulk/buffer-store.ts";
+export { BUFFERS, dropBuffer, type PagedBytes } from "../bulk/buffer-store.ts";
+export { useStaging } from "../bulk/shm-staging.ts";
 export { transfer, type BufferAddress } from "../bulk/buffer-transfer.ts";
 export { hasShardRef, ShardRef, shardsOf, type ShardStore } from "../bulk/shard-store.ts";
 export type { ShareCache } from "../bulk/shared-views.ts";

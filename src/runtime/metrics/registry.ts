@@ -130,14 +130,17 @@ counter("fray_buffer_transfer_bytes_total", "RemoteBuffer bytes this process mov
 });
 
 // The layers above count their own (the job layer's tasks and object stores: src/job/base/metrics.ts).
-eachDeclaredMetric(({ type, name, help }) =>
-  type === "gauge"
-    ? gauge(name, help, [], (g) => g.set(readDeclared(name)))
-    : counter(name, help, [], (c) => {
-        const n = readDeclared(name);
-        if (n) c.inc(n);
-      }),
-);
+eachDeclaredMetric(({ type, name, help, label }) => {
+  /** Each value now with its labels (none, or the metric's one label). */
+  const each = (set: (labels: Record<string, string>, n: number) => void) => {
+    const value = readDeclared(name);
+    if (typeof value === "number") return set({}, value);
+    for (const [key, n] of Object.entries(value)) set({ [label!]: key }, n);
+  };
+  const labels = label ? [label] : [];
+  if (type === "gauge") gauge(name, help, labels, (g) => each((l, n) => g.set(l, n)));
+  else counter(name, help, labels, (c) => each((l, n) => n && c.inc(l, n)));
+});
 
 /** This process's metrics in Prometheus text exposition format. */
 export function metricsText(): Promise<string> {

@@ -67,6 +67,7 @@ ${section("topology", "Meshes &amp; topology (hosts → processes → actors)")}
 ${section("actors", "Actors")}
 ${section("tasks", "Tasks")}
 ${section("latency", "Endpoint latency")}
+${section("objects", "Objects held by processes (large task results)")}
 </main>
 <main id="job-page" hidden>
 <p><a href="#">← all jobs</a></p>

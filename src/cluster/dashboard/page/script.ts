@@ -194,10 +194,18 @@ function drawLatency(s) {
   var latency = s.latency.map(function (l) { return { cells: [l.endpoint, l.count, ms(l.meanMs), ms(l.p50Ms), ms(l.p99Ms)] }; });
   fill("latency", [table(["Endpoint", "Calls", "Mean ms", "p50 ms", "p99 ms"], latency)], s.errors.latency);
 }
+function drawObjects(s) {
+  var o = s.objects;
+  if (!o) return fill("objects", [none("no object source given (metrics off)")], s.errors.objects);
+  var paths = Object.keys(o.transferBytes);
+  fill("objects", [table(["In memory", "Spilled now", "Spilled so far", "Restored so far"].concat(paths.map(function (p) { return "Read by " + p; })),
+    [{ cells: [bytes(o.heldBytes), bytes(o.spilledBytes), bytes(o.spilledBytesTotal), bytes(o.restoredBytesTotal)]
+      .concat(paths.map(function (p) { return bytes(o.transferBytes[p]); })) }])], s.errors.objects);
+}
 var latest = null;
 function draw(s) {
   latest = s;
-  [drawFailures, drawCharts, drawJobs, drawTopology, drawActors, drawTasks, drawLatency].forEach(function (f) { f(s); });
+  [drawFailures, drawCharts, drawJobs, drawTopology, drawActors, drawTasks, drawLatency, drawObjects].forEach(function (f) { f(s); });
   document.getElementById("live").textContent = "updated " + new Date(s.time).toLocaleTimeString();
 }
 document.getElementById("show-internal").addEventListener("change", function () { if (latest) draw(latest); if (jobData && jobShown) drawJob(jobData); });

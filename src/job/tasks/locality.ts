@@ -1,0 +1,26 @@
+// Locality (docs/design/object-store.md, slice 4): a task given refs to values held by workers (large results that
+// stayed where they were made) runs, when that worker has room for it now, on the worker holding the largest of
+// them, so it reads that value in place instead of copying it from another process. A busy holder is not waited
+// for: the task goes wherever placement would send it anyway (worker-pool.ts).
+import type { Resources } from "../base/options.ts";
+import { ObjectRef } from "../objects/object-ref.ts";
+import type { ObjectStore } from "../objects/object-store.ts";
+import type { Worker, WorkerPool } from "./worker-pool.ts";
+
+/** The worker holding the largest held value among `args` (the refs a task reads before it runs), or -1 if none is held. */
+export function largestHolder(args: readonly unknown[], store: ObjectStore): number {
+  let holder = -1;
+  let largest = 0;
+  for (const arg of args) {
+    if (!(arg instanceof ObjectRef)) continue;
+    const held = store.held(arg.id);
+    if (held && held.buffer.size > largest) [holder, largest] = [held.worker, held.buffer.size];
+  }
+  return holder;
+}
+
+/** Where a task with `args` asking for `request` goes now: the holder of its largest held argument if it has room, else the pool's pick. */
+export function pickNear(pool: WorkerPool, store: ObjectStore, args: readonly unknown[], request: Resources, idleOnly: boolean): Worker | undefined {
+  const holder = largestHolder(args, store);
+  return (holder >= 0 ? pool.pickOn(holder, request, idleOnly) : undefined) ?? pool.pick(request, idleOnly);
+}
