@@ -1,5 +1,6 @@
 // cluster/slurm: the `slurm` backend: the batch script of one gang allocation
-// (batch-script.ts), its state from squeue (job-states.ts) and exit records (state.ts). Uses cluster's
+// (batch-script.ts), its state from squeue (job-states.ts) and exit records (state.ts), the jobs of a name
+// (jobs-named.ts). Uses cluster's
 // replica loop and requests, environment/ and the namespace/ service.
 //
 // The `slurm` backend: a job is one Slurm allocation of one task per replica
