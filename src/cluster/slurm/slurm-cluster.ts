@@ -173,7 +173,7 @@ export class SlurmCluster extends Cluster {
           deadlineMs: config.slurmRivalRecordTimeoutMs,
           bound: settingNow("slurmRivalRecordTimeoutMs"),
           what: () => `the launch that submitted Slurm job ${unrecorded} (also named ${name}, before this launch's job ${jobId}) to record it in ${this.#root}`,
-          hint: `this launch's job is cancelled; if no launch of ${name} runs on another host, 'scancel ${unrecorded}' and submit again`,
+          hint: () => `this launch's job is cancelled; if no launch of ${name} runs on another host, 'scancel ${unrecorded}' and submit again`,
         })
       ).info;
     } catch (err) {
