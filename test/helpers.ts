@@ -3,31 +3,44 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import { after, type TestContext } from "node:test";
+import type { JobContext } from "../src/job.ts";
 import type { ProcessJob } from "../src/launchers.ts";
 import type { ProcMesh } from "../src/mesh.ts";
+import { isAlive } from "./process-alive.ts";
+
+export { isAlive };
 
 const started = new Set<number>();
-
-/** Whether `pid` still runs: a zombie (ended, its new parent not having reaped it yet) does not. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true; // no /proc here: kill(pid, 0) is all there is
-  }
-}
 
 /** Remembers the mesh's processes; `after` asserts they are gone. */
 export function track<M extends ProcMesh>(mesh: M): M {
   for (const pid of mesh.pids) started.add(pid);
   return mesh;
+}
+
+/** A job context made for a test, and the procs of a `mesh` one (stopped by the test after the context's shutdown). */
+export interface TestJobContext {
+  readonly ctx: JobContext;
+  readonly procs?: ProcMesh;
+}
+
+/**
+ * For a file whose tests run on several job backends: each of `kinds` with what makes its context, `workers` wide
+ * (`maxWorkers`, or a mesh's own procs, tracked).
+ */
+export function jobBackends(kinds: readonly ("sync" | "threads" | "processes" | "mesh")[], workers: number): Array<[string, () => Promise<TestJobContext>]> {
+  return kinds.map((kind) => [
+    kind,
+    async () => {
+      // Loaded here, not above: most files that use these helpers make no job context, and need not load the job layer.
+      const [{ createJobContext }, { thisHost }] = await Promise.all([import("../src/job.ts"), import("../src/mesh.ts")]);
+      if (kind === "sync") return { ctx: createJobContext("sync") };
+      if (kind !== "mesh") return { ctx: createJobContext(kind, { maxWorkers: workers }) };
+      const procs = track(thisHost().spawnProcs({ workers }));
+      return { ctx: createJobContext("mesh", { procs }), procs };
+    },
+  ]);
 }
 
 /** Resolves once every pid has exited (the caller bounds it with the test timeout). */

@@ -44,6 +44,12 @@ export const CLUSTER_SETTINGS = {
     "how far the time between a process's `squeue` queries about its Slurm cluster's jobs doubles, from `FRAY_SLURM_QUERY_MS`, while their " +
       "states do not change (a replica's exit record is read from its file each time: a job's end is seen without waiting for Slurm)",
   ),
+  slurmRivalRecordTimeoutMs: ms(
+    "FRAY_SLURM_RIVAL_RECORD_TIMEOUT_MS",
+    60_000,
+    "how long a Slurm launch whose job name an earlier `sbatch` from another host (sharing the state directory) took waits for that " +
+      "launch to record its job, to adopt it; past it, this launch cancels its own job and fails, naming the earlier one",
+  ),
   dashboardRefreshMs: ms(
     "FRAY_DASHBOARD_REFRESH_MS",
     1_000,

@@ -4,25 +4,12 @@
 // task in what fails with it. One worker per job, so the neighbour shares the cancelled task's worker.
 import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
-import { createJobContext, TaskCancelledError, type ActorHandle, type JobContext } from "../../src/job.ts";
-import { SupervisionError, thisHost, type ProcMesh } from "../../src/mesh.ts";
+import { TaskCancelledError, type ActorHandle, type JobContext } from "../../src/job.ts";
+import { SupervisionError, type ProcMesh } from "../../src/mesh.ts";
 import { add } from "../fixtures/tasks.ts";
 import { Board, cancelFromTask, spin } from "../fixtures/cancel-tasks.ts";
 import { awaitTimer, runSubprocess, slowBetweenYields } from "./cancel-neighbours-tasks.ts";
-import { isAlive, track } from "../helpers.ts";
-
-type Make = () => { ctx: JobContext; procs?: ProcMesh };
-const backends: Array<[string, Make]> = [
-  ["threads", () => ({ ctx: createJobContext("threads", { maxWorkers: 1 }) })],
-  ["processes", () => ({ ctx: createJobContext("processes", { maxWorkers: 1 }) })],
-  [
-    "mesh",
-    () => {
-      const procs = track(thisHost().spawnProcs({ workers: 1 }));
-      return { ctx: createJobContext("mesh", { procs }), procs };
-    },
-  ],
-];
+import { isAlive, jobBackends } from "../helpers.ts";
 
 /** Longer than FRAY_CANCEL_GRACE_MS's default (1 s), which no cancel without force waits for. */
 const PAST_GRACE_MS = 1500;
@@ -33,13 +20,13 @@ async function goneWithin(pid: number, ms: number): Promise<void> {
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }
 
-for (const [kind, make] of backends) {
+for (const [kind, make] of jobBackends(["threads", "processes", "mesh"], 1)) {
   describe(`a cancel on ${kind} spares its neighbours`, () => {
     let ctx: JobContext;
     let procs: ProcMesh | undefined;
     let neighbour: ActorHandle<Board>;
     before(async () => {
-      ({ ctx, procs } = make());
+      ({ ctx, procs } = await make());
       neighbour = await ctx.createActor(Board, [], { maxConcurrency: 64 }); // on the one worker
     });
     afterAll(async () => {
@@ -119,7 +106,7 @@ for (const [kind, make] of backends) {
   });
 
   it(`on ${kind}, the job's shutdown ends the subprocess of a cancelled task that never ended`, async () => {
-    const { ctx, procs } = make();
+    const { ctx, procs } = await make();
     let pid = 0;
     try {
       const board = await ctx.createActor(Board, [], { maxConcurrency: 64 });

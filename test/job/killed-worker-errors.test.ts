@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { after as afterAll, before, describe, it } from "node:test";
 import { createJobContext, type ActorHandle, type JobContext } from "../../src/job.ts";
-import { SupervisionError, thisHost, type ProcMesh } from "../../src/mesh.ts";
+import { SupervisionError, type ProcMesh } from "../../src/mesh.ts";
 import { clusterFixture } from "../cluster/cluster-suite.ts";
 import { Board } from "../fixtures/cancel-tasks.ts";
-import { track, waitForExit } from "../helpers.ts";
+import { jobBackends, waitForExit } from "../helpers.ts";
 import { embed, ModelReplica } from "./killed-worker-errors-actors.ts";
 
 /** Asserts `e` is the SupervisionError of `what` (`Class.method`, or `task name`), whose process `pid` was killed by SIGKILL. */
@@ -63,22 +63,11 @@ describe("a caller whose named actor in a cluster's namespace is killed", () => 
   });
 });
 
-const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
-  ["processes", () => ({ ctx: createJobContext("processes", { maxWorkers: 4 }) })],
-  [
-    "mesh",
-    () => {
-      const procs = track(thisHost().spawnProcs({ workers: 4 }));
-      return { ctx: createJobContext("mesh", { procs }), procs };
-    },
-  ],
-];
-
-for (const [kind, make] of backends) {
+for (const [kind, make] of jobBackends(["processes", "mesh"], 4)) {
   describe(`a caller whose actor's or task's process is killed, on ${kind}`, () => {
     let ctx: JobContext;
     let procs: ProcMesh | undefined;
-    before(() => ({ ctx, procs } = make()));
+    before(async () => ({ ctx, procs } = await make()));
     afterAll(async () => {
       await ctx.shutdown();
       await procs?.stop();

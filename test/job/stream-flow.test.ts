@@ -6,29 +6,16 @@ import assert from "node:assert/strict";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { after as afterAll, before, describe, it } from "node:test";
-import { createJobContext, type ActorHandle, type JobContext, type ObjectRef, type ObjectRefStream } from "../../src/job.ts";
-import { thisHost, type ProcMesh } from "../../src/mesh.ts";
+import type { ActorHandle, JobContext, ObjectRef, ObjectRefStream } from "../../src/job.ts";
+import type { ProcMesh } from "../../src/mesh.ts";
 import { Board } from "../fixtures/cancel-tasks.ts";
 import { numbered, rows, ticking, train, Trainer, windowedReader } from "../fixtures/stream-tasks.ts";
-import { track } from "../helpers.ts";
+import { jobBackends } from "../helpers.ts";
 
 // Frames of at most 4 MiB for every process of this file (its workers inherit it): 2,000 rows of 8 KiB are 16 MiB.
 process.env.FRAY_MAX_FRAME_BYTES = String(4 * 2 ** 20);
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
-
-const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
-  ["sync", () => ({ ctx: createJobContext("sync") })],
-  ["threads", () => ({ ctx: createJobContext("threads", { maxWorkers: 2 }) })],
-  ["processes", () => ({ ctx: createJobContext("processes", { maxWorkers: 2 }) })],
-  [
-    "mesh",
-    () => {
-      const procs = track(thisHost().spawnProcs({ workers: 2 }));
-      return { ctx: createJobContext("mesh", { procs }), procs };
-    },
-  ],
-];
 
 /** How many objects the job keeps (the sync context's is a getter, the others ask their head). */
 async function objectCount(ctx: JobContext): Promise<number> {
@@ -36,13 +23,13 @@ async function objectCount(ctx: JobContext): Promise<number> {
   return typeof count === "function" ? count.call(ctx) : count;
 }
 
-for (const [kind, make] of backends) {
+for (const [kind, make] of jobBackends(["sync", "threads", "processes", "mesh"], 2)) {
   describe(`streams stream on ${kind}`, () => {
     let ctx: JobContext;
     let procs: ProcMesh | undefined;
     let board: ActorHandle<Board>;
     before(async () => {
-      ({ ctx, procs } = make());
+      ({ ctx, procs } = await make());
       board = await ctx.createActor(Board, [], { maxConcurrency: 64 });
     });
     afterAll(async () => {

@@ -7,24 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after as afterAll, before, describe, it } from "node:test";
-import { createJobContext, TaskCancelledError, type JobContext } from "../../src/job.ts";
-import { thisHost, type ProcMesh } from "../../src/mesh.ts";
+import { TaskCancelledError, type JobContext } from "../../src/job.ts";
+import type { ProcMesh } from "../../src/mesh.ts";
 import { crashOnce, envSeen, oneThenWait } from "../fixtures/stream-option-tasks.ts";
 import { square } from "../fixtures/tasks.ts";
-import { track } from "../helpers.ts";
-
-const backends: Array<[string, () => { ctx: JobContext; procs?: ProcMesh }]> = [
-  ["sync", () => ({ ctx: createJobContext("sync") })],
-  ["threads", () => ({ ctx: createJobContext("threads", { maxWorkers: 2 }) })],
-  ["processes", () => ({ ctx: createJobContext("processes", { maxWorkers: 2 }) })],
-  [
-    "mesh",
-    () => {
-      const procs = track(thisHost().spawnProcs({ workers: 2 }));
-      return { ctx: createJobContext("mesh", { procs }), procs };
-    },
-  ],
-];
+import { jobBackends } from "../helpers.ts";
 
 async function readAll<T>(stream: AsyncIterable<{ id: string }>, ctx: JobContext): Promise<T[]> {
   const values: T[] = [];
@@ -32,13 +19,13 @@ async function readAll<T>(stream: AsyncIterable<{ id: string }>, ctx: JobContext
   return values;
 }
 
-for (const [kind, make] of backends) {
+for (const [kind, make] of jobBackends(["sync", "threads", "processes", "mesh"], 2)) {
   describe(`streaming task options on ${kind}`, () => {
     let ctx: JobContext;
     let procs: ProcMesh | undefined;
     let dir: string;
-    before(() => {
-      ({ ctx, procs } = make());
+    before(async () => {
+      ({ ctx, procs } = await make());
       dir = mkdtempSync(join(tmpdir(), "fray-stream-options-"));
     });
     afterAll(async () => {

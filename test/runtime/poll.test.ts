@@ -64,6 +64,19 @@ describe("pollUntil", () => {
     assert.equal(err.message, `gave up waiting for 3 pods to run (${calls} checks) after 20 ms (FRAY_EXAMPLE_MS=5); see kubectl get pods`);
   });
 
+  it("a hint that is a function is asked at the deadline, so it can name what the checks found", async () => {
+    let last = "";
+    const err: unknown = await pollUntil(() => void (last = "job 7"), {
+      intervalMs: 1,
+      deadlineMs: 0,
+      what: "x",
+      bound,
+      hint: () => `scancel ${last.split(" ")[1]}`,
+    }).catch((e: unknown) => e);
+    assert.ok(err instanceof PollTimeoutError);
+    assert.equal(err.message, "gave up waiting for x after 0 ms (FRAY_EXAMPLE_MS=5); scancel 7");
+  });
+
   it("with no time left still checks once", async () => {
     let calls = 0;
     await assert.rejects(

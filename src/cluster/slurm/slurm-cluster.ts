@@ -1,5 +1,6 @@
 // cluster/slurm: the `slurm` backend: the batch script of one gang allocation
-// (batch-script.ts), its state from squeue (job-states.ts) and exit records (state.ts). Uses cluster's
+// (batch-script.ts), its state from squeue (job-states.ts) and exit records (state.ts), the jobs of a name
+// (jobs-named.ts). Uses cluster's
 // replica loop and requests, environment/ and the namespace/ service.
 //
 // The `slurm` backend: a job is one Slurm allocation of one task per replica
@@ -29,6 +30,7 @@ import { prepareEnvironment } from "../environment/job-environment.ts";
 import { replicaCommand } from "../replica/command.ts";
 import { batchScript, slurmFiles, TERMINATE_MARK } from "./batch-script.ts";
 import { SlurmJobStates } from "./job-states.ts";
+import { liveJobsNamed } from "./jobs-named.ts";
 import { replicaStatus, slurmJobLive, slurmJobPending, type SlurmJobState } from "./state.ts";
 import { TERMINAL, type JobId, type JobInfo } from "../types.ts";
 
@@ -149,9 +151,35 @@ export class SlurmCluster extends Cluster {
 
   // Slurm numbers jobs in submission order: of two launches of one name that raced past the lock (from two hosts),
   // the one whose sbatch came first keeps the name, and the other adopts it (or is refused, if its request differs).
+  // Slurm is asked, as it knows the earlier job from its sbatch on, before that launch has recorded it here; its
+  // record is waited for (that launch writes it next, or cancels the job if Slurm can never run it).
   protected override async earlierLaunch(name: string, jobId: JobId): Promise<JobInfo | undefined> {
-    const rivals = (await this.listJobs()).filter((j) => j.name === name && j.jobId !== jobId && !TERMINAL.has(j.status));
-    return rivals.filter((j) => Number(j.jobId) < Number(jobId)).sort((a, b) => Number(a.jobId) - Number(b.jobId))[0];
+    let unrecorded = "";
+    const earliest = async (): Promise<{ info?: JobInfo } | undefined> => {
+      for (const id of (await liveJobsNamed(this.#root, name)).filter((id) => Number(id) < Number(jobId))) {
+        if (!existsSync(join(this.#root, `${id}.json`))) {
+          unrecorded = id;
+          return undefined; // not yet recorded: asked again
+        }
+        const info = await this.poll(id);
+        if (!TERMINAL.has(info.status)) return { info };
+      }
+      return {};
+    };
+    try {
+      return (
+        await pollUntil(earliest, {
+          intervalMs: 100,
+          deadlineMs: config.slurmRivalRecordTimeoutMs,
+          bound: settingNow("slurmRivalRecordTimeoutMs"),
+          what: () => `the launch that submitted Slurm job ${unrecorded} (also named ${name}, before this launch's job ${jobId}) to record it in ${this.#root}`,
+          hint: () => `this launch's job is cancelled; if no launch of ${name} runs on another host, 'scancel ${unrecorded}' and submit again`,
+        })
+      ).info;
+    } catch (err) {
+      await this.withdraw(jobId);
+      throw err;
+    }
   }
 
   protected override async withdraw(jobId: JobId): Promise<void> {

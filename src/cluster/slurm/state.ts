@@ -64,7 +64,12 @@ export function slurmJobPending(job: SlurmJobState | undefined): boolean {
 
 /** Whether Slurm may still change the job's state by itself (it waits or runs). */
 export function slurmJobLive(job: SlurmJobState | undefined): boolean {
-  return job !== undefined && (PENDING.has(job.state) || RUNNING.has(job.state));
+  return job !== undefined && slurmStateLive(job.state);
+}
+
+/** Whether a job in Slurm's state `state` (squeue's State) waits or runs. */
+export function slurmStateLive(state: string): boolean {
+  return PENDING.has(state) || RUNNING.has(state);
 }
 
 /**

@@ -8,7 +8,7 @@ import { askMeshAddrs, splitKey, SupervisionError, SUPERVISOR } from "../../runt
 import { describeRank } from "../errors.ts";
 import { Extent } from "../shape/extent.ts";
 import { ACTORS } from "../../runtime/face/actors.ts";
-import { COLLECTIVES } from "../../runtime/face/collectives.ts";
+import { askAddrs, COLLECTIVES } from "../../runtime/face/collectives.ts";
 
 export interface Group {
   readonly meshId: string;
@@ -45,20 +45,9 @@ function meshAddrs(proc: Proc, meshId: string, version: number, owner: string): 
   const cacheKey = `${meshId}@${version}`;
   let found = addrCache.get(cacheKey);
   if (!found) {
-    found = new Promise<readonly string[]>((resolve, reject) => {
-      const port = proc.openPort((_rank, ok, value) => {
-        proc.closePort(port);
-        unwatch();
-        if (ok) resolve(value as readonly string[]);
-        else reject(value);
-      });
-      const unwatch = proc.onPeerLost((addr, error) => {
-        if (addr !== owner) return;
-        proc.closePort(port);
-        unwatch();
-        reject(new SupervisionError(`the owner of the mesh, ${owner}, is gone: ${error.message}`, { cause: error }));
-      });
-      askMeshAddrs(proc, owner, meshId, { addr: proc.addr, id: port });
+    found = askAddrs(proc, owner, (reply) => askMeshAddrs(proc, owner, meshId, reply)).catch((error: Error) => {
+      if (!proc.lostPeer(owner)) throw error; // the owner's own answer
+      throw new SupervisionError(`the owner of the mesh, ${owner}, is gone: ${error.message}`, { cause: error });
     });
     addrCache.set(cacheKey, found);
     found.catch(() => addrCache.delete(cacheKey));

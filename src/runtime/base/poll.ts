@@ -13,8 +13,8 @@ export interface PollOptions {
   readonly what: string | (() => string);
   /** What bounds the wait: "FRAY_SCANCEL_TIMEOUT_MS=120000", "the startTimeoutMs option (5000)". */
   readonly bound: string;
-  /** What to look at or do when it times out: "see 'sky logs c1'". */
-  readonly hint?: string;
+  /** What to look at or do when it times out: "see 'sky logs c1'"; a function is asked at the deadline, as `what` is. */
+  readonly hint?: string | (() => string);
 }
 
 /** A wait that reached its deadline. */
@@ -40,7 +40,8 @@ export async function pollUntil<T>(check: () => T | Promise<T>, options: PollOpt
     const left = deadline - Date.now();
     if (left <= 0) {
       const what = typeof options.what === "function" ? options.what() : options.what;
-      throw new PollTimeoutError(`gave up waiting for ${what} after ${deadlineMs} ms (${bound})${options.hint ? `; ${options.hint}` : ""}`);
+      const hint = typeof options.hint === "function" ? options.hint() : options.hint;
+      throw new PollTimeoutError(`gave up waiting for ${what} after ${deadlineMs} ms (${bound})${hint ? `; ${hint}` : ""}`);
     }
     const interval = typeof options.intervalMs === "function" ? options.intervalMs(attempt) : options.intervalMs;
     await sleep(Math.min(interval, left));

@@ -2,7 +2,7 @@
 // outboxes (shared memory) they go out through. Imported by what a process loads on its first
 // collective, not at start.
 export { COLLECTIVES, sendCollectivePiece } from "../bulk/collective-inbox.ts";
-export { COLLECTIVE_QUITS, type Quit } from "../bulk/collective-quits.ts";
+export { askAddrs, COLLECTIVE_QUITS, type Quit } from "../bulk/collective-quits.ts";
 export {
   canReadOutboxesOf,
   hearOutboxes,

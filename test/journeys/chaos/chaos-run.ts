@@ -9,7 +9,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { readJourneyLine } from "../journey.ts";
 import type { JourneySpec } from "../journey-list.ts";
 import { FAULTS, type FaultTarget } from "./faults.ts";
-import { isRunning, processFamily } from "./process-tree.ts";
+import { processFamily } from "./process-tree.ts";
+import { isAlive } from "../../process-alive.ts";
 import { SeededRandom } from "./seeded-random.ts";
 
 export interface ChaosOptions {
@@ -115,10 +116,10 @@ async function runJourney(spec: JourneySpec, kind: string, random: SeededRandom,
 /** The journey's processes still running EXIT_BOUND_MS after its program ended (killed, so the run goes on clean). */
 async function processesLeft(seen: Set<number>, root: number): Promise<string[]> {
   const deadline = Date.now() + EXIT_BOUND_MS;
-  let alive = [...seen].filter((pid) => pid !== root && isRunning(pid));
+  let alive = [...seen].filter((pid) => pid !== root && isAlive(pid));
   while (alive.length > 0 && Date.now() < deadline) {
     await sleep(100);
-    alive = alive.filter(isRunning);
+    alive = alive.filter(isAlive);
   }
   const named = alive.map((pid) => `${pid}`);
   for (const pid of alive) process.kill(pid, "SIGKILL");

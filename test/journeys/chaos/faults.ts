@@ -6,7 +6,8 @@ import { execFileSync } from "node:child_process";
 import { openSync, closeSync, ftruncateSync, statfsSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { commandLine, isRunning, processFamily, tcpConnections } from "./process-tree.ts";
+import { commandLine, processFamily, tcpConnections } from "./process-tree.ts";
+import { isAlive } from "../../process-alive.ts";
 import type { SeededRandom } from "./seeded-random.ts";
 
 /** The journey being hurt: its program's pid. */
@@ -53,7 +54,7 @@ export const stopWorker: Fault = {
       return null;
     }
     await sleep(target.stopMs); // the fault itself is a stretch of silence
-    if (isRunning(pid)) process.kill(pid, "SIGCONT");
+    if (isAlive(pid)) process.kill(pid, "SIGCONT");
     return `SIGSTOP ${pid} for ${target.stopMs} ms`;
   },
 };

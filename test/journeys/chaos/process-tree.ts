@@ -52,20 +52,6 @@ export function openFiles(pid: number): string[] {
   return targets;
 }
 
-/** Whether `pid` runs (a zombie does not). */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
 /** An established TCP connection over IPv4 loopback, as /proc/net/tcp lists it. */
 export interface TcpConnection {
   readonly local: string;
