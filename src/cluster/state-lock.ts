@@ -36,6 +36,9 @@ export async function withStateLock<T>(lock: string, what: string, fn: () => T |
 }
 
 function release(lock: string): void {
+  const holder = readJson<Holder>(join(lock, "holder.json"));
+  // Broken meanwhile by a process on another host, which may hold it now: its lock is not ours to drop.
+  if (holder && (holder.pid !== process.pid || (holder.host ?? hostname()) !== hostname())) return;
   try {
     dropLock(lock);
   } catch (err) {
