@@ -18,6 +18,7 @@ import { pump } from "../streams/stream-pump.ts";
 import { config } from "../base/settings.ts";
 import { HeldValue, readAllHeld } from "../objects/held-value.ts";
 import { largerThan } from "../objects/value-size.ts";
+import { checkReturns, returnIds } from "../objects/task-returns.ts";
 import { HeldSlot, isThenable } from "./held-slot.ts";
 import { readFromHolder, RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
@@ -196,18 +197,27 @@ export class TaskRunner {
     use: SlotUse,
     lane: boolean,
     stream: PortRef | null = null,
+    returns = 0,
   ): Promise<void> {
-    return this.#task(taskId, url, exportName, args, env, use, stream).then(
-      (value) => (this.#ended(taskId), this.#sendResult(number, this.#kept(taskId, exportName, value), false, lane)),
+    const run = this.#task(taskId, url, exportName, args, env, use, stream);
+    return (returns === 0 ? run : run.then((value) => this.#keptReturns(taskId, exportName, value, returns))).then(
+      (value) => (this.#ended(taskId), this.#sendResult(number, returns === 0 ? this.#kept(taskId, exportName, value) : value, false, lane)),
       (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
-  /** What goes back as task `taskId`'s value: the value, or, if it is large and this worker holds values, the HeldValue of it kept here. */
-  #kept(taskId: string, name: string, value: unknown): unknown {
+  /** The `n` returns of task `taskId` (numReturns), each kept as #kept keeps a value, under its return's ref id; throws unless its value is an array of `n`. */
+  #keptReturns(taskId: string, name: string, value: unknown, n: number): unknown[] {
+    const values = checkReturns(value, n, name);
+    const ids = returnIds(taskId, n);
+    return values.map((v, i) => this.#kept(ids[i], name, v));
+  }
+
+  /** What goes back as ref `refId`'s value (a task's, or one of its returns): the value, or, if large and this worker holds values, its HeldValue. */
+  #kept(refId: string, name: string, value: unknown): unknown {
     if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
     try {
-      return HeldValue.hold(taskId, name, this.#holder, value);
+      return HeldValue.hold(refId, name, this.#holder, value);
     } catch {
       return value; // one the codec cannot encode: sending it fails, and says why, as it does for any value
     }
@@ -233,6 +243,7 @@ export class TaskRunner {
    * Runs one task that did not go in a batch (refs to resolve, say), as a batched one that waits for its function: its
    * value (or what it threw) goes to the results port as `number`; resolves once it has. With `stream`, the task is a
    * generator whose values go to that port as it yields them (../streams/stream-pump.ts); its value is their count.
+   * With `returns` (numReturns), its value is split: an array of each return as #kept keeps it.
    */
   runTask(
     taskId: string,
@@ -243,9 +254,10 @@ export class TaskRunner {
     env: Record<string, string> | null,
     use: SlotUse = SlotUse.none,
     stream: PortRef | null = null,
+    returns = 0,
   ): Promise<void> {
     this.#running++;
-    return this.#later(taskId, number, url, exportName, args, env, use, false, stream);
+    return this.#later(taskId, number, url, exportName, args, env, use, false, stream, returns);
   }
 
   /** A task that uses a slot waits for one first (and reports when it has it, if it was sent ahead). */
