@@ -49,3 +49,13 @@ export async function slowSpread(count: number): Promise<number[]> {
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve())));
   return spread(count, 1);
 }
+
+/** Starts `spread` with numReturns and an argument that cannot be sent; what a read of its first return says. */
+export async function nestedUnsendable(): Promise<string> {
+  const ctx = getJobContext();
+  const refs = ctx.createTask(spread, [(() => 2) as never, 1], { numReturns: 2 });
+  return ctx.get(refs[1]).then(
+    () => "no error",
+    (err: Error) => err.message,
+  );
+}

@@ -13,7 +13,7 @@ import { objectStats } from "../../src/job/base/metrics.ts";
 import { thisHost } from "../../src/mesh.ts";
 import { track } from "../helpers.ts";
 import { heldHere } from "./held-results-tasks.ts";
-import { nestedSpread, partitions, partitionsTelling, returnAsIs, slowSpread, spread, total, trio } from "./multiple-returns-tasks.ts";
+import { nestedSpread, nestedUnsendable, partitions, partitionsTelling, returnAsIs, slowSpread, spread, total, trio } from "./multiple-returns-tasks.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -44,6 +44,13 @@ for (const [kind, make] of all) {
       assert.equal(await ctx.get(one[0]), 0);
       if (kind !== "sync") assert.equal(await ctx.get(ctx.run(nestedSpread, 5)), 20, "a task's own tasks have several returns too");
     });
+
+    if (kind !== "sync") {
+      it("a task's own task with several returns whose argument cannot be sent fails its returns (none waits forever)", async () => {
+        await using ctx = make(1);
+        assert.match(await ctx.get(ctx.run(nestedUnsendable)), /argument 1 of spread: the function cannot be sent/);
+      });
+    }
 
     it("a task that does not return an array of exactly n values fails every ref, naming the task, n and what it returned", async () => {
       await using ctx = make(1);
