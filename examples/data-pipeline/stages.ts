@@ -24,7 +24,7 @@ export function writeInput(dir: string, index: number, rows: number): string {
   return file;
 }
 
-/** Map: one file's euros per product, split into `partitions` by product, as the shuffle sends them. */
+/** Map: one file's euros per product, split into `partitions` by product, as the shuffle sends them (one return each). */
 export function mapFile(file: string, rates: Rates, partitions: number): Totals[] {
   const out: Totals[] = Array.from({ length: partitions }, () => ({}));
   for (const line of readFileSync(file, "utf8").split("\n")) {
@@ -49,9 +49,4 @@ export function partitionOf(key: string, partitions: number): number {
   let h = 0;
   for (let i = 0; i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) | 0;
   return Math.abs(h) % partitions;
-}
-
-/** Picks the i-th partition of a map task's output (a task, so the pick runs where the output is). */
-export function pick(output: Totals[], i: number): Totals {
-  return output[i];
 }

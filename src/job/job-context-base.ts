@@ -4,10 +4,11 @@
 import { checkArity, functionLabel } from "../runtime/face/actors.ts";
 import { createActorGroup, type ActorGroup } from "./actors/actor-group.ts";
 import type { ActorClass, ActorHandle } from "./actors/actor-handle.ts";
-import { checkTaskOptions, streamWindow, type ActorOptions, type StreamingTaskOptions, type TaskOptions } from "./base/options.ts";
-import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction, WaitOptions, Yielded } from "./job-context.ts";
+import { checkTaskOptions, streamWindow, type ActorOptions, type MultipleReturnsOptions, type StreamingTaskOptions, type TaskOptions } from "./base/options.ts";
+import type { CancelOptions, JobContext, JobKind, ReturnRefs, StreamingFunction, TaskFunction, WaitOptions, Yielded } from "./job-context.ts";
 import { asCompleted } from "./objects/as-completed.ts";
-import type { ObjectRef, Refs } from "./objects/object-ref.ts";
+import { kOwner, ObjectRef, type Refs } from "./objects/object-ref.ts";
+import { returnIds } from "./objects/task-returns.ts";
 import type { ObjectRefStream } from "./objects/object-ref-stream.ts";
 
 // The backend's part goes under symbols: user code that holds a context (getJobContext() in a task) finds the
@@ -16,6 +17,7 @@ export const kSubmit = Symbol("fray.submit");
 export const kSubmitStream = Symbol("fray.submitStream");
 export const kWaitFor = Symbol("fray.waitFor");
 export const kCheckOpen = Symbol("fray.checkOpen");
+export const kReturnRef = Symbol("fray.returnRef");
 
 export abstract class JobContextBase implements JobContext {
   abstract readonly kind: JobKind;
@@ -31,15 +33,25 @@ export abstract class JobContextBase implements JobContext {
   /** Throws if this context can start nothing more (the driver's, once shut down). */
   protected [kCheckOpen](): void {}
 
+  /** The ref of a return (id `id`) of a task with several returns, whose own ref is `task`: the backend's store may track it. */
+  protected [kReturnRef](task: ObjectRef, id: string): ObjectRef {
+    return new ObjectRef(id, task[kOwner]);
+  }
+
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>> {
     return this.createTask(fn, args);
   }
 
-  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: TaskOptions = {}): ObjectRef<Awaited<ReturnType<F>>> {
+  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: MultipleReturnsOptions): ReturnRefs<Awaited<ReturnType<F>>>;
+  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options?: TaskOptions): ObjectRef<Awaited<ReturnType<F>>>;
+  createTask(fn: TaskFunction, args: readonly unknown[], options: TaskOptions & { numReturns?: number } = {}): unknown {
     this[kCheckOpen]();
     checkTaskOptions(options, `task ${options.name ?? functionLabel(fn)}`, false);
     checkArity(fn, args.length, functionLabel(fn));
-    return this[kSubmit](fn, args as unknown[], options) as ObjectRef<Awaited<ReturnType<F>>>;
+    const task = this[kSubmit](fn, args as unknown[], options);
+    if (options.numReturns === undefined) return task;
+    // The task's own ref is never handed out: the backend's store forgets it once its returns have their values.
+    return returnIds(task.id, options.numReturns).map((id) => this[kReturnRef](task, id));
   }
 
   runStreaming<F extends StreamingFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRefStream<Yielded<F>> {

@@ -5,7 +5,7 @@ import type { ActorClass, ActorHandle } from "./actors/actor-handle.ts";
 import { ambient } from "./base/ambient.ts";
 import type { ObjectRef, Refs, Resolved } from "./objects/object-ref.ts";
 import type { ObjectRefStream } from "./objects/object-ref-stream.ts";
-import type { ActorOptions, StreamingTaskOptions, TaskOptions } from "./base/options.ts";
+import type { ActorOptions, MultipleReturnsOptions, StreamingTaskOptions, TaskOptions } from "./base/options.ts";
 
 export type { ActorClass } from "./actors/actor-handle.ts";
 export type { Refs, Resolved } from "./objects/object-ref.ts";
@@ -25,6 +25,9 @@ export type StreamingFunction = (...args: never[]) => AsyncIterable<unknown>;
 /** What a streaming function yields. */
 export type Yielded<F> = F extends (...args: never[]) => AsyncIterable<infer T> ? T : never;
 
+/** The refs of a task with several returns: a tuple's refs each typed, an array's all typed as its element. */
+export type ReturnRefs<R> = R extends readonly unknown[] ? { -readonly [K in keyof R]: ObjectRef<R[K]> } : ObjectRef<unknown>[];
+
 export interface CancelOptions {
   /** Cancel the tasks (and streams) the task started too, and theirs; default true. */
   readonly recursive?: boolean;
@@ -41,6 +44,13 @@ export interface CancelOptions {
 export interface JobContext {
   readonly kind: JobKind;
   run<F extends TaskFunction>(fn: F, ...args: Refs<Parameters<F>>): ObjectRef<Awaited<ReturnType<F>>>;
+  /**
+   * `run` with options. With `numReturns: n` the task returns an array of exactly n values and this gives n refs, one
+   * per value, each kept (held by the task's worker if large) and released on its own: a shuffle's map task hands each
+   * partition to its reducer without the driver. `cancel` of any of them cancels the task; a lost one runs the whole
+   * task again (maxRetries). A task that returns anything else fails every ref with an error saying so.
+   */
+  createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options: MultipleReturnsOptions): ReturnRefs<Awaited<ReturnType<F>>>;
   createTask<F extends TaskFunction>(fn: F, args: Refs<Parameters<F>>, options?: TaskOptions): ObjectRef<Awaited<ReturnType<F>>>;
   /**
    * Runs `fn`, an async generator function, as a task whose values arrive one

@@ -1,9 +1,8 @@
 // The data-processing journey's tasks (shuffle.ts): generate input files, map each file to partial sums per
-// key split into partitions (each partition an object of its own, its ref returned), reduce each partition
-// across all files. Rows come from a seeded generator, so the driver can compute the exact answer alone.
+// key split into partitions (each partition a return of its own: the map task runs with numReturns), reduce each
+// partition across all files. Rows come from a seeded generator, so the driver can compute the exact answer alone.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { getJobContext, type ObjectRef } from "../../src/job.ts";
 
 export const KEYS = 997;
 
@@ -25,8 +24,8 @@ export async function writeInput(dir: string, file: number, count: number): Prom
   return path;
 }
 
-/** Map: the sums per key of one file, split by key into `partitions` objects; returns their refs. */
-export async function mapFile(path: string, partitions: number): Promise<ObjectRef<Array<[number, number]>>[]> {
+/** Map: the sums per key of one file, split by key into `partitions` arrays, one return each. */
+export async function mapFile(path: string, partitions: number): Promise<Array<[number, number]>[]> {
   const sums = Array.from({ length: partitions }, () => new Map<number, number>());
   const text = await readFile(path, "utf8");
   for (const line of text.split("\n")) {
@@ -36,14 +35,13 @@ export async function mapFile(path: string, partitions: number): Promise<ObjectR
     const part = sums[key % partitions];
     part.set(key, (part.get(key) ?? 0) + Number(line.slice(comma + 1)));
   }
-  const ctx = getJobContext();
-  return sums.map((part) => ctx.put([...part]));
+  return sums.map((part) => [...part]);
 }
 
-/** Reduce: one partition's sums per key over every file's piece of it. */
-export async function reducePartition(pieces: { refs: ObjectRef<Array<[number, number]>>[] }): Promise<Array<[number, number]>> {
+/** Reduce: one partition's sums per key over every file's piece of it (given as refs, read before the call). */
+export function reducePartition(...pieces: Array<Array<[number, number]>>): Array<[number, number]> {
   const total = new Map<number, number>();
-  for (const piece of await getJobContext().get(pieces.refs)) {
+  for (const piece of pieces) {
     for (const [key, sum] of piece) total.set(key, (total.get(key) ?? 0) + sum);
   }
   return [...total];

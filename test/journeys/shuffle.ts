@@ -1,6 +1,8 @@
-// Journey 3, data processing: map → shuffle by key → reduce over generated files, as a user writes it.
-// Exact totals against the same computation in one process; every task may be retried, so a worker killed
-// under it (the chaos run) changes nothing in the answer.
+// Journey 3, data processing: map → shuffle by key → reduce over generated files, as a user writes it (as
+// examples/data-pipeline does: each map task returns its partitions with numReturns; the reducers take their refs,
+// and the driver never reads a partition). Exact totals against the same computation in one process; every task
+// may be retried, and a partition lost with its worker is made again by its map task, so a worker killed under it
+// (the chaos run) changes nothing in the answer.
 //   node --import tsx test/journeys/shuffle.ts threads|processes|mesh
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,10 +21,9 @@ const dir = mkdtempSync(join(tmpdir(), "fray-journey-shuffle-"));
 const { ctx, close } = await openJob(kind, 2);
 try {
   const paths = await ctx.get(Array.from({ length: FILES }, (_, f) => ctx.createTask(writeInput, [dir, f, ROWS], retry)));
-  const pieces = await ctx.get(paths.map((path) => ctx.createTask(mapFile, [path, PARTITIONS], retry)));
-  const reduced = await ctx.get(
-    Array.from({ length: PARTITIONS }, (_, p) => ctx.createTask(reducePartition, [{ refs: pieces.map((file) => file[p]) }], retry)),
-  );
+  const pieces = paths.map((path) => ctx.createTask(mapFile, [path, PARTITIONS], { ...retry, numReturns: PARTITIONS }));
+  const partitions = Array.from({ length: PARTITIONS }, (_, p) => pieces.map((file) => file[p]));
+  const reduced = await ctx.get(partitions.map((refs) => ctx.createTask(reducePartition, refs, retry)));
 
   const expected = new Map<number, number>();
   for (let f = 0; f < FILES; f++) for (const [key, value] of rows(f, ROWS)) expected.set(key, (expected.get(key) ?? 0) + value);

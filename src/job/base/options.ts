@@ -14,6 +14,15 @@ export interface TaskOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/**
+ * Options of a task with several returns (`createTask(fn, args, { numReturns: n })`): the task returns an array of
+ * exactly `n` values and the call gives `n` refs, one per value, each held and released on its own.
+ */
+export interface MultipleReturnsOptions extends TaskOptions {
+  /** How many values the task returns (as an array); a whole number, at least 1. */
+  readonly numReturns: number;
+}
+
 /** Options of a stream: `ctx.createStreamingTask(fn, args, options)`, `handle.method.options(options).remoteStreaming(...args)`. */
 export interface StreamOptions {
   /**
@@ -74,12 +83,13 @@ export function checkResources(resources: Resources, what: string): void {
 const TASK_OPTION_KEYS = ["name", "resources", "maxRetries", "env"];
 
 /** Throws for an option a task (`streaming`: a streaming task, which takes `window` too) does not have, or a malformed one. */
-export function checkTaskOptions(options: TaskOptions & StreamOptions, what: string, streaming: boolean): void {
+export function checkTaskOptions(options: TaskOptions & StreamOptions & { numReturns?: number }, what: string, streaming: boolean): void {
   if (typeof options !== "object" || options === null) throw new TypeError(`the options of ${what} must be an object, got ${String(options)}`);
-  const known = streaming ? [...TASK_OPTION_KEYS, "window"] : TASK_OPTION_KEYS;
+  const known = streaming ? [...TASK_OPTION_KEYS, "window"] : [...TASK_OPTION_KEYS, "numReturns"];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) {
-      const hint = key === "window" ? " (a stream's option: use createStreamingTask)" : "";
+      const hint =
+        key === "window" ? " (a stream's option: use createStreamingTask)" : key === "numReturns" ? " (a stream yields its values one ref each)" : "";
       throw new TypeError(`${what} has no option '${key}'${hint}; its options are ${known.join(", ")}`);
     }
   }
@@ -92,12 +102,22 @@ export function checkTaskOptions(options: TaskOptions & StreamOptions, what: str
     throw new TypeError(`env of ${what} must map variable names to strings, got ${JSON.stringify(env)}`);
   }
   if (resources !== undefined) checkResources(resources, what);
+  const { numReturns } = options;
+  if (numReturns !== undefined && (typeof numReturns !== "number" || !Number.isInteger(numReturns) || numReturns < 1)) {
+    const got = typeof numReturns === "number" ? numReturns : JSON.stringify(numReturns);
+    throw new RangeError(`numReturns of ${what} must be a whole number, at least 1 (how many values the task returns, as an array), got ${got}`);
+  }
 }
 
 /** How often a task may run again after its worker died: maxRetries, -1 meaning no limit. */
 export function retriesOf(options: TaskOptions): number {
   const retries = options.maxRetries ?? 0;
   return retries === -1 ? Infinity : retries;
+}
+
+/** How many values a task returns, each a ref of its own (numReturns); 0: one value, its own ref's. */
+export function returnsOf(options: TaskOptions): number {
+  return (options as Partial<MultipleReturnsOptions>).numReturns ?? 0;
 }
 
 /** Actor names starting with this belong to the job's own meshes (its head, its workers' Executors). */

@@ -8,7 +8,7 @@ import { ActorRef, kHandleFor, type ActorTarget } from "../actors/actor-ref.ts";
 import { NEVER_ABORTED } from "../base/ambient.ts";
 import type { ActorClass } from "../actors/actor-handle.ts";
 import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction } from "../job-context.ts";
-import { JobContextBase, kSubmit, kSubmitStream, kWaitFor, kCheckOpen } from "../job-context-base.ts";
+import { JobContextBase, kReturnRef, kSubmit, kSubmitStream, kWaitFor, kCheckOpen } from "../job-context-base.ts";
 import { startHead } from "../head/head-actor.ts";
 import type { JobHead } from "../head/job-head.ts";
 import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
@@ -65,6 +65,15 @@ export class MeshJobContext extends JobContextBase implements JobContext {
       (head) => this.#submit(head, ref, fn, args, options),
       () => {},
     );
+  }
+
+  /** A return's ref is released on its own: the head's store tracks it. */
+  protected override [kReturnRef](task: ObjectRef, id: string): ObjectRef {
+    const ref = super[kReturnRef](task, id);
+    const track = (head: JobHead) => head.store.track(ref);
+    if (this.#head) track(this.#head);
+    else this.#ready.then(track, () => {});
+    return ref;
   }
 
   protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {

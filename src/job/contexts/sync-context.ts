@@ -14,7 +14,7 @@ import {
   type StreamingFunction,
   type TaskFunction,
 } from "../job-context.ts";
-import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
+import { JobContextBase, kReturnRef, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
 import { kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
 import { cancelTarget, ObjectRefStream, type StreamSource } from "../objects/object-ref-stream.ts";
 import { TaskCancelledError } from "../base/errors.ts";
@@ -25,6 +25,7 @@ import { ObjectStore } from "../objects/object-store.ts";
 import { checkActorOptions, checkCancelOptions, checkResources, checkSameOptions, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { namedActorExists } from "../base/errors.ts";
 import { RefReader } from "../objects/ref-reader.ts";
+import { returnIds, taskOfReturn } from "../objects/task-returns.ts";
 import { withTaskEnv } from "../worker/task-env.ts";
 import { CallLimiter } from "./call-limiter.ts";
 import { syncActorScope } from "../actors/current-actor.ts";
@@ -65,10 +66,12 @@ export class SyncJobContext extends JobContextBase implements JobContext {
     return this.#tasks.signal;
   }
 
-  protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef {
+  protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions & { numReturns?: number }): ObjectRef {
     const ref = this.#newRef();
+    const name = options.name ?? functionLabel(fn);
+    if (options.numReturns !== undefined) this.#store.split(ref.id, returnIds(ref.id, options.numReturns), name);
     const entry = this.#store.entry(ref.id);
-    const task = this.#tasks.start(ref.id, options.name ?? functionLabel(fn), (error) => entry.reject(error));
+    const task = this.#tasks.start(ref.id, name, (error) => entry.reject(error));
     const settle = (value: unknown) => {
       this.#tasks.end(task);
       entry.resolve(value);
@@ -184,8 +187,14 @@ export class SyncJobContext extends JobContextBase implements JobContext {
     this.#cancel(ref.id, options.recursive ?? true);
   }
 
-  /** Cancels the task, stream or actor call of ref `id`: a stream's reader, even one whose generator returned, is ended. */
+  protected override [kReturnRef](task: ObjectRef, id: string): ObjectRef {
+    return this.#store.track(super[kReturnRef](task, id));
+  }
+
+  /** Cancels the task, stream or actor call of ref `id` (a return's: its task's): a stream's reader, even one whose generator returned, is ended. */
   #cancel(id: string, recursive: boolean): void {
+    const task = taskOfReturn(id);
+    if (task !== null && this.#tasks.cancel(task, recursive)) return;
     const reader = this.#readers.get(id);
     if (reader) {
       this.#readers.delete(id);

@@ -19,6 +19,7 @@ import type { ObjectRef } from "../objects/object-ref.ts";
 import { ObjectStore } from "../objects/object-store.ts";
 import type { ActorOptions, Resources, TaskOptions } from "../base/options.ts";
 import { RefReader } from "../objects/ref-reader.ts";
+import { returnIds, taskOfReturn } from "../objects/task-returns.ts";
 import { TaskScheduler, type TaskCode } from "../tasks/task-scheduler.ts";
 import { HeadStreams } from "../streams/head-streams.ts";
 import { kKillProcs } from "../../mesh/proc-mesh.ts";
@@ -93,7 +94,9 @@ export class JobHead {
   }
 
   /** `parent`: the task that submitted it, if any. */
-  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null): void {
+  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions & { numReturns?: number }, parent: string | null = null): void {
+    const n = options.numReturns;
+    if (n !== undefined) this.store.split(id, returnIds(id, n), options.name ?? (typeof fn === "function" ? fn.name || "task" : fn.exportName));
     this.#scheduler.submit(id, fn, args, options, parent);
   }
 
@@ -112,6 +115,8 @@ export class JobHead {
    * task that does not end, if `force`); nothing happens to one that ended.
    */
   cancel(id: string, recursive: boolean, force: boolean): void {
+    const task = taskOfReturn(id);
+    if (task !== null && this.store.splitting(task)) id = task; // a return of a task that has not ended: the task
     const name = this.#scheduler.cancel(id, recursive, force, this.#actors.callName(id));
     this.#streams.cancel(id, name);
   }

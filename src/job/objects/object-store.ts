@@ -2,6 +2,7 @@ import { objectStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
 import { hold, release } from "../../runtime/face/procs.ts";
 import { HeldValue } from "./held-value.ts";
+import { checkReturns } from "./task-returns.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
@@ -78,7 +79,7 @@ class StoreEntry implements Entry {
     this.settled = true;
     this.#value = error;
     this.#failed = true;
-    this.store.settled(this, undefined);
+    this.store.settled(this, undefined, error);
     if (this.#promise !== null) {
       this.store.unawaited();
       this.#promise.catch(() => {}); // a failed task is reported by get(), not as an unhandled rejection
@@ -106,6 +107,43 @@ export class ObjectStore {
   #held = new Map<string, HeldValue>();
   /** Told when an entry held by a worker is forgotten (../tasks/lineage.ts). */
   onHeldFreed: ((id: string) => void) | null = null;
+  /** Entries of tasks with several returns, by task id: the ids of their returns, and the task's name. */
+  #splits = new Map<string, { readonly returns: readonly string[]; readonly name: string }>();
+
+  /**
+   * Entry `taskId` is that of task `name`, which has several returns (`returns`, their ref ids): when it settles, its
+   * value (an array of as many values, each a value or a HeldValue) settles each return's entry, or its error all of
+   * them; then it is forgotten. `open`: the returns to make pending entries for now (a rebuild makes the lost ones).
+   */
+  split(taskId: string, returns: readonly string[], name: string, open: readonly string[] = returns): void {
+    this.#splits.set(taskId, { returns, name });
+    this.entry(taskId).dropped = true; // no ref of its own: forgotten once settled
+    for (const id of open) this.entry(id);
+  }
+
+  /** Whether task `taskId`, one with several returns, has not ended. */
+  splitting(taskId: string): boolean {
+    return this.#splits.has(taskId);
+  }
+
+  /** Task `taskId` (split) settled: each return's entry still pending takes its value, or the error; a value no one awaits any more is freed. */
+  #fanOut(taskId: string, value: unknown, error: unknown, failed: boolean): void {
+    const { returns, name } = this.#splits.get(taskId)!;
+    this.#splits.delete(taskId);
+    let values: unknown[] | null = null;
+    if (!failed) {
+      try {
+        values = checkReturns(value, returns.length, name);
+      } catch (err) {
+        error = err; // the worker checks first: here for a value that came another way (sync)
+      }
+    }
+    returns.forEach((id, i) => {
+      const entry = this.#entries.get(id);
+      if (entry && !entry.settled) return values ? entry.resolve(values[i]) : entry.reject(error);
+      if (values?.[i] instanceof HeldValue) values[i].free(); // a return made again for another one's sake, or released
+    });
+  }
 
   /** The HeldValue entry `id` keeps, if its value is held by a worker. */
   held(id: string): HeldValue | undefined {
@@ -164,8 +202,9 @@ export class ObjectStore {
     return e instanceof StoreEntry && e.settled && !e.failed;
   }
 
-  /** @internal An entry settled with `value` (undefined for an error). */
-  settled(entry: StoreEntry, value: unknown): void {
+  /** @internal An entry settled with `value` (undefined for an error, given as `error`). */
+  settled(entry: StoreEntry, value: unknown, error?: unknown): void {
+    if (this.#splits.size !== 0 && this.#splits.has(entry.id)) this.#fanOut(entry.id, value, error, entry.failed);
     if (value instanceof HeldValue) this.#held.set(entry.id, value);
     if (metricsOn && value !== undefined) this.#countBytes(entry.id, value);
     if (entry.dropped) this.#delete(entry.id);

@@ -1,9 +1,9 @@
 // A task that cannot go in a batch goes to its worker with a call of its own (Executor.runTask): one whose function
 // was not located yet (its module's URL is looked up once per function), one with refs among its arguments (resolved
 // here first, a result held by a worker handed on for the task to read), a streaming one (its items go to its
-// stream's port). Its value comes back the one way every task's does, to the head's results port as its number
-// (task-scheduler.ts); the call's reply only says that it arrived and ran, and its failure (an argument that cannot
-// be sent, its worker's death) fails the task.
+// stream's port), one with several returns (numReturns: its worker splits its value). Its value comes back the one
+// way every task's does, to the head's results port as its number (task-scheduler.ts); the call's reply only says
+// that it arrived and ran, and its failure (an argument that cannot be sent, its worker's death) fails the task.
 import { locate, type CodeLocation } from "../../runtime/face/code.ts";
 import type { Endpoint } from "../../mesh/endpoint.ts";
 import { TASK_RESOURCES } from "../base/options.ts";
@@ -49,7 +49,7 @@ export class OwnCalls {
       if (!this.host.running.has(running)) return; // cancelled meanwhile
       await this.host
         .runTask(worker.index)
-        .callOne(task.id, running.number, location.url, location.exportName, args as unknown[], task.env ?? null, slotUse(running), task.stream);
+        .callOne(task.id, running.number, location.url, location.exportName, args as unknown[], task.env ?? null, slotUse(running), task.stream, task.returns);
     } catch (err) {
       if (!this.host.running.has(running)) return;
       this.host.failed(running, err, args);

@@ -20,6 +20,8 @@ export interface Task {
   readonly env: Readonly<Record<string, string>> | undefined;
   /** A streaming task's port at the head (../streams/head-streams.ts); it runs with a call of its own. */
   readonly stream: PortRef | null;
+  /** How many values it returns, each a ref of its own (numReturns, ../objects/task-returns.ts); 0: one value, its own ref's. */
+  readonly returns: number;
   retriesLeft: number;
 }
 

@@ -15,7 +15,7 @@ import { FrameError } from "../../wire/errors.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import type { Executor } from "../worker/executor.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
-import { retriesOf, TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
+import { retriesOf, returnsOf, TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
 import type { RefReader } from "../objects/ref-reader.ts";
 import { hasRef, nameUnsendableArgument } from "../objects/task-args.ts";
 import { BatchOutbox } from "./batch-outbox.ts";
@@ -138,7 +138,7 @@ export class TaskScheduler {
       }
       return;
     }
-    this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, retriesLeft: retriesOf(options) });
+    this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, returns: returnsOf(options), retriesLeft: retriesOf(options) });
     if (metricsOn) taskStats.submitted++;
     this.#dispatch();
   }
@@ -173,7 +173,7 @@ export class TaskScheduler {
   #send(running: Running): void {
     const { task } = running;
     const location = typeof task.fn === "function" ? this.#ownCalls.located(task.fn) : task.fn;
-    if (!location || task.stream !== null || hasRef(task.args)) {
+    if (!location || task.stream !== null || task.returns !== 0 || hasRef(task.args)) {
       void this.#ownCalls.send(running);
       return;
     }

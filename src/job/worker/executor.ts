@@ -87,7 +87,8 @@ export class Executor extends Actor {
 
   /**
    * Runs one task that did not go in a batch (refs to resolve, say: TaskRunner.runTask): its value goes to the results
-   * port as `number`, as a batched task's does; the reply, once it has ended, carries nothing.
+   * port as `number`, as a batched task's does; the reply, once it has ended, carries nothing. `returns`: how many
+   * values it returns (numReturns; 0: one value, as it is).
    */
   @endpoint({ concurrent: true })
   runTask(
@@ -99,8 +100,9 @@ export class Executor extends Actor {
     env: Record<string, string> | null,
     use: SlotUse = SlotUse.none,
     stream: PortRef | null = null,
+    returns = 0,
   ): Promise<void> {
     this.#callContext ??= messageContext.getStore();
-    return this.#runner.runTask(taskId, number, url, exportName, args, env, use, stream);
+    return this.#runner.runTask(taskId, number, url, exportName, args, env, use, stream, returns);
   }
 }

@@ -14,7 +14,8 @@ import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
 import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
-import { checkCancelOptions, checkResources, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { checkCancelOptions, checkResources, returnsOf, type ActorOptions, type TaskOptions } from "../base/options.ts";
+import { returnIds } from "../objects/task-returns.ts";
 import { nameUnsendableArgument } from "../objects/task-args.ts";
 import { HeldValue, readHeld } from "../objects/held-value.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
@@ -74,7 +75,12 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
 
   protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef {
     const ref = this.#newRef();
-    const fail = (err: unknown) => this.#head.remoteFail.broadcast(ref.id, nameUnsendableArgument(err, functionLabel(fn), args) as Error);
+    // A task that never reaches the head fails its ref, or, with several returns, each of theirs (its own is never read).
+    const n = returnsOf(options);
+    const fail = (err: unknown) => {
+      const error = nameUnsendableArgument(err, functionLabel(fn), args) as Error;
+      for (const id of n === 0 ? [ref.id] : returnIds(ref.id, n)) this.#head.remoteFail.broadcast(id, error);
+    };
     locate(fn).then(({ url, exportName }) => {
       try {
         this.#head.remoteSubmit.broadcast(ref.id, url, exportName, args, options, this.#taskId);

@@ -18,6 +18,7 @@ import { pump } from "../streams/stream-pump.ts";
 import { config } from "../base/settings.ts";
 import { HeldValue, readAllHeld } from "../objects/held-value.ts";
 import { largerThan } from "../objects/value-size.ts";
+import { checkReturns, returnIds } from "../objects/task-returns.ts";
 import { HeldSlot, isThenable } from "./held-slot.ts";
 import { readFromHolder, RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
@@ -176,11 +177,11 @@ export class TaskRunner {
     if (!isThenable(result)) {
       slot?.end();
       this.#ended(taskId);
-      this.#sendValue(number, taskId, name, result, lane);
+      this.#sendValue(number, taskId, name, result, 0, lane);
       return undefined;
     }
     return Promise.resolve(result).then(
-      (value) => (slot?.end(), this.#ended(taskId), this.#sendValue(number, taskId, name, value, lane)),
+      (value) => (slot?.end(), this.#ended(taskId), this.#sendValue(number, taskId, name, value, 0, lane)),
       (err: unknown) => (slot?.end(), this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
@@ -196,32 +197,53 @@ export class TaskRunner {
     use: SlotUse,
     lane: boolean,
     stream: PortRef | null = null,
+    returns = 0,
   ): Promise<void> {
     return this.#task(taskId, url, exportName, args, env, use, stream).then(
-      (value) => (this.#ended(taskId), this.#sendValue(number, taskId, exportName, value, lane)),
+      (value) => (this.#ended(taskId), this.#sendValue(number, taskId, exportName, value, returns, lane)),
       (err: unknown) => (this.#ended(taskId), this.#sendResult(number, err, true)),
     );
   }
 
   /**
-   * Sends task `taskId`'s value: the value, or, if it is large and this worker holds values, the HeldValue of it kept
-   * here; if this worker's object store cannot take it (too large, no room: held-bytes.ts), the task fails with why.
+   * Sends task `taskId`'s value (or its `returns` values, numReturns), each large one kept here as a HeldValue; if this
+   * worker's object store cannot take one (too large, no room: held-bytes.ts), or the returns are not an array of
+   * `returns`, the task fails with why (and keeps none of them).
    */
-  #sendValue(number: number, taskId: string, name: string, value: unknown, lane: boolean): void {
-    if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return this.#sendResult(number, value, false, lane);
+  #sendValue(number: number, taskId: string, name: string, value: unknown, returns: number, lane: boolean): void {
+    let sent: unknown;
+    try {
+      sent = returns === 0 ? this.#kept(taskId, name, value) : this.#keptReturns(taskId, name, value, returns);
+    } catch (err) {
+      return this.#sendResult(number, err, true);
+    }
+    this.#sendResult(number, sent, false, lane);
+  }
+
+  /** The `n` returns of task `taskId` (numReturns), each kept as #kept keeps a value, under its return's ref id; throws unless its value is an array of `n`. */
+  #keptReturns(taskId: string, name: string, value: unknown, n: number): unknown[] {
+    const values = checkReturns(value, n, name);
+    const ids = returnIds(taskId, n);
+    const kept: unknown[] = [];
+    try {
+      for (const [i, v] of values.entries()) kept.push(this.#kept(ids[i], name, v));
+    } catch (err) {
+      for (const k of kept) if (k instanceof HeldValue) k.free();
+      throw err;
+    }
+    return kept;
+  }
+
+  /** What goes back as ref `refId`'s value (a task's, or one of its returns): the value, or, if large and this worker holds values, its HeldValue; throws if it cannot be held. */
+  #kept(refId: string, name: string, value: unknown): unknown {
+    if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
     let bytes: Uint8Array;
     try {
       bytes = HeldValue.encode(name, value);
     } catch {
-      return this.#sendResult(number, value, false, lane); // one the codec cannot encode: sending it fails, and says why, as it does for any value
+      return value; // one the codec cannot encode: sending it fails, and says why, as it does for any value
     }
-    let held: HeldValue;
-    try {
-      held = HeldValue.hold(taskId, name, this.#holder, bytes);
-    } catch (err) {
-      return this.#sendResult(number, err, true);
-    }
-    this.#sendResult(number, held, false, lane);
+    return HeldValue.hold(refId, name, this.#holder, bytes);
   }
 
   /**
@@ -244,6 +266,7 @@ export class TaskRunner {
    * Runs one task that did not go in a batch (refs to resolve, say), as a batched one that waits for its function: its
    * value (or what it threw) goes to the results port as `number`; resolves once it has. With `stream`, the task is a
    * generator whose values go to that port as it yields them (../streams/stream-pump.ts); its value is their count.
+   * With `returns` (numReturns), its value is split: an array of each return as #kept keeps it.
    */
   runTask(
     taskId: string,
@@ -254,9 +277,10 @@ export class TaskRunner {
     env: Record<string, string> | null,
     use: SlotUse = SlotUse.none,
     stream: PortRef | null = null,
+    returns = 0,
   ): Promise<void> {
     this.#running++;
-    return this.#later(taskId, number, url, exportName, args, env, use, false, stream);
+    return this.#later(taskId, number, url, exportName, args, env, use, false, stream, returns);
   }
 
   /** A task that uses a slot waits for one first (and reports when it has it, if it was sent ahead). */
