@@ -6,6 +6,7 @@
 // buffer, freeing the holder's bytes, when it forgets the entry.
 import { decodeStandalone, encodeStandalone, registerHandleType } from "../../wire/codec.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
+import { SupervisionError } from "../../runtime/face/supervision.ts";
 import { RemoteBuffer } from "../../mesh/remote-buffer.ts";
 import { ObjectLostError } from "../base/errors.ts";
 
@@ -36,7 +37,9 @@ export class HeldValue {
       await this.buffer.readInto(bytes);
     } catch (err) {
       const ref = `ObjectRef(${this.refId})`;
-      const gone = currentProc().lostPeer(this.buffer.owner);
+      // A holder on another host is often found gone by the read's own bulk connection (a SupervisionError) before,
+      // or without, this process hearing of its death: a worker that never spoke to it otherwise never does.
+      const gone = currentProc().lostPeer(this.buffer.owner) ?? (err instanceof SupervisionError ? err : undefined);
       if (gone) throw new ObjectLostError(ref, this.taskName, this.worker, gone.message, { cause: err });
       throw new Error(`${ref}, the result of task ${this.taskName} held by worker ${this.worker}, could not be read: ${(err as Error).message}`, {
         cause: err,
