@@ -4,11 +4,12 @@
 // RemoteBuffer path — in place in its own process, through /dev/shm from another process of its host, over a
 // bulk connection from another host — never through the driver unless the driver reads. The head drops the
 // buffer, freeing the holder's bytes, when it forgets the entry.
-import { decodeStandalone, encodeStandalone, registerHandleType } from "../../wire/codec.ts";
+import { registerHandleType } from "../../wire/codec.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { SupervisionError } from "../../runtime/face/supervision.ts";
 import { RemoteBuffer } from "../../mesh/remote-buffer.ts";
 import { ObjectLostError } from "../base/errors.ts";
+import { decodeHeld, encodeHeld } from "./held-bytes.ts";
 
 export class HeldValue {
   /** @internal */
@@ -24,10 +25,7 @@ export class HeldValue {
 
   /** Keeps `value`, task `taskName`'s result for ref `refId`, in this process (worker `worker`). */
   static hold(refId: string, taskName: string, worker: number, value: unknown): HeldValue {
-    let bytes = encodeStandalone(value, `the result of task ${taskName}`);
-    // A view into a larger buffer would keep (and expose) all of it: the holder keeps exactly the value's bytes.
-    if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
-    return new HeldValue(refId, taskName, worker, new RemoteBuffer(bytes));
+    return new HeldValue(refId, taskName, worker, new RemoteBuffer(encodeHeld(value, `the result of task ${taskName}`)));
   }
 
   /** The value, read from its holder; ObjectLostError if the holder is gone. */
@@ -45,7 +43,7 @@ export class HeldValue {
         cause: err,
       });
     }
-    return decodeStandalone(bytes);
+    return decodeHeld(bytes);
   }
 
   /** Frees the holder's bytes (the head forgot the entry); nothing to do if the holder is gone. */
