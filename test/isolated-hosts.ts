@@ -7,7 +7,7 @@
 //
 // Each host is held by a process that sits in its namespaces (`holder`); a
 // command runs on a host by entering them (`nsenter`). Cleanup kills what it
-// started, by PID, and deletes the namespaces. Benchmark X1 (bench/groups/xhost.js) loads it through tsx.
+// started, by PID, and deletes the namespaces. Benchmarks X1 and H2 (bench/groups/xhost.js, objects.js) load it through tsx.
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";

@@ -4,14 +4,16 @@
 // RemoteBuffer path — in place in its own process, through /dev/shm from another process of its host, over a
 // bulk connection from another host — never through the driver unless the driver reads. The head drops the
 // buffer, freeing the holder's bytes, when it forgets the entry.
-import { decodeStandalone, encodeStandalone, registerHandleType } from "../../wire/codec.ts";
+import { registerHandleType } from "../../wire/codec.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { useStaging } from "../../runtime/face/buffers.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
+import { SupervisionError } from "../../runtime/face/supervision.ts";
 import { pagedBuffer, RemoteBuffer } from "../../mesh/remote-buffer.ts";
 import { ObjectLostError } from "../base/errors.ts";
 import { heldTransfers, type TransferPath } from "../base/metrics.ts";
 import { HELD_BYTES } from "./held-bytes.ts";
+import { decodeHeld, encodeHeld } from "./held-encoding.ts";
 
 export class HeldValue {
   /** @internal */
@@ -25,11 +27,9 @@ export class HeldValue {
     readonly buffer: RemoteBuffer,
   ) {}
 
-  /** `value` encoded as a holder keeps it (throws if the codec cannot encode it). */
+  /** `value` encoded as a holder keeps it, in one buffer of its own (held-encoding.ts; throws if the codec cannot encode it). */
   static encode(taskName: string, value: unknown): Uint8Array {
-    const bytes = encodeStandalone(value, `the result of task ${taskName}`);
-    // A view into a larger buffer would keep (and expose) all of it: the holder keeps exactly the value's bytes.
-    return bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength ? bytes.slice() : bytes;
+    return encodeHeld(value, `the result of task ${taskName}`);
   }
 
   /**
@@ -48,14 +48,16 @@ export class HeldValue {
       await this.buffer.readInto(bytes);
     } catch (err) {
       const ref = `ObjectRef(${this.refId})`;
-      const gone = currentProc().lostPeer(this.buffer.owner);
+      // A holder on another host is often found gone by the read's own bulk connection (a SupervisionError) before,
+      // or without, this process hearing of its death: a worker that never spoke to it otherwise never does.
+      const gone = currentProc().lostPeer(this.buffer.owner) ?? (err instanceof SupervisionError ? err : undefined);
       if (gone) throw new ObjectLostError(ref, this.taskName, this.worker, gone.message, { cause: err });
       throw new Error(`${ref}, the result of task ${this.taskName} held by worker ${this.worker}, could not be read: ${(err as Error).message}`, {
         cause: err,
       });
     }
     if (metricsOn) heldTransfers[this.#path()] += bytes.byteLength;
-    return decodeStandalone(bytes);
+    return decodeHeld(bytes);
   }
 
   /** How its bytes came here (for the transfer metric, as the runtime's RemoteBuffer picks the path). */

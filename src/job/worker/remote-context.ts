@@ -207,12 +207,22 @@ function getFromHead(head: ActorMesh<HeadEndpoints>, ref: ObjectRef, taskId: str
   return unwrap(head.remoteGet.callOne(ref, taskId)).then((kept) => (kept instanceof HeldValue ? readFromHolder(head, kept, taskId) : kept));
 }
 
-/** The value `held` stands for, read from its holder; if the holder is gone and the head runs its task again, the new one. */
-export function readFromHolder(head: ActorMesh<HeadEndpoints>, held: HeldValue, taskId: string | null): Promise<unknown> {
+/**
+ * The value `held` stands for, read from its holder; if the holder is gone and the head runs its task again, the new
+ * one. Task `taskId` lends its `slot` out while it waits for that (the task that makes the value may need the slot).
+ */
+export function readFromHolder(head: ActorMesh<HeadEndpoints>, held: HeldValue, taskId: string | null, slot: TaskSlot | null = null): Promise<unknown> {
   return readHeld(
     held,
     (id) => unwrap(head.remoteLost.callOne(id)),
-    () => getFromHead(head, new ObjectRef(held.refId, headOwner(head)), taskId),
+    async () => {
+      slot?.block();
+      try {
+        return await getFromHead(head, new ObjectRef(held.refId, headOwner(head)), taskId);
+      } finally {
+        slot?.unblock();
+      }
+    },
   );
 }
 

@@ -328,7 +328,7 @@ export class TaskRunner {
     }
     let cancelled = this.#cancelReason(taskId);
     if (cancelled) throw cancelled;
-    const read = readAllHeld(args, (held) => readFromHolder(this.#head, held, taskId)); // results held by workers, read from their holders
+    const read = readAllHeld(args, (held) => readFromHolder(this.#head, held, taskId, slot)); // results held by workers, read from their holders
     if (read !== args) {
       args = await read;
       if ((cancelled = this.#cancelReason(taskId))) throw cancelled;

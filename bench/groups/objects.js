@@ -1,0 +1,192 @@
+// H1–H3: values that stay where they are made (issue 47, docs/design/object-store.md). A task's 256 MiB result
+// (Float64Array) is pulled by a task on another worker (its ctx.get timed inside that task: the head's answer, the
+// transfer from the holder, the decode), in runs that alternate with the baseline's:
+//   H1  worker processes of one host (`processes`, 2 workers): through /dev/shm; baseline a raw Unix-socket copy of
+//       256 MiB between two node processes;
+//   H2  isolated hosts (test/isolated-hosts.ts; needs root): a `mesh` job whose driver and two workers are on three
+//       hosts, over the bulk TCP connection; baseline a raw TCP copy of 256 MiB between processes on the two hosts;
+//   H3  a shuffle whose holder of map outputs is SIGKILLed while the reducers read: totals exact (maps and reducers
+//       with maxRetries), the shuffle's time against the same shuffle undisturbed.
+import { spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { tsImport } from "tsx/esm/api";
+import { createJobContext } from "../../dist/job.js";
+import { makeBig, mapPart, pullOnce, reducePart } from "../fixtures/held-objects.js";
+import { rawCopyMs } from "../lib/baselines.js";
+import { report, scale, scratch, want } from "../lib/group.js";
+import { median } from "../lib/stats.js";
+
+const MiB = 2 ** 20;
+const SIZE = 256 * MiB;
+const runs = Math.max(3, Math.round(5 * scale));
+const SUBNET = 231; // 10.231.0.0/24, inside this group's own namespaces
+const spread = (ms) => `median of ${ms.length}, ${Math.min(...ms).toFixed(0)}–${Math.max(...ms).toFixed(0)} ms`;
+
+if (want("H1")) {
+  const ctx = createJobContext("processes", { maxWorkers: 2 });
+  try {
+    const ref = ctx.run(makeBig, SIZE, 1);
+    await ctx.wait([ref]);
+    await pullOnce(ctx, ref, SIZE, 1); // warm: both workers' first read, the staging file
+    await rawCopyMs(SIZE);
+    const [held, raw] = [[], []];
+    for (let i = 0; i < runs; i++) {
+      raw.push(await rawCopyMs(SIZE));
+      held.push(await pullOnce(ctx, ref, SIZE, 1));
+    }
+    const ratio = median(raw) / median(held);
+    report(
+      "H1",
+      `256 MiB task result (Float64Array) pulled by a task on another worker process of one host (ctx.get in the task; ${spread(held)})`,
+      median(held).toFixed(0),
+      "ms",
+      `raw Unix-socket copy of 256 MiB between two node processes ${median(raw).toFixed(0)} ms (${spread(raw)})`,
+      `${ratio.toFixed(2)}× the raw socket`,
+      "≥ 2× a raw Unix-socket copy",
+      ratio >= 2,
+    );
+  } finally {
+    await ctx.shutdown();
+  }
+}
+
+/** Why isolated hosts cannot be made here, or null. */
+function missing() {
+  if (process.getuid?.() !== 0) return "isolated hosts need root (network and mount namespaces)";
+  const tools = ["ip", "nsenter", "unshare"].filter((t) => spawnSync("sh", ["-c", `command -v ${t}`]).status !== 0);
+  return tools.length ? `isolated hosts need ${tools.join(", ")} on PATH` : null;
+}
+
+/** A process on `host` speaking JSON lines: next() reads one, ask(command) writes one line and reads the answer. */
+function speaker(host, args, env) {
+  const child = host.spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const exited = once(child, "exit");
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`${args.join(" ")} on ${host.name} exited with code ${(await exited)[0]} before answering`);
+    return JSON.parse(value);
+  };
+  return { child, next, ask: (command) => (child.stdin.write(command + "\n"), next()), quit: () => (child.stdin.end("quit\n"), exited) };
+}
+
+async function acrossHosts(net) {
+  const [client, hostA, hostB] = net.hosts;
+  const env = { FRAY_TOKEN: Math.random().toString(16).slice(2) + Date.now() };
+  const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+  const workers = [];
+  for (const h of [hostA, hostB]) {
+    const w = h.spawn(process.execPath, [bin, "worker", "--listen", `tcp://${h.ip}:22222`], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    for await (const line of w.stdout) if (String(line).includes("listening")) break;
+    workers.push(`tcp://${h.ip}:22222`);
+  }
+  const pair = fileURLToPath(new URL("../fixtures/raw-tcp-pair.js", import.meta.url));
+  const sink = speaker(hostB, [pair, "sink", hostB.ip, String(SIZE)], {});
+  const { port } = await sink.next();
+  const sender = speaker(hostA, [pair, "send", hostB.ip, String(port), String(SIZE)], {});
+  const driver = speaker(client, [fileURLToPath(new URL("../fixtures/held-xhost-driver.js", import.meta.url)), String(SIZE), ...workers], env);
+  await driver.next();
+  await driver.ask("pull"); // warm: the bulk connections
+  await sender.ask("copy");
+  const [held, raw] = [[], []];
+  for (let i = 0; i < runs; i++) {
+    raw.push((await sender.ask("copy")).ms);
+    held.push((await driver.ask("pull")).ms);
+  }
+  await driver.quit();
+  await sender.quit();
+  return { held, raw };
+}
+
+if (want("H2")) {
+  const goal = "≥ 0.8× a raw TCP copy";
+  const what = "256 MiB task result (Float64Array) pulled by a task on another isolated host (bulk TCP connection; ctx.get in the task";
+  const why = missing();
+  let net = null;
+  if (!why) {
+    const { isolatedHosts } = await tsImport("../../test/isolated-hosts.ts", import.meta.url);
+    net = await isolatedHosts(3, SUBNET);
+  }
+  if (!net) report("H2", `${what})`, `not measured (${why})`, "", "", "", goal, false);
+  else {
+    let times;
+    try {
+      times = await acrossHosts(net);
+    } finally {
+      await net[Symbol.asyncDispose]();
+    }
+    const { held, raw } = times;
+    const ratio = median(raw) / median(held);
+    report(
+      "H2",
+      `${what}; ${spread(held)})`,
+      median(held).toFixed(0),
+      "ms",
+      `raw TCP copy of 256 MiB between processes on the two hosts ${median(raw).toFixed(0)} ms (${spread(raw)})`,
+      `${ratio.toFixed(2)}× raw TCP`,
+      goal,
+      ratio >= 0.8,
+    );
+  }
+}
+
+// H3's shuffle: MAPS map tasks each return PARTS partitions of PER_PART doubles (4 MiB, held by its worker); PARTS
+// reducers each sum their partition of every map output (each pulls all MAPS outputs: 128 MiB read in all).
+const [MAPS, PARTS, PER_PART] = [8, 4, 131_072];
+/** Reducer p's exact total: Σ over maps s and elements j of (s + p + j). */
+const expected = (p) => PER_PART * ((MAPS * (MAPS - 1)) / 2) + MAPS * PER_PART * p + (MAPS * PER_PART * (PER_PART - 1)) / 2;
+
+/** One shuffle; with `kill`, the holder of map 0's output is SIGKILLed once the reducers are sent. */
+async function shuffle(ctx, kill) {
+  const dir = mkdtempSync(join(scratch, "shuffle-"));
+  const t = performance.now();
+  const maps = Array.from({ length: MAPS }, (_, s) => ctx.createTask(mapPart, [s, PARTS, PER_PART, dir], { maxRetries: 2 }));
+  await ctx.wait(maps, { numReturns: MAPS });
+  const reducers = Array.from({ length: PARTS }, (_, p) => ctx.createTask(reducePart, [p, PER_PART, ...maps], { maxRetries: 2 }));
+  let killedAt = null;
+  if (kill) {
+    process.kill(Number(readFileSync(join(dir, "map-0"), "utf8")), "SIGKILL");
+    killedAt = performance.now();
+  }
+  const totals = await ctx.get(reducers);
+  const end = performance.now();
+  rmSync(dir, { recursive: true, force: true });
+  totals.forEach((got, p) => {
+    if (got !== expected(p)) throw new Error(`H3: reducer ${p} summed ${got}, not ${expected(p)}`);
+  });
+  return { ms: end - t, afterKill: killedAt === null ? null : end - killedAt };
+}
+
+if (want("H3")) {
+  const ctx = createJobContext("processes", { maxWorkers: 2 });
+  try {
+    await shuffle(ctx, false); // warm
+    const [calm, killed, afterKill] = [[], [], []];
+    for (let i = 0; i < runs; i++) {
+      calm.push((await shuffle(ctx, false)).ms);
+      const k = await shuffle(ctx, true);
+      killed.push(k.ms);
+      afterKill.push(k.afterKill);
+    }
+    report(
+      "H3",
+      "shuffle of 8 × 4 MiB held map outputs into 4 reducers (2 workers), the holder of map 0 SIGKILLed as the reducers start; " +
+        `totals exact (maxRetries 2; ${spread(killed)})`,
+      median(killed).toFixed(0),
+      "ms",
+      `the same shuffle undisturbed ${median(calm).toFixed(0)} ms (${spread(calm)}); from the kill to the last total ${median(afterKill).toFixed(0)} ms`,
+      `recovery cost ${(median(killed) - median(calm)).toFixed(0)} ms`,
+      "totals exact, time to recover reported",
+      true,
+    );
+  } finally {
+    await ctx.shutdown();
+  }
+}

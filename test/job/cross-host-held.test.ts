@@ -1,0 +1,59 @@
+// Large task results held across isolated hosts (isolated-hosts.ts: no shared /tmp, /dev/shm or loopback), as on
+// separate machines: a `mesh` job whose driver is on one host and whose two workers are on two others. A result stays
+// in the worker that made it; a task on the other host and the driver read it exactly, over the bulk connection. A
+// holder killed makes its value anew when the task has retries, else its reads fail with ObjectLostError naming it.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { it } from "node:test";
+import { isolatedHosts, type IsolatedHost } from "../isolated-hosts.ts";
+
+const token = randomBytes(32).toString("hex");
+const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+const env = { ...process.env, FRAY_TOKEN: token };
+
+async function startWorker(h: IsolatedHost): Promise<string> {
+  const w = h.spawn(process.execPath, ["--import", "tsx", bin, "worker", "--listen", `tcp://${h.ip}:22222`], { env, stdio: ["ignore", "pipe", "inherit"] });
+  for await (const line of w.stdout!) if (String(line).includes("listening")) break;
+  return `tcp://${h.ip}:22222`;
+}
+
+it("a large result is read exactly across hosts; its holder killed, a read makes it anew or fails with ObjectLostError", async () => {
+  await using net = await isolatedHosts(3, 217);
+  const [client, ...hosts] = net.hosts;
+  const workers = await Promise.all(hosts.map(startWorker));
+  const driver = fileURLToPath(new URL("./cross-host-held-driver.ts", import.meta.url));
+  const c = client.spawn(process.execPath, ["--import", "tsx", driver, net.shared, ...workers], { env, stdio: ["ignore", "pipe", "inherit"] });
+  const exited = once(c, "exit");
+  const out = createInterface({ input: c.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await out.next();
+    if (done) assert.fail(`the driver exited with code ${(await exited)[0]} before it said all`);
+    return JSON.parse(value as string);
+  };
+  const ips = hosts.map((h) => h.ip);
+
+  const read = await next();
+  assert.ok(ips.includes(read.maker), `made on a worker host: ${read.maker}`);
+  assert.deepEqual(read.readers.map((r: { host: string }) => r.host).sort(), [...ips].sort(), "a reader ran on each host");
+  assert.deepEqual(
+    read.readers.map((r: { wrong: number }) => r.wrong),
+    [0, 0],
+    "both tasks read every element exactly",
+  );
+  assert.equal(read.driverWrong, 0, "the driver read every element exactly");
+
+  const retry = await next();
+  assert.ok(ips.includes(retry.killedOn));
+  assert.deepEqual(retry.retried, [0, 0, 0], "the driver and both tasks read the value made anew");
+  assert.equal(retry.remade, true, "the task ran again in another process");
+
+  const lost = await next();
+  for (const failed of lost.reads) {
+    assert.equal(failed.name, "ObjectLostError", failed.message);
+    assert.match(failed.message, new RegExp(`ObjectRef\\(${lost.lostRef}\\), the result of task bigOn, was held by worker ${lost.worker}`));
+  }
+  assert.equal((await exited)[0], 0);
+});
