@@ -152,6 +152,7 @@ describe("a driver that opts into a local cluster's namespace", () => {
 
       process.kill(service.pid, "SIGKILL");
       await waitForExit([service.pid, row.pid]); // the actors it hosts end with it
+      process.env.FRAY_NAMESPACE_RECONNECT_MS = "0"; // none is started again here: no use waiting for one
       const unreachable = new RegExp(`the namespace service at ${service.address.replace(/[.]/g, "\\.")} cannot be reached .*is it running\\?`);
       await assert.rejects(ctx.createActor(Restartable, [], { name: "other" }), unreachable);
       await assert.rejects(ctx.get(phoenix.bump.remote()), (e: Error) => e instanceof SupervisionError || unreachable.test(e.message));
@@ -159,15 +160,47 @@ describe("a driver that opts into a local cluster's namespace", () => {
     } finally {
       await ctx.shutdown();
       delete process.env.FRAY_TOKEN;
+      delete process.env.FRAY_NAMESPACE_RECONNECT_MS;
     }
   });
 
-  it("a namespace address that nothing listens at fails at once, naming it", async () => {
-    await using ctx = createJobContext("processes", { maxWorkers: 1, namespace: "tcp://127.0.0.1:1" });
-    await assert.rejects(
-      ctx.createActor(Restartable, [], { name: "x" }),
-      /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/,
-    );
+  it("a driver names actors again in a service started again at the same address, after the one it used was killed, waiting while it starts", async () => {
+    const service = await fx.cluster.namespace(); // started again if the test before killed it
+    process.env.FRAY_TOKEN = service.token;
+    const ctx = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
+    try {
+      const before = await ctx.createActor(Restartable, [], { name: "before" });
+      assert.equal(await ctx.get(before.bump.remote()), 1);
+      process.kill(service.pid, "SIGKILL");
+      await waitForExit([service.pid]);
+      const naming = ctx.createActor(Restartable, [], { name: "after" }); // none listens yet: it waits for the next
+      naming.catch(() => {}); // awaited below, once the service is started again
+      const again = await fx.cluster.namespace();
+      assert.equal(again.address, service.address, "started again where it was");
+      const after = await naming;
+      assert.equal(await ctx.get(after.bump.remote()), 1);
+      assert.deepEqual(
+        (await fx.cluster.listActors()).map((row) => row.name),
+        ["after"],
+        "the actors of the killed service ended with it",
+      );
+    } finally {
+      await ctx.shutdown();
+      delete process.env.FRAY_TOKEN;
+    }
+  });
+
+  it("a namespace address that nothing listens at fails once FRAY_NAMESPACE_RECONNECT_MS has passed, naming it", async () => {
+    process.env.FRAY_NAMESPACE_RECONNECT_MS = "300";
+    try {
+      await using ctx = createJobContext("processes", { maxWorkers: 1, namespace: "tcp://127.0.0.1:1" });
+      await assert.rejects(
+        ctx.createActor(Restartable, [], { name: "x" }),
+        /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/,
+      );
+    } finally {
+      delete process.env.FRAY_NAMESPACE_RECONNECT_MS;
+    }
   });
 
   it("refuses a malformed namespace address, and sync with a namespace", () => {
