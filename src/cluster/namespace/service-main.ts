@@ -14,6 +14,7 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import { kSpawnWith } from "../../mesh/proc-mesh.ts";
 import { runWorker } from "../../mesh/workers.ts";
+import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import { NamespaceActor } from "../../job/namespace/namespace-actor.ts";
 import { NAMESPACE_MESH_ID } from "../../job/namespace/namespace-client.ts";
 import { createCluster } from "../create.ts";
@@ -21,6 +22,7 @@ import { writeJson } from "../job-files.ts";
 import { TERMINAL } from "../types.ts";
 import { clusterSources, runtimeSources } from "../dashboard/sources.ts";
 import { startDashboard } from "../dashboard/server.ts";
+import { liveClientHosted } from "./client-hosted-records.ts";
 import { SERVICE_CONTROL_ID, ServiceControl, watchLifetime } from "./service-lifetime.ts";
 
 const [listen, stateFile, spec] = process.argv.slice(2);
@@ -50,6 +52,14 @@ try {
       await dashboard.close();
     },
   });
+  // Started again after it died: the actors clients host are known by name again before anyone is told it is up.
+  for (const hosted of await liveClientHosted(dirname(stateFile))) {
+    const name = hosted.spec.options.name!;
+    const mesh = actorMeshAt<object>(hosted.addr, hosted.meshId, name, null, hosted.className);
+    await namespace.adopt
+      .callOne(hosted.spec, hosted.className, mesh, hosted.place)
+      .catch((err: Error) => console.error(`fray namespace service: the actor '${name}' its client hosts is not registered again: ${err.message}`));
+  }
   writeJson(stateFile, { addr, pid: process.pid, dashboard: dashboard.url }); // whole or not at all, for whoever waits on it
   console.log(`fray namespace service at ${addr} (pid ${process.pid}), dashboard at ${dashboard.url}`);
 } catch (err) {
