@@ -3,8 +3,14 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, type TestContext } from "node:test";
+import { createCluster } from "../../src/cluster.ts";
+import { freePort } from "../../src/runtime/net/address.ts";
 import { createJobContext } from "../../src/job.ts";
 import { SupervisionError } from "../../src/mesh.ts";
 import { clusterFixture } from "../cluster/cluster-suite.ts";
@@ -187,6 +193,35 @@ describe("a driver that opts into a local cluster's namespace", () => {
     } finally {
       await ctx.shutdown();
       delete process.env.FRAY_TOKEN;
+    }
+  });
+
+  it("a driver waits through a service that dies as each connection comes, for the one started after it", async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "fray-ns-dying-"));
+    const cluster = createCluster(`local?dir=${dir}`);
+    t.after(async () => {
+      await cluster.stopNamespace();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    // Its service will listen at a port chosen here; first, a service there that dies just after it accepts each peer.
+    const port = await freePort();
+    mkdirSync(join(dir, "local", "namespace"), { recursive: true });
+    writeFileSync(join(dir, "local", "namespace", "port"), `${port}\n`);
+    const dying = createServer((socket) => void setTimeout(() => socket.resetAndDestroy(), 50));
+    let connections = 0;
+    const dialedTwice = new Promise<void>((resolve) => dying.on("connection", () => ++connections === 4 && resolve()));
+    await new Promise<void>((resolve) => dying.listen(port, "127.0.0.1", resolve));
+    const ctx = createJobContext("processes", { maxWorkers: 1, namespace: `tcp://127.0.0.1:${port}`, token: cluster.token() });
+    try {
+      const naming = ctx.createActor(Restartable, [], { name: "survivor" });
+      naming.catch(() => {}); // awaited below
+      await dialedTwice; // a probe and a dial that was reset, twice over
+      await new Promise((resolve) => dying.close(resolve));
+      assert.equal((await cluster.namespace()).address, `tcp://127.0.0.1:${port}`);
+      const survivor = await naming;
+      assert.equal(await ctx.get(survivor.bump.remote()), 1);
+    } finally {
+      await ctx.shutdown();
     }
   });
 

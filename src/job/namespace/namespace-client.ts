@@ -5,7 +5,8 @@
 // say) come as they are: "cannot be reached" is said only when it cannot be.
 // A service started again at its address (after a crash, or by an operator) is
 // dialed again: a client that finds none listening, or finds the one it used
-// gone, waits up to FRAY_NAMESPACE_RECONNECT_MS for one to accept connections.
+// gone (before or during a call), waits up to FRAY_NAMESPACE_RECONNECT_MS for one
+// that accepts connections and answers.
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tcpHostPort } from "../../runtime/face/network.ts";
@@ -101,7 +102,8 @@ export class NamespaceClient {
 
   async #call<T>(call: () => Promise<T | Gone>): Promise<T> {
     let answer: T | Gone;
-    for (let again = true; ; again = false) {
+    let deadline: number | undefined;
+    for (;;) {
       if (this.addr !== null && currentProc().lostPeer(this.addr)) await this.#redial();
       try {
         answer = await call();
@@ -110,8 +112,10 @@ export class NamespaceClient {
         if (err instanceof ActorError) throw err.cause; // the namespace's own answer
         const lost = this.addr === null ? undefined : currentProc().lostPeer(this.addr);
         if (!lost) throw err; // not for want of the service: say what it is
-        // The service went while the call was on its way: once more to the one started again, if one is.
-        if (!again) throw unreachable(this.addr!, lost);
+        // The service went while the call was on its way (or as it was dialed): again, to the one started after it,
+        // for up to FRAY_NAMESPACE_RECONNECT_MS (a service started again and killed again, say).
+        deadline ??= Date.now() + config.namespaceReconnectMs;
+        if (Date.now() >= deadline || refusedToken(lost)) throw unreachable(this.addr!, lost);
       }
     }
     if (isGone(answer)) throw answer.gone;
@@ -169,10 +173,15 @@ function connectOnce(addr: string): Promise<void> {
   });
 }
 
-function unreachable(addr: string, err: Error): Error {
+/** Whether `err` came of the service refusing this process's token (no use dialing it again). */
+function refusedToken(err: Error): boolean {
   let why: unknown = err;
   while (why instanceof Error && !(why instanceof AuthenticationError)) why = why.cause;
-  if (why) {
+  return why instanceof AuthenticationError;
+}
+
+function unreachable(addr: string, err: Error): Error {
+  if (refusedToken(err)) {
     return new Error(
       `the namespace service at ${addr} refused this process's token (${err.message}): give the namespace's token with ` +
         `createJobContext(kind, { namespace, token }) or ${settingName("token")}; (await cluster.namespace()).token is it`,
