@@ -6,18 +6,11 @@ import { connect } from "node:net";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { connectOptions } from "../../runtime/face/network.ts";
-import type { HostedActorSpec } from "../../job/namespace/hosted-actor.ts";
+import type { AdoptedActorRecord } from "../../job/namespace/hosted-actor.ts";
 import { readJson, writeJson } from "../job-files.ts";
 
-/** What the service needs to register a client's actor again (NamespaceActor.adopt). */
-export interface ClientHostedRecord {
-  readonly spec: HostedActorSpec;
-  readonly className: string;
-  /** Where the actor is: its process's address and its mesh id there. */
-  readonly addr: string;
-  readonly meshId: string;
-  readonly place: { readonly pid: number; readonly host: string };
-}
+/** What the service needs to register a client's actor again (NamespaceActor's `adopted`). */
+export type ClientHostedRecord = AdoptedActorRecord;
 
 function recordsDir(namespaceDir: string): string {
   return join(namespaceDir, "client-hosted");

@@ -14,7 +14,6 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import { kSpawnWith } from "../../mesh/proc-mesh.ts";
 import { runWorker } from "../../mesh/workers.ts";
-import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import { NamespaceActor } from "../../job/namespace/namespace-actor.ts";
 import { NAMESPACE_MESH_ID } from "../../job/namespace/namespace-client.ts";
 import { createCluster } from "../create.ts";
@@ -32,7 +31,10 @@ if (!listen || !stateFile || !spec) {
 }
 try {
   const addr = await runWorker({ listen });
-  const namespace = thisProc()[kSpawnWith]({ id: NAMESPACE_MESH_ID }, "namespace", NamespaceActor, addr);
+  // Started again after it died: the actors clients host are known by name again before any call is answered (calls
+  // that come before the namespace is spawned wait for it).
+  const adopted = await liveClientHosted(dirname(stateFile));
+  const namespace = thisProc()[kSpawnWith]({ id: NAMESPACE_MESH_ID }, "namespace", NamespaceActor, addr, adopted);
   await namespace.initialized;
   // Its own meshes (the actors it hosts, their restarts and failures), and the cluster's jobs and actors.
   const cluster = createCluster(spec);
@@ -52,14 +54,6 @@ try {
       await dashboard.close();
     },
   });
-  // Started again after it died: the actors clients host are known by name again before anyone is told it is up.
-  for (const hosted of await liveClientHosted(dirname(stateFile))) {
-    const name = hosted.spec.options.name!;
-    const mesh = actorMeshAt<object>(hosted.addr, hosted.meshId, name, null, hosted.className);
-    await namespace.adopt
-      .callOne(hosted.spec, hosted.className, mesh, hosted.place)
-      .catch((err: Error) => console.error(`fray namespace service: the actor '${name}' its client hosts is not registered again: ${err.message}`));
-  }
   writeJson(stateFile, { addr, pid: process.pid, dashboard: dashboard.url }); // whole or not at all, for whoever waits on it
   console.log(`fray namespace service at ${addr} (pid ${process.pid}), dashboard at ${dashboard.url}`);
 } catch (err) {
