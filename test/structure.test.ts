@@ -112,7 +112,7 @@ const WITHIN: Record<string, Record<string, readonly string[]>> = {
     environment: ["."], // workspaces, npm packages, setup scripts
     dashboard: [".", "replica"], // the web UI and its API: rows.ts (what it shows) ← metrics, series, failures ← sources ← server; page/ runs in the browser
     namespace: [".", "dashboard"], // the cluster's namespace service (which serves the dashboard)
-    client: ["."], // Marin's Client API over a Cluster: job handles, namespace actors, hosted actors
+    client: [".", "namespace"], // Marin's Client API over a Cluster: job handles, namespace actors, hosted actors
     local: [".", "environment", "namespace", "replica"], // the `local` backend: capacity, admission, a supervisor per job, job records
     slurm: [".", "environment", "namespace", "replica"], // the `slurm` backend: one batch script per job, its state from squeue (one query for all its jobs)
   },

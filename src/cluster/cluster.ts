@@ -30,6 +30,13 @@ import {
  */
 export const kJobFiles = Symbol("fray.cluster.jobFiles");
 
+/**
+ * @internal
+ * For the Client (not part of the public API): the namespace service's state directory, where it keeps what a
+ * service started again must know (namespace/client-hosted-records.ts).
+ */
+export const kNamespaceDir = Symbol("fray.cluster.namespaceDir");
+
 export abstract class Cluster implements JobControl {
   /** The spec string this cluster was made from; replicas see it as FRAY_CLUSTER_SPEC. */
   abstract readonly spec: string;
@@ -108,6 +115,11 @@ export abstract class Cluster implements JobControl {
    */
   namespace(): Promise<NamespaceServiceInfo> {
     return this.namespaceService.ensure();
+  }
+
+  /** @internal See kNamespaceDir. */
+  get [kNamespaceDir](): string {
+    return this.namespaceService.dir;
   }
 
   /** The cluster's token (made on first use): its namespace service and its dashboard require it. */

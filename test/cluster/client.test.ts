@@ -24,7 +24,7 @@ import { SupervisionError } from "../../src/mesh.ts";
 import { pollUntil } from "../../src/runtime/base/poll.ts";
 import { Board, Introspect, postTo, visit } from "../fixtures/client-actors.ts";
 import { clusterFixture, nodeScript } from "./cluster-suite.ts";
-import { runProgram } from "../helpers.ts";
+import { runProgram, waitForExit } from "../helpers.ts";
 
 const FOREVER = nodeScript("console.log('up'); setInterval(() => {}, 1000)");
 
@@ -216,6 +216,21 @@ describe("Client on a local cluster", () => {
     const names = (await fx.cluster.listActors()).map((r) => r.name);
     assert.ok(!names.includes("board") && !names.includes("board-instance"), `names freed: ${names.join(", ")}`);
     await assert.rejects(client.get(hosted.handle.read.remote()), /board/);
+  });
+
+  it("a hosted actor is found by its name after the namespace service was killed and started again: jobs reach this very object", async () => {
+    const board = new Board();
+    const hosted = await client.hostActor(board, [], { name: "board-kept" });
+    const service = await fx.cluster.namespace();
+    process.kill(service.pid, "SIGKILL");
+    await waitForExit([service.pid]);
+    // The launch starts the service again; the job asks it for the board by name.
+    const poster = await client.submit({ name: "poster-kept", entrypoint: Entrypoint.fromCallable(postTo, ["board-kept", "kept"]) });
+    assert.equal(await poster.wait({ timeout: 120 }), "succeeded");
+    assert.notEqual((await fx.cluster.namespace()).pid, service.pid);
+    assert.deepEqual(board.posts, ["kept"], "the job's call reached this very object, not a new actor in the service");
+    await hosted.shutdown();
+    assert.ok(!(await fx.cluster.listActors()).some((r) => r.name === "board-kept"), "its name is freed");
   });
 
   it("a hosted actor knows itself (currentActor()); fail() ends it without ending this process, and frees its name", async () => {

@@ -3,8 +3,14 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, type TestContext } from "node:test";
+import { createCluster } from "../../src/cluster.ts";
+import { freePort } from "../../src/runtime/net/address.ts";
 import { createJobContext } from "../../src/job.ts";
 import { SupervisionError } from "../../src/mesh.ts";
 import { clusterFixture } from "../cluster/cluster-suite.ts";
@@ -152,6 +158,7 @@ describe("a driver that opts into a local cluster's namespace", () => {
 
       process.kill(service.pid, "SIGKILL");
       await waitForExit([service.pid, row.pid]); // the actors it hosts end with it
+      process.env.FRAY_NAMESPACE_RECONNECT_MS = "0"; // none is started again here: no use waiting for one
       const unreachable = new RegExp(`the namespace service at ${service.address.replace(/[.]/g, "\\.")} cannot be reached .*is it running\\?`);
       await assert.rejects(ctx.createActor(Restartable, [], { name: "other" }), unreachable);
       await assert.rejects(ctx.get(phoenix.bump.remote()), (e: Error) => e instanceof SupervisionError || unreachable.test(e.message));
@@ -159,15 +166,76 @@ describe("a driver that opts into a local cluster's namespace", () => {
     } finally {
       await ctx.shutdown();
       delete process.env.FRAY_TOKEN;
+      delete process.env.FRAY_NAMESPACE_RECONNECT_MS;
     }
   });
 
-  it("a namespace address that nothing listens at fails at once, naming it", async () => {
-    await using ctx = createJobContext("processes", { maxWorkers: 1, namespace: "tcp://127.0.0.1:1" });
-    await assert.rejects(
-      ctx.createActor(Restartable, [], { name: "x" }),
-      /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/,
-    );
+  it("a driver names actors again in a service started again at the same address, after the one it used was killed, waiting while it starts", async () => {
+    const service = await fx.cluster.namespace(); // started again if the test before killed it
+    process.env.FRAY_TOKEN = service.token;
+    const ctx = createJobContext("processes", { maxWorkers: 1, namespace: service.address });
+    try {
+      const before = await ctx.createActor(Restartable, [], { name: "before" });
+      assert.equal(await ctx.get(before.bump.remote()), 1);
+      process.kill(service.pid, "SIGKILL");
+      await waitForExit([service.pid]);
+      const naming = ctx.createActor(Restartable, [], { name: "after" }); // none listens yet: it waits for the next
+      naming.catch(() => {}); // awaited below, once the service is started again
+      const again = await fx.cluster.namespace();
+      assert.equal(again.address, service.address, "started again where it was");
+      const after = await naming;
+      assert.equal(await ctx.get(after.bump.remote()), 1);
+      assert.deepEqual(
+        (await fx.cluster.listActors()).map((row) => row.name),
+        ["after"],
+        "the actors of the killed service ended with it",
+      );
+    } finally {
+      await ctx.shutdown();
+      delete process.env.FRAY_TOKEN;
+    }
+  });
+
+  it("a driver waits through a service that dies as each connection comes, for the one started after it", async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "fray-ns-dying-"));
+    const cluster = createCluster(`local?dir=${dir}`);
+    t.after(async () => {
+      await cluster.stopNamespace();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    // Its service will listen at a port chosen here; first, a service there that dies just after it accepts each peer.
+    const port = await freePort();
+    mkdirSync(join(dir, "local", "namespace"), { recursive: true });
+    writeFileSync(join(dir, "local", "namespace", "port"), `${port}\n`);
+    const dying = createServer((socket) => void setTimeout(() => socket.resetAndDestroy(), 50));
+    let connections = 0;
+    const dialedTwice = new Promise<void>((resolve) => dying.on("connection", () => ++connections === 4 && resolve()));
+    await new Promise<void>((resolve) => dying.listen(port, "127.0.0.1", resolve));
+    const ctx = createJobContext("processes", { maxWorkers: 1, namespace: `tcp://127.0.0.1:${port}`, token: cluster.token() });
+    try {
+      const naming = ctx.createActor(Restartable, [], { name: "survivor" });
+      naming.catch(() => {}); // awaited below
+      await dialedTwice; // a probe and a dial that was reset, twice over
+      await new Promise((resolve) => dying.close(resolve));
+      assert.equal((await cluster.namespace()).address, `tcp://127.0.0.1:${port}`);
+      const survivor = await naming;
+      assert.equal(await ctx.get(survivor.bump.remote()), 1);
+    } finally {
+      await ctx.shutdown();
+    }
+  });
+
+  it("a namespace address that nothing listens at fails once FRAY_NAMESPACE_RECONNECT_MS has passed, naming it", async () => {
+    process.env.FRAY_NAMESPACE_RECONNECT_MS = "300";
+    try {
+      await using ctx = createJobContext("processes", { maxWorkers: 1, namespace: "tcp://127.0.0.1:1" });
+      await assert.rejects(
+        ctx.createActor(Restartable, [], { name: "x" }),
+        /the namespace service at tcp:\/\/127\.0\.0\.1:1 cannot be reached \(connect ECONNREFUSED/,
+      );
+    } finally {
+      delete process.env.FRAY_NAMESPACE_RECONNECT_MS;
+    }
   });
 
   it("refuses a malformed namespace address, and sync with a namespace", () => {

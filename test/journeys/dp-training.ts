@@ -1,6 +1,6 @@
 // Journey 5, data-parallel training on a mesh: STEPS allReduce steps over 4 ranks in worker processes, as a
 // training loop is written — a checkpoint after each step, and on a failed step the dead ranks respawned, every
-// rank put back to the checkpoint, and the step run again. Its own faults: rank 2 is SIGKILLed during step 3,
+// rank put back to the checkpoint, and the step run again (a recovery cut short by another failure, too). Its own faults: rank 2 is SIGKILLed during step 3,
 // and rank 1 throws before its collective in step 5 (its peers must be let go at once, not after the
 // collective timeout). The parameters must match the same steps computed in one process, bit for bit.
 //   node --import tsx test/journeys/dp-training.ts mesh
@@ -11,7 +11,7 @@ import { journeyKind, reportJourney } from "./journey.ts";
 
 const RANKS = 4;
 const STEPS = 8;
-const ATTEMPTS = 6;
+const ATTEMPTS = 8;
 const kind = journeyKind(["mesh"]);
 
 // Failures of the ranks reach the root here rather than ending the program: the loop below recovers from them.

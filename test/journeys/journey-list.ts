@@ -14,8 +14,9 @@ export const JOURNEYS: readonly JourneySpec[] = [
   { journey: "serving", kinds: ["threads", "processes", "mesh"], underChaos: true },
   { journey: "shuffle", kinds: ["threads", "processes", "mesh"], underChaos: true },
   { journey: "dp-training", kinds: ["mesh"], underChaos: true },
-  // Cluster jobs on this machine: a SIGKILL of a job's process fails the job, which waitAll reports first.
-  { journey: "rl-jobs", kinds: ["local"], underChaos: false },
+  // Cluster jobs on this machine: faults hit the jobs' workers (their tasks retry) and the namespace service (started
+  // again); a job's own program, like a journey's, is the driver, and is left alone.
+  { journey: "rl-jobs", kinds: ["local"], underChaos: true },
   // 10,000 units where workers are processes (the costliest to leak from), fewer on the others.
   {
     journey: "long-driver",

@@ -1,7 +1,9 @@
 // The RL journey's jobs (rl-jobs.ts): a trainer and rollouts, separate cluster jobs, meeting at a curriculum
 // the driver hosts. The trainer publishes its weights each iteration as a RemoteBuffer its own process owns;
-// rollouts read them from there. Rollout play is seeded, and every sum is of integers, so the driver can
-// replay the whole loop in one process (replay()) and expect the same reports, exactly.
+// rollouts read them from there. Each job computes in a worker process of its own (its play, its learning
+// step), as tasks with retries: a worker killed under them (the chaos run) costs a retry, not the job. Play is
+// seeded by rollout and iteration, so a retried play plays the same, and every sum is of integers, so the
+// driver can replay the whole loop in one process (replay()) and expect the same reports, exactly.
 import { createJobContext } from "../../src/job.ts";
 import { RemoteBuffer } from "../../src/mesh.ts";
 
@@ -76,6 +78,18 @@ export function play(rollout: number, iteration: number, policy: number[], rando
   return { rollout, iteration, pulls, paid };
 }
 
+/** The trainer's step as a task on its worker: the first ARMS weights, updated from an iteration's reports. */
+export function learnStep(prefs: number[], reports: readonly Report[]): number[] {
+  const weights = Float32Array.from(prefs);
+  learn(weights, reports);
+  return Array.from(weights);
+}
+
+/** A rollout's play of an iteration as a task on its worker: seeded by rollout and iteration, so a retry plays the same. */
+export function playStep(rollout: number, iteration: number, policy: number[]): Report {
+  return play(rollout, iteration, policy, seeded(rollout, iteration), EPISODES);
+}
+
 /** The trainer's step: a policy-gradient update of `weights` from an iteration's reports. */
 export function learn(weights: Float32Array, reports: readonly Report[]): void {
   const pulls = Array.from({ length: ARMS }, (_, a) => reports.reduce((n, r) => n + r.pulls[a], 0));
@@ -85,8 +99,8 @@ export function learn(weights: Float32Array, reports: readonly Report[]): void {
   for (let a = 0; a < ARMS; a++) weights[a] += (20 * (paid[a] - mean * pulls[a])) / n;
 }
 
-export function seeded(rollout: number): () => number {
-  let seed = 12345 + rollout * 1000;
+export function seeded(rollout: number, iteration: number): () => number {
+  let seed = 12345 + rollout * 1000 + iteration * 7919;
   return () => (seed = (seed * 48271) % 2147483647) / 2147483647;
 }
 
@@ -94,41 +108,43 @@ export const EPISODES = 200;
 /** The curriculum's calls at once: rollouts wait in lesson() while the trainer publishes. */
 export const CURRICULUM_CALLS = 16;
 const curriculum = (name: string) => ({ name, getIfExists: true, maxConcurrency: CURRICULUM_CALLS }) as const;
+/** A task whose worker is killed runs again, up to this many times. */
+const retry = { maxRetries: 5 };
 
 /** The trainer job. */
 export async function trainer(name: string, rollouts: number, iterations: number): Promise<void> {
-  await using ctx = createJobContext("threads", { maxWorkers: 1 });
+  await using ctx = createJobContext("processes", { maxWorkers: 1 });
   const shared = await ctx.createActor(Curriculum, [], curriculum(name));
   const weights = new Float32Array(WEIGHT_FLOATS);
   for (let iteration = 0; iteration < iterations; iteration++) {
     const buffer = new RemoteBuffer(weights);
     await ctx.get(shared.publish.remote(iteration, buffer));
-    learn(weights, await ctx.get(shared.results.remote(iteration, rollouts)));
+    const reports = await ctx.get(shared.results.remote(iteration, rollouts));
+    weights.set(await ctx.get(ctx.createTask(learnStep, [Array.from(weights.subarray(0, ARMS)), reports], retry)));
     await buffer.drop();
   }
 }
 
 /** A rollout job; `crashAt` ≥ 0: it crashes at that iteration, before it reports. */
 export async function rollout(name: string, index: number, iterations: number, crashAt: number): Promise<void> {
-  await using ctx = createJobContext("threads", { maxWorkers: 1 });
+  await using ctx = createJobContext("processes", { maxWorkers: 1 });
   const shared = await ctx.createActor(Curriculum, [], curriculum(name));
-  const random = seeded(index);
   const local = new Float32Array(WEIGHT_FLOATS);
   for (let iteration = 0; iteration < iterations; iteration++) {
     const weights = await ctx.get(shared.lesson.remote(iteration));
     await weights.readInto(local);
     if (iteration === crashAt) throw new RolloutCrash(`rollout ${index} lost its simulator at iteration ${iteration}`);
-    await ctx.get(shared.report.remote(play(index, iteration, policyOf(local), random, EPISODES)));
+    const report = await ctx.get(ctx.createTask(playStep, [index, iteration, policyOf(local)], retry));
+    await ctx.get(shared.report.remote(report));
   }
 }
 
 /** The same loop in one process: every report of `iterations` iterations. */
 export function replay(rollouts: number, iterations: number): Report[] {
   const weights = new Float32Array(ARMS);
-  const randoms = Array.from({ length: rollouts }, (_, r) => seeded(r));
   const all: Report[] = [];
   for (let iteration = 0; iteration < iterations; iteration++) {
-    const reports = randoms.map((random, r) => play(r, iteration, policyOf(weights), random, EPISODES));
+    const reports = Array.from({ length: rollouts }, (_, r) => play(r, iteration, policyOf(weights), seeded(r, iteration), EPISODES));
     all.push(...reports);
     learn(weights, reports);
   }

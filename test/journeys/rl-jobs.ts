@@ -2,7 +2,9 @@
 // curriculum this driver hosts (client.hostActor); weights go by RemoteBuffer each iteration, straight from the
 // trainer's process to the rollouts'. Rollout 2 crashes at iteration CRASH_AT: waitAll must raise at once with
 // the crash as the JobFailedError's cause (the others would wait for its report forever), after which the
-// driver stops the rest. Every report before the crash matches the same loop replayed in one process.
+// driver stops the rest. Every report before the crash matches the same loop replayed in one process. Under the
+// chaos run, the jobs' workers are killed under their tasks and the namespace service is killed and started again:
+// the results are the same.
 //   node --import tsx test/journeys/rl-jobs.ts local
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -3,6 +3,9 @@
 // form, and the faults (a dropped buffer, wrong sizes, an empty view, a dead
 // owner, a stopped owner actor).
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, it } from "node:test";
@@ -388,3 +391,25 @@ describe("faults", () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
+
+describe("a /dev/shm smaller than the buffer (a 1 MiB tmpfs, as a container's might be)", () => {
+  it("moves a RemoteBuffer between processes of one host in frames instead: readInto and writeFrom give the same bytes", async (t) => {
+    // The program runs in a mount namespace of its own, with a 1 MiB tmpfs on /dev/shm.
+    const program = fileURLToPath(new URL("remote-buffer-small-shm-program.ts", import.meta.url));
+    const child = spawn(
+      "unshare",
+      ["--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs -o size=1m tmpfs /dev/shm && exec "$0" --import tsx "$1"', process.execPath, program],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    t.after(() => void child.kill("SIGKILL"));
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const [code] = await once(child, "exit");
+    assert.equal(code, 0, stderr);
+    const got = JSON.parse(stdout);
+    assert.deepEqual({ read: got.read, written: got.written }, { read: true, written: true });
+    assert.equal(got.usedAfter, got.usedBefore, "/dev/shm is left as it was");
+  });
+});

@@ -19,7 +19,8 @@ import { createJobContext } from "../../job/contexts/create.ts";
 import type { ActorClass, JobContext, Resolved } from "../../job/job-context.ts";
 import { NamespaceClient } from "../../job/namespace/namespace-client.ts";
 import { kOwner, type ObjectRef } from "../../job/objects/object-ref.ts";
-import type { Cluster } from "../cluster.ts";
+import { kNamespaceDir, type Cluster } from "../cluster.ts";
+import { removeClientHosted, writeClientHosted } from "../namespace/client-hosted-records.ts";
 import { JobHandle } from "../job-handle.ts";
 import type { JobRequest, LaunchOptions } from "../types.ts";
 import { actorOptions, type ClientActorOptions } from "./client-actor-options.ts";
@@ -153,7 +154,12 @@ export class Client {
       const mesh = (isClass ? spawned : actorMeshAt(spawned[kMesh].addrs[0], spawned[kMesh].id, name, Class)) as ActorMesh<object>;
       const owner = currentProc().addr;
       const adopted = maxConcurrency === undefined ? { name } : { name, maxConcurrency };
-      await ns.adopt({ url, exportName, args: [], options: adopted, owner, meta }, Class.name, mesh, { pid: process.pid, host: hostname() });
+      const spec = { url, exportName, args: [], options: adopted, owner, meta };
+      const place = { pid: process.pid, host: hostname() };
+      await ns.adopt(spec, Class.name, mesh, place);
+      // Written down, so a namespace service started again after it died registers it again (client-hosted-records.ts).
+      const namespaceDir = this.cluster[kNamespaceDir];
+      writeClientHosted(namespaceDir, { spec, className: Class.name, addr: mesh[kMesh].addrs[0], meshId: mesh[kMesh].id, place });
       const target: ActorTarget = { mesh, hosted };
       const handle = (ctx as unknown as { [kHandleFor](t: ActorTarget, C?: Function): ActorHandle<object> })[kHandleFor](target, Class);
       const actor: HostedActor<object> = {
@@ -162,6 +168,7 @@ export class Client {
         shutdown: async () => {
           if (this.#hosted.get(name) !== actor) return;
           this.#hosted.delete(name);
+          removeClientHosted(namespaceDir, name);
           await ns.kill(name).catch(() => {}); // already gone from the namespace (killed there): end it here all the same
           await spawned.stop();
         },

@@ -21,6 +21,7 @@ import { writeJson } from "../job-files.ts";
 import { TERMINAL } from "../types.ts";
 import { clusterSources, runtimeSources } from "../dashboard/sources.ts";
 import { startDashboard } from "../dashboard/server.ts";
+import { liveClientHosted } from "./client-hosted-records.ts";
 import { SERVICE_CONTROL_ID, ServiceControl, watchLifetime } from "./service-lifetime.ts";
 
 const [listen, stateFile, spec] = process.argv.slice(2);
@@ -30,7 +31,10 @@ if (!listen || !stateFile || !spec) {
 }
 try {
   const addr = await runWorker({ listen });
-  const namespace = thisProc()[kSpawnWith]({ id: NAMESPACE_MESH_ID }, "namespace", NamespaceActor, addr);
+  // Started again after it died: the actors clients host are known by name again before any call is answered (calls
+  // that come before the namespace is spawned wait for it).
+  const adopted = await liveClientHosted(dirname(stateFile));
+  const namespace = thisProc()[kSpawnWith]({ id: NAMESPACE_MESH_ID }, "namespace", NamespaceActor, addr, adopted);
   await namespace.initialized;
   // Its own meshes (the actors it hosts, their restarts and failures), and the cluster's jobs and actors.
   const cluster = createCluster(spec);

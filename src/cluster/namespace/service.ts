@@ -11,6 +11,7 @@
 //   namespace/port          the port it listens on, kept for its restarts
 //   namespace/asked         touched by each launch: the service is not idle
 //   namespace/service.log   its output
+//   namespace/client-hosted the actors clients host, for its restarts (client-hosted-records.ts)
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -56,6 +57,11 @@ export class NamespaceService {
   ) {
     this.#dir = join(clusterRoot, "namespace");
     this.#files = serviceFiles(this.#dir);
+  }
+
+  /** Its state directory (the files listed above). */
+  get dir(): string {
+    return this.#dir;
   }
 
   /** The cluster's token, made on first use. */

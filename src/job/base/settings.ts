@@ -33,6 +33,13 @@ export const JOB_SETTINGS = {
       "at its next `yield` until the reader has read more; 0: no limit (it runs ahead as far as it goes, the values kept at the job's " +
       "head until read, as in Ray)",
   },
+  namespaceReconnectMs: ms(
+    "FRAY_NAMESPACE_RECONNECT_MS",
+    10_000,
+    "how long a job waits for its namespace service to accept connections when it finds none there (a service being started " +
+      "again, at the same address) or finds the one it used gone, before naming fails with an error that the service cannot be " +
+      "reached; 0: at once",
+  ),
   objectInlineBytes: {
     env: "FRAY_OBJECT_INLINE_BYTES",
     kind: "bytes",

@@ -18,6 +18,18 @@ export interface HostedActorSpec {
   readonly meta?: ActorMeta;
 }
 
+/**
+ * An actor that lives in another process (a client's, Client.hostActor) as a namespace registered it (NamespaceActor.adopt),
+ * kept so that a namespace started again registers it again: where it is (its process's address and its mesh id there).
+ */
+export interface AdoptedActorRecord {
+  readonly spec: HostedActorSpec;
+  readonly className: string;
+  readonly addr: string;
+  readonly meshId: string;
+  readonly place: { readonly pid: number; readonly host: string };
+}
+
 /** What a caller needs to reach a hosted actor, and to find its next incarnation. */
 export interface HostedActorInfo {
   readonly key: string;

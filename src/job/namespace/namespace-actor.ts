@@ -15,9 +15,10 @@ import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError, type MeshFailure } from "../../mesh/errors.ts";
 import { thisHost, type HostMesh } from "../../mesh/host-mesh.ts";
 import { kSpawnWith } from "../../mesh/proc-mesh.ts";
+import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import { attachToWorkers } from "../../mesh/workers.ts";
 import { HostCapacity } from "./host-capacity.ts";
-import { HostedActor, type HostedActorInfo, type HostedActorRow, type HostedActorSpec } from "./hosted-actor.ts";
+import { HostedActor, type AdoptedActorRecord, type HostedActorInfo, type HostedActorRow, type HostedActorSpec } from "./hosted-actor.ts";
 import { checkSameClass, checkSameOptions } from "../base/options.ts";
 import { namedActorExists } from "../base/errors.ts";
 import { countRestart } from "../../runtime/face/metrics.ts";
@@ -59,12 +60,19 @@ export class NamespaceActor extends Actor {
   #next = 0;
   readonly #unwatch: () => void;
 
-  /** `hostAddr`: this process as a worker (the shared service), so hosted actors listen on TCP; null: this machine's processes. */
-  constructor(hostAddr: string | null) {
+  /**
+   * `hostAddr`: this process as a worker (the shared service), so hosted actors listen on TCP; null: this machine's processes.
+   * `adopted`: actors other processes host that an earlier namespace registered, registered again before any call is answered.
+   */
+  constructor(hostAddr: string | null, adopted: readonly AdoptedActorRecord[] = []) {
     super();
     this.#host = hostAddr ? attachToWorkers([hostAddr]) : thisHost();
     // A driver that goes away takes its ephemeral actors with it.
     this.#unwatch = currentProc().onPeerLost((addr) => void this.#release(addr, "went away"));
+    for (const { spec, className, addr, meshId, place } of adopted) {
+      if (spec.options.name === undefined || this.#byName.has(spec.options.name)) continue;
+      this.adopt(spec, className, actorMeshAt<object>(addr, meshId, spec.options.name, null, className), place);
+    }
   }
 
   @endpoint({ concurrent: true })

@@ -3,9 +3,14 @@
 // driver. Failures to reach the service name its address; nothing falls back
 // to a private namespace. The service's own answers (a hosted actor is gone,
 // say) come as they are: "cannot be reached" is said only when it cannot be.
+// A service started again at its address (after a crash, or by an operator) is
+// dialed again: a client that finds none listening, or finds the one it used
+// gone (before or during a call), waits up to FRAY_NAMESPACE_RECONNECT_MS for one
+// that accepts connections and answers.
 import { connect } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { tcpHostPort } from "../../runtime/face/network.ts";
-import { settingName } from "../base/settings.ts";
+import { config, settingName } from "../base/settings.ts";
 import { AuthenticationError } from "../../wire/auth.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
@@ -20,11 +25,13 @@ export const NAMESPACE_MESH_ID = "fray-namespace";
 
 export class NamespaceClient {
   static readonly #shared = new Map<string, NamespaceClient>();
+  /** A dial to the service under way (its first, or again after it was lost), shared by the calls that wait for it. */
+  #dialing: Promise<void> | null = null;
 
   /** `addr`: the service's, or null for a driver's private namespace. */
   private constructor(
     readonly addr: string | null,
-    private readonly mesh: ActorMesh<NamespaceActor>,
+    private mesh: ActorMesh<NamespaceActor>,
   ) {}
 
   /** The shared namespace service at `addr` (`tcp://host:port`); rejects naming it when nothing listens there. */
@@ -32,9 +39,10 @@ export class NamespaceClient {
     let client = NamespaceClient.#shared.get(addr);
     if (!client) {
       await probe(addr);
-      client = new NamespaceClient(addr, actorMeshAt<NamespaceActor>(addr, NAMESPACE_MESH_ID, "namespace", NamespaceActor));
+      client = NamespaceClient.#shared.get(addr) ?? new NamespaceClient(addr, serviceMesh(addr));
       NamespaceClient.#shared.set(addr, client);
     }
+    if (currentProc().lostPeer(addr)) await client.#redial();
     return client;
   }
 
@@ -94,40 +102,86 @@ export class NamespaceClient {
 
   async #call<T>(call: () => Promise<T | Gone>): Promise<T> {
     let answer: T | Gone;
-    try {
-      answer = await call();
-    } catch (err) {
-      if (err instanceof ActorError) throw err.cause; // the namespace's own answer
-      const lost = this.addr === null ? undefined : currentProc().lostPeer(this.addr);
-      if (lost) throw unreachable(this.addr!, lost);
-      throw err; // not for want of the service: say what it is
+    let deadline: number | undefined;
+    for (;;) {
+      if (this.addr !== null && currentProc().lostPeer(this.addr)) await this.#redial();
+      try {
+        answer = await call();
+        break;
+      } catch (err) {
+        if (err instanceof ActorError) throw err.cause; // the namespace's own answer
+        const lost = this.addr === null ? undefined : currentProc().lostPeer(this.addr);
+        if (!lost) throw err; // not for want of the service: say what it is
+        // The service went while the call was on its way (or as it was dialed): again, to the one started after it,
+        // for up to FRAY_NAMESPACE_RECONNECT_MS (a service started again and killed again, say).
+        deadline ??= Date.now() + config.namespaceReconnectMs;
+        if (Date.now() >= deadline || refusedToken(lost)) throw unreachable(this.addr!, lost);
+      }
     }
     if (isGone(answer)) throw answer.gone;
     return answer;
   }
+
+  /** Waits for a service to accept connections at this client's address again, and sends to it from then on. */
+  #redial(): Promise<void> {
+    return (this.#dialing ??= (async () => {
+      try {
+        const addr = this.addr!;
+        await probe(addr);
+        currentProc().redial(addr);
+        this.mesh = serviceMesh(addr);
+      } finally {
+        this.#dialing = null;
+      }
+    })());
+  }
+}
+
+function serviceMesh(addr: string): ActorMesh<NamespaceActor> {
+  return actorMeshAt<NamespaceActor>(addr, NAMESPACE_MESH_ID, "namespace", NamespaceActor);
 }
 
 function isGone(answer: unknown): answer is Gone {
   return typeof answer === "object" && answer !== null && (answer as Partial<Gone>).gone instanceof SupervisionError;
 }
 
-/** Rejects at once, naming `addr`, when nothing accepts connections there (rather than retrying a dial for FRAY_CONNECT_TIMEOUT_MS). */
-function probe(addr: string): Promise<void> {
+/**
+ * Resolves once something accepts connections at `addr`, trying again while none does for up to FRAY_NAMESPACE_RECONNECT_MS
+ * (a service being started again); then rejects naming `addr` (rather than retrying a dial for FRAY_CONNECT_TIMEOUT_MS).
+ */
+async function probe(addr: string): Promise<void> {
+  const deadline = Date.now() + config.namespaceReconnectMs;
+  for (;;) {
+    try {
+      return await connectOnce(addr);
+    } catch (err) {
+      if (Date.now() >= deadline) throw unreachable(addr, err as Error);
+    }
+    await sleep(Math.min(100, Math.max(0, deadline - Date.now())));
+  }
+}
+
+function connectOnce(addr: string): Promise<void> {
   const { host, port } = tcpHostPort(addr);
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });
     socket.once("connect", () => (socket.destroy(), resolve()));
     socket.once("error", (err) => {
       socket.destroy();
-      reject(unreachable(addr, err));
+      reject(err);
     });
   });
 }
 
-function unreachable(addr: string, err: Error): Error {
+/** Whether `err` came of the service refusing this process's token (no use dialing it again). */
+function refusedToken(err: Error): boolean {
   let why: unknown = err;
   while (why instanceof Error && !(why instanceof AuthenticationError)) why = why.cause;
-  if (why) {
+  return why instanceof AuthenticationError;
+}
+
+function unreachable(addr: string, err: Error): Error {
+  if (refusedToken(err)) {
     return new Error(
       `the namespace service at ${addr} refused this process's token (${err.message}): give the namespace's token with ` +
         `createJobContext(kind, { namespace, token }) or ${settingName("token")}; (await cluster.namespace()).token is it`,

@@ -5,7 +5,7 @@
 // of one host the bytes go through a staging file in /dev/shm instead of the
 // socket (shm-staging.ts): one memory copy on each side, measured about twice
 // as fast as the socket (bench/groups/data.js, D1); without /dev/shm they go
-// in the frames; to another host, by a second connection (bulk-links.ts);
+// in the frames, as they do when /dev/shm is full; to another host, by a second connection (bulk-links.ts);
 // between threads, a buffer on a SharedArrayBuffer is shared (shared-views.ts).
 // Losing the owner rejects the transfer.
 import { encode, type Encoded } from "../../wire/codec.ts";
@@ -76,6 +76,24 @@ export function transfer(
       return Promise.reject(err);
     }
   }
+  return chunked(proc, buf, op, bytes, total, timeoutMs, bound, what, true);
+}
+
+/**
+ * The transfer in chunks, through a staging file when `viaShm` and the owner is a process of this host; a /dev/shm
+ * too full for the staging file's pages (ENOSPC, on either side) has the transfer made again in frames.
+ */
+function chunked(
+  proc: Proc,
+  buf: BufferAddress,
+  op: "read" | "write",
+  bytes: Uint8Array,
+  total: number,
+  timeoutMs: number,
+  bound: string,
+  what: string,
+  viaShm: boolean,
+): Promise<void> {
   if (!(config.bufferChunkBytes >= 1))
     return Promise.reject(
       new RangeError(
@@ -87,7 +105,7 @@ export function transfer(
     const window = Math.max(1, Math.floor(config.bufferInflightBytes / chunk));
     let staging: Staging | undefined;
     try {
-      staging = sameHostProcess(proc, buf) ? takeStaging() : undefined;
+      staging = viaShm && sameHostProcess(proc, buf) ? takeStaging() : undefined;
     } catch (err) {
       return reject(err);
     }
@@ -108,7 +126,8 @@ export function transfer(
       stopBulk();
       release();
       if (staging) returnStaging(staging, !error);
-      if (error) reject(error);
+      if (error && staging && noSpace(error)) resolve(chunked(proc, buf, op, bytes, total, timeoutMs, bound, what, false));
+      else if (error) reject(error);
       else resolve();
     };
     const timedOut = () => new Error(`${what} did not finish within ${bound}: ${done} of ${total} bytes moved${unreached(proc, buf)}`);
@@ -207,4 +226,10 @@ function unreached(proc: Proc, buf: BufferAddress): string {
 
 function ownerLost(buf: BufferAddress, what: string, cause: Error): SupervisionError {
   return new SupervisionError(`${what}: the process owning RemoteBuffer ${buf.id} (${buf.owner}) is gone: ${cause.message}`, { cause });
+}
+
+/** Whether `error` (or its cause, the owner's) is a write to a full /dev/shm. */
+function noSpace(error: Error): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) if ((e as NodeJS.ErrnoException).code === "ENOSPC" || /\bENOSPC\b/.test(e.message)) return true;
+  return false;
 }

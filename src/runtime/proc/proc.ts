@@ -230,6 +230,14 @@ export class Proc implements PortOwner, ProcMessaging, Router {
     return this.#lost.get(addr);
   }
 
+  /**
+   * Forgets that `addr` was lost, so the next message to it dials it again: for a service started again at the same
+   * address (a namespace service), which the caller knows is a new process. Nothing of the lost one carries over.
+   */
+  redial(addr: string): void {
+    this.#lost.delete(addr);
+  }
+
   onPeerLost(handler: PeerLostHandler): () => void {
     this.#peerLost.add(handler);
     return () => this.#peerLost.delete(handler);

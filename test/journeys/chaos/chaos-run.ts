@@ -8,8 +8,7 @@ import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readJourneyLine } from "../journey.ts";
 import type { JourneySpec } from "../journey-list.ts";
-import { FAULTS, type FaultTarget } from "./faults.ts";
-import { processFamily } from "./process-tree.ts";
+import { FAULTS, journeyPids, type FaultTarget } from "./faults.ts";
 import { isAlive } from "../../process-alive.ts";
 import { SeededRandom } from "./seeded-random.ts";
 
@@ -48,6 +47,7 @@ export async function runChaos(options: ChaosOptions): Promise<{ ok: boolean; ou
     const outcome = await runJourney(spec, kind, random, options.shmDir);
     outcomes.push(outcome);
     options.log(`chaos ${outcome.journey}/${outcome.kind}: ${outcome.ok ? "ok" : "FAILED"} ${outcome.why}; faults: ${summarise(outcome.faults)}`);
+    if (!outcome.ok) options.log(`  the faults, in order: ${outcome.faults.join("; ")}`);
   }
   let ok = outcomes.every((o) => o.ok);
   const shmAfter = shmUse(options.shmDir);
@@ -75,11 +75,11 @@ async function runJourney(spec: JourneySpec, kind: string, random: SeededRandom,
   void exited.then(() => (running = false));
 
   const seen = new Set<number>();
-  const target: FaultTarget = { root: child.pid!, stopMs: HEARTBEAT_TIMEOUT_MS + 1_000, shmDir };
+  const target: FaultTarget = { root: child.pid!, stopMs: HEARTBEAT_TIMEOUT_MS + 1_000, shmDir, started: new Set() };
   const faults: string[] = [];
   const watch = (async () => {
     while (running) {
-      for (const pid of processFamily(child.pid!)) seen.add(pid);
+      for (const pid of journeyPids(target)) seen.add(pid);
       await sleep(100);
     }
   })();
@@ -90,7 +90,7 @@ async function runJourney(spec: JourneySpec, kind: string, random: SeededRandom,
       const fault = random.pick(FAULTS)!;
       try {
         const did = await fault.apply(target, random);
-        if (did) faults.push(`${fault.name}: ${did}`);
+        if (did) faults.push(`${fault.name}: ${did} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } catch (err) {
         faults.push(`${fault.name} could not be applied: ${(err as Error).message}`);
       }
@@ -98,7 +98,7 @@ async function runJourney(spec: JourneySpec, kind: string, random: SeededRandom,
   })();
   const hung = sleep(JOURNEY_BOUND_MS).then(() => "hung" as const);
   const result = await Promise.race([exited, hung]);
-  if (result === "hung") for (const pid of processFamily(child.pid!)) process.kill(pid, "SIGKILL");
+  if (result === "hung") for (const pid of journeyPids(target)) process.kill(pid, "SIGKILL");
   const [code, signal] = result === "hung" ? [null, "SIGKILL" as const] : result;
   running = false;
   await Promise.all([watch, inject]);
