@@ -1,0 +1,43 @@
+// Tasks for object-borrowers.test.ts: values put by tasks, and a task that keeps a ref it was given after it returns.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { getJobContext, type ObjectRef } from "../../src/job.ts";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+/** Puts `n` doubles, each `fill`, and returns the ref wrapped (a ref returned bare would be resolved to its value). */
+export function putBig(n: number, fill: number): { ref: ObjectRef<Float64Array> } {
+  return { ref: getJobContext().put(new Float64Array(n).fill(fill)) };
+}
+
+/** Puts a small value, which travels inline to the job's head. */
+export function putSmall(value: string): { ref: ObjectRef<string> } {
+  return { ref: getJobContext().put(value) };
+}
+
+/** A ref this worker keeps after the task that got it returned (a module's state, as a cache would). */
+let kept: ObjectRef<Float64Array> | null = null;
+
+/** Keeps the ref it is given (wrapped, so it arrives as a ref) in this worker. */
+export function keep(wrapped: { ref: ObjectRef<Float64Array> }): void {
+  kept = wrapped.ref;
+}
+
+/** The sum of the kept ref's value, read now. */
+export async function sumKept(): Promise<number> {
+  let total = 0;
+  for (const x of await getJobContext().get(kept!)) total += x;
+  return total;
+}
+
+/** Drops the kept ref, and collects this worker's garbage so its drop is seen. */
+export function dropKept(): void {
+  kept = null;
+  gc();
+}
+
+/** Collects this worker's garbage (refs of tasks that ended are dropped then). */
+export function collect(): void {
+  gc();
+}
