@@ -90,3 +90,21 @@ for (const [kind, make] of backends) {
     });
   });
 }
+
+describe("threads", () => {
+  it("a value a task borrowed is kept while it keeps the ref, and released once it and the driver dropped it", async () => {
+    await using ctx = createJobContext("threads", { maxWorkers: 1 });
+    const lend = async () => {
+      const ref: ObjectRef<Float64Array> = ctx.run(bigResult, 1000, 5);
+      await ctx.get(ctx.run(keep, { ref }));
+      return ref.id;
+    };
+    const id = await lend();
+    assert.ok(await collectUntil(ctx, () => refCountsOf(id).own === 0), "the driver's refs were dropped");
+    assert.equal(refCountsOf(id).borrowed, 1, "the worker thread is counted as a borrower");
+    assert.equal(await ctx.get(ctx.run(sumKept)), 5 * 1000, "the borrower still reads it");
+    await ctx.get(ctx.run(dropKept));
+    assert.ok(await collectUntil(ctx, () => refCountsOf(id).borrowed === 0), "the borrow was given back");
+    assert.deepEqual(refCountsOf(id), { own: 0, borrowed: 0 });
+  });
+});

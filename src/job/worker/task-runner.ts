@@ -171,7 +171,9 @@ export class TaskRunner {
     }
     let result: unknown;
     try {
-      result = withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.#holder), () => fn(...args)));
+      result = withTaskEnv(env, () =>
+        withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.#holder), () => fn(...args)),
+      );
     } catch (err) {
       slot?.end();
       this.#ended(taskId);
