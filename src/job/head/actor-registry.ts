@@ -182,10 +182,12 @@ export class ActorRegistry {
   #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>, call: ActorCall): void {
     const entry = this.refs.store.entry(id);
     args
-      .then((values) =>
-        target.hosted
-          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values, call)
-          : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[endpoint].callOne(...values),
+      .then(
+        (values) =>
+          (target.hosted
+            ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values, call)
+            : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[endpoint].callOne(...values)
+          ).finally(() => values), // refs in the arguments stay counted here until the actor's reply, after its borrow of them (../objects/ref-counts.ts)
       )
       .then(
         (v) => (this.#calls.delete(id), entry.resolve(v)),

@@ -2,8 +2,10 @@
 // The value is kept by its owner: the head of the job that made the ref, in
 // that job's driver. A ref names its owner, so it can be passed anywhere — to
 // tasks and actors of its job, back to the driver, to another job through a
-// named actor — and whoever resolves it asks the owner (ref-reader.ts). A sync job
-// keeps its values in its own process, so its refs cannot be sent.
+// named actor — and whoever resolves it asks the owner (ref-reader.ts). Every ref
+// decoded or made is counted, so the owner frees a value once no process holds a
+// ref to it (ref-counts.ts, borrowed-refs.ts). A sync job keeps its values in its
+// own process, so its refs cannot be sent.
 import { SerializationError } from "../../wire/errors.ts";
 import { registerHandleType } from "../../wire/codec.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
