@@ -41,3 +41,21 @@ export function dropKept(): void {
 export function collect(): void {
   gc();
 }
+
+/** An actor that keeps a ref it is given, as a cache would. */
+export class RefKeeper {
+  #kept: ObjectRef<Float64Array> | null = null;
+
+  keep(wrapped: { ref: ObjectRef<Float64Array> }): void {
+    this.#kept = wrapped.ref;
+  }
+
+  async first(): Promise<number> {
+    return (await getJobContext().get(this.#kept!))[0];
+  }
+
+  drop(): void {
+    this.#kept = null;
+    gc();
+  }
+}

@@ -11,7 +11,7 @@ import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 import { thisHost } from "../../src/mesh.ts";
 import { track } from "../helpers.ts";
 import { bigResult, heldHere, sumByGet, sumOf } from "./held-results-tasks.ts";
-import { collect, dropKept, keep, putBig, putSmall, sumKept } from "./object-borrowers-tasks.ts";
+import { collect, dropKept, keep, putBig, putSmall, RefKeeper, sumKept } from "./object-borrowers-tasks.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -87,6 +87,22 @@ for (const [kind, make] of backends) {
       await ctx.get(ctx.run(dropKept));
       assert.ok(await collectUntil(ctx, async () => (await ctx.get(ctx.run(heldHere))) === 0), "freed once the borrower dropped it too");
       assert.deepEqual(refCountsOf(id), { own: 0, borrowed: 0 });
+    });
+
+    it("a held value an actor keeps a ref to stays until the actor drops it", async () => {
+      await using ctx = make(1);
+      const keeper = await ctx.createActor(RefKeeper);
+      const lend = async () => {
+        const ref: ObjectRef<Float64Array> = ctx.run(bigResult, N, 7);
+        await ctx.get(keeper.keep.remote({ ref }));
+        return ref.id;
+      };
+      const id = await lend();
+      assert.ok(await collectUntil(ctx, () => refCountsOf(id).own === 0), "the driver's refs were dropped");
+      assert.equal(await ctx.get(keeper.first.remote()), 7, "the actor still reads it");
+      await ctx.get(keeper.drop.remote());
+      assert.ok(await collectUntil(ctx, () => refCountsOf(id).borrowed === 0), "the actor's borrow was given back");
+      assert.ok(await collectUntil(ctx, async () => (await ctx.get(ctx.run(heldHere))) === 0), "and the value freed in its worker");
     });
   });
 }
