@@ -11,7 +11,8 @@ import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 import { thisHost } from "../../src/mesh.ts";
 import { track } from "../helpers.ts";
 import { bigResult, heldHere, sumByGet, sumOf } from "./held-results-tasks.ts";
-import { collect, dropKept, keep, putBig, putSmall, RefKeeper, sumKept } from "./object-borrowers-tasks.ts";
+import { collect, dropKept, keep, putBig, putSmall, RefKeeper, sumKept, Summer } from "./object-borrowers-tasks.ts";
+import { HeldValue } from "../../src/job/objects/held-value.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -87,6 +88,25 @@ for (const [kind, make] of backends) {
       await ctx.get(ctx.run(dropKept));
       assert.ok(await collectUntil(ctx, async () => (await ctx.get(ctx.run(heldHere))) === 0), "freed once the borrower dropped it too");
       assert.deepEqual(refCountsOf(id), { own: 0, borrowed: 0 });
+    });
+
+    it("an actor call given the ref of a held value reads it from its holder, not through the driver", async () => {
+      await using ctx = make(2);
+      const summer = await ctx.createActor(Summer);
+      const ref = ctx.run(bigResult, N, 3);
+      await ctx.wait([ref]);
+      const read = HeldValue.prototype.read;
+      let readHere = 0;
+      HeldValue.prototype.read = function (this: HeldValue) {
+        readHere++;
+        return read.call(this);
+      };
+      try {
+        assert.equal(await ctx.get(summer.sum.remote(ref, 2)), 6 * N);
+      } finally {
+        HeldValue.prototype.read = read;
+      }
+      assert.equal(readHere, 0, "the driver read none of it");
     });
 
     it("a held value an actor keeps a ref to stays until the actor drops it", async () => {
