@@ -68,3 +68,10 @@ export class Summer {
     return total * times;
   }
 }
+
+/** An actor that puts a large value and hands out its ref. */
+export class Putter {
+  put(n: number, fill: number): { ref: ObjectRef<Float64Array> } {
+    return putBig(n, fill);
+  }
+}

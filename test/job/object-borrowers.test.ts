@@ -11,7 +11,7 @@ import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 import { thisHost } from "../../src/mesh.ts";
 import { track } from "../helpers.ts";
 import { bigResult, heldHere, sumByGet, sumOf } from "./held-results-tasks.ts";
-import { collect, dropKept, keep, putBig, putSmall, RefKeeper, sumKept, Summer } from "./object-borrowers-tasks.ts";
+import { collect, dropKept, keep, putBig, putSmall, Putter, RefKeeper, sumKept, Summer } from "./object-borrowers-tasks.ts";
 import { HeldValue } from "../../src/job/objects/held-value.ts";
 
 setFlagsFromString("--expose-gc");
@@ -52,6 +52,16 @@ for (const [kind, make] of backends) {
       assert.equal(big.length, N);
       assert.equal(big[N - 1], 3);
       assert.equal(objectStats.bytes - before, 0, "nor after its readers and the driver's get");
+    });
+
+    it("a large value put by an actor on a worker stays in the actor's process", async () => {
+      await using ctx = make(1);
+      const putter = await ctx.createActor(Putter);
+      const before = objectStats.bytes;
+      const { ref } = await ctx.get(putter.put.remote(N, 8));
+      assert.equal((await ctx.get(ctx.run(sumOf, ref))).sum, 8 * N);
+      assert.equal((await ctx.get(ref))[N - 1], 8);
+      assert.equal(objectStats.bytes - before, 0, "the driver's object store holds none of the value's bytes");
     });
 
     it("a small value put by a task travels to the head as before", async () => {
