@@ -12,7 +12,7 @@ import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import type { ActorTarget } from "../base/actor-target.ts";
 import { currentContext } from "../base/ambient.ts";
-import { headAt, kOwner, ObjectRef, type RefHead, type RefOwner } from "../objects/object-ref.ts";
+import { headAt, kOwner, madeHere, ObjectRef, type RefHead, type RefOwner } from "../objects/object-ref.ts";
 import { ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { actorHandle, type ActorHandle, type RemoteMethod } from "./actor-handle.ts";
@@ -71,7 +71,7 @@ function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
     (method, args) => {
       const ctx = context();
       if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Methods)[method].remote(...args);
-      const ref = new ObjectRef(currentProc().nextId(), owner);
+      const ref = madeHere(new ObjectRef(currentProc().nextId(), owner));
       callThroughHead(owner.head, ref.id, target, method, args);
       return ref;
     },
@@ -79,7 +79,7 @@ function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
     (method, args, window) => {
       const ctx = context();
       if (ctx?.[kHandleFor]) return (ctx[kHandleFor](target) as unknown as Methods)[method].options({ window }).remoteStreaming(...args);
-      const ref = new ObjectRef<number>(currentProc().nextId(), owner);
+      const ref = madeHere(new ObjectRef<number>(currentProc().nextId(), owner));
       callThroughHead(owner.head, ref.id, target, method, args, window);
       const cause = (err: unknown) => {
         throw err instanceof ActorError ? err.cause : err;
@@ -89,7 +89,7 @@ function revived(target: ActorTarget, owner: HeadOwner): ActorHandle<object> {
         {
           next: async (index) => {
             const id = await owner.head.remoteStreamNext.callOne(ref.id, index, null).catch(cause);
-            return id === null ? null : new ObjectRef(id, owner);
+            return id === null ? null : madeHere(new ObjectRef(id, owner));
           },
           cancel: () => owner.head.remoteCancel.callOne(ref.id, true).catch(cause),
         },

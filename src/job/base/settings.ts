@@ -45,10 +45,10 @@ export const JOB_SETTINGS = {
     kind: "bytes",
     default: 100 * 1024,
     doc:
-      "how large a task's result may be (estimated from its typed arrays, strings and elements) and still travel to the job's driver, " +
-      "which keeps it; a larger one stays in the worker process that ran the task (`processes` and `mesh` jobs), and whoever reads it " +
-      "(a task on another worker, the driver's `get`) fetches it from there; lost with that worker, it is made again by its task if " +
-      "`maxRetries` allow, else its reads reject with `ObjectLostError`",
+      "how large a task's result, or a value a task or actor `put`s, may be (estimated from its typed arrays, strings and elements) " +
+      "and still travel to the job's driver, which keeps it; a larger one stays in the worker process that made it (`processes` and " +
+      "`mesh` jobs), and whoever reads it (a task on another worker, the driver's `get`) fetches it from there; lost with that worker, " +
+      "a result is made again by its task if `maxRetries` allow, else its reads (and a lost `put`'s) reject with `ObjectLostError`",
   },
   objectStoreBytes: {
     env: "FRAY_OBJECT_STORE_BYTES",

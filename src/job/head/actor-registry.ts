@@ -21,6 +21,9 @@ import { forcedCancel } from "../tasks/worker-replacement.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
 import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
+import { HELD_ARGS_ENDPOINT } from "../actors/held-args-endpoint.ts";
+import { HeldValue } from "../objects/held-value.ts";
+import { hasRef } from "../objects/task-args.ts";
 import { placeOf, type ActorMeta, type MemberOptions } from "../actors/current-actor.ts";
 import { actorCallError, type ActorCall } from "../actors/actor-call-error.ts";
 
@@ -131,9 +134,22 @@ export class ActorRegistry {
     if (named.placement) releaseActor(named.placement); // once: not if its worker's death gave the resources back already
   }
 
-  /** Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. */
+  /**
+   * Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. Refs to values
+   * held by workers go to an actor on a worker as refs, which it reads itself (../actors/held-args-endpoint.ts).
+   */
   call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
-    this.#invoke(id, target, method, this.refs.all(args), this.#call(id, target, method));
+    const call = this.#call(id, target, method);
+    this.#invoke(id, target, target.hosted || !hasRef(args) ? this.refs.all(args).then((values) => [method, values]) : this.#withHeld(method, args), call);
+  }
+
+  /** The endpoint and arguments of a call of `method` with `args`: through HELD_ARGS_ENDPOINT if some ref's value is held by a worker. */
+  async #withHeld(method: string, args: readonly unknown[]): Promise<[string, readonly unknown[]]> {
+    const kept = await this.refs.allKept(args);
+    const held: number[] = [];
+    for (let i = 0; i < kept.length; i++) if (kept[i] instanceof HeldValue) held.push(i);
+    if (held.length === 0) return [method, kept];
+    return [HELD_ARGS_ENDPOINT, [method, kept.map((k, i) => (k instanceof HeldValue ? args[i] : k)), held]];
   }
 
   /**
@@ -145,8 +161,7 @@ export class ActorRegistry {
     this.#invoke(
       id,
       target,
-      STREAM_ENDPOINT,
-      this.refs.all(args).then((values) => [method, values, port]),
+      this.refs.all(args).then((values) => [STREAM_ENDPOINT, [method, values, port]]),
       call,
     );
   }
@@ -179,13 +194,16 @@ export class ActorRegistry {
     return this.#calls.get(id);
   }
 
-  #invoke(id: string, target: ActorTarget, endpoint: string, args: Promise<readonly unknown[]>, call: ActorCall): void {
+  /** Sends the call `sent` resolves to (an endpoint and its arguments) to `target`; its result fills entry `id`. */
+  #invoke(id: string, target: ActorTarget, sent: Promise<[string, readonly unknown[]]>, call: ActorCall): void {
     const entry = this.refs.store.entry(id);
-    args
-      .then((values) =>
-        target.hosted
-          ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values, call)
-          : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[endpoint].callOne(...values),
+    sent
+      .then(
+        ([endpoint, values]) =>
+          (target.hosted
+            ? this.#hostedCalls.call(target as ActorTarget & { hosted: NonNullable<ActorTarget["hosted"]> }, endpoint, values, call)
+            : (target.mesh as unknown as Record<string, { callOne(...a: unknown[]): Promise<unknown> }>)[endpoint].callOne(...values)
+          ).finally(() => values), // refs in the arguments stay counted here until the actor's reply, after its borrow of them (../objects/ref-counts.ts)
       )
       .then(
         (v) => (this.#calls.delete(id), entry.resolve(v)),

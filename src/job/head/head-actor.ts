@@ -33,21 +33,40 @@ export class HeadActor extends Actor implements HeadEndpoints {
     return true;
   }
 
+  // The endpoints that make a ref (submits, put, actor calls, a stream's next item) count the caller, which holds
+  // the ref, as a borrower of its value: it gives the borrow back when it drops the ref (../objects/borrowed-refs.ts).
+
   /** `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). */
   @endpoint({ concurrent: true })
   remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent: string | null = null): void {
+    this.#head.store.counts.borrow([id]);
     this.#head.submit(id, { url, exportName }, args, options, parent);
   }
 
   @endpoint({ concurrent: true })
   remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window = Infinity, options: TaskOptions = {}): void {
+    this.#head.store.counts.borrow([id]);
     this.#head.submitStream(id, { url, exportName }, args, parent, window, options);
   }
 
   /** The ref id of item `index` of stream `id`, or null after its last; `taskId`: the reading task, which lends its resources out meanwhile. */
   @endpoint({ concurrent: true })
-  remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null> {
-    return this.#head.streamNext(id, index, taskId);
+  async remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null> {
+    const item = await this.#head.streamNext(id, index, taskId);
+    if (item !== null) this.#head.store.counts.borrow([item]);
+    return item;
+  }
+
+  /** The calling process holds refs to each of `ids`: their values are kept until it returns them. */
+  @endpoint({ concurrent: true })
+  remoteBorrow(ids: string[]): void {
+    this.#head.store.counts.borrow(ids);
+  }
+
+  /** The calling process dropped its refs to each of `ids`: a value nobody else keeps is freed. */
+  @endpoint({ concurrent: true })
+  remoteReturn(ids: string[]): void {
+    this.#head.store.counts.returned(ids);
   }
 
   @endpoint({ concurrent: true })
@@ -92,6 +111,7 @@ export class HeadActor extends Actor implements HeadEndpoints {
 
   @endpoint({ concurrent: true })
   remotePut(id: string, value: unknown): void {
+    this.#head.store.counts.borrow([id]);
     this.#head.store.entry(id).resolve(value);
   }
 
@@ -103,6 +123,7 @@ export class HeadActor extends Actor implements HeadEndpoints {
   /** Also how handles called where no job context runs reach their actor (../actors/actor-ref.ts): from any process. */
   @endpoint({ concurrent: true })
   remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream: number | false = false): void {
+    this.#head.store.counts.borrow([id]);
     if (stream !== false) this.#head.callActorStream(id, target, method, args, stream);
     else this.#head.callActor(id, target, method, args);
   }

@@ -17,6 +17,7 @@ import type { HeadEndpoints } from "../head-endpoints.ts";
 import type { JobKind } from "../job-context.ts";
 import type { ObjectRef } from "../objects/object-ref.ts";
 import { ObjectStore } from "../objects/object-store.ts";
+import { LOCAL_OWNERS } from "../objects/ref-counts.ts";
 import type { ActorOptions, Resources, TaskOptions } from "../base/options.ts";
 import { RefReader } from "../objects/ref-reader.ts";
 import { returnIds, taskOfReturn } from "../objects/task-returns.ts";
@@ -64,6 +65,7 @@ export class JobHead {
   async setUp(setup: HeadSetup, endpoints: ActorMesh<HeadEndpoints>): Promise<void> {
     this.#procs = setup.procs;
     this.refs.self = endpoints[kMesh].id;
+    LOCAL_OWNERS.set(this.refs.self, this.store.counts); // its refs decoded in this process count as its own
     this.refs.onLost = (id) => this.holderLost(id);
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id]);
@@ -178,5 +180,6 @@ export class JobHead {
     await this.#procs?.stop();
     this.#scheduler.close();
     this.store.close();
+    if (this.refs.self !== null) LOCAL_OWNERS.delete(this.refs.self);
   }
 }

@@ -2,15 +2,18 @@
 // The value is kept by its owner: the head of the job that made the ref, in
 // that job's driver. A ref names its owner, so it can be passed anywhere — to
 // tasks and actors of its job, back to the driver, to another job through a
-// named actor — and whoever resolves it asks the owner (ref-reader.ts). A sync job
-// keeps its values in its own process, so its refs cannot be sent.
+// named actor — and whoever resolves it asks the owner (ref-reader.ts). Every ref
+// decoded or made is counted, so the owner frees a value once no process holds a
+// ref to it (ref-counts.ts, borrowed-refs.ts). A sync job keeps its values in its
+// own process, so its refs cannot be sent.
 import { SerializationError } from "../../wire/errors.ts";
 import { registerHandleType } from "../../wire/codec.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
-import { currentProc } from "../../runtime/face/procs.ts";
 import type { ActorTarget } from "../base/actor-target.ts";
-import { escapedRefs, type ObjectStore } from "./object-store.ts";
+import type { ObjectStore } from "./object-store.ts";
+import { LOCAL_OWNERS } from "./ref-counts.ts";
+import { borrowed } from "./borrowed-refs.ts";
 
 /**
  * The endpoints of a job's head that whoever holds one of its refs, streams or actor handles calls, from any
@@ -31,6 +34,10 @@ export interface RefHead {
   /** Calls `method` of `target` for ref `id` (`stream`: as a stream), keeping the result with the head. */
   /** `stream`: a streaming call's window (how many items it may yield ahead of its reader; Infinity: no limit), false for a plain call. */
   remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream?: number | false): void;
+  /** The calling process holds refs to each of `ids` (once per borrow): their values are kept until it returns them (borrowed-refs.ts). */
+  remoteBorrow(ids: string[]): void;
+  /** The calling process dropped its refs to each of `ids` (once per borrow it returns). */
+  remoteReturn(ids: string[]): void;
 }
 
 /** Where a ref's value is kept: with a job's head, which answers for it from any process, or in a sync job's store in this process. */
@@ -59,6 +66,16 @@ export class ObjectRef<T = unknown> {
   toString(): string {
     return `ObjectRef(${this.id})`;
   }
+}
+
+/**
+ * Counts `ref`, just made in this process for a message to its head that makes it (a submit, a put, an actor call,
+ * a stream's next item): the head counts this process as its borrower from that message, and it is given back
+ * once `ref` is garbage (borrowed-refs.ts).
+ */
+export function madeHere<R extends ObjectRef>(ref: R): R {
+  const owner = ref[kOwner];
+  return owner.head === null ? ref : borrowed(ref, owner.id, owner.head, true);
 }
 
 const owners = new WeakMap<ActorMesh<RefHead>, RefOwner>();
@@ -91,12 +108,14 @@ registerHandleType<ObjectRef>({
           `(await ctx.get(ref)), or run the job on the threads or processes backend`,
       );
     }
-    const addr = owner.head[kMesh].addrs[0];
-    if (addr === currentProc().addr) escapedRefs.add(ref.id); // kept by this process's head: keep it while it is out of sight
-    return [ref.id, addr, owner.id];
+    return [ref.id, owner.head[kMesh].addrs[0], owner.id];
   },
+  // A ref decoded in its owner's process counts as the owner's own; anywhere else, as a borrow (ref-counts.ts).
   fromWire: (data) => {
     const [id, addr, head] = data as [string, string, string];
-    return new ObjectRef(id, headAt(addr, head));
+    const owner = headAt(addr, head);
+    const ref = new ObjectRef(id, owner);
+    const local = LOCAL_OWNERS.get(head);
+    return local ? local.track(ref) : borrowed(ref, head, owner.head!, false);
   },
 });

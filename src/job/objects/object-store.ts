@@ -3,6 +3,7 @@ import { metricsOn } from "../../runtime/face/metrics.ts";
 import { hold, release } from "../../runtime/face/procs.ts";
 import { HeldValue } from "./held-value.ts";
 import { checkReturns } from "./task-returns.ts";
+import { RefCounts } from "./ref-counts.ts";
 
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
@@ -16,15 +17,6 @@ export interface Entry {
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
-
-/** Ids of refs that were sent somewhere (object-ref.ts): their values are kept, since their holders are out of sight. */
-export const escapedRefs = new Set<string>();
-
-// When the driver drops its last ObjectRef to a value nobody else was sent,
-// the value is released: a long job does not grow without bound.
-const dropped = new FinalizationRegistry<{ store: ObjectStore; id: string }>(({ store, id }) => {
-  if (!escapedRefs.has(id)) store.release(id);
-});
 
 /**
  * An entry as a class, not closures: a batch of 20,000 tasks makes 20,000 of
@@ -144,6 +136,8 @@ export class ObjectStore {
       if (values?.[i] instanceof HeldValue) values[i].free(); // a return made again for another one's sake, or released
     });
   }
+  /** What keeps each value: this process's refs and other processes' borrows; an entry no count keeps any more is released. */
+  readonly counts = new RefCounts((id) => this.release(id));
 
   /** The HeldValue entry `id` keeps, if its value is held by a worker. */
   held(id: string): HeldValue | undefined {
@@ -163,10 +157,9 @@ export class ObjectStore {
    */
   constructor(private readonly keepsAlive = false) {}
 
-  /** Releases `ref`'s value once `ref` is garbage (unless it was sent elsewhere). */
+  /** Counts `ref`, a ref of this process: its value is released once it and every other ref to it are dropped (ref-counts.ts). */
   track<R extends { readonly id: string }>(ref: R): R {
-    dropped.register(ref, { store: this, id: ref.id });
-    return ref;
+    return this.counts.track(ref);
   }
 
   entry(id: string): Entry {

@@ -8,6 +8,7 @@ import type { PortRef } from "../../runtime/face/actors.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
+import "../actors/held-args-endpoint.ts"; // and read values held by workers that their calls are given
 import { ambient } from "../base/ambient.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import type { JobKind } from "../job-context.ts";
@@ -38,7 +39,7 @@ export class Executor extends Actor {
     const worker = context?.rank ?? 0; // rank i runs on worker i
     const starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
     const runner = (this.#runner = new TaskRunner(head, kind, slots, results, starts, worker));
-    ambient.processDefault = new RemoteJobContext(head, kind); // for actors created in this worker
+    ambient.processDefault = new RemoteJobContext(head, kind, null, null, null, runner.holder); // for actors created in this worker
     // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
     if (lanes !== null && context) {
       this.#lane = new ExecutorLane(

@@ -12,12 +12,14 @@ import type { ActorClass } from "../actors/actor-handle.ts";
 import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction } from "../job-context.ts";
 import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
-import { headOwner, kOwner, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
+import { headOwner, kOwner, madeHere, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
 import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { checkCancelOptions, checkResources, returnsOf, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { returnIds } from "../objects/task-returns.ts";
 import { nameUnsendableArgument } from "../objects/task-args.ts";
 import { HeldValue, readHeld } from "../objects/held-value.ts";
+import { largerThan } from "../objects/value-size.ts";
+import { config } from "../base/settings.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { tooLargeArguments } from "../../wire/codec.ts";
 
@@ -42,14 +44,20 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   readonly #taskId: string | null;
   readonly #slot: TaskSlot | null;
   readonly #controls: TaskControls | null;
+  /** This worker's index, if a large `put` stays here (../objects/held-value.ts); -1: every value goes to the head. */
+  readonly #holder: number;
 
-  /** `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits; `controls`: its Executor's. */
+  /**
+   * `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits; `controls`: its
+   * Executor's; `holder`: this worker's index if it keeps large values, else -1.
+   */
   constructor(
     head: ActorMesh<HeadEndpoints>,
     readonly kind: JobKind,
     taskId: string | null = null,
     slot: TaskSlot | null = null,
     controls: TaskControls | null = null,
+    holder = -1,
   ) {
     super();
     this.#head = head;
@@ -57,6 +65,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     this.#taskId = taskId;
     this.#slot = slot;
     this.#controls = controls;
+    this.#holder = holder;
   }
 
   get signal(): AbortSignal {
@@ -111,7 +120,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
       {
         next: async (index) => {
           const id = await this.#blocked(() => unwrap(this.#head.remoteStreamNext.callOne(ref.id, index, this.#taskId)));
-          return id === null ? null : new ObjectRef(id, this.#owner);
+          return id === null ? null : this.#counted(new ObjectRef(id, this.#owner)); // the head counted its borrow as it answered
         },
         cancel: () => this.cancel(ref),
       },
@@ -149,14 +158,27 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 
+  /** A value larger than FRAY_OBJECT_INLINE_BYTES stays in this worker, as a large result does: the head keeps where it is. */
   put<T>(value: T): ObjectRef<T> {
     const ref = this.#newRef();
     try {
-      this.#head.remotePut.broadcast(ref.id, value);
+      this.#head.remotePut.broadcast(ref.id, this.#kept(ref.id, value));
     } catch (err) {
       throw tooLargeArguments(err, "put", [value]);
     }
     return ref as ObjectRef<T>;
+  }
+
+  /** What `put` sends the head for `value`: the value, or, if it is large and this worker keeps values, the HeldValue of it kept here. */
+  #kept(id: string, value: unknown): unknown {
+    if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
+    let bytes: Uint8Array;
+    try {
+      bytes = HeldValue.encode("put", value);
+    } catch {
+      return value; // one the codec cannot encode: sending it fails, and says why
+    }
+    return HeldValue.hold(id, "put", this.#holder, bytes); // past this worker's store cap: throws, naming the ref and the fix
   }
 
   async createActor<C extends ActorClass>(
@@ -197,8 +219,14 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     throw new Error("shutdown() belongs to the driver that created the job context, not to a task or actor in it");
   }
 
+  /** A ref made here: the message that makes it (a submit, a put, an actor call) counts this process as its borrower. */
   #newRef(): ObjectRef {
-    return new ObjectRef(currentProc().nextId(), this.#owner);
+    return this.#counted(new ObjectRef(currentProc().nextId(), this.#owner));
+  }
+
+  /** Counts `ref` as this process's until it is garbage; the head counted its borrow already. */
+  #counted(ref: ObjectRef): ObjectRef {
+    return madeHere(ref);
   }
 }
 

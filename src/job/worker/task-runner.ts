@@ -53,6 +53,11 @@ export class TaskRunner {
   /** This worker's index in its job; -1: large values are not held here (their job's kind keeps them in the driver). */
   readonly #holder: number;
 
+  /** This worker's index if it keeps large values (a task's result, a `put`) for others to read; -1 if its job's kind does not. */
+  get holder(): number {
+    return this.#holder;
+  }
+
   /** `worker`: this worker's index. */
   constructor(head: ActorMesh<HeadEndpoints>, kind: JobKind, slots: number, results: PortRef, starts: StartReports, worker = 0) {
     this.#head = head;
@@ -167,7 +172,9 @@ export class TaskRunner {
     }
     let result: unknown;
     try {
-      result = withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls), () => fn(...args)));
+      result = withTaskEnv(env, () =>
+        withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.#holder), () => fn(...args)),
+      );
     } catch (err) {
       slot?.end();
       this.#ended(taskId);
@@ -334,7 +341,7 @@ export class TaskRunner {
       if ((cancelled = this.#cancelReason(taskId))) throw cancelled;
     }
     const f = fn;
-    const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls);
+    const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.#holder);
     if (stream === null) return await withTaskEnv(env, () => withJobContext(ctx, () => f(...args)));
     // The generator's body runs in the task's context across its awaits: it is created and pulled inside it.
     return await withTaskEnv(env, () =>
