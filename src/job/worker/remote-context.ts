@@ -18,8 +18,7 @@ import { checkCancelOptions, checkResources, returnsOf, type ActorOptions, type 
 import { returnIds } from "../objects/task-returns.ts";
 import { nameUnsendableArgument } from "../objects/task-args.ts";
 import { HeldValue, readHeld } from "../objects/held-value.ts";
-import { largerThan } from "../objects/value-size.ts";
-import { config } from "../base/settings.ts";
+import { keptValue } from "../objects/kept-values.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { tooLargeArguments } from "../../wire/codec.ts";
 
@@ -162,23 +161,11 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   put<T>(value: T): ObjectRef<T> {
     const ref = this.#newRef();
     try {
-      this.#head.remotePut.broadcast(ref.id, this.#kept(ref.id, value));
+      this.#head.remotePut.broadcast(ref.id, keptValue(this.#holder, ref.id, "put", value));
     } catch (err) {
       throw tooLargeArguments(err, "put", [value]);
     }
     return ref as ObjectRef<T>;
-  }
-
-  /** What `put` sends the head for `value`: the value, or, if it is large and this worker keeps values, the HeldValue of it kept here. */
-  #kept(id: string, value: unknown): unknown {
-    if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
-    let bytes: Uint8Array;
-    try {
-      bytes = HeldValue.encode("put", value);
-    } catch {
-      return value; // one the codec cannot encode: sending it fails, and says why
-    }
-    return HeldValue.hold(id, "put", this.#holder, bytes); // past this worker's store cap: throws, naming the ref and the fix
   }
 
   async createActor<C extends ActorClass>(

@@ -15,10 +15,8 @@ import { isPlain, SlotUse, TASK_FIELDS, TaskField } from "../routes/task-batch.t
 import { unknownFunction } from "../routes/told-functions.ts";
 import { asStream } from "../streams/stream-buffer.ts";
 import { pump } from "../streams/stream-pump.ts";
-import { config } from "../base/settings.ts";
-import { HeldValue, readAllHeld } from "../objects/held-value.ts";
-import { largerThan } from "../objects/value-size.ts";
-import { checkReturns, returnIds } from "../objects/task-returns.ts";
+import { readAllHeld } from "../objects/held-value.ts";
+import { keptReturns, keptValue } from "../objects/kept-values.ts";
 import { HeldSlot, isThenable } from "./held-slot.ts";
 import { readFromHolder, RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
@@ -220,37 +218,11 @@ export class TaskRunner {
   #sendValue(number: number, taskId: string, name: string, value: unknown, returns: number, lane: boolean): void {
     let sent: unknown;
     try {
-      sent = returns === 0 ? this.#kept(taskId, name, value) : this.#keptReturns(taskId, name, value, returns);
+      sent = returns === 0 ? keptValue(this.#holder, taskId, name, value) : keptReturns(this.#holder, taskId, name, value, returns);
     } catch (err) {
       return this.#sendResult(number, err, true);
     }
     this.#sendResult(number, sent, false, lane);
-  }
-
-  /** The `n` returns of task `taskId` (numReturns), each kept as #kept keeps a value, under its return's ref id; throws unless its value is an array of `n`. */
-  #keptReturns(taskId: string, name: string, value: unknown, n: number): unknown[] {
-    const values = checkReturns(value, n, name);
-    const ids = returnIds(taskId, n);
-    const kept: unknown[] = [];
-    try {
-      for (const [i, v] of values.entries()) kept.push(this.#kept(ids[i], name, v));
-    } catch (err) {
-      for (const k of kept) if (k instanceof HeldValue) k.free();
-      throw err;
-    }
-    return kept;
-  }
-
-  /** What goes back as ref `refId`'s value (a task's, or one of its returns): the value, or, if large and this worker holds values, its HeldValue; throws if it cannot be held. */
-  #kept(refId: string, name: string, value: unknown): unknown {
-    if (this.#holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
-    let bytes: Uint8Array;
-    try {
-      bytes = HeldValue.encode(name, value);
-    } catch {
-      return value; // one the codec cannot encode: sending it fails, and says why, as it does for any value
-    }
-    return HeldValue.hold(refId, name, this.#holder, bytes);
   }
 
   /**

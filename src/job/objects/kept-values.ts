@@ -1,0 +1,39 @@
+// What a worker sends the head for a value it made (a task's result, one of its returns, a `put`): the value itself
+// when it is small, or the HeldValue it is kept as in this process when it is larger than FRAY_OBJECT_INLINE_BYTES
+// (docs/design/object-store.md) — so the head keeps only where it is.
+import { config } from "../base/settings.ts";
+import { HeldValue } from "./held-value.ts";
+import { checkReturns, returnIds } from "./task-returns.ts";
+import { largerThan } from "./value-size.ts";
+
+/**
+ * Ref `refId`'s value, made by `name`, as this process sends it: the value, or, if it is large and this process holds
+ * values (`holder`, its worker index, ≥ 0), its HeldValue; throws if this process's store cannot take it (held-bytes.ts).
+ */
+export function keptValue(holder: number, refId: string, name: string, value: unknown): unknown {
+  if (holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
+  let bytes: Uint8Array;
+  try {
+    bytes = HeldValue.encode(name, value);
+  } catch {
+    return value; // one the codec cannot encode: sending it fails, and says why, as it does for any value
+  }
+  return HeldValue.hold(refId, name, holder, bytes);
+}
+
+/**
+ * The `n` returns of task `taskId` (numReturns), each as keptValue keeps it under its return's ref id; throws (keeping
+ * none) unless `value` is an array of `n` that fits.
+ */
+export function keptReturns(holder: number, taskId: string, name: string, value: unknown, n: number): unknown[] {
+  const values = checkReturns(value, n, name);
+  const ids = returnIds(taskId, n);
+  const kept: unknown[] = [];
+  try {
+    for (const [i, v] of values.entries()) kept.push(keptValue(holder, ids[i], name, v));
+  } catch (err) {
+    for (const k of kept) if (k instanceof HeldValue) k.free();
+    throw err;
+  }
+  return kept;
+}
