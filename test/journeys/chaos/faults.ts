@@ -38,7 +38,7 @@ const NOT_WORKERS = [/esbuild/, /cluster\/local\/job-main\./, /cluster\/replica\
 /** Every process of the journey: under its program, and under what the faults started for it. */
 export function journeyPids(target: FaultTarget): number[] {
   const all = new Set(processFamily(target.root));
-  for (const pid of target.started) for (const p of isRunning(pid) ? processFamily(pid) : []) all.add(p);
+  for (const pid of target.started) for (const p of isAlive(pid) ? processFamily(pid) : []) all.add(p);
   return [...all];
 }
 
@@ -142,7 +142,7 @@ export const restartNamespace: Fault = {
     } catch {
       return null;
     }
-    while (isRunning(pid)) await sleep(20);
+    while (isAlive(pid)) await sleep(20);
     if (!existsSync(stateFile.replace(/service\.json$/, "port"))) return `SIGKILL ${pid} (its cluster was gone: not started again)`;
     const again = await new NamespaceService(dirname(dirname(stateFile)), spec).ensure();
     target.started.add(again.pid);
