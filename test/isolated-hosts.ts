@@ -124,3 +124,12 @@ async function holdHost(ns: string): Promise<ChildProcess> {
   if (first !== "ready") throw new Error(`the holder of host ${ns} said ${JSON.stringify(first)}`);
   return holder;
 }
+
+/** Starts `fray worker` (the built CLI) on `host` at port 22222 with `env` (its FRAY_TOKEN, say); resolves to its address once it listens. */
+export async function startFrayWorker(host: IsolatedHost, env: NodeJS.ProcessEnv): Promise<string> {
+  const bin = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+  const args = ["--import", "tsx", bin, "worker", "--listen", `tcp://${host.ip}:22222`];
+  const w = host.spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "inherit"] });
+  for await (const line of w.stdout!) if (String(line).includes("listening")) break;
+  return `tcp://${host.ip}:22222`;
+}

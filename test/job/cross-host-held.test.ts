@@ -8,22 +8,15 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { it } from "node:test";
-import { isolatedHosts, type IsolatedHost } from "../isolated-hosts.ts";
+import { isolatedHosts, startFrayWorker } from "../isolated-hosts.ts";
 
 const token = randomBytes(32).toString("hex");
-const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const env = { ...process.env, FRAY_TOKEN: token };
-
-async function startWorker(h: IsolatedHost): Promise<string> {
-  const w = h.spawn(process.execPath, ["--import", "tsx", bin, "worker", "--listen", `tcp://${h.ip}:22222`], { env, stdio: ["ignore", "pipe", "inherit"] });
-  for await (const line of w.stdout!) if (String(line).includes("listening")) break;
-  return `tcp://${h.ip}:22222`;
-}
 
 it("a large result is read exactly across hosts; its holder killed, a read makes it anew or fails with ObjectLostError", async () => {
   await using net = await isolatedHosts(3, 217);
   const [client, ...hosts] = net.hosts;
-  const workers = await Promise.all(hosts.map(startWorker));
+  const workers = await Promise.all(hosts.map((h) => startFrayWorker(h, env)));
   const driver = fileURLToPath(new URL("./cross-host-held-driver.ts", import.meta.url));
   const c = client.spawn(process.execPath, ["--import", "tsx", driver, net.shared, ...workers], { env, stdio: ["ignore", "pipe", "inherit"] });
   const exited = once(c, "exit");

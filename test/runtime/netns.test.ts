@@ -9,22 +9,15 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { it } from "node:test";
-import { isolatedHosts, type IsolatedHost } from "../isolated-hosts.ts";
+import { isolatedHosts, startFrayWorker } from "../isolated-hosts.ts";
 
 const token = randomBytes(32).toString("hex");
-const bin = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 const env = { ...process.env, FRAY_TOKEN: token };
-
-async function startWorker(h: IsolatedHost): Promise<string> {
-  const w = h.spawn(process.execPath, ["--import", "tsx", bin, "worker", "--listen", `tcp://${h.ip}:22222`], { env, stdio: ["ignore", "pipe", "inherit"] });
-  for await (const line of w.stdout!) if (String(line).includes("listening")) break;
-  return `tcp://${h.ip}:22222`;
-}
 
 it("attaches to workers on three isolated hosts; a cut host fails only its ranks", async () => {
   await using net = await isolatedHosts(4, 213);
   const [client, ...hosts] = net.hosts;
-  const workers = await Promise.all(hosts.map(startWorker));
+  const workers = await Promise.all(hosts.map((h) => startFrayWorker(h, env)));
   const c = client.spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./netns-client.ts", import.meta.url)), ...workers], {
     env: { ...env, FRAY_HOST_TIMEOUT_MS: "3000", FRAY_HEARTBEAT_INTERVAL_MS: "200" },
     stdio: ["pipe", "pipe", "inherit"],
