@@ -40,7 +40,7 @@ it("a large result is read exactly across hosts; its holder killed, a read makes
 
   const retry = await next();
   assert.ok(ips.includes(retry.killedOn));
-  assert.deepEqual(retry.retried, [0, 0, 0], "the driver and both tasks read the value made anew");
+  assert.deepEqual(retry.retried, [0, 0, 0], `the driver and both tasks read the value made anew: ${JSON.stringify(retry.retried)}`);
   assert.equal(retry.remade, true, "the task ran again in another process");
 
   const lost = await next();
