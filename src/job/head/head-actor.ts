@@ -99,8 +99,8 @@ export class HeadActor extends Actor implements HeadEndpoints {
 
   /** A reader found the holder of ref `id`'s value gone: whether its task runs again (lineage). */
   @endpoint({ concurrent: true })
-  remoteLost(id: string): boolean {
-    return this.#head.holderLost(id);
+  remoteLost(id: string, holder: string): boolean {
+    return this.#head.holderLost(id, holder);
   }
 
   @endpoint({ concurrent: true })

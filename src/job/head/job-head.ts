@@ -66,7 +66,7 @@ export class JobHead {
     this.#procs = setup.procs;
     this.refs.self = endpoints[kMesh].id;
     LOCAL_OWNERS.set(this.refs.self, this.store.counts); // its refs decoded in this process count as its own
-    this.refs.onLost = (id) => this.holderLost(id);
+    this.refs.onLost = (id, holder) => this.holderLost(id, holder);
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id]);
     // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane/thread-lane.ts).
@@ -138,9 +138,9 @@ export class JobHead {
     return this.#blocked(taskId, () => this.refs.kept(ref));
   }
 
-  /** The holder of ref `id`'s value is gone: whether its task runs again to make it anew (../tasks/lineage.ts). */
-  holderLost(id: string): boolean {
-    return this.#scheduler.lineage.holderLost(id);
+  /** The holder of ref `id`'s value, the process at `holder`, is gone: whether it is made anew (../tasks/lineage.ts). */
+  holderLost(id: string, holder: string): boolean {
+    return this.#scheduler.lineage.holderLost(id, holder);
   }
 
   /** As RefReader.wait; task `taskId` (if any) lends its resources out meanwhile. */

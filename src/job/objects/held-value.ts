@@ -75,14 +75,15 @@ export class HeldValue {
 }
 
 /**
- * Reads `held` from its holder. If the holder is gone, asks `lost(refId)` whether the value's task runs again (lineage,
- * ../tasks/lineage.ts): if it does, the value is what `again()` reads anew; if not, the read rejects with ObjectLostError.
+ * Reads `held` from its holder. If the holder is gone, asks `lost(held)` whether the value's task runs again (lineage,
+ * ../tasks/lineage.ts), or a value made anew is there already: if so, the value is what `again()` reads anew; if not,
+ * the read rejects with ObjectLostError.
  */
-export async function readHeld(held: HeldValue, lost: (refId: string) => boolean | Promise<boolean>, again: () => Promise<unknown>): Promise<unknown> {
+export async function readHeld(held: HeldValue, lost: (held: HeldValue) => boolean | Promise<boolean>, again: () => Promise<unknown>): Promise<unknown> {
   try {
     return await held.read();
   } catch (err) {
-    if (!(err instanceof ObjectLostError) || !(await lost(held.refId))) throw err;
+    if (!(err instanceof ObjectLostError) || !(await lost(held))) throw err;
     return again();
   }
 }

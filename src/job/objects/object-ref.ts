@@ -25,8 +25,11 @@ export interface RefHead {
    * which lends its resources out meanwhile (null: not one of the job's tasks).
    */
   remoteGet(ref: ObjectRef, taskId: string | null): Promise<unknown>;
-  /** A reader found the holder of ref `id`'s value gone: whether its task runs again (lineage), so a new read of the ref waits for it. */
-  remoteLost(id: string): boolean;
+  /**
+   * A reader found the holder of ref `id`'s value, the process at `holder`, gone: whether its task runs again (lineage)
+   * or a value made anew is held elsewhere already, so a new read of the ref waits for it or reads it.
+   */
+  remoteLost(id: string, holder: string): boolean;
   /** The ref id of item `index` of stream `id`, or null after its last. */
   remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null>;
   /** `force`: replace the worker of a task that is still running after FRAY_CANCEL_GRACE_MS. */

@@ -11,8 +11,8 @@ import { waitFor, type ObjectStore } from "./object-store.ts";
 import { kOwner, ObjectRef } from "./object-ref.ts";
 
 export class RefReader {
-  /** Whether the task of this job's ref `id`, whose holder is gone, runs again (../tasks/lineage.ts); set by the head. */
-  onLost: ((id: string) => boolean) | null = null;
+  /** Whether this job's ref `id`, whose holder at `holder` is gone, is made anew (../tasks/lineage.ts); set by the head. */
+  onLost: ((id: string, holder: string) => boolean) | null = null;
 
   /** `self`: the id of this job's HeadActor (null for a sync job), set once it is known. */
   constructor(
@@ -26,17 +26,17 @@ export class RefReader {
     if (!(kept instanceof HeldValue)) return kept;
     return readHeld(
       kept,
-      () => this.#lost(ref),
+      (held) => this.#lost(ref, held),
       () => this.value(ref),
     );
   }
 
-  /** The holder of `ref`'s value is gone: whether its owner runs its task again. */
-  #lost(ref: ObjectRef): boolean | Promise<boolean> {
+  /** The holder of `ref`'s value `held` is gone: whether its owner makes it anew (or has already). */
+  #lost(ref: ObjectRef, held: HeldValue): boolean | Promise<boolean> {
     const owner = ref[kOwner];
     if (owner.head === null) return false;
-    if (owner.id === this.self) return this.onLost?.(ref.id) ?? false;
-    return owner.head.remoteLost.callOne(ref.id).catch(() => false);
+    if (owner.id === this.self) return this.onLost?.(ref.id, held.buffer.owner) ?? false;
+    return owner.head.remoteLost.callOne(ref.id, held.buffer.owner).catch(() => false);
   }
 
   /** What `ref`'s owner keeps for it: its value, or the HeldValue of a result that stayed in its worker. */

@@ -37,11 +37,17 @@ export class Lineage {
     }
   }
 
-  /** The holder of ref `id`'s value is gone: whether its task runs again (or already does) to make it anew. */
-  holderLost(id: string): boolean {
+  /**
+   * The holder of ref `id`'s value is gone (the process at `holder`, if a reader names it): whether its task runs again
+   * (or already does) to make it anew, or did already — a reader given the value before its holder died may report it
+   * after the value was made anew elsewhere, which must not spend another retry.
+   */
+  holderLost(id: string, holder?: string): boolean {
     if (this.#rebuilding.has(id)) return true;
+    const held = this.host.store.held(id);
+    if (holder !== undefined && held instanceof HeldValue && held.buffer.owner !== holder) return true;
     const task = this.#tasks.get(id);
-    if (!task || !(this.host.store.held(id) instanceof HeldValue)) return false;
+    if (!task || !(held instanceof HeldValue)) return false;
     // A task with several returns may run again already, for another of them: this one comes from that run too.
     const running = task.returns !== 0 && [...this.#rebuilding.values()].includes(task);
     if (!running && task.retriesLeft <= 0) return false;

@@ -37,4 +37,21 @@ export interface Running {
   /** Sent with a call of its own (own-calls.ts): its worker's pace, how far ahead tasks go (WorkerPool.finished), is measured on batched tasks only. */
   ownCall?: true;
   cancelled?: boolean;
+  /** How many of its waits in get()/wait() are under way: it is blocked while any is. */
+  waits?: number;
+}
+
+/**
+ * A wait of `running` in get()/wait() began (`blocked`) or ended: whether its state changed. A task may wait for several
+ * values at once (a get of an array, its arguments held by workers): it is blocked, its resources lent out, from its
+ * first wait until its last ends, not its first (a task it still waits for may need them).
+ */
+export function countWait(running: Running, blocked: boolean): boolean {
+  const waits = (running.waits ?? 0) + (blocked ? 1 : -1);
+  if (waits < 0) return false; // it blocked while sent ahead, which changed nothing
+  running.waits = waits;
+  const state = waits > 0 ? "blocked" : "running";
+  if (state === running.state) return false;
+  running.state = state;
+  return true;
 }

@@ -31,7 +31,7 @@ import { TaskTree } from "./task-tree.ts";
 import { Lineage } from "./lineage.ts";
 import { pickNear } from "./locality.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
-import type { Running, Task, TaskCode } from "./task-records.ts";
+import { countWait, type Running, type Task, type TaskCode } from "./task-records.ts";
 
 export type { TaskCode };
 
@@ -262,8 +262,7 @@ export class TaskScheduler {
   /** A task waiting in get()/wait() gives its resources back meanwhile (as in Ray), so tasks that wait on tasks they started cannot starve the workers. */
   setBlocked(taskId: string | null, blocked: boolean): void {
     const running = taskId === null ? undefined : this.#running.get(taskId);
-    if (!running || running.state === "prefetched" || (running.state === "blocked") === blocked) return;
-    running.state = blocked ? "blocked" : "running";
+    if (!running || running.state === "prefetched" || !countWait(running, blocked)) return;
     if (blocked) {
       give(running.worker, running.task.resources);
       this.#dispatch();

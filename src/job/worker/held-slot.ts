@@ -8,9 +8,14 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
-/** A running task's slot, lent out while it waits in get()/wait(). */
+/**
+ * A running task's slot, lent out while it waits in get()/wait(). A task may wait for several values at once (a get of
+ * an array, its arguments held by workers): the slot is lent at the first wait and taken back when the last ends.
+ */
 export class HeldSlot implements TaskSlot {
   #held = true;
+  /** Waits under way: the slot comes back when the last ends, not the first (a task it waits for may need it). */
+  #waits = 0;
   /** A task can end while a get() of it still waits (it stopped at its signal, say): that get must not take a slot back. */
   #ended = false;
 
@@ -21,6 +26,7 @@ export class HeldSlot implements TaskSlot {
 
   block(): void {
     this.starts.flush(); // the head learns that the task started before that it blocked
+    this.#waits++;
     if (this.#held) {
       this.slots.release();
       this.#held = false;
@@ -28,6 +34,7 @@ export class HeldSlot implements TaskSlot {
   }
 
   unblock(): void {
+    if (this.#waits > 0 && --this.#waits > 0) return;
     if (!this.#held && !this.#ended) {
       this.slots.reclaim();
       this.#held = true;

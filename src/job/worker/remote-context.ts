@@ -229,7 +229,7 @@ function getFromHead(head: ActorMesh<HeadEndpoints>, ref: ObjectRef, taskId: str
 export function readFromHolder(head: ActorMesh<HeadEndpoints>, held: HeldValue, taskId: string | null, slot: TaskSlot | null = null): Promise<unknown> {
   return readHeld(
     held,
-    (id) => unwrap(head.remoteLost.callOne(id)),
+    (lost) => unwrap(head.remoteLost.callOne(lost.refId, lost.buffer.owner)),
     async () => {
       slot?.block();
       try {
