@@ -111,6 +111,18 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   child.kill(signal);
 }
 
+/** How long an exited worker's output pipes may stay open (held by a subprocess that left its group) before its exit is told anyway. */
+const PIPES_CLOSE_MS = 1_000;
+
+/** Resolves once `child`'s stdio pipes closed (all its output read), or PIPES_CLOSE_MS after it exited. */
+function pipesClosed(child: ChildProcess): Promise<void> {
+  if (child.stdout?.closed !== false && child.stderr?.closed !== false) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, PIPES_CLOSE_MS).unref();
+    child.once("close", () => (clearTimeout(timer), resolve()));
+  });
+}
+
 function startProcess(entry: WorkerEntry, env: Record<string, string | undefined>, addr: string, log?: WorkerLog, typescript = false): Started {
   const flags = workerExecArgv();
   if (typescript) flags.push(...typeScriptFlags(flags));
@@ -131,7 +143,9 @@ function startProcess(entry: WorkerEntry, env: Record<string, string | undefined
       child.once("exit", (code, signal) => {
         children.delete(child);
         if (GROUPS) signalGroup(child, "SIGKILL"); // its subprocesses that outlived it (a cancelled task's, say): none is orphaned
-        resolve({ code, signal });
+        // What it wrote last (a line left unfinished is written as it exits) is read before its exit is told, or a
+        // program that ends once its procs stopped loses it; a subprocess that left its group holding the pipes is not waited for.
+        void (log ? pipesClosed(child) : Promise.resolve()).then(() => resolve({ code, signal }));
       }),
     ),
     failedToStart: new Promise((resolve) =>
