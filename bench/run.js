@@ -24,7 +24,7 @@ const groups = [
   ["tcp", ["T1", "T2"]],
   ["data", ["D1", "D2", "D4", "D5"]],
   ["pipeline", ["D7"]],
-  ["objects", ["H1", "H2", "H3"]],
+  ["objects", ["H1", "H2", "H3", "H4"]],
   ["queue", ["Q1", "Q2"]],
   ["slurm", ["S1", "P8"]],
   ["netns", ["N1", "N2"]],

@@ -6,10 +6,13 @@
 //   H2  isolated hosts (test/isolated-hosts.ts; needs root): a `mesh` job whose driver and two workers are on three
 //       hosts, over the bulk TCP connection; baseline a raw TCP copy of 256 MiB between processes on the two hosts;
 //   H3  a shuffle whose holder of map outputs is SIGKILLed while the reducers read: totals exact (maps and reducers
-//       with maxRetries), the shuffle's time against the same shuffle undisturbed.
-import { spawnSync } from "node:child_process";
+//       with maxRetries), the shuffle's time against the same shuffle undisturbed;
+//   H4  a 2 GiB shuffle whose partitions are made in map tasks, the workers' stores capped at 512 MiB so they spill:
+//       totals exact, time, bytes spilled and restored, the driver's and workers' peak RSS; baseline the same shuffle
+//       at 1/8 the size with the default cap (nothing spills), time per GiB compared.
+import { execFileSync, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -189,4 +192,81 @@ if (want("H3")) {
   } finally {
     await ctx.shutdown();
   }
+}
+
+// H4's shuffle: MAPS map tasks each make PARTS partitions (numReturns), PARTS reducers each sum one partition of every
+// map; 16 × 16 × 8 MiB = 2 GiB, on 2 workers each capped at 512 MiB (each makes ~1 GiB, so at least half spills).
+// Each run is a driver process of its own (bench/fixtures/big-shuffle-driver.js), so its peak RSS is the driver's.
+const BIG = { maps: 16, parts: 16, partBytes: 8 * MiB };
+const SMALL = { ...BIG, partBytes: BIG.partBytes / 8 };
+const CAP = 512 * MiB;
+const GiB = 2 ** 30;
+const shuffleDriver = fileURLToPath(new URL("../fixtures/big-shuffle-driver.js", import.meta.url));
+
+/** One shuffle of `shape`, its workers' stores capped at `cap` bytes (null: the default) and spilling to a directory of its own. */
+function bigShuffle(shape, cap) {
+  const spill = mkdtempSync(join(scratch, "spill-"));
+  const env = { ...process.env, FRAY_OBJECT_SPILL_DIR: spill };
+  delete env.FRAY_OBJECT_STORE_BYTES;
+  if (cap !== null) env.FRAY_OBJECT_STORE_BYTES = String(cap);
+  try {
+    const args = ["--expose-gc", shuffleDriver, String(shape.maps), String(shape.parts), String(shape.partBytes)];
+    const out = JSON.parse(execFileSync(process.execPath, args, { env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+    return { ...out, bytes: shape.maps * shape.parts * shape.partBytes, spillLeft: readdirSync(spill).length };
+  } finally {
+    rmSync(spill, { recursive: true, force: true });
+  }
+}
+
+if (want("H4")) {
+  const { bavail, bsize } = statfsSync(scratch);
+  const free = bavail * bsize;
+  if (free < 4 * GiB) throw new Error(`H4 spills up to 2 GiB under ${scratch}, which has ${(free / GiB).toFixed(1)} GiB free: free some or set TMPDIR`);
+  const h4runs = Math.max(1, Math.round(2 * scale));
+  const [big, small] = [[], []];
+  for (let i = 0; i < h4runs; i++) {
+    small.push(bigShuffle(SMALL, null));
+    big.push(bigShuffle(BIG, CAP));
+  }
+  const mib = (bytes) => (bytes / MiB).toFixed(0);
+  const perGiB = (runs) => median(runs.map((r) => (r.ms / r.bytes) * GiB));
+  const range = (runs, key) => `${mib(Math.min(...runs.map(key)))}–${mib(Math.max(...runs.map(key)))}`;
+  const freed = big.every((r) => r.freed && r.spillLeft === 0);
+  const spilled = Math.min(...big.map((r) => r.spilled));
+  report(
+    "H4",
+    `2 GiB shuffle (16 map tasks × 16 partitions × 8 MiB made in the maps, numReturns; 16 reducers sum one partition of every map; totals exact) ` +
+      `on processes, 2 workers, each store capped at 512 MiB (FRAY_OBJECT_STORE_BYTES): spilled ${range(big, (r) => r.spilled)} MiB, ` +
+      `restored ${range(big, (r) => r.restored)} MiB; every held and spilled byte freed once the refs were dropped: ${freed ? "yes" : "NO"}; ` +
+      `median of ${big.length}`,
+    median(big.map((r) => r.ms)).toFixed(0),
+    "ms",
+    `the same shuffle at 1/8 the size (256 MiB, 1 MiB partitions), default cap so nothing spills: ${median(small.map((r) => r.ms)).toFixed(0)} ms, ` +
+      `${(perGiB(small) / 1000).toFixed(1)} s per GiB against ${(perGiB(big) / 1000).toFixed(1)} s per GiB here (alternating runs)`,
+    `${(perGiB(big) / perGiB(small)).toFixed(2)}× the baseline's time per GiB`,
+    "finishes, totals exact, time and bytes spilled reported",
+    spilled > 0 && freed,
+  );
+  const driverPeak = Math.max(...big.map((r) => r.peakRss));
+  report(
+    "H4",
+    "the same 2 GiB shuffle: the driver's peak RSS (the most of its runs)",
+    mib(driverPeak),
+    "MiB",
+    `its idle RSS (job context up, workers started) ${mib(Math.max(...big.map((r) => r.idleRss)))} MiB; ` +
+      `the 256 MiB shuffle's driver peak ${mib(Math.max(...small.map((r) => r.peakRss)))} MiB`,
+    "",
+    "< 300 MiB",
+    driverPeak < 300 * MiB,
+  );
+  report(
+    "H4",
+    "the same 2 GiB shuffle: each worker's peak RSS (store capped at 512 MiB; the most of its runs)",
+    mib(Math.max(...big.flatMap((r) => r.workers))),
+    "MiB",
+    `the 256 MiB shuffle's workers (nothing spilled) ${mib(Math.max(...small.flatMap((r) => r.workers)))} MiB`,
+    "",
+    "(report)",
+    null,
+  );
 }
