@@ -1,8 +1,9 @@
 // Shared test plumbing: every process a test starts is tracked and must be gone
 // when the test file ends.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
+import type { Readable } from "node:stream";
 import { after, type TestContext } from "node:test";
 import type { JobContext } from "../src/job.ts";
 import type { ProcessJob } from "../src/launchers.ts";
@@ -63,7 +64,17 @@ export interface ProgramRun {
  * test fails at its timeout and the child is killed as the test ends.
  */
 export async function runProgram(t: TestContext, script: string, args: readonly string[] = []): Promise<ProgramRun> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  return runChild(t, spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "pipe"] }));
+}
+
+/** Runs `script` as runProgram does, with `env` added, in a mount namespace of its own whose /dev/shm is a 1 MiB tmpfs (needs root). */
+export async function runProgramWithSmallShm(t: TestContext, script: string, env: NodeJS.ProcessEnv = {}): Promise<ProgramRun> {
+  const mount = 'mount -t tmpfs -o size=1m tmpfs /dev/shm && exec "$0" --import tsx "$1"';
+  const args = ["--mount", "--propagation", "private", "sh", "-c", mount, process.execPath, script];
+  return runChild(t, spawn("unshare", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } }));
+}
+
+async function runChild(t: TestContext, child: ChildProcessByStdio<null, Readable, Readable>): Promise<ProgramRun> {
   t.after(() => void child.kill("SIGKILL"));
   let stdout = "";
   let stderr = "";

@@ -3,13 +3,11 @@
 // fails, on processes and on threads, with arrays in frames and in shared memory; the group then works again.
 // Shared memory that is refused (another user's process, a full /dev/shm) falls back to frames.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { Channel, setUnhandledFaultHook, thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { UserTrainer } from "../fixtures/collective-actors.ts";
-import { track } from "../helpers.ts";
+import { runProgramWithSmallShm, track } from "../helpers.ts";
 
 // Long enough that a peer waiting for it is no answer the tests accept; the workers inherit it.
 const TIMEOUT = "120000";
@@ -126,17 +124,7 @@ describe("a rank that cannot open its peers' shared memory (its process runs as 
 describe("a /dev/shm too small for the arrays (a 1 MiB tmpfs, as a container's might be)", () => {
   it("makes the ranks send their pieces in frames instead, and is left as it was", async (t) => {
     // The program runs in a mount namespace of its own, with a 1 MiB tmpfs on /dev/shm.
-    const child = spawn(
-      "unshare",
-      ["--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs -o size=1m tmpfs /dev/shm && exec "$0" --import tsx "$1"', process.execPath, PROGRAM],
-      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FRAY_COLLECTIVE_TIMEOUT_MS: TIMEOUT } },
-    );
-    t.after(() => void child.kill("SIGKILL"));
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const [code] = await once(child, "exit");
+    const { code, stdout, stderr } = await runProgramWithSmallShm(t, PROGRAM, { FRAY_COLLECTIVE_TIMEOUT_MS: TIMEOUT });
     assert.equal(code, 0, stderr);
     const got = JSON.parse(stdout);
     assert.deepEqual(got.outcomes, [

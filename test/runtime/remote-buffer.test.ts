@@ -3,8 +3,6 @@
 // form, and the faults (a dropped buffer, wrong sizes, an empty view, a dead
 // owner, a stopped owner actor).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +10,7 @@ import { describe, it } from "node:test";
 import { ProcessJob } from "../../src/launchers.ts";
 import { RemoteBuffer, SupervisionError, setUnhandledFaultHook, thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { BufferGrandparent, BufferOwner, ParameterServer, ParamWorker } from "../fixtures/buffer-actors.ts";
-import { killJob, track, waitForExit } from "../helpers.ts";
+import { killJob, runProgramWithSmallShm, track, waitForExit } from "../helpers.ts";
 
 // No test here is about a lost host: a TCP host busy with large transfers on a loaded 2-core
 // machine once went 6 s without answering heartbeats, and the default 4 s failed its mesh.
@@ -396,17 +394,7 @@ describe("a /dev/shm smaller than the buffer (a 1 MiB tmpfs, as a container's mi
   it("moves a RemoteBuffer between processes of one host in frames instead: readInto and writeFrom give the same bytes", async (t) => {
     // The program runs in a mount namespace of its own, with a 1 MiB tmpfs on /dev/shm.
     const program = fileURLToPath(new URL("remote-buffer-small-shm-program.ts", import.meta.url));
-    const child = spawn(
-      "unshare",
-      ["--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs -o size=1m tmpfs /dev/shm && exec "$0" --import tsx "$1"', process.execPath, program],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    t.after(() => void child.kill("SIGKILL"));
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const [code] = await once(child, "exit");
+    const { code, stdout, stderr } = await runProgramWithSmallShm(t, program);
     assert.equal(code, 0, stderr);
     const got = JSON.parse(stdout);
     assert.deepEqual({ read: got.read, written: got.written }, { read: true, written: true });
