@@ -18,6 +18,7 @@ try {
   for (const key of keys) {
     try {
       readings[key] = { ok: await use((await ctx.get(holder.fetch.remote(key))) as Carried, ctx) };
+      console.error(`reference-routes-driver: used ${key}`); // where it is, should a run hang
     } catch (err) {
       readings[key] = { error: (err as Error).message };
     }

@@ -12,6 +12,8 @@ import { KINDS, Maker, Squares } from "./reference-routes-actors.ts";
 
 const backends = JSON.parse(process.argv[2]) as JobKind[];
 const say = (o: object) => console.log(JSON.stringify(o));
+// Where it is, on stderr (the test's output): a run that hangs says at which step.
+const progress = (step: string) => console.error(`reference-routes-maker: ${step}`);
 const opened: { ctx: JobContext; procs: ProcMesh[] }[] = [];
 try {
   const stored: Record<string, unknown> = {};
@@ -24,15 +26,20 @@ try {
     const maker = new Maker(procs[0].spawn("squares", Squares));
     makers.set(backend, maker);
     const holder = await ctx.createActor(Holder, [], { name: "holder", getIfExists: true });
+    progress(`${backend}: the holder answered`);
     for (const kind of KINDS) {
       const carried = await withJobContext(ctx, () => maker.make(kind, `${backend}-${kind}-xhost`));
       await ctx.get(holder.keep.remote(`${backend}:${kind}`, carried));
+      progress(`${backend}: stored ${kind}`);
       stored[`${backend}:${kind}`] = carried.expect;
     }
   }
   say({ stored });
   const received: Record<string, number> = {};
-  for (const [backend, maker] of makers) received[backend] = await maker.received(`${backend}-port-xhost`);
+  for (const [backend, maker] of makers) {
+    received[backend] = await maker.received(`${backend}-port-xhost`);
+    progress(`${backend}: its port received`);
+  }
   say({ received });
   process.stdin.resume();
   await new Promise((resolve) => process.stdin.on("end", resolve));
