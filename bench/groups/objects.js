@@ -11,16 +11,15 @@
 //       totals exact, time, bytes spilled and restored, the driver's and workers' peak RSS; baseline the same shuffle
 //       at 1/8 the size with the default cap (nothing spills), time per GiB compared.
 import { execFileSync, spawnSync } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { tsImport } from "tsx/esm/api";
 import { createJobContext } from "../../dist/job.js";
 import { makeBig, mapPart, pullOnce, reducePart } from "../fixtures/held-objects.js";
 import { rawCopyMs } from "../lib/baselines.js";
 import { report, scale, scratch, want } from "../lib/group.js";
+import { speaker } from "../lib/host-speaker.js";
 import { median } from "../lib/stats.js";
 
 const MiB = 2 ** 20;
@@ -62,19 +61,6 @@ function missing() {
   if (process.getuid?.() !== 0) return "isolated hosts need root (network and mount namespaces)";
   const tools = ["ip", "nsenter", "unshare"].filter((t) => spawnSync("sh", ["-c", `command -v ${t}`]).status !== 0);
   return tools.length ? `isolated hosts need ${tools.join(", ")} on PATH` : null;
-}
-
-/** A process on `host` speaking JSON lines: next() reads one, ask(command) writes one line and reads the answer. */
-function speaker(host, args, env) {
-  const child = host.spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const exited = once(child, "exit");
-  const next = async () => {
-    const { value, done } = await lines.next();
-    if (done) throw new Error(`${args.join(" ")} on ${host.name} exited with code ${(await exited)[0]} before answering`);
-    return JSON.parse(value);
-  };
-  return { child, next, ask: (command) => (child.stdin.write(command + "\n"), next()), quit: () => (child.stdin.end("quit\n"), exited) };
 }
 
 async function acrossHosts(net) {

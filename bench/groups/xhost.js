@@ -8,11 +8,10 @@
 //     setWeights(Float32Array), then the rollout's getWeights();
 //   - baseline: the same 16 MiB copied over a plain TCP socket between the same two processes.
 import { spawnSync } from "node:child_process";
-import { once } from "node:events";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { tsImport } from "tsx/esm/api";
 import { quick, report, want } from "../lib/group.js";
+import { speaker } from "../lib/host-speaker.js";
 import { median } from "../lib/stats.js";
 
 const MiB = 2 ** 20;
@@ -44,27 +43,6 @@ function notMeasured(reason) {
   const why = reason.replace(/\s+/g, " ").trim();
   console.log(`X1 not measured: ${why}`);
   for (const kind of ["buffer", "actor"]) report("X1", what[kind], `not measured (${why})`, "", "", "", goals[kind][0], false);
-}
-
-/** A process on `host` speaking JSON lines: ask(command) writes one line and resolves with the answer. */
-function speaker(host, args, env) {
-  const child = host.spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const exited = once(child, "exit");
-  const next = async () => {
-    const { value, done } = await lines.next();
-    if (done) throw new Error(`${args.join(" ")} on ${host.name} exited with code ${(await exited)[0]} before answering`);
-    return JSON.parse(value);
-  };
-  return {
-    next,
-    ask: (command) => (child.stdin.write(command + "\n"), next()),
-    quit: async () => {
-      child.stdin.end("quit\n");
-      const [code] = await exited;
-      if (code !== 0) throw new Error(`${args.join(" ")} on ${host.name} exited with code ${code}`);
-    },
-  };
 }
 
 async function measure(net) {
