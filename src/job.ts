@@ -31,6 +31,6 @@ export type { ActorHandle, RemoteMethod } from "./job/actors/actor-handle.ts";
 export { ObjectRef } from "./job/objects/object-ref.ts";
 export type { ObjectRefStream } from "./job/objects/object-ref-stream.ts";
 export type { CancelOptions, ReturnRefs, StreamingFunction, Yielded } from "./job/job-context.ts";
-export { ObjectLostError, TaskCancelledError } from "./job/base/errors.ts";
+export { ObjectFreedError, ObjectLostError, TaskCancelledError } from "./job/base/errors.ts";
 export type { ActorOptions, MultipleReturnsOptions, Resources, StreamingTaskOptions, StreamOptions, TaskOptions } from "./job/base/options.ts";
 export { currentActor, type ActorContext } from "./job/actors/current-actor.ts";

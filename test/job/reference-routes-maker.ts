@@ -5,6 +5,8 @@
 // `${backend}:${kind}` and prints one JSON line `{ stored: { key: expect } }`;
 // then prints `{ received: { backend: n } }` once each port got what the other
 // job sent on it, and stays up (its references must stay alive) until stdin ends.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { createJobContext, withJobContext, type JobContext, type JobKind } from "../../src/job.ts";
 import { thisHost, type ProcMesh } from "../../src/mesh.ts";
 import { Holder } from "./reference-holder.ts";
@@ -33,6 +35,14 @@ try {
       progress(`${backend}: stored ${kind}`);
       stored[`${backend}:${kind}`] = carried.expect;
     }
+  }
+  // Its own refs are garbage now: collected, so the Holder's borrows are all that keeps their values (as they would
+  // be, sooner or later, in a driver that runs on).
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
   }
   say({ stored });
   const received: Record<string, number> = {};

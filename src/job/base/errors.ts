@@ -58,6 +58,25 @@ export class ObjectLostError extends Error {
 }
 registerErrorClass(ObjectLostError);
 
+/**
+ * A ref whose value its owner freed, because no process it counts held a ref to it any more: `get` of it rejects with
+ * this (Ray's ReferenceCountingAssertionError), where it used to wait forever. It happens when the only holder passes
+ * refs on without counting them: a process that never loaded fray's job layer (a mesh actor whose module imports
+ * nothing from `fray`, in a proc nothing else of the job runs in). `ref` names the ref (`ObjectRef(id)`).
+ */
+export class ObjectFreedError extends Error {
+  override name = "ObjectFreedError";
+
+  constructor(readonly ref: string) {
+    super(
+      `${ref}'s value was freed: its owner, the driver of the job that made it, counted no process still holding a ref to it. A process ` +
+        `that has not loaded fray's job layer passes refs on without being counted: import 'fray' in the module of the actor that ` +
+        `keeps it, or keep a ref in the job that made it for as long as others may read it`,
+    );
+  }
+}
+registerErrorClass(ObjectFreedError);
+
 /** What a held value is, for errors: `ObjectRef(id), the result of task T` and where it is held. */
 export interface HeldOrigin {
   /** The ref whose value it is (its id). */

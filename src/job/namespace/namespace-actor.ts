@@ -24,7 +24,10 @@ import { namedActorExists } from "../base/errors.ts";
 import { countRestart } from "../../runtime/face/metrics.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { config } from "../../runtime/face/settings.ts";
-import "../actors/stream-endpoint.ts"; // hosted actors' processes load this module (ProcInfo): their actors can stream
+// Hosted actors' processes load this module (ProcInfo) before their actor: their actors can stream, and the refs they
+// are given are counted (borrowed from their owners), however little the actor's own module imports.
+import "../actors/stream-endpoint.ts";
+import "../objects/object-ref.ts";
 
 /** Reports where its process is; spawned beside each hosted actor. */
 export class ProcInfo extends Actor {
@@ -240,12 +243,13 @@ export class NamespaceActor extends Actor {
     this.#byMesh.set(meshName, actor);
     const { meta } = actor.spec;
     const told = meta?.hosted ? { meta: { ...meta, hosted: { ...meta.hosted, key: actor.key, incarnation } } } : {};
-    const mesh = procs[kSpawnWith]({ maxConcurrency: actor.spec.options.maxConcurrency ?? 1, ...told }, meshName, Ctor, ...(actor.spec.args as never[]));
     const where = procs.spawn(`ns-info-${actor.key}-${incarnation}`, ProcInfo);
+    let mesh: ActorMesh<object> | undefined;
     let place: { pid: number; host: string };
     try {
+      place = await where.info.callOne(); // first: the process has loaded this module before the actor's arguments arrive
+      mesh = procs[kSpawnWith]({ maxConcurrency: actor.spec.options.maxConcurrency ?? 1, ...told }, meshName, Ctor, ...(actor.spec.args as never[]));
       await mesh.initialized;
-      place = await where.info.callOne();
     } catch (err) {
       this.#byMesh.delete(meshName);
       await procs.stop();
@@ -257,7 +261,7 @@ export class NamespaceActor extends Actor {
     }
     const { pid, host } = place;
     if (actor.state === "dead") return; // killed while it started
-    Object.assign(actor, { mesh: mesh as ActorMesh<object>, pid, host });
+    Object.assign(actor, { mesh, pid, host });
     actor.become("alive");
   }
 

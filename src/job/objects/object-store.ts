@@ -4,6 +4,10 @@ import { hold, release } from "../../runtime/face/procs.ts";
 import { HeldValue } from "./held-value.ts";
 import { checkReturns } from "./task-returns.ts";
 import { RefCounts } from "./ref-counts.ts";
+import { ObjectFreedError } from "../base/errors.ts";
+
+/** How many freed ids a store remembers, so a late read of one fails (ObjectFreedError) instead of waiting forever. */
+const FREED_REMEMBERED = 65_536;
 
 // The job's object store: one entry per ObjectRef id, created on first mention
 // (a ref can be used before the task that fills it is registered), settled once.
@@ -99,6 +103,8 @@ export class ObjectStore {
   #held = new Map<string, HeldValue>();
   /** Told when an entry held by a worker is forgotten (../tasks/lineage.ts). */
   onHeldFreed: ((id: string) => void) | null = null;
+  /** Ids freed because no ref held them any more, oldest first (at most FREED_REMEMBERED). */
+  #freed = new Set<string>();
   /** Entries of tasks with several returns, by task id: the ids of their returns, and the task's name. */
   #splits = new Map<string, { readonly returns: readonly string[]; readonly name: string }>();
 
@@ -146,6 +152,7 @@ export class ObjectStore {
 
   /** Entry `id`'s value was lost with its holder and its task runs again: the next mention makes a pending entry. */
   reopen(id: string): void {
+    this.#freed.delete(id);
     this.#held.delete(id);
     this.#delete(id);
   }
@@ -164,6 +171,7 @@ export class ObjectStore {
 
   entry(id: string): Entry {
     let e = this.#entries.get(id);
+    if (!e && this.#freed.has(id)) return this.#freedEntry(id);
     if (!e) {
       this.#entries.set(id, (e = new StoreEntry(this, id)));
       if (metricsOn) objectStats.entries++;
@@ -203,10 +211,20 @@ export class ObjectStore {
     if (entry.dropped) this.#delete(entry.id);
   }
 
+  /** An entry, kept nowhere, that a read of the freed value `id` gets: its ObjectFreedError. A value given it (a late retry's) is let go. */
+  #freedEntry(id: string): Entry {
+    const failed = Promise.reject(new ObjectFreedError(`ObjectRef(${id})`));
+    failed.catch(() => {}); // reported by whoever awaits it
+    const letGo = (value: unknown) => value instanceof HeldValue && value.free();
+    return { promise: failed, settled: true, dropped: true, resolve: letGo, reject: () => {} };
+  }
+
   /** Forgets an entry (its value is no longer referenced) — once it is settled, so a pending task still fills the entry its waiters hold. */
   release(id: string): void {
     const e = this.#entries.get(id);
     if (!e) return;
+    this.#freed.add(id);
+    if (this.#freed.size > FREED_REMEMBERED) this.#freed.delete(this.#freed.values().next().value!);
     if (e.settled) this.#delete(id);
     else e.dropped = true;
   }
