@@ -27,6 +27,7 @@ describe("FRAY_FAULT_POINTS: what a spec arms", () => {
     assert.deepEqual(parseFaultPoints("actor-constructing=exit").get("actor-constructing"), { kind: "exit", code: 1 });
     assert.deepEqual(parseFaultPoints("actor-constructing=exit:3").get("actor-constructing"), { kind: "exit", code: 3 });
     assert.deepEqual(parseFaultPoints("actor-constructing=kill").get("actor-constructing"), { kind: "kill" });
+    assert.deepEqual(parseFaultPoints("timer-fired/cancel-grace=pause:/tmp/go").get("timer-fired/cancel-grace"), { kind: "pause", file: "/tmp/go" });
     assert.equal(parseFaultPoints(undefined).size, 0);
     assert.equal(parseFaultPoints("").size, 0);
   });
@@ -34,7 +35,7 @@ describe("FRAY_FAULT_POINTS: what a spec arms", () => {
   it("a malformed spec is refused with an error naming the entry and the problem", () => {
     const refused: Array<[string, RegExp]> = [
       ["actor-constructing", /"actor-constructing" has no '=ACTION'/],
-      ["actor-starting=kill", /unknown fault point "actor-starting"; the points are: actor-constructing, frame-received/],
+      ["actor-starting=kill", /unknown fault point "actor-starting"; the points are: actor-constructing, timer-fired, frame-received/],
       ["actor-constructing=stall", /unknown action "stall"/],
       ["actor-constructing=pause", /pause needs a number of milliseconds or an absolute file path/],
       ["actor-constructing=pause:soon", /"soon" is neither a non-negative number of milliseconds nor an absolute path/],
@@ -43,6 +44,8 @@ describe("FRAY_FAULT_POINTS: what a spec arms", () => {
       ["actor-constructing=kill:9", /kill takes no argument/],
       ["actor-constructing=drop", /actor-constructing has no connection to drop/],
       ["frame-received/msg=pause:10", /frame-received cannot pause/],
+      ["timer-fired=throw", /timer-fired cannot throw; it can pause, exit, kill/],
+      ["timer-fired=drop", /timer-fired has no connection to drop/],
       ["actor-constructing/=throw", /the subject after '\/' is empty/],
       ["actor-constructing=throw;actor-constructing=kill", /"actor-constructing" is armed twice/],
     ];

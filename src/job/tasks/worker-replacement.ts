@@ -4,6 +4,7 @@
 // Meanwhile the worker counts as restarting, so tasks that only it could run wait instead of failing. A cancel
 // without force never kills a worker.
 import { config } from "../base/settings.ts";
+import { timerFired } from "../../runtime/face/faults.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 /** How the head kills a worker's process, and starts it (and its Executor) again. */
@@ -38,7 +39,7 @@ export class WorkerReplacement {
 
   /** Calls `replace` FRAY_CANCEL_GRACE_MS from now: the time a force-cancelled task has to end on its own. */
   afterGrace(replace: () => void): void {
-    setTimeout(replace, config.cancelGraceMs).unref();
+    setTimeout(timerFired("cancel-grace", replace), config.cancelGraceMs).unref(); // a test may hold its time still (docs/faults.md)
   }
 
   /** Kills worker `index`, whose force-cancelled task `name` did not end. */

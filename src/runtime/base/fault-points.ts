@@ -20,6 +20,11 @@ export const FAULT_POINTS = {
     actions: ["pause", "throw", "exit", "kill"],
     doc: "an actor's process is about to run its constructor (runtime/actors/actor-cell.ts)",
   },
+  "timer-fired": {
+    subject: "the timer's name: cancel-grace (a forced cancel's FRAY_CANCEL_GRACE_MS), heartbeat-lapsed (a worker silent past FRAY_HEARTBEAT_TIMEOUT_MS)",
+    actions: ["pause", "exit", "kill"],
+    doc: "one of fray's timers has fired, before what it does is done; pause: time stands still for it until released",
+  },
   "frame-received": {
     subject: "the message's kind: msg, spawn, stop, fault, port, …",
     actions: ["drop", "exit", "kill"],
@@ -125,6 +130,19 @@ export function faultPoint(point: FaultPointName, subject: string): Promise<void
   if (action?.kind !== "pause") return undefined;
   if ("ms" in action) return new Promise((resolve) => setTimeout(resolve, action.ms));
   return existsSync(action.file) ? undefined : holdUntil(action.file, `${point}/${subject}`);
+}
+
+/**
+ * `callback` as a timer's callback, with fault point timer-fired of `timer` before it (armed to pause, the callback
+ * waits until released: a test holds time still for that timer). Unarmed, `callback` itself.
+ */
+export function timerFired(timer: string, callback: () => void): () => void {
+  if (!ANY_ARMED) return callback;
+  return () => {
+    const held = faultPoint("timer-fired", timer);
+    if (held) void held.then(callback);
+    else callback();
+  };
 }
 
 /** Connection fault point `point` of `subject` is reached: true when its caller must drop the connection (or the process ends). */

@@ -170,8 +170,8 @@ export const SETTINGS = {
     kind: "text",
     shown: "none",
     doc:
-      "a testing hook, not for production: named points of fray's code that hold, throw, exit, kill their process or drop its " +
-      'connection, `POINT[/SUBJECT]=ACTION;…` (docs/faults.md, "Fault points"); read by each process as it starts, so workers ' +
+      "a testing hook, not for production: named points of fray's code that hold, throw, exit, kill their process, drop its " +
+      'connection or hold a timer still, `POINT[/SUBJECT]=ACTION;…` (docs/faults.md, "Fault points"); read by each process as it starts, so workers ' +
       "inherit it; a malformed value fails the process's start naming the problem",
   },
   replicaId: { env: "FRAY_REPLICA_ID", kind: "given", doc: "a cluster job replica's index, 0 to count − 1" },
