@@ -1,5 +1,5 @@
 // Run by slurm.test.ts on the Slurm submit host: runs slurm-cases.ts,
-// slurm-rl-cases.ts, slurm-client-cases.ts and slurm-adoption-cases.ts, one after the other (node:test's
+// slurm-rl-cases.ts, slurm-client-cases.ts, slurm-adoption-cases.ts and slurm-object-cases.ts, one after the other (node:test's
 // run(), its spec report on stderr) and prints one JSON line per case on stdout,
 // {name, ok, message}, the name prefixed by its suites' ("suite > test"). A suite
 // that fails by itself (a hook) is a line too; so is the file, if it cannot run.
@@ -19,7 +19,7 @@ interface TestEventData {
   readonly details?: { readonly type?: string; readonly error?: Error & { failureType?: string } };
 }
 
-const cases = ["./slurm-cases.ts", "./slurm-rl-cases.ts", "./slurm-client-cases.ts", "./slurm-adoption-cases.ts"].map((file) =>
+const cases = ["./slurm-cases.ts", "./slurm-rl-cases.ts", "./slurm-client-cases.ts", "./slurm-adoption-cases.ts", "./slurm-object-cases.ts"].map((file) =>
   fileURLToPath(new URL(file, import.meta.url)),
 );
 // Each file's bound, as `node --test --test-timeout` sets it on Node 20; one file at a time, as they share the cluster.

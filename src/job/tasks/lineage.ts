@@ -28,6 +28,7 @@ export class Lineage {
 
   /** Task `task` ended with `value` (with several returns: an array of them): a held value is kept rebuildable while its task has retries left. */
   finished(task: Task, value: unknown): void {
+    task.lostWith = undefined;
     if (this.#rebuilding.size !== 0) for (const [id, t] of this.#rebuilding) if (t === task) this.#rebuilding.delete(id);
     if (task.retriesLeft <= 0) return;
     if (task.returns === 0) {
@@ -56,6 +57,7 @@ export class Lineage {
     this.host.store.reopen(id);
     if (task.returns !== 0) this.host.store.split(task.id, returnIds(task.id, task.returns), task.name, [id]);
     if (running) return true;
+    task.lostWith = held.worker;
     task.retriesLeft--;
     TASK_HISTORY.retried++;
     this.host.rerun(task);

@@ -23,6 +23,11 @@ export interface Task {
   /** How many values it returns, each a ref of its own (numReturns, ../objects/task-returns.ts); 0: one value, its own ref's. */
   readonly returns: number;
   retriesLeft: number;
+  /**
+   * The worker whose loss (of a value it held) made it run again, until it ends: a reader may find the holder gone
+   * before the head hears of the worker's death, and the run sent there meanwhile dies of that same death.
+   */
+  lostWith?: number;
 }
 
 /** A task sent to a worker. */

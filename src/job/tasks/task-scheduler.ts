@@ -321,8 +321,9 @@ export class TaskScheduler {
     this.pool.markDead(index, Boolean(this.#replacement)); // it starts again if the job can start workers
     this.#outbox.lost(index);
     for (const running of this.#running.on(index)) {
-      if (running.state === "prefetched" && !running.cancelled) {
-        // Sent ahead, it never started: it goes back to the queue, its retries untouched (its worker starts again).
+      if ((running.state === "prefetched" || running.task.lostWith === index) && !running.cancelled) {
+        // Sent ahead, it never started, or sent to run again for this death: back to the queue, its retries untouched.
+        running.task.lostWith = undefined; // once: a run of it that dies again spends a retry
         this.#release(running);
         this.#queue.unshift(running.task);
         continue;
