@@ -79,4 +79,24 @@ describe("scheduling", () => {
     }
     assert.ok(live !== undefined && live !== dead && isAlive(live), `getIfExists gave the dead actor (pid ${dead}) every time`);
   });
+
+  it("an actor created right after its worker died is placed once the worker is started again, not refused", async () => {
+    await using ctx = createJobContext("processes", { maxWorkers: 1 });
+    const first = await ctx.createActor(PidReporter);
+    const dead = await ctx.get(first.pid.remote());
+    process.kill(dead, "SIGKILL");
+    await assert.rejects(ctx.get(first.pid.remote()));
+    for (const options of [{}, { name: "again", getIfExists: true }]) {
+      const again = await ctx.createActor(PidReporter, [], options); // before the worker is back: it waits for it
+      const live = await ctx.get(again.pid.remote());
+      assert.ok(live !== dead && isAlive(live), `the new actor runs in a live process (${live}), not the dead ${dead}`);
+    }
+  });
+
+  it("actors that ask for nothing spread over the workers", async () => {
+    await using ctx = createJobContext("processes", { maxWorkers: 3 });
+    const members = await Promise.all([0, 1, 2].map(() => ctx.createActor(PidReporter)));
+    const pids = await ctx.get(members.map((m) => m.pid.remote()));
+    assert.equal(new Set(pids).size, 3, `three actors on ${new Set(pids).size} worker(s): ${pids.join(", ")}`);
+  });
 });

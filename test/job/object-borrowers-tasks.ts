@@ -74,4 +74,9 @@ export class Putter {
   put(n: number, fill: number): { ref: ObjectRef<Float64Array> } {
     return putBig(n, fill);
   }
+
+  /** `n` doubles, each `fill`, as the call's result. */
+  big(n: number, fill: number): Float64Array {
+    return new Float64Array(n).fill(fill);
+  }
 }

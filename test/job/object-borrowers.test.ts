@@ -64,6 +64,18 @@ for (const [kind, make] of backends) {
       assert.equal(objectStats.bytes - before, 0, "the driver's object store holds none of the value's bytes");
     });
 
+    it("a large result of an actor call stays in the actor's process: a task and the driver read it from there", async () => {
+      await using ctx = make(1);
+      const putter = await ctx.createActor(Putter);
+      const before = objectStats.bytes;
+      const ref = putter.big.remote(N, 9);
+      assert.equal((await ctx.get(ctx.run(sumOf, ref))).sum, 9 * N);
+      assert.equal((await ctx.get(ref))[N - 1], 9);
+      assert.equal(objectStats.bytes - before, 0, "the driver's object store holds none of the value's bytes");
+      assert.equal(await ctx.get(ctx.run(heldHere)), 1, "the actor's worker holds it");
+      assert.equal((await ctx.get(putter.big.remote(10, 1))).length, 10, "a small result travels to the driver as before");
+    });
+
     it("a small value put by a task travels to the head as before", async () => {
       await using ctx = make(1);
       const { ref } = await ctx.get(ctx.run(putSmall, "small"));

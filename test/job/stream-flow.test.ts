@@ -11,6 +11,7 @@ import type { ProcMesh } from "../../src/mesh.ts";
 import { Board } from "../fixtures/cancel-tasks.ts";
 import { numbered, rows, ticking, train, Trainer, windowedReader } from "../fixtures/stream-tasks.ts";
 import { jobBackends } from "../helpers.ts";
+import { collect } from "./object-borrowers-tasks.ts";
 
 // Frames of at most 4 MiB for every process of this file (its workers inherit it): 2,000 rows of 8 KiB are 16 MiB.
 process.env.FRAY_MAX_FRAME_BYTES = String(4 * 2 ** 20);
@@ -121,6 +122,27 @@ for (const [kind, make] of jobBackends(["sync", "threads", "processes", "mesh"],
         count = await objectCount(ctx);
       }
       assert.ok(count <= before + 5, `the job keeps ${count} objects, ${before} before the stream of 200 items and more`);
+    });
+
+    it("streams read to their end, or left early, keep nothing at the head once their refs are garbage", async () => {
+      const trainer = await ctx.createActor(Trainer);
+      const before = await objectCount(ctx);
+      const read = async (stream: ObjectRefStream<number>, all: boolean) => {
+        for await (const ref of stream) if ((await ctx.get(ref)) === 0 && !all) break;
+      };
+      for (let i = 0; i < 30; i++) {
+        await read(ctx.runStreaming(numbered, board, `kept-${i}`, 3), true);
+        await read(ctx.runStreaming(numbered, board, `left-${i}`, 3), false);
+        await read(trainer.ticking.remoteStreaming(board, `actor-${i}`, 3, 0), true);
+      }
+      let count = await objectCount(ctx);
+      for (let round = 0; round < 100 && count > before + 5; round++) {
+        gc();
+        await ctx.get(ctx.run(collect)); // and the workers' garbage: their refs to the streams they ran are dropped then
+        await new Promise((resolve) => setImmediate(resolve));
+        count = await objectCount(ctx);
+      }
+      assert.ok(count <= before + 5, `the job keeps ${count} objects, ${before} before 90 streams`);
     });
 
     it("an actor's stream dropped unread is cancelled: its generator stops", async () => {

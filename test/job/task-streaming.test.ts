@@ -83,15 +83,18 @@ for (const [kind, make] of backends) {
       assert.equal(await ctx.get(first.value as ObjectRef<number>), 1);
       assert.equal(await ctx.get(readOne.ref), 3); // the generator returned
       await ctx.cancel(readOne);
-      await assert.rejects(reading.next(), TaskCancelledError);
+      await assert.rejects(reading.next(), (e: unknown) => e instanceof TaskCancelledError && e.taskName === "yieldAll");
       assert.deepEqual(await reading.next(), { done: true, value: undefined });
 
-      const readNone = ctx.runStreaming(yieldAll, [1, 2]);
+      const readNone = ctx.createStreamingTask(yieldAll, [[1, 2]], { name: "my-trial" });
       assert.equal(await ctx.get(readNone.ref), 2);
       await ctx.cancel(readNone.ref);
-      await assert.rejects(async () => {
-        for await (const ref of readNone) await ctx.get(ref);
-      }, TaskCancelledError);
+      await assert.rejects(
+        async () => {
+          for await (const ref of readNone) await ctx.get(ref);
+        },
+        (e: unknown) => e instanceof TaskCancelledError && e.taskName === "my-trial",
+      );
     });
 
     it("a stream is read once", async () => {

@@ -11,8 +11,14 @@ export interface HostedRef {
   readonly maxTaskRetries: number;
 }
 
-/** Where a handle's calls go: the actor's 1-rank mesh, and whether a namespace hosts it. */
+/**
+ * Where a handle's calls go: the actor's 1-rank mesh, and whether a namespace hosts it. `keeps`: an actor on a worker
+ * that keeps large results (a `processes` or `mesh` job): its calls go through the job's call endpoint
+ * (../actors/actor-call-endpoint.ts), but for `direct`, its methods with endpoint options (concurrent, an explicit
+ * response port) that a call through the endpoint would lose.
+ */
 export interface ActorTarget {
   readonly mesh: ActorMesh<object>;
   readonly hosted?: HostedRef;
+  readonly keeps?: { readonly direct: readonly string[] };
 }

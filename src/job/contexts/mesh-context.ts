@@ -78,7 +78,7 @@ export class MeshJobContext extends JobContextBase implements JobContext {
 
   protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {
     const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
-    const submit = (head: JobHead) => head.submitStream(ref.id, fn, args, null, window, options);
+    const submit = (head: JobHead) => (head.store.track(ref), head.submitStream(ref.id, fn, args, null, window, options));
     if (this.#head) submit(this.#head);
     else this.#ready.then(submit, () => {});
     return this.#stream(ref);
@@ -166,7 +166,7 @@ export class MeshJobContext extends JobContextBase implements JobContext {
       (method, args, window) => {
         checkMethodArity(Class, method, args);
         const ref = new ObjectRef<number>(currentProc().nextId(), this.#owner);
-        this.#ready.then((head) => head.callActorStream(ref.id, target, method, args, window));
+        this.#ready.then((head) => (head.store.track(ref), head.callActorStream(ref.id, target, method, args, window)));
         return this.#stream(ref);
       },
     );

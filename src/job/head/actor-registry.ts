@@ -19,9 +19,9 @@ import type { RefReader } from "../objects/ref-reader.ts";
 import { placeActor, releaseActor, type ActorPlacement, type WorkerPool } from "../tasks/worker-pool.ts";
 import { forcedCancel } from "../tasks/worker-replacement.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
-import type { PortRef } from "../../runtime/face/actors.ts";
+import { endpointNames, endpointOptions, type PortRef } from "../../runtime/face/actors.ts";
 import { STREAM_ENDPOINT } from "../actors/stream-endpoint.ts";
-import { HELD_ARGS_ENDPOINT } from "../actors/held-args-endpoint.ts";
+import { ACTOR_CALL_ENDPOINT } from "../actors/actor-call-endpoint.ts";
 import { HeldValue } from "../objects/held-value.ts";
 import { hasRef } from "../objects/task-args.ts";
 import { placeOf, type ActorMeta, type MemberOptions } from "../actors/current-actor.ts";
@@ -48,6 +48,8 @@ export class ActorRegistry {
   #procs: ProcMesh | null = null;
   #named = new Map<string, Named>();
   #unnamed = 0;
+  /** Whether the actors it places on workers keep their large results (a `processes` or `mesh` job). */
+  #keepsResults = false;
   #shared: string | null = null;
   #private: NamespaceClient | null = null;
   /** The head's [address, mesh id]: what each actor is told owns its own handle (currentActor().handle). */
@@ -71,7 +73,8 @@ export class ActorRegistry {
    * The workers' processes: worker `i` is rank `i` of `procs` flattened; `namespace`: the shared one's address, if any;
    * `head`: the head's [address, mesh id].
    */
-  useProcs(procs: ProcMesh, namespace: string | null, head: readonly [string, string]): void {
+  useProcs(procs: ProcMesh, namespace: string | null, head: readonly [string, string], keepsResults: boolean): void {
+    this.#keepsResults = keepsResults;
     this.#procs = procs;
     this.#shared = namespace;
     this.#head = head;
@@ -135,21 +138,24 @@ export class ActorRegistry {
   }
 
   /**
-   * Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. Refs to values
-   * held by workers go to an actor on a worker as refs, which it reads itself (../actors/held-args-endpoint.ts).
+   * Calls `method` of the actor `target` with `args` (refs resolved first); its result fills entry `id`. An actor on a
+   * worker that keeps results is called through ACTOR_CALL_ENDPOINT (../actors/actor-call-endpoint.ts): refs to values
+   * held by workers go to it as refs, which it reads itself, and a large result stays with it.
    */
   call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
     const call = this.#call(id, target, method);
-    this.#invoke(id, target, target.hosted || !hasRef(args) ? this.refs.all(args).then((values) => [method, values]) : this.#withHeld(method, args), call);
+    const viaEndpoint = target.keeps !== undefined && !target.keeps.direct.includes(method);
+    const sent = viaEndpoint || (!target.hosted && hasRef(args)) ? this.#withHeld(id, method, args, viaEndpoint) : this.refs.all(args).then((v) => [method, v]);
+    this.#invoke(id, target, sent as Promise<[string, readonly unknown[]]>, call);
   }
 
-  /** The endpoint and arguments of a call of `method` with `args`: through HELD_ARGS_ENDPOINT if some ref's value is held by a worker. */
-  async #withHeld(method: string, args: readonly unknown[]): Promise<[string, readonly unknown[]]> {
-    const kept = await this.refs.allKept(args);
+  /** The endpoint and arguments of call `id` of `method` with `args`: through ACTOR_CALL_ENDPOINT if `viaEndpoint` or a ref's value is held by a worker. */
+  async #withHeld(id: string, method: string, args: readonly unknown[], viaEndpoint: boolean): Promise<[string, readonly unknown[]]> {
+    const kept = hasRef(args) ? await this.refs.allKept(args) : args;
     const held: number[] = [];
     for (let i = 0; i < kept.length; i++) if (kept[i] instanceof HeldValue) held.push(i);
-    if (held.length === 0) return [method, kept];
-    return [HELD_ARGS_ENDPOINT, [method, kept.map((k, i) => (k instanceof HeldValue ? args[i] : k)), held]];
+    if (held.length === 0 && !viaEndpoint) return [method, kept];
+    return [ACTOR_CALL_ENDPOINT, [method, kept.map((k, i) => (k instanceof HeldValue ? args[i] : k)), held, id]];
   }
 
   /**
@@ -245,7 +251,9 @@ export class ActorRegistry {
     const label = options.name ?? (typeof Class === "function" ? Class.name : Class.exportName);
     const impossible = this.pool.impossible(resources, "actor", label);
     if (impossible) throw impossible;
-    const worker = this.pool.pick(resources);
+    let worker = this.pool.pick(resources);
+    if (!worker) await this.pool.restarted(resources); // a worker that died is starting again: its actors come back with it
+    worker ??= this.pool.pick(resources);
     if (!worker) throw new RangeError(`actor ${label} requests ${JSON.stringify(resources)}, which no worker has free now`);
     const placement = placeActor(worker, resources, () => (entry.dead = true));
     entry.placement = placement;
@@ -259,7 +267,7 @@ export class ActorRegistry {
       await mesh.initialized.catch((err: unknown) => {
         throw err instanceof ActorError ? err.cause : err;
       });
-      return { mesh: mesh as ActorMesh<object> };
+      return this.#keepsResults ? { mesh: mesh as ActorMesh<object>, keeps: { direct: directMethods(Ctor) } } : { mesh: mesh as ActorMesh<object> };
     } catch (err) {
       releaseActor(placement);
       throw err;
@@ -270,6 +278,11 @@ export class ActorRegistry {
 /** Where a target's actor is named: a hosted actor by its key (which outlives its incarnations), one on a worker by its mesh. */
 function nameKey(target: ActorTarget): string {
   return target.hosted ? `hosted ${target.hosted.ns ?? ""} ${target.hosted.key}` : `mesh ${target.mesh[kMesh].id}`;
+}
+
+/** The methods of `Class` with endpoint options, which a call through ACTOR_CALL_ENDPOINT would lose: called directly. */
+function directMethods(Class: Function): string[] {
+  return endpointNames(Class).filter((name) => Object.keys(endpointOptions(Class, name) ?? {}).length > 0);
 }
 
 function codeOf(code: ActorCode): Promise<CodeLocation> {

@@ -22,6 +22,7 @@ import type { ActorOptions, Resources, TaskOptions } from "../base/options.ts";
 import { RefReader } from "../objects/ref-reader.ts";
 import { returnIds, taskOfReturn } from "../objects/task-returns.ts";
 import { TaskScheduler, type TaskCode } from "../tasks/task-scheduler.ts";
+import { taskName } from "../tasks/task-records.ts";
 import { HeadStreams } from "../streams/head-streams.ts";
 import { kKillProcs } from "../../mesh/proc-mesh.ts";
 import { WorkerPool } from "../tasks/worker-pool.ts";
@@ -68,7 +69,7 @@ export class JobHead {
     LOCAL_OWNERS.set(this.refs.self, this.store.counts); // its refs decoded in this process count as its own
     this.refs.onLost = (id, holder) => this.holderLost(id, holder);
     this.#pool.reset(setup.procs.size, setup.capacity);
-    this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id]);
+    this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id], setup.kind !== "threads");
     // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane/thread-lane.ts).
     const lanes = setup.kind === "threads" ? this.#scheduler.openLanes() : null;
     const executors = this.#asOwner(() =>
@@ -104,7 +105,7 @@ export class JobHead {
 
   /** Submits a streaming task: what it yields is kept as stream `id`. */
   submitStream(id: string, fn: TaskCode, args: readonly unknown[], parent: string | null, window: number, options: TaskOptions): void {
-    this.#scheduler.submit(id, fn, args, options, parent, this.#streams.open(id, window));
+    this.#scheduler.submit(id, fn, args, options, parent, this.#streams.open(id, window, taskName(fn, options)));
   }
 
   /** Item `index` of stream `id` (its ref id), or null after its last; task `taskId` (if any) lends its resources out meanwhile. */
@@ -167,7 +168,7 @@ export class JobHead {
 
   /** Calls `method`, an async generator, as stream `id`, at most `window` items ahead of its reader. */
   callActorStream(id: string, target: ActorTarget, method: string, args: readonly unknown[], window: number): void {
-    this.#actors.callStream(id, target, method, args, this.#streams.open(id, window));
+    this.#actors.callStream(id, target, method, args, this.#streams.open(id, window, `${target.mesh[kMesh].className}.${method}`));
   }
 
   killActor(name: string): Promise<void> {

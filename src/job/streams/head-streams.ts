@@ -25,17 +25,28 @@ interface Stream {
   /** How many items the producer may run ahead of the reader (Infinity: no limit), and the count it may have sent, as last granted. */
   window: number;
   granted: number;
+  /** The task or actor method (`Class.method`) whose stream it is, as a cancel's error names it. */
+  name: string | null;
 }
+
+/** How many cancelled streams' names are remembered for a read that comes after the cancel (older ones name the ref). */
+const CANCELLED_NAMES = 4096;
 
 export class HeadStreams {
   readonly #streams = new Map<string, Stream>();
+  /** The names of streams cancelled lately, by id, oldest first: what a later read's TaskCancelledError names. */
+  readonly #cancelledNames = new Map<string, string>();
 
   constructor(private readonly store: ObjectStore) {}
 
-  /** Opens stream `id` (the ref of its task or call), its producer at most `window` items ahead of its reader; returns the port its producer sends to. */
-  open(id: string, window: number): StreamTarget {
+  /**
+   * Opens stream `id` (the ref of its task or call `name`), its producer at most `window` items ahead of its reader;
+   * returns the port its producer sends to.
+   */
+  open(id: string, window: number, name: string): StreamTarget {
     const proc = currentProc();
     const stream = this.#stream(id);
+    stream.name = name;
     const { buffer } = stream;
     stream.window = stream.granted = window;
     stream.port = proc.openPort((rank, ok, value) => {
@@ -58,7 +69,7 @@ export class HeadStreams {
   #stream(id: string): Stream {
     let stream = this.#streams.get(id);
     if (!stream) {
-      const made: Stream = { buffer: new StreamBuffer(), port: null, control: null, read: 0, window: Infinity, granted: Infinity };
+      const made: Stream = { buffer: new StreamBuffer(), port: null, control: null, read: 0, window: Infinity, granted: Infinity, name: null };
       this.#streams.set(id, (stream = made));
       this.store.entry(id).promise.catch((error: unknown) => this.#end(made, { error }));
     }
@@ -76,7 +87,7 @@ export class HeadStreams {
    * rejects with TaskCancelledError naming `name`, rather than waiting on a new, empty stream forever.
    */
   async next(id: string, index: number, name = `ObjectRef(${id})`): Promise<string | null> {
-    if (!this.#streams.has(id) && this.store.resolved(id)) throw new TaskCancelledError(name);
+    if (!this.#streams.has(id) && this.store.resolved(id)) throw new TaskCancelledError(this.#cancelledNames.get(id) ?? name);
     const stream = this.#stream(id);
     try {
       const item = await stream.buffer.next(index);
@@ -108,7 +119,9 @@ export class HeadStreams {
     if (!stream) return;
     this.#streams.delete(id); // a read after this rejects (next), and a reader waiting now is woken by the cancel below
     if (stream.control && !stream.buffer.ended) currentProc().sendToPort(stream.control, CONTROL_STOP, null, false);
-    stream.buffer.cancel(new TaskCancelledError(name));
+    if (stream.name !== null) this.#cancelledNames.set(id, stream.name);
+    if (this.#cancelledNames.size > CANCELLED_NAMES) this.#cancelledNames.delete(this.#cancelledNames.keys().next().value!);
+    stream.buffer.cancel(new TaskCancelledError(stream.name ?? name));
     this.#end(stream);
     for (const item of stream.buffer.unread(stream.read)) this.store.release(item);
   }

@@ -8,6 +8,11 @@ import type { Worker } from "./worker-pool.ts";
 /** A task function, or where a worker exported it from. */
 export type TaskCode = Function | CodeLocation;
 
+/** What a task is called in errors and the dashboard: TaskOptions.name, else its function's name. */
+export function taskName(fn: TaskCode, options: { readonly name?: string }): string {
+  return options.name ?? (typeof fn === "function" ? String(fn.name || "task") : fn.exportName);
+}
+
 /** Where a sent task is: waiting at its worker, running (holding its resources), or blocked in get() (lent them out). */
 export type TaskState = "prefetched" | "running" | "blocked";
 

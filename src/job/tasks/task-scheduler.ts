@@ -31,7 +31,7 @@ import { TaskTree } from "./task-tree.ts";
 import { Lineage } from "./lineage.ts";
 import { pickNear } from "./locality.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
-import { countWait, type Running, type Task, type TaskCode } from "./task-records.ts";
+import { countWait, taskName, type Running, type Task, type TaskCode } from "./task-records.ts";
 
 export type { TaskCode };
 
@@ -126,7 +126,7 @@ export class TaskScheduler {
     if (this.#cancelledEarly.size !== 0 && this.#cancelledEarly.delete(id)) return; // its ref rejected already
     if (parent !== null && this.#running.get(parent) !== undefined) this.#tree.add(parent, id); // not once its parent ended: its entry would stay forever
     const resources = options.resources ?? TASK_RESOURCES;
-    const name = options.name ?? (typeof fn === "function" ? String(fn.name || "task") : fn.exportName);
+    const name = taskName(fn, options);
     const impossible = this.pool.impossible(resources, "task", name);
     TASK_HISTORY.submitted++;
     if (impossible) {

@@ -44,6 +44,8 @@ const QUICK_TASK_MS = 0.2;
 
 export class WorkerPool {
   #workers: Worker[] = [];
+  /** Settles when a worker is next revived or dead for good (changed), for whoever waits for one to come back. */
+  #changed: { promise: Promise<void>; settle: () => void } | null = null;
 
   /** `count` workers offering `capacity` each, all free. */
   reset(count: number, capacity: Resources): void {
@@ -71,6 +73,7 @@ export class WorkerPool {
     if (!worker) return;
     worker.alive = false;
     worker.restarting = restarting;
+    this.#change();
     const lost = [...worker.actors];
     worker.actors.clear();
     for (const actor of lost) actor.lost();
@@ -86,17 +89,41 @@ export class WorkerPool {
     if (!worker) return;
     worker.alive = true;
     worker.restarting = false;
+    this.#change();
     worker.prefetched = 0;
     for (const r of Object.keys(worker.free)) delete worker.free[r];
     Object.assign(worker.free, worker.capacity);
   }
 
-  /** The alive worker with room for `request` and the most free cpu (with no task waiting there, if `idleOnly`). */
+  #change(): void {
+    this.#changed?.settle();
+    this.#changed = null;
+  }
+
+  /** Resolves once a worker that is starting again fits `request` and comes back, or none does any more. */
+  async restarted(request: Resources): Promise<void> {
+    while (this.#workers.some((w) => w.restarting && fits(w.capacity, request))) {
+      if (!this.#changed) {
+        let settle!: () => void;
+        const promise = new Promise<void>((resolve) => (settle = resolve));
+        this.#changed = { promise, settle };
+      }
+      await this.#changed.promise;
+      if (this.pick(request)) return;
+    }
+  }
+
+  /**
+   * The alive worker with room for `request` and the most free cpu (with no task waiting there, if `idleOnly`); of
+   * those alike, the one with the fewest actors, so actors that ask for nothing (a group's members) spread out.
+   */
   pick(request: Resources, idleOnly = false): Worker | undefined {
     let best: Worker | undefined;
     for (const w of this.#workers) {
       if (!w.alive || !fits(w.free, request) || (idleOnly && w.prefetched > 0)) continue;
-      if (!best || (w.free.cpu ?? 0) > (best.free.cpu ?? 0)) best = w;
+      const cpu = w.free.cpu ?? 0;
+      const bestCpu = best?.free.cpu ?? 0;
+      if (!best || cpu > bestCpu || (cpu === bestCpu && w.actors.size < best.actors.size)) best = w;
     }
     return best;
   }

@@ -8,7 +8,7 @@ import type { PortRef } from "../../runtime/face/actors.ts";
 import { Actor, endpoint } from "../../mesh/actor.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import "../actors/stream-endpoint.ts"; // the actors of this worker can stream
-import "../actors/held-args-endpoint.ts"; // and read values held by workers that their calls are given
+import "../actors/actor-call-endpoint.ts"; // and read values held by workers that their calls are given, and keep large results
 import { ambient } from "../base/ambient.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import type { JobKind } from "../job-context.ts";

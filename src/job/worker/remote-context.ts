@@ -157,6 +157,11 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 
+  /** @internal `value`, made by `name` for ref `refId` (an actor call's result), as this worker sends it: itself, or its HeldValue if it stays here. */
+  kept(refId: string, name: string, value: unknown): unknown {
+    return keptValue(this.#holder, refId, name, value);
+  }
+
   /** A value larger than FRAY_OBJECT_INLINE_BYTES stays in this worker, as a large result does: the head keeps where it is. */
   put<T>(value: T): ObjectRef<T> {
     const ref = this.#newRef();
