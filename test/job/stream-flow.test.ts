@@ -138,7 +138,7 @@ for (const [kind, make] of jobBackends(["sync", "threads", "processes", "mesh"],
       let count = await objectCount(ctx);
       for (let round = 0; round < 100 && count > before + 5; round++) {
         gc();
-        await ctx.get(ctx.run(collect)); // and the workers' garbage: their refs to the streams they ran are dropped then
+        await ctx.get([ctx.run(collect), ctx.run(collect)]); // and both workers' garbage: their refs to the streams they ran are dropped then
         await new Promise((resolve) => setImmediate(resolve));
         count = await objectCount(ctx);
       }

@@ -10,11 +10,14 @@ import { currentContext } from "../base/ambient.ts";
 
 export const ACTOR_CALL_ENDPOINT = "fray:job.call";
 
+/** A context's method, under a symbol so it is not part of the JobContext API: `value` as this process sends it. */
+export const kKept = Symbol("fray.kept");
+
 /** What this endpoint needs of the job's context in the actor's process (worker/remote-context.ts). */
 interface CallContext {
   get(ref: unknown): Promise<unknown>;
   /** `value`, made by `name` for ref `refId`, as this process sends it: itself, or its HeldValue if it stays here. */
-  kept(refId: string, name: string, value: unknown): unknown;
+  [kKept](refId: string, name: string, value: unknown): unknown;
 }
 
 registerBuiltinEndpoint(ACTOR_CALL_ENDPOINT, async function (this: object, method, args, held, refId) {
@@ -25,5 +28,5 @@ registerBuiltinEndpoint(ACTOR_CALL_ENDPOINT, async function (this: object, metho
   if (ctx === null) throw new Error(`${name} was called as a job's actor outside a job's worker`);
   const values = [...(args as unknown[])];
   await Promise.all((held as number[]).map(async (i) => (values[i] = await ctx.get(values[i]))));
-  return ctx.kept(refId as string, name, await (fn as (...a: unknown[]) => unknown).apply(this, values));
+  return ctx[kKept](refId as string, name, await (fn as (...a: unknown[]) => unknown).apply(this, values));
 });

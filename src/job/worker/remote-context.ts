@@ -19,6 +19,7 @@ import { returnIds } from "../objects/task-returns.ts";
 import { nameUnsendableArgument } from "../objects/task-args.ts";
 import { HeldValue, readHeld } from "../objects/held-value.ts";
 import { keptValue } from "../objects/kept-values.ts";
+import { kKept } from "../actors/actor-call-endpoint.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 import { tooLargeArguments } from "../../wire/codec.ts";
 
@@ -158,7 +159,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   }
 
   /** @internal `value`, made by `name` for ref `refId` (an actor call's result), as this worker sends it: itself, or its HeldValue if it stays here. */
-  kept(refId: string, name: string, value: unknown): unknown {
+  [kKept](refId: string, name: string, value: unknown): unknown {
     return keptValue(this.#holder, refId, name, value);
   }
 
