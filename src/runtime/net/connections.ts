@@ -171,7 +171,8 @@ export class Connections {
       if (link.giveUp) clearTimeout(link.giveUp);
       link.giveUp = null;
       transport.send(this.#hello(link, { resumed: true }));
-      if (link.connected) link.session.acked(hello.received ?? 0);
+      // A link on a connection we dialed stays on it (or on our own dial again): the side that dials a link's connection is the one that notices it drop.
+      if (link.connected || link.dialed) link.session.acked(hello.received ?? 0);
       else link.resume(transport, hello.received ?? 0, false);
       return link;
     }
