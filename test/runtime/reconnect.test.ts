@@ -77,4 +77,18 @@ describe("a TCP connection dropped between two live processes", () => {
     await assert.rejects(relayed, (e: Error) => e.name === "SupervisionError" || e.name === "ActorError");
     await waitForExit([victim]);
   });
+
+  it("a dialing peer that really died is lost at once by the side it dialed, which does not wait for it to dial again", { timeout: 60_000 }, async (t) => {
+    const procs = workers(t, 2);
+    const tallies = procs.spawn("tallies", Tally);
+    await tallies.initialized;
+    const first = tallies.slice({ workers: 0 });
+    const second = tallies.slice({ workers: 1 });
+    assert.equal((await first.relay.callOne(second, 2)).length, 2, "rank 0 has dialed rank 1");
+    const victim = procs.pids[0]!;
+    const relayed = second.relay.callOne(first, CALLS); // over the connection rank 0 dialed
+    process.kill(victim, "SIGKILL");
+    await assert.rejects(relayed, (e: Error) => e.name === "SupervisionError" || e.name === "ActorError");
+    await waitForExit([victim]);
+  });
 });
