@@ -11,6 +11,7 @@ class InProcessEnd implements Transport {
   #scheduled = false;
   closed = false;
   readonly maxFrameBytes = Infinity;
+  readonly overNetwork = false;
 
   send(frame: Frame): void {
     if (this.closed) return;
@@ -27,6 +28,10 @@ class InProcessEnd implements Transport {
     this.closed = true;
     this.events?.close();
     this.peer.close();
+  }
+
+  abort(): void {
+    this.close(); // nothing between the two ends can drop
   }
 
   setKeepAlive(): void {}

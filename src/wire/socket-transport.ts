@@ -19,6 +19,8 @@ export class SocketTransport extends TransportBase {
   #batch: Buffer | null = null;
   #batchStart = 0;
   #used = 0;
+  /** A TCP (or TLS) socket, not a Unix one: the address it is connected to is an IP. */
+  readonly #overNetwork: boolean;
 
   /** Frames over `limit` are refused both ways: a peer announcing one is disconnected, `send` throws. */
   constructor(
@@ -26,6 +28,7 @@ export class SocketTransport extends TransportBase {
     readonly limit: FrameLimit = WIRE_LIMIT,
   ) {
     super();
+    this.#overNetwork = socket.remoteAddress !== undefined;
     socket.setNoDelay?.(true);
     const decoder = new FrameDecoder((frame) => this.deliver(frame), limit);
     socket.on("data", (chunk: Buffer) => {
@@ -109,10 +112,25 @@ export class SocketTransport extends TransportBase {
     }
   }
 
+  override get overNetwork(): boolean {
+    return this.#overNetwork;
+  }
+
   close(): void {
     if (this.closed) return;
     this.socket.end();
     this.reportClose();
+  }
+
+  override abort(): void {
+    if (this.closed) return;
+    const error = Object.assign(new Error("connection reset on purpose (a fault point)"), { code: "ECONNRESET" });
+    try {
+      this.socket.resetAndDestroy(); // the peer sees a reset, as after `ss -K` or a middlebox's
+    } catch {
+      this.socket.destroy(); // not a TCP handle (a Unix socket; TLS over one): the peer sees it closed
+    }
+    this.reportClose(error);
   }
 
   setKeepAlive(keep: boolean): void {

@@ -16,6 +16,10 @@ export interface Transport {
   /** Receives frames and the close; set once, before any frame can arrive. */
   listen(events: TransportEvents): void;
   close(): void;
+  /** Ends the connection as a network fault would (over TCP, a reset the peer sees); reported closed with an error. */
+  abort(): void;
+  /** Whether the connection crosses a network (TCP), where it can drop while the processes at both ends live on. */
+  readonly overNetwork: boolean;
   /** Whether this transport keeps the process alive. */
   setKeepAlive(keep: boolean): void;
   readonly closed: boolean;
@@ -39,6 +43,14 @@ export abstract class TransportBase implements Transport {
 
   get maxFrameBytes(): number {
     return Infinity;
+  }
+
+  get overNetwork(): boolean {
+    return false;
+  }
+
+  abort(): void {
+    this.close();
   }
 
   get closed(): boolean {

@@ -28,6 +28,7 @@ describe("FRAY_FAULT_POINTS: what a spec arms", () => {
     assert.deepEqual(parseFaultPoints("actor-constructing=exit:3").get("actor-constructing"), { kind: "exit", code: 3 });
     assert.deepEqual(parseFaultPoints("actor-constructing=kill").get("actor-constructing"), { kind: "kill" });
     assert.deepEqual(parseFaultPoints("timer-fired/cancel-grace=pause:/tmp/go").get("timer-fired/cancel-grace"), { kind: "pause", file: "/tmp/go" });
+    assert.deepEqual(parseFaultPoints("frame-received=drop:2").get("frame-received"), { kind: "drop", times: 2 });
     assert.equal(parseFaultPoints(undefined).size, 0);
     assert.equal(parseFaultPoints("").size, 0);
   });
@@ -43,6 +44,8 @@ describe("FRAY_FAULT_POINTS: what a spec arms", () => {
       ["actor-constructing=exit:300", /exit code "300" is not a whole number from 0 to 255/],
       ["actor-constructing=kill:9", /kill takes no argument/],
       ["actor-constructing=drop", /actor-constructing has no connection to drop/],
+      ["frame-received=drop:0", /drop's count "0" is not a whole number of times from 1/],
+      ["frame-received=drop:twice", /drop's count "twice" is not a whole number/],
       ["frame-received/msg=pause:10", /frame-received cannot pause/],
       ["timer-fired=throw", /timer-fired cannot throw; it can pause, exit, kill/],
       ["timer-fired=drop", /timer-fired has no connection to drop/],

@@ -28,7 +28,9 @@ export const FAULT_POINTS = {
   "frame-received": {
     subject: "the message's kind: msg, spawn, stop, fault, port, …",
     actions: ["drop", "exit", "kill"],
-    doc: "a frame from a peer has arrived on a connection, before it is handled (runtime/net/connections.ts); drop: it is lost with the connection",
+    doc:
+      "a frame from a peer has arrived on a connection, before it is handled (runtime/net/connections.ts); drop: it is lost with the " +
+      "connection, which is reset as a network fault would reset it (a TCP one is then made again and the frame sent again)",
   },
 } as const satisfies Record<string, { subject: string; actions: readonly FaultAction["kind"][]; doc: string }>;
 
@@ -37,7 +39,7 @@ export type FaultPointName = keyof typeof FAULT_POINTS;
 /**
  * What an armed point does: hold its caller `ms` milliseconds or until `file` exists (appending its pid to
  * `file.held` as it starts holding, so a test knows whom it holds); throw a FaultPointError; exit with `code`;
- * SIGKILL its own process (as a chaos kill); or drop its connection.
+ * SIGKILL its own process (as a chaos kill); or drop its connection (the first `times` frames that reach it, or every one).
  */
 export type FaultAction =
   | { readonly kind: "pause"; readonly ms: number }
@@ -45,7 +47,7 @@ export type FaultAction =
   | { readonly kind: "throw" }
   | { readonly kind: "exit"; readonly code: number }
   | { readonly kind: "kill" }
-  | { readonly kind: "drop" };
+  | { readonly kind: "drop"; readonly times?: number };
 
 /** The error an armed `throw` point raises: it names the point, so a test tells it from a real failure. */
 export class FaultPointError extends Error {
@@ -53,7 +55,7 @@ export class FaultPointError extends Error {
 }
 registerErrorClass(FaultPointError);
 
-const USAGE = `give ${VARIABLE}="POINT[/SUBJECT]=ACTION;…" with ACTION one of pause:MS, pause:/absolute/file, throw, exit[:CODE], kill, drop`;
+const USAGE = `give ${VARIABLE}="POINT[/SUBJECT]=ACTION;…" with ACTION one of pause:MS, pause:/absolute/file, throw, exit[:CODE], kill, drop[:TIMES]`;
 
 function parseAction(text: string, point: FaultPointName, entry: string): FaultAction {
   const [kind, arg, ...rest] = text.split(":");
@@ -73,6 +75,11 @@ function parseAction(text: string, point: FaultPointName, entry: string): FaultA
     const code = arg === undefined ? 1 : Number(arg);
     if (!Number.isInteger(code) || code < 0 || code > 255) throw bad(`exit code "${arg}" is not a whole number from 0 to 255`);
     return { kind, code };
+  }
+  if (kind === "drop" && arg !== undefined) {
+    const times = Number(arg);
+    if (!Number.isInteger(times) || times < 1) throw bad(`drop's count "${arg}" is not a whole number of times from 1`);
+    return { kind, times };
   }
   if (kind === "throw" || kind === "kill" || kind === "drop") {
     if (arg !== undefined) throw bad(`${kind} takes no argument`);
@@ -145,7 +152,17 @@ export function timerFired(timer: string, callback: () => void): () => void {
   };
 }
 
+/** How many frames each armed `drop:TIMES` dropped so far. */
+const dropped = new Map<FaultAction, number>();
+
 /** Connection fault point `point` of `subject` is reached: true when its caller must drop the connection (or the process ends). */
 export function connectionFault(point: FaultPointName, subject: string): boolean {
-  return ANY_ARMED && fire(point, subject)?.kind === "drop";
+  if (!ANY_ARMED) return false;
+  const action = fire(point, subject);
+  if (action?.kind !== "drop") return false;
+  if (action.times === undefined) return true;
+  const done = dropped.get(action) ?? 0;
+  if (done >= action.times) return false;
+  dropped.set(action, done + 1);
+  return true;
 }

@@ -21,6 +21,22 @@ export interface Hello {
   readonly port?: number;
   /** A bulk connection (bulk-links.ts): it carries RemoteBuffer chunks, and is not the link. */
   readonly bulk?: true;
+  /** The sender's name for its link to the receiver (net/session.ts): what a connection made again resumes. */
+  readonly session?: string;
+  /** A connection made again after one dropped: the receiver sends again what the sender did not receive. */
+  readonly resume?: true;
+  /** When resuming: the receiver's name for its end of the link, as the sender learned it. */
+  readonly peerSession?: string;
+  /** When resuming, and in the answer: how many frames the sender received from the receiver's link. */
+  readonly received?: number;
+  /** The answer to a resume: whether the link was still known (false: the peer took the sender for lost, or restarted). */
+  readonly resumed?: boolean;
+}
+
+/** How many frames of the receiver's link the sender has received so far, over a network connection (net/session.ts). */
+export interface Ack {
+  readonly kind: "ack";
+  readonly received: number;
 }
 
 /** Create an actor. Payload: constructor arguments. Replies on `reply` once constructed. */
@@ -267,6 +283,7 @@ export interface MetricsRequest {
 
 export type Header =
   | Hello
+  | Ack
   | Spawn
   | Call
   | Cast

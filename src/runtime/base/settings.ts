@@ -9,6 +9,13 @@ export const SETTINGS = {
     30_000,
     "how long a dial retries a peer that is not listening yet (a Unix socket whose process has exited fails at once)",
   ),
+  reconnectMs: ms(
+    "FRAY_RECONNECT_MS",
+    10_000,
+    "how long two processes whose TCP connection dropped (a reset, a NAT's timeout) try to make it again — the side that dialed dials " +
+      "again, backing off, and what was sent and not received is delivered once, in order — before each takes the other for lost (a " +
+      "peer whose process has exited refuses at once)",
+  ),
   authTimeoutMs: ms("FRAY_AUTH_TIMEOUT_MS", 10_000, "how long a new connection has to authenticate before it is closed"),
   procStartTimeoutMs: ms("FRAY_PROC_START_TIMEOUT_MS", 60_000, "how long a worker process may take to start and report in"),
   spawnWaitMs: ms(

@@ -7,11 +7,13 @@
 // transport, such as a worker thread's MessagePort). The first connection
 // between two procs becomes the link both ways. Each connection starts with a
 // hello frame: who we are, and the TCP port we listen on (which a worker's
-// procs tell their worker, see proc-directory.ts).
+// procs tell their worker, see proc-directory.ts). A TCP connection that drops
+// while both processes live on is made again (resume.ts, session.ts).
 import type { ListenOptions } from "node:net";
-import { frameOf, type Frame } from "../../wire/frame.ts";
+import type { Frame } from "../../wire/frame.ts";
+import { FrameError } from "../../wire/errors.ts";
 import { HeaderDecoder } from "../../wire/header-table.ts";
-import { decodeHeader, encodeHeader, withReplyId } from "../base/header-codec.ts";
+import { decodeHeader, withReplyId } from "../base/header-codec.ts";
 import { inProcessPair } from "../../wire/in-process-transport.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { config } from "../base/config.ts";
@@ -20,7 +22,8 @@ import { dial } from "./dialer.ts";
 import { ConnectionError } from "../base/errors.ts";
 import { Link } from "./link.ts";
 import { listen } from "./listener.ts";
-import type { Header } from "../base/messages.ts";
+import type { Header, Hello } from "../base/messages.ts";
+import { ackSoon, awaitDialAgain, helloFrame, resumeRefusal } from "./resume.ts";
 
 /** What the Proc does with what its connections bring. */
 export interface ConnectionEvents {
@@ -57,9 +60,9 @@ export class Connections {
   ) {
     // Frames to ourselves go through an in-process pair, in order like any other.
     const [outgoing, incoming] = inProcessPair();
-    this.#serve(incoming, addr);
     const self = new Link(addr);
-    self.attach(outgoing);
+    this.#serve(incoming, self);
+    self.attach(outgoing, false);
     this.#links.set(addr, self);
   }
 
@@ -115,46 +118,79 @@ export class Connections {
 
   /** Uses `transport` (already connected) as the link to `addr`. */
   connectVia(addr: string, transport: Transport): void {
-    transport.send(this.#hello());
-    this.#serve(transport, addr);
-    this.#waitingLink(addr).attach(transport);
+    const link = this.#waitingLink(addr);
+    transport.send(this.#hello(link));
+    this.#serve(transport, link);
+    link.attach(transport, false);
   }
 
   /** Serves an incoming connection: its first frame says who it is. */
   accept(transport: Transport): void {
     if (!this.#opened(transport)) return;
     transport.setKeepAlive(this.serving);
-    let peer: string | null = null;
-    let bulk: Transport | undefined;
-    const headers = new HeaderDecoder(decodeHeader, withReplyId);
+    let link: Link | null = null;
+    let bulk: { peer: string; headers: HeaderDecoder<Header> } | null = null;
+    let first = true;
     transport.listen({
       frame: (frame) => {
-        if (peer === null) {
-          const hello = headers.decode(frame.header);
-          if (hello.kind !== "hello") {
-            transport.close();
-            return;
-          }
-          peer = hello.addr;
-          if (hello.bulk) {
-            bulk = transport; // RemoteBuffer chunks only: not the link, and its closing is no loss
-            return;
-          }
-          if (hello.port !== undefined) this.events.listensOn(peer, hello.port);
-          const link = this.#links.get(peer);
-          if (!link) this.#links.set(peer, attached(new Link(peer), transport));
-          else if (!link.connected) link.attach(transport);
-          return;
-        }
-        const header = headers.decode(frame.header);
-        if (connectionFault("frame-received", header.kind)) return void transport.close(); // a testing hook (fault-points.ts)
-        this.events.frame(header, frame, peer, bulk);
+        if (link) return this.#received(transport, link, frame);
+        if (bulk) return this.events.frame(bulk.headers.decode(frame.header), frame, bulk.peer, transport);
+        if (!first) return;
+        first = false;
+        const headers = new HeaderDecoder(decodeHeader, withReplyId);
+        const hello = headers.decode(frame.header);
+        if (hello.kind !== "hello") return void transport.close();
+        if (hello.bulk) bulk = { peer: hello.addr, headers }; // RemoteBuffer chunks only: not the link, and its closing is no loss
+        else link = this.#greeted(transport, hello);
       },
       close: (error) => {
         this.#open.delete(transport);
-        if (peer !== null && !bulk) this.#lost(peer, transport, error);
+        if (link) this.#lost(link, transport, error);
       },
     });
+  }
+
+  /** The link a connection whose first frame was `hello` serves, or null (it is closed): it failed to resume one. */
+  #greeted(transport: Transport, hello: Hello): Link | null {
+    const peer = hello.addr;
+    if (hello.port !== undefined) this.events.listensOn(peer, hello.port);
+    let link = this.#links.get(peer);
+    if (hello.resume) {
+      const refusal = resumeRefusal(link, hello);
+      if (refusal !== null || !link) {
+        transport.send(this.#hello(link, { resumed: false }));
+        transport.close();
+        return null;
+      }
+      // The connection it replaces is dead to the peer: whatever still comes on it must not be counted.
+      const old = link.transport;
+      if (old && !(link.dialed && !old.closed)) {
+        link.detach();
+        old.close();
+      }
+      if (link.giveUp) clearTimeout(link.giveUp);
+      link.giveUp = null;
+      transport.send(this.#hello(link, { resumed: true }));
+      // A link on a connection we dialed stays on it (or on our own dial again): the side that dials a link's connection is the one that notices it drop.
+      if (link.connected || link.dialed) link.session.acked(hello.received ?? 0);
+      else link.resume(transport, hello.received ?? 0, false);
+      return link;
+    }
+    if (!link) this.#links.set(peer, (link = new Link(peer)));
+    if (link.reconnecting && hello.session !== link.session.peer) {
+      // A new link from a peer we waited to resume the old one: it took us for lost, or is a new process.
+      transport.close();
+      this.#gaveUp(link, new ConnectionError(`${peer} dialed again without resuming the connection that dropped: it took this process for lost, or restarted`));
+      return null;
+    }
+    if (hello.session !== link.session.peer) {
+      link.session.peer = hello.session;
+      link.session.received = 0;
+    }
+    link.peerPid = hello.pid;
+    if (transport.overNetwork) transport.send(this.#hello(link)); // our end's name, which a resume checks: before any frame of the link
+    if (!link.connected && !link.reconnecting) link.attach(transport, false);
+    return link;
   }
 
   /** `addr` is a child process: its loss is reported by its exit, not by its connection closing. */
@@ -214,55 +250,95 @@ export class Connections {
     return link;
   }
 
-  #dial(link: Link): void {
+  /** Dials the peer of `link`; `again`: its connection dropped, and the new one resumes it. */
+  #dial(link: Link, again = false): void {
     const wanted = () => this.#links.get(link.addr) === link;
-    dial(link.addr, Date.now() + config.connectTimeoutMs, {
+    const deadline = Date.now() + (again ? config.reconnectMs : config.connectTimeoutMs);
+    dial(link.addr, deadline, {
+      again,
       wanted,
-      locate: (worker, addr, deadline) => this.events.locate(worker, addr, deadline),
+      locate: (worker, addr, by) => this.events.locate(worker, addr, by),
       connected: (transport) => {
-        transport.send(this.#hello());
-        this.#serve(transport, link.addr);
-        if (wanted()) link.attach(transport);
-        else transport.close();
+        // Unwanted, or the peer's own dial became the link meanwhile: one connection carries the link both ways.
+        if (!wanted() || (!again && link.connected)) return void transport.close();
+        transport.send(this.#hello(link, again ? { resume: true } : {}));
+        this.#serve(transport, link);
+        if (again) link.resuming = transport;
+        else link.attach(transport, true);
       },
-      failed: (error) => this.events.lost(link.addr, error, true),
+      failed: (error) => (again ? this.#gaveUp(link, error) : this.events.lost(link.addr, error, true)),
       retrying: (error) => (link.dialError = error),
     });
   }
 
-  /** Our first frame on a connection: who we are, and where we listen (our parent tells peers). */
-  #hello(): Frame {
-    const hello: Header =
-      this.#port === undefined ? { kind: "hello", addr: this.addr, pid: process.pid } : { kind: "hello", addr: this.addr, pid: process.pid, port: this.#port };
-    return frameOf(encodeHeader(hello));
+  /** A hello on a connection of `link` (none: refusing one we do not know). */
+  #hello(link: Link | undefined, more: Partial<Hello> = {}): Frame {
+    return helloFrame(this.addr, this.#port, link, more);
   }
 
-  /** Serves a connection whose peer we know. */
-  #serve(transport: Transport, peer: string): void {
+  /** Serves a connection to `link`'s peer that we dialed or were handed. */
+  #serve(transport: Transport, link: Link): void {
     if (!this.#opened(transport)) return;
     transport.setKeepAlive(this.serving);
-    const headers = new HeaderDecoder(decodeHeader, withReplyId);
     transport.listen({
-      frame: (frame) => {
-        const header = headers.decode(frame.header);
-        if (connectionFault("frame-received", header.kind)) return void transport.close(); // a testing hook (fault-points.ts)
-        this.events.frame(header, frame, peer);
-      },
+      frame: (frame) => this.#received(transport, link, frame),
       close: (error) => {
         this.#open.delete(transport);
-        this.#lost(peer, transport, error);
+        this.#lost(link, transport, error);
       },
     });
   }
 
-  #lost(peer: string, transport: Transport, error?: Error): void {
-    if (this.#links.get(peer)?.transport !== transport || this.#children.has(peer)) return;
+  /** A frame from `link`'s peer on `transport`: counted and handed on, unless it is the connection's own (hello, ack). */
+  #received(transport: Transport, link: Link, frame: Frame): void {
+    if (transport.closed) return; // the rest of a read whose connection was dropped (or superseded) part-way: sent again
+    const header = link.incoming.decode(frame.header);
+    if (header.kind === "ack") return void link.session.acked(header.received);
+    if (header.kind === "hello") return this.#answered(transport, link, header);
+    if (connectionFault("frame-received", header.kind)) return void transport.abort(); // a testing hook (fault-points.ts)
+    link.session.received++;
+    if (transport.overNetwork && !link.ackDue) ackSoon(link);
+    this.events.frame(header, frame, link.addr);
+  }
+
+  /** The peer's hello on a connection we dialed: its end's name, or the answer to our resume. */
+  #answered(transport: Transport, link: Link, hello: Hello): void {
+    link.peerPid = hello.pid;
+    link.session.peer ??= hello.session;
+    if (link.resuming !== transport) return;
+    if (hello.resumed && hello.session === link.session.peer && link.resume(transport, hello.received ?? 0, true)) return;
+    transport.close();
+    this.#gaveUp(link, new ConnectionError(`${link.addr} no longer knows this process: it took it for lost, or restarted`));
+  }
+
+  /** A connection of `link` closed (`error`: it failed): its peer is lost, unless a dropped connection can be made again. */
+  #lost(link: Link, transport: Transport, error?: Error): void {
+    const peer = link.addr;
+    if (link.resuming === transport) {
+      link.resuming = null;
+      const why = `connection to ${peer} dropped again as it was made again${error ? `: ${error.message}` : ""}`;
+      if (this.#links.get(peer) === link) this.#gaveUp(link, new ConnectionError(why));
+      return;
+    }
+    if (this.#links.get(peer) !== link || link.transport !== transport) return;
+    const stopping = this.#stopping.has(peer);
+    if (transport.overNetwork && error && !(error instanceof FrameError) && !stopping) {
+      link.detach();
+      if (link.dialed) this.#dial(link, true);
+      else if (!this.#children.has(peer)) link.giveUp = awaitDialAgain(link, (why) => this.#gaveUp(link, why));
+      return;
+    }
+    if (this.#children.has(peer)) return;
     const stopped = this.#stopping.delete(peer);
     this.events.lost(peer, new ConnectionError(stopped ? `${peer} was stopped` : `connection to ${peer} closed${error ? `: ${error.message}` : ""}`), !stopped);
   }
-}
 
-function attached(link: Link, transport: Transport): Link {
-  link.attach(transport);
-  return link;
+  /** The connection of `link` that dropped could not be made again: its peer is lost. */
+  #gaveUp(link: Link, error: ConnectionError): void {
+    if (this.#links.get(link.addr) !== link) return;
+    if (link.giveUp) clearTimeout(link.giveUp);
+    link.giveUp = null;
+    if (this.#children.has(link.addr)) return; // its exit (or its silence, the heartbeat) reports it
+    this.events.lost(link.addr, error, !this.#stopping.delete(link.addr));
+  }
 }

@@ -3,7 +3,10 @@
 // never will (refusals.ts); over TCP it speaks TLS when this process has
 // certificates; then both sides prove they know the session token (or, in a
 // process that joined a cluster's namespace, the token the peer accepts). A proc
-// behind a worker is dialed at the port its worker reports.
+// behind a worker is dialed at the port its worker reports. A dial again, after
+// a TCP connection dropped, retries what a network does while it recovers
+// (timeouts, unreachable hosts) until its deadline, but not a refusal: the peer
+// listened there, so one means its process has exited.
 import { createConnection, type NetConnectOpts, type Socket } from "node:net";
 import { AuthenticationError, authenticateServer } from "../../wire/auth.ts";
 import { SocketTransport } from "../../wire/socket-transport.ts";
@@ -26,7 +29,12 @@ export interface DialHandlers {
   failed(error: ConnectionError): void;
   /** The peer is not listening (yet): why, each time before the dial tries again. */
   retrying?(error: ConnectionError): void;
+  /** A dial again of a peer whose connection dropped (see above). */
+  readonly again?: boolean;
 }
+
+/** Errors of a dial again that a network recovering from a fault gives: tried again until the deadline. */
+const TRANSIENT = new Set(["ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENETDOWN", "ECONNRESET", "ECONNABORTED", "EPIPE", "EAI_AGAIN"]);
 
 /** Connects to the proc at `addr`, retrying until `deadline` (epoch ms) while it does not listen yet. */
 export function dial(addr: string, deadline: number, handlers: DialHandlers): void {
@@ -55,8 +63,14 @@ function dialAt(addr: string, options: NetConnectOpts, deadline: number, handler
   // With TLS the peer's identity is its certificate from the shared CA, not its host name.
   const socket: Socket = material ? nodeTls().connect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
   socket.unref();
+  // A dial again gives up at its deadline even where the network swallows the attempt (no answer at all).
+  const cutOff = handlers.again
+    ? setTimeout(() => socket.destroy(Object.assign(new Error("no answer"), { code: "ETIMEDOUT" })), Math.max(0, deadline - Date.now())).unref()
+    : null;
   const onError = (err: NodeJS.ErrnoException) => {
+    if (cutOff) clearTimeout(cutOff);
     if (!handlers.wanted()) return;
+    if (handlers.again) return void againAfter(addr, err, deadline, handlers, n);
     const retriable = err.code === "ENOENT" || err.code === "ECONNREFUSED";
     const final = retriable ? finalRefusal(addr, err, n) : null;
     const error = (why: string) => new ConnectionError(`cannot connect to ${addr}: ${err.message}${why}`, { cause: err });
@@ -73,7 +87,24 @@ function dialAt(addr: string, options: NetConnectOpts, deadline: number, handler
   const tokens = tokensFor(addr);
   // The peer refused this token: try the next one on a new connection (it closes the one that proved a wrong token).
   const next = tokenAt + 1 < tokens.length ? () => dialAt(addr, options, deadline, handlers, n, tokenAt + 1) : null;
-  socket.once(material ? "secureConnect" : "connect", () => authenticate(addr, socket, onError, handlers, tokens[tokenAt], next));
+  socket.once(material ? "secureConnect" : "connect", () => {
+    if (cutOff) clearTimeout(cutOff);
+    authenticate(addr, socket, onError, handlers, tokens[tokenAt], next);
+  });
+}
+
+/** A dial again failed with `err`: tried again, backing off up to half a second, while the network may recover. */
+function againAfter(addr: string, err: NodeJS.ErrnoException, deadline: number, handlers: DialHandlers, n: number): void {
+  const error = (why: string) => new ConnectionError(`cannot connect to ${addr} again: ${err.message}${why}`, { cause: err });
+  if (!TRANSIENT.has(err.code ?? "")) {
+    const refused = err.code === "ECONNREFUSED" || err.code === "ENOENT";
+    handlers.failed(error(refused ? " — it listened there and no longer does: its process has exited" : ""));
+  } else if (Date.now() >= deadline) {
+    handlers.failed(error(` (dialed again until ${settingNow("reconnectMs")} ran out)`));
+  } else {
+    handlers.retrying?.(error(` (dialing again until ${settingNow("reconnectMs")} runs out)`));
+    setTimeout(() => attempt(addr, deadline, handlers, n + 1), Math.min(10 * 2 ** (n - 1), 500)).unref();
+  }
 }
 
 /** Proves our token to the peer (and checks it knows it too), then the connection carries frames. */
