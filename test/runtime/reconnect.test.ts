@@ -44,7 +44,10 @@ describe("a TCP connection dropped between two live processes", () => {
     await tallies.initialized;
     const pid = procs.pids[0];
     const answers = await Promise.all(Array.from({ length: CALLS }, (_, i) => tallies.take.callOne(i)));
-    assert.deepEqual(answers, Array.from({ length: CALLS }, (_, i) => 2 * i));
+    assert.deepEqual(
+      answers,
+      Array.from({ length: CALLS }, (_, i) => 2 * i),
+    );
     assert.equal(await tallies.inOrder.callOne(CALLS), true, "each call taken once, in the order sent");
     assert.equal(await tallies.pid.callOne(), pid, "the same worker process: none was replaced");
   });
@@ -59,7 +62,10 @@ describe("a TCP connection dropped between two live processes", () => {
     const first = tallies.slice({ workers: 0 });
     const second = tallies.slice({ workers: 1 });
     const answers = await first.relay.callOne(second, CALLS);
-    assert.deepEqual(answers, Array.from({ length: CALLS }, (_, i) => 2 * i + (i % 7)));
+    assert.deepEqual(
+      answers,
+      Array.from({ length: CALLS }, (_, i) => 2 * i + (i % 7)),
+    );
     assert.equal(await second.inOrder.callOne(CALLS), true, "each call taken once, in the order sent");
     assert.deepEqual((await tallies.pid.call()).values(), pids, "the same worker processes: none was replaced");
   });

@@ -18,9 +18,15 @@ describe("Session: frames kept until acked", () => {
     for (let i = 0; i < 5; i++) session.keep(frame(i));
     assert.equal(session.sent, 5);
     assert.equal(session.acked(2), true);
-    assert.deepEqual(session.unacked().map((f) => f.header[0]), [2, 3, 4]);
+    assert.deepEqual(
+      session.unacked().map((f) => f.header[0]),
+      [2, 3, 4],
+    );
     assert.equal(session.acked(1), true, "an older ack changes nothing");
-    assert.deepEqual(session.unacked().map((f) => f.header[0]), [2, 3, 4]);
+    assert.deepEqual(
+      session.unacked().map((f) => f.header[0]),
+      [2, 3, 4],
+    );
     assert.equal(session.acked(5), true);
     assert.deepEqual(session.unacked(), []);
     assert.equal(session.sent, 5);

@@ -140,7 +140,8 @@ export class Connections {
         const headers = new HeaderDecoder(decodeHeader, withReplyId);
         const hello = headers.decode(frame.header);
         if (hello.kind !== "hello") return void transport.close();
-        if (hello.bulk) bulk = { peer: hello.addr, headers }; // RemoteBuffer chunks only: not the link, and its closing is no loss
+        if (hello.bulk)
+          bulk = { peer: hello.addr, headers }; // RemoteBuffer chunks only: not the link, and its closing is no loss
         else link = this.#greeted(transport, hello);
       },
       close: (error) => {
