@@ -22,6 +22,7 @@ import { requireLoadsEsm } from "../code/esm-require.ts";
 import { nodeChildProcess, nodeWorkerThreads } from "../code/lazy-builtins.ts";
 import { tokenEnv } from "../net/credentials.ts";
 import { deviceEnv, envWith, type ProcPlace } from "../base/device-env.ts";
+import { withHugePages } from "./huge-pages.ts";
 import { ConnectionError } from "../base/errors.ts";
 import { timerFired } from "../base/fault-points.ts";
 import { hold, release } from "../base/keep-alive.ts";
@@ -129,7 +130,7 @@ function startProcess(entry: WorkerEntry, env: Record<string, string | undefined
   if (typescript) flags.push(...typeScriptFlags(flags));
   const file = entry.commonjs !== null && requireLoadsEsm(flags) ? entry.commonjs : entry.module;
   const child = nodeChildProcess().spawn(process.execPath, [...flags, file], {
-    env: envWith(env),
+    env: withHugePages(envWith(env)),
     stdio: ["pipe", log ? "pipe" : "inherit", log ? "pipe" : "inherit"],
     detached: GROUPS, // a group of its own; it still exits with this process (its stdin)
   });
