@@ -139,20 +139,46 @@ export function parseFrame(bytes: Buffer, start = 0, end = bytes.length): Frame 
 }
 
 /**
+ * Where a frame's attachments may land, asked when a frame that spans chunks has arrived up to its attachments: given
+ * its header, payload and attachment lengths, one destination per attachment (each of that length), or null to have
+ * the frame copied into a buffer of its own as usual.
+ */
+export type Landing = (header: Uint8Array, payload: Uint8Array, lengths: readonly number[]) => readonly Uint8Array[] | null;
+
+/** A frame whose attachments are being copied into their destinations: where each starts in the frame, how far it got. */
+interface Landed {
+  readonly header: Uint8Array;
+  readonly payload: Uint8Array;
+  readonly dests: readonly Uint8Array[];
+  readonly starts: readonly number[];
+  /** The next attachment to fill, and the frame's bytes consumed so far (counted from its length field). */
+  next: number;
+  at: number;
+}
+
+/**
  * Reassembles frames from a byte stream. Frames inside one chunk are sliced
  * without copying; a frame spanning chunks is copied once into a buffer
- * allocated when its length is known.
+ * allocated when its length is known, or, when a Landing gives destinations
+ * for its attachments, they are copied once, straight into those.
  */
 export class FrameDecoder {
   #partial: Buffer | null = null; // fewer than 4 bytes of a length field
   #target: Buffer | null = null;
   #filled = 0;
+  #land: Landing | null = null;
+  #landed: Landed | null = null;
 
   /** A frame longer than `limit` is a FrameError before anything is allocated for it. */
   constructor(
     private readonly onFrame: (frame: Frame) => void,
     private readonly limit: FrameLimit = WIRE_LIMIT,
   ) {}
+
+  /** Asks `land` where the attachments of frames that span chunks go. */
+  landWith(land: Landing): void {
+    this.#land = land;
+  }
 
   push(chunk: Buffer): void {
     if (this.#partial) {
@@ -162,6 +188,10 @@ export class FrameDecoder {
     let at = 0;
     const end = chunk.length;
     while (at < end) {
+      if (this.#landed) {
+        at = this.#fill(this.#landed, chunk, at);
+        continue;
+      }
       const target = this.#target;
       if (target) {
         const n = Math.min(end - at, target.length - this.#filled);
@@ -187,8 +217,66 @@ export class FrameDecoder {
         at += size;
         continue;
       }
+      const landed = this.#land && this.#landing(chunk, at, size);
+      if (landed) {
+        this.#landed = landed;
+        at += landed.at;
+        continue;
+      }
       this.#target = Buffer.allocUnsafeSlow(size);
       this.#filled = 0;
     }
+  }
+
+  /** The frame of `size` bytes starting at `start` landed in destinations, if its head is all in `chunk` and the Landing gives them. */
+  #landing(chunk: Buffer, start: number, size: number): Landed | null {
+    const end = chunk.length;
+    if (end - start < 16) return null;
+    const n = readU32(chunk, start + 12);
+    const headerAt = start + 16 + 4 * n;
+    if (n === 0 || end < headerAt) return null;
+    const headerLen = readU32(chunk, start + 4);
+    const payloadLen = readU32(chunk, start + 8);
+    let offset = headerAt + headerLen + payloadLen - start;
+    if (start + offset > end) return null;
+    const lengths: number[] = [];
+    const starts: number[] = [];
+    for (let i = 0; i < n; i++) {
+      lengths.push(readU32(chunk, start + 16 + 4 * i));
+      offset += pad8(offset);
+      starts.push(offset);
+      offset += lengths[i];
+    }
+    if (offset !== size) return null; // malformed: the copying path says so
+    // Copies: the chunk's memory is the stream's, and these few bytes outlive it.
+    const header = Buffer.from(chunk.subarray(headerAt, headerAt + headerLen));
+    const payload = payloadLen ? Buffer.from(chunk.subarray(headerAt + headerLen, headerAt + headerLen + payloadLen)) : EMPTY;
+    const dests = this.#land!(header, payload, lengths);
+    if (!dests || dests.length !== n || dests.some((d, i) => d.byteLength !== lengths[i])) return null;
+    return { header, payload, dests, starts, next: 0, at: headerAt + headerLen + payloadLen - start };
+  }
+
+  /** Copies what `chunk` has from `at` of the landing frame into its destinations; returns where in `chunk` it stopped. */
+  #fill(landed: Landed, chunk: Buffer, at: number): number {
+    const { dests, starts } = landed;
+    while (landed.next < dests.length) {
+      const dest = dests[landed.next];
+      const into = landed.at - starts[landed.next];
+      if (into < 0) {
+        const skip = Math.min(-into, chunk.length - at); // padding
+        landed.at += skip;
+        at += skip;
+      } else if (into < dest.byteLength) {
+        const n = Math.min(dest.byteLength - into, chunk.length - at);
+        dest.set(chunk.subarray(at, at + n), into);
+        landed.at += n;
+        at += n;
+      }
+      if (landed.at - starts[landed.next] >= dest.byteLength) landed.next++;
+      else if (at === chunk.length) return at;
+    }
+    this.#landed = null;
+    this.onFrame({ header: landed.header, payload: landed.payload, attachments: dests });
+    return at;
   }
 }

@@ -5,7 +5,7 @@
 // tick, so the peer works on the first frames while later ones are made.
 import type { Socket } from "node:net";
 import { FrameError } from "./errors.ts";
-import { FrameDecoder, frameChunks, frameSize, WIRE_LIMIT, writeFrame, type Frame, type FrameLimit } from "./frame.ts";
+import { FrameDecoder, frameChunks, frameSize, WIRE_LIMIT, writeFrame, type Frame, type FrameLimit, type Landing } from "./frame.ts";
 import { TransportBase } from "./transport.ts";
 
 /** Frames smaller than this are copied into a batch buffer; larger ones are written by reference. */
@@ -21,6 +21,7 @@ export class SocketTransport extends TransportBase {
   #used = 0;
   /** A TCP (or TLS) socket, not a Unix one: the address it is connected to is an IP. */
   readonly #overNetwork: boolean;
+  readonly #decoder: FrameDecoder;
 
   /** Frames over `limit` are refused both ways: a peer announcing one is disconnected, `send` throws. */
   constructor(
@@ -30,7 +31,7 @@ export class SocketTransport extends TransportBase {
     super();
     this.#overNetwork = socket.remoteAddress !== undefined;
     socket.setNoDelay?.(true);
-    const decoder = new FrameDecoder((frame) => this.deliver(frame), limit);
+    const decoder = (this.#decoder = new FrameDecoder((frame) => this.deliver(frame), limit));
     socket.on("data", (chunk: Buffer) => {
       try {
         decoder.push(chunk);
@@ -42,6 +43,11 @@ export class SocketTransport extends TransportBase {
     socket.on("error", (err) => this.reportClose(err));
     socket.on("close", () => this.reportClose());
     socket.resume(); // authentication left it paused
+  }
+
+  /** Received attachments of frames that span reads are copied where `land` says (frame.ts, Landing), not into a buffer of their own. */
+  landAttachments(land: Landing): void {
+    this.#decoder.landWith(land);
   }
 
   override get maxFrameBytes(): number {

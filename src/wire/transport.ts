@@ -1,7 +1,7 @@
 // A Transport carries frames between two endpoints, in order. Implementations:
 // SocketTransport (Unix sockets now, TCP/TLS have the same shape) and
 // InProcessTransport (a connected pair inside one process).
-import type { Frame } from "./frame.ts";
+import type { Frame, Landing } from "./frame.ts";
 
 export interface TransportEvents {
   frame(frame: Frame): void;
@@ -25,6 +25,8 @@ export interface Transport {
   readonly closed: boolean;
   /** Largest frame `send` takes (Infinity where nothing is copied through a byte stream). */
   readonly maxFrameBytes: number;
+  /** Where a byte stream lands received attachments (frame.ts, Landing); absent where frames are not copied from a stream. */
+  landAttachments?(land: Landing): void;
 }
 
 /**

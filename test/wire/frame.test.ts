@@ -3,15 +3,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { FrameDecoder, frameChunks, type Frame } from "../../src/wire/frame.ts";
+import { FrameDecoder, frameChunks, type Frame, type Landing } from "../../src/wire/frame.ts";
 import { FrameError } from "../../src/wire/errors.ts";
 
 const bytes = (max: number) => fc.uint8Array({ maxLength: max });
 const frameArb = fc.record({ header: bytes(40), payload: bytes(300), attachments: fc.array(bytes(2000), { maxLength: 3 }) });
 
-function decodeAll(stream: Buffer, cuts: number[]): Frame[] {
+function decodeAll(stream: Buffer, cuts: number[], land?: Landing): Frame[] {
   const out: Frame[] = [];
   const decoder = new FrameDecoder((f) => out.push(f));
+  if (land) decoder.landWith(land);
   let at = 0;
   for (const cut of [...cuts.filter((c) => c < stream.length)].sort((a, b) => a - b).concat(stream.length)) {
     decoder.push(stream.subarray(at, cut));
@@ -44,6 +45,45 @@ describe("FrameDecoder", () => {
     const stream = Buffer.concat(frameChunks(frame));
     const [got] = decodeAll(stream, [1]);
     for (const a of got.attachments) assert.equal(a.byteOffset % 8, 0);
+  });
+
+  it("lands the attachments of frames that span chunks where a Landing says, byte for byte, from any chunking", () => {
+    fc.assert(
+      fc.property(fc.array(frameArb, { minLength: 1, maxLength: 5 }), fc.array(fc.nat(20000), { maxLength: 30 }), fc.boolean(), (frames, cuts, decline) => {
+        const stream = Buffer.concat(frames.flatMap(frameChunks));
+        const given: Uint8Array[][] = [];
+        const land: Landing = (header, payload, lengths) => {
+          if (decline && given.length % 2 === 1) return (given.push([]), null); // every other one declined: copied as usual
+          const dests = lengths.map((n) => new Uint8Array(n + 3).subarray(3)); // unaligned on purpose: exactly where asked
+          given.push(dests);
+          return dests;
+        };
+        const got = decodeAll(stream, cuts, land);
+        assert.equal(got.length, frames.length);
+        got.forEach((g, i) => {
+          assert.deepEqual(Buffer.from(g.header), Buffer.from(frames[i].header));
+          assert.deepEqual(Buffer.from(g.payload), Buffer.from(frames[i].payload));
+          assert.deepEqual(
+            g.attachments.map((a) => Buffer.from(a)),
+            frames[i].attachments.map((a) => Buffer.from(a)),
+          );
+        });
+        const landed = got.flatMap((g) => g.attachments).filter((a) => given.some((d) => d.includes(a)));
+        assert.equal(landed.length, given.flat().length, "each destination given is an attachment delivered");
+      }),
+    );
+  });
+
+  it("lands a frame whose attachments are cut at every byte", () => {
+    const attachments = [Uint8Array.from({ length: 21 }, (_, i) => i), new Uint8Array(0), new Uint8Array([9])];
+    const frame = { header: new Uint8Array([1, 2, 3]), payload: new Uint8Array([4]), attachments };
+    const stream = Buffer.concat(frameChunks(frame));
+    const dests = [new Uint8Array(21), new Uint8Array(0), new Uint8Array(1)];
+    const cuts = Array.from({ length: stream.length }, (_, i) => i).filter((i) => i > 40);
+    const [got] = decodeAll(stream, cuts, () => dests);
+    assert.ok(got.attachments.every((a, i) => a === dests[i]), "the very destinations given");
+    assert.deepEqual([...dests[0]], [...frame.attachments[0]]);
+    assert.equal(dests[2][0], 9);
   });
 
   it("rejects a malformed length", () => {

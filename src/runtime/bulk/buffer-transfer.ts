@@ -144,7 +144,7 @@ function chunked(
         if (op === "read") {
           const part = bytes.subarray(off, off + len);
           if (shm !== undefined) readAll(fd, part, off);
-          else part.set(value as Uint8Array);
+          else if (!landedIn(value as Uint8Array, part)) part.set(value as Uint8Array);
         }
       } catch (err) {
         return finish(err as Error);
@@ -181,13 +181,22 @@ function chunked(
         (link) => {
           if (finished) return;
           send = link.send;
-          stopBulk = link.onClose((error) => finish(ownerLost(buf, what, error))); // often before the main link reports the loss
+          const stopClose = link.onClose((error) => finish(ownerLost(buf, what, error))); // often before the main link reports the loss
+          // A chunk read lands in its place in `bytes` straight from the socket (the reply's one copy).
+          const inPlace = (length: number) => (pending[0]?.[1] === length ? bytes.subarray(pending[0][0], pending[0][0] + length) : null);
+          const stopLanding = op === "read" ? link.land(port, inPlace) : () => {};
+          stopBulk = () => (stopClose(), stopLanding());
           pump();
         },
         (err: Error) =>
           finish(new SupervisionError(`${what}: cannot reach the process owning RemoteBuffer ${buf.id} (${buf.owner}): ${err.message}`, { cause: err })),
       );
   });
+}
+
+/** Whether chunk `value` was received in place, as `part` itself (bulk-links.ts, land). */
+function landedIn(value: Uint8Array, part: Uint8Array): boolean {
+  return value.buffer === part.buffer && value.byteOffset === part.byteOffset && value.byteLength === part.byteLength;
 }
 
 /** Asks the owner (a thread of this process) for its buffer's shared view; null when it is not on a SharedArrayBuffer. */

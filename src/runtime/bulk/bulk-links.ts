@@ -19,6 +19,11 @@ export interface BulkLink {
   send(header: Header, payload?: Encoded): void;
   /** Calls `handler` with why if the connection closes; returns the unsubscribe. */
   onClose(handler: (error: Error) => void): () => void;
+  /**
+   * Has a value of one out-of-band attachment replied to port `port` (a chunk) land where `at(its length)` says, copied
+   * from the socket straight there, not into a frame buffer first; null from `at` keeps the usual path. Returns the undo.
+   */
+  land(port: number, at: (length: number) => Uint8Array | null): () => void;
 }
 
 type Locate = (worker: string, addr: string, deadline: number) => Promise<number>;
@@ -69,8 +74,21 @@ export class BulkLinks {
           transport.send(frameOf(encodeHeader({ kind: "hello", addr: this.addr, pid: process.pid, bulk: true } satisfies Header)));
           const headers = new HeaderDecoder(decodeHeader);
           const watchers = new Set<(error: Error) => void>();
+          const landings = new Map<number, (length: number) => Uint8Array | null>();
+          let landed: Header | null = null; // the header of the frame a landing decoded (the decoder's table must see each header once)
+          transport.landAttachments?.((header, _payload, lengths) => {
+            const decoded = headers.decode(header);
+            landed = decoded;
+            const at = decoded.kind === "port" && !decoded.isError && lengths.length === 1 ? landings.get(decoded.id) : undefined;
+            const dest = at?.(lengths[0]);
+            return dest ? [dest] : null;
+          });
           transport.listen({
-            frame: (frame) => this.onFrame(headers.decode(frame.header), frame, addr),
+            frame: (frame) => {
+              const header = landed ?? headers.decode(frame.header);
+              landed = null;
+              this.onFrame(header, frame, addr);
+            },
             close: (error) => {
               this.#links.delete(addr);
               const why = new ConnectionError(`bulk connection to ${addr} closed${error ? `: ${error.message}` : ""}`);
@@ -80,6 +98,7 @@ export class BulkLinks {
           resolve({
             send: (header, payload) => transport.send(frameOf(encodeHeader(header), payload)),
             onClose: (handler) => (watchers.add(handler), () => watchers.delete(handler)),
+            land: (port, at) => (landings.set(port, at), () => landings.delete(port)),
           });
         },
       });
