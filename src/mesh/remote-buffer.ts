@@ -77,10 +77,15 @@ export class RemoteBuffer {
     if (owner === proc.addr) return proc.get(BUFFERS).release(id, "was dropped");
     if (proc.lostPeer(owner)) return; // nothing left to release
     const [port, receiver] = openChannel<null>(proc);
+    // An owner that ends before it answers (its process stopping as a late drop arrives) has nothing left to release.
+    const stopWatching = proc.onPeerLost((addr) => addr === owner && receiver.close());
     try {
       dropBuffer(proc, owner, id, port.ref!);
-      await receiver.recv();
+      await receiver.recv().catch((err: unknown) => {
+        if (!proc.lostPeer(owner)) throw err;
+      });
     } finally {
+      stopWatching();
       receiver.close();
     }
   }
