@@ -81,7 +81,10 @@ describe("FrameDecoder", () => {
     const dests = [new Uint8Array(21), new Uint8Array(0), new Uint8Array(1)];
     const cuts = Array.from({ length: stream.length }, (_, i) => i).filter((i) => i > 40);
     const [got] = decodeAll(stream, cuts, () => dests);
-    assert.ok(got.attachments.every((a, i) => a === dests[i]), "the very destinations given");
+    assert.ok(
+      got.attachments.every((a, i) => a === dests[i]),
+      "the very destinations given",
+    );
     assert.deepEqual([...dests[0]], [...frame.attachments[0]]);
     assert.equal(dests[2][0], 9);
   });
