@@ -70,13 +70,19 @@ describe("a TCP connection dropped between two live processes", () => {
     assert.deepEqual((await tallies.pid.call()).values(), pids, "the same worker processes: none was replaced");
   });
 
-  it("a peer that really died is still lost at once: calls to it reject, they do not wait for a dial again", { timeout: 60_000 }, async (t) => {
+  /** Two workers, rank 0 having dialed rank 1 (a relay of two calls crossed their connection). */
+  async function dialedPair(t: TestContext) {
     const procs = workers(t, 2);
     const tallies = procs.spawn("tallies", Tally);
     await tallies.initialized;
     const first = tallies.slice({ workers: 0 });
     const second = tallies.slice({ workers: 1 });
     assert.equal((await first.relay.callOne(second, 2)).length, 2, "rank 0 has dialed rank 1");
+    return { procs, first, second };
+  }
+
+  it("a peer that really died is still lost at once: calls to it reject, they do not wait for a dial again", { timeout: 60_000 }, async (t) => {
+    const { procs, first, second } = await dialedPair(t);
     const victim = procs.pids[1]!;
     const relayed = first.relay.callOne(second, CALLS);
     process.kill(victim, "SIGKILL");
@@ -85,12 +91,7 @@ describe("a TCP connection dropped between two live processes", () => {
   });
 
   it("a dialing peer that really died is lost at once by the side it dialed, which does not wait for it to dial again", { timeout: 60_000 }, async (t) => {
-    const procs = workers(t, 2);
-    const tallies = procs.spawn("tallies", Tally);
-    await tallies.initialized;
-    const first = tallies.slice({ workers: 0 });
-    const second = tallies.slice({ workers: 1 });
-    assert.equal((await first.relay.callOne(second, 2)).length, 2, "rank 0 has dialed rank 1");
+    const { procs, first, second } = await dialedPair(t);
     const victim = procs.pids[0]!;
     const relayed = second.relay.callOne(first, CALLS); // over the connection rank 0 dialed
     process.kill(victim, "SIGKILL");

@@ -21,6 +21,18 @@ function decodeAll(stream: Buffer, cuts: number[], land?: Landing): Frame[] {
   return out;
 }
 
+/** `got` are `frames`, byte for byte. */
+function assertSameFrames(got: readonly Frame[], frames: readonly Frame[]): void {
+  got.forEach((g, i) => {
+    assert.deepEqual(Buffer.from(g.header), Buffer.from(frames[i].header));
+    assert.deepEqual(Buffer.from(g.payload), Buffer.from(frames[i].payload));
+    assert.deepEqual(
+      g.attachments.map((a) => Buffer.from(a)),
+      frames[i].attachments.map((a) => Buffer.from(a)),
+    );
+  });
+}
+
 describe("FrameDecoder", () => {
   it("reassembles frames from any chunking of the stream", () => {
     fc.assert(
@@ -28,14 +40,7 @@ describe("FrameDecoder", () => {
         const stream = Buffer.concat(frames.flatMap(frameChunks));
         const got = decodeAll(stream, cuts);
         assert.equal(got.length, frames.length);
-        got.forEach((g, i) => {
-          assert.deepEqual(Buffer.from(g.header), Buffer.from(frames[i].header));
-          assert.deepEqual(Buffer.from(g.payload), Buffer.from(frames[i].payload));
-          assert.deepEqual(
-            g.attachments.map((a) => Buffer.from(a)),
-            frames[i].attachments.map((a) => Buffer.from(a)),
-          );
-        });
+        assertSameFrames(got, frames);
       }),
     );
   });
@@ -60,14 +65,7 @@ describe("FrameDecoder", () => {
         };
         const got = decodeAll(stream, cuts, land);
         assert.equal(got.length, frames.length);
-        got.forEach((g, i) => {
-          assert.deepEqual(Buffer.from(g.header), Buffer.from(frames[i].header));
-          assert.deepEqual(Buffer.from(g.payload), Buffer.from(frames[i].payload));
-          assert.deepEqual(
-            g.attachments.map((a) => Buffer.from(a)),
-            frames[i].attachments.map((a) => Buffer.from(a)),
-          );
-        });
+        assertSameFrames(got, frames);
         const landed = got.flatMap((g) => g.attachments).filter((a) => given.some((d) => d.includes(a)));
         assert.equal(landed.length, given.flat().length, "each destination given is an attachment delivered");
       }),
