@@ -6,27 +6,13 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { describe, it } from "node:test";
-import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } from "../../src/job.ts";
+import { ObjectLostError, type ObjectRef } from "../../src/job.ts";
 import { objectStats } from "../../src/job/base/metrics.ts";
-import { thisHost } from "../../src/mesh.ts";
-import { track } from "../helpers.ts";
 import { bigResult, bigResultTelling, heldHere, pidOf, sumByGet, sumOf } from "./held-results-tasks.ts";
+import { gc, heldBackends, N } from "./held-backends.ts";
 
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-
-/** 1 MiB of doubles: far above the default inline threshold (100 KiB). */
-const N = 131_072;
-
-const backends: Array<[string, (workers: number) => JobContext]> = [
-  ["processes", (workers) => createJobContext("processes", { maxWorkers: workers })],
-  ["mesh", (workers) => createJobContext("mesh", { procs: track(thisHost().spawnProcs({ workers })) })],
-];
-
-for (const [kind, make] of backends) {
+for (const [kind, make] of heldBackends) {
   describe(kind, () => {
     it("a large result stays in its worker: tasks on other workers and the driver read it from there", async () => {
       await using ctx = make(2);

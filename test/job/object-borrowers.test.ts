@@ -2,28 +2,14 @@
 // does; and a value is freed once no process holds a ref to it — the driver's own refs counted by the head, every
 // other process that decodes one (a task given it, say) registered as a borrower until it drops it.
 import assert from "node:assert/strict";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { describe, it } from "node:test";
 import { createJobContext, type JobContext, type ObjectRef } from "../../src/job.ts";
 import { objectStats } from "../../src/job/base/metrics.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
-import { thisHost } from "../../src/mesh.ts";
-import { track } from "../helpers.ts";
 import { bigResult, heldHere, sumByGet, sumOf } from "./held-results-tasks.ts";
 import { collect, dropKept, keep, putBig, putSmall, Putter, RefKeeper, sumKept, Summer } from "./object-borrowers-tasks.ts";
 import { HeldValue } from "../../src/job/objects/held-value.ts";
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-
-/** 1 MiB of doubles: far above the default inline threshold (100 KiB). */
-const N = 131_072;
-
-const backends: Array<[string, (workers: number) => JobContext]> = [
-  ["processes", (workers) => createJobContext("processes", { maxWorkers: workers })],
-  ["mesh", (workers) => createJobContext("mesh", { procs: track(thisHost().spawnProcs({ workers })) })],
-];
+import { gc, heldBackends, N } from "./held-backends.ts";
 
 /** Collects the driver's garbage, and the worker's (`ctx`'s single worker), until `done()` (finalizers run after a collection). */
 async function collectUntil(ctx: JobContext, done: () => boolean | Promise<boolean>): Promise<boolean> {
@@ -36,7 +22,7 @@ async function collectUntil(ctx: JobContext, done: () => boolean | Promise<boole
   return done();
 }
 
-for (const [kind, make] of backends) {
+for (const [kind, make] of heldBackends) {
   describe(kind, () => {
     it("a large value put by a task stays in its worker: tasks and the driver read it from there", async () => {
       await using ctx = make(2);
