@@ -145,8 +145,9 @@ export class ActorRegistry {
   call(id: string, target: ActorTarget, method: string, args: readonly unknown[]): void {
     const call = this.#call(id, target, method);
     const viaEndpoint = target.keeps !== undefined && !target.keeps.direct.includes(method);
-    const sent = viaEndpoint || (!target.hosted && hasRef(args)) ? this.#withHeld(id, method, args, viaEndpoint) : this.refs.all(args).then((v) => [method, v]);
-    this.#invoke(id, target, sent as Promise<[string, readonly unknown[]]>, call);
+    const direct = (values: unknown[]): [string, readonly unknown[]] => [method, values];
+    const sent = viaEndpoint || (!target.hosted && hasRef(args)) ? this.#withHeld(id, method, args, viaEndpoint) : this.refs.all(args).then(direct);
+    this.#invoke(id, target, sent, call);
   }
 
   /** The endpoint and arguments of call `id` of `method` with `args`: through ACTOR_CALL_ENDPOINT if `viaEndpoint` or a ref's value is held by a worker. */
