@@ -15,3 +15,25 @@ export function checkFill(big: { data: Float64Array }, fill: number): { pid: num
 export function pidOf(..._args: unknown[]): number {
   return process.pid;
 }
+
+/** Waits until `path` exists (made by `makeFile`), polling; throws after `ms` milliseconds without it. */
+export async function waitForFile(path: string, ms: number): Promise<string> {
+  const { existsSync } = await import("node:fs");
+  for (const deadline = Date.now() + ms; !existsSync(path); ) {
+    if (Date.now() > deadline) throw new Error(`${path} was not made within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return "seen";
+}
+
+/** Makes the file `path` (waitForFile's signal). */
+export async function makeFile(path: string): Promise<void> {
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(path, "");
+}
+
+/** As bigFrom, after `ms` milliseconds of work (a map task of a shuffle). */
+export function bigAfterWork(n: number, fill: number, ms: number): { pid: number; data: Float64Array } {
+  for (const end = Date.now() + ms; Date.now() < end; );
+  return bigFrom(n, fill);
+}

@@ -73,9 +73,11 @@ interface Started {
   kill(signal: NodeJS.Signals): void;
 }
 
-// Flags that make sense for this process only; the ones listed with a value skip it too.
+// Flags that make sense for this process only; those that take a value may have it as the next argument, which is
+// skipped too (else a worker takes `node --test --test-name-pattern NAME`'s NAME for its script).
 const NOT_INHERITED = /^--(test|inspect|watch|eval|print|input-type|debug-port|experimental-test)/;
-const TAKES_VALUE = /^(--eval|--print|--input-type|--debug-port|-e|-p)$/;
+const TAKES_VALUE =
+  /^(--eval|--print|--input-type|--debug-port|--inspect-port|--watch-path|--test-(name-pattern|skip-pattern|reporter|reporter-destination|concurrency|timeout|shard|isolation|global-setup|coverage-include|coverage-exclude|coverage-branches|coverage-functions|coverage-lines)|-e|-p)$/;
 
 export function workerExecArgv(): string[] {
   const out: string[] = [];
