@@ -54,6 +54,14 @@ export class RefReader {
     });
   }
 
+  /** The promise of `ref`'s entry while this job has not made its value yet; null once settled, and for another job's ref. */
+  pending(ref: ObjectRef): Promise<unknown> | null {
+    const owner = ref[kOwner];
+    if (owner.head === null || owner.id !== this.self) return null;
+    const entry = this.store.entry(ref.id);
+    return entry.settled ? null : entry.promise;
+  }
+
   /** `args` with each ObjectRef among them replaced by its value. */
   all(args: readonly unknown[]): Promise<unknown[]> {
     return Promise.all(args.map((a) => (a instanceof ObjectRef ? this.value(a) : a)));

@@ -2,7 +2,7 @@
 // once it is placed, where it runs and how far it got.
 import type { PortRef } from "../../runtime/face/actors.ts";
 import type { CodeLocation } from "../../runtime/face/code.ts";
-import type { Resources } from "../base/options.ts";
+import { retriesOf, returnsOf, TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
 import type { Worker } from "./worker-pool.ts";
 
 /** A task function, or where a worker exported it from. */
@@ -33,6 +33,12 @@ export interface Task {
    * before the head hears of the worker's death, and the run sent there meanwhile dies of that same death.
    */
   lostWith?: number;
+}
+
+/** The task of ref `id`: `fn(...args)` with `options` (`stream`: a streaming task's port). */
+export function newTask(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, stream: PortRef | null): Task {
+  const resources = options.resources ?? TASK_RESOURCES;
+  return { id, name: taskName(fn, options), fn, args, resources, env: options.env, stream, returns: returnsOf(options), retriesLeft: retriesOf(options) };
 }
 
 /** A task sent to a worker. */

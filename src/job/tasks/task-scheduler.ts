@@ -1,10 +1,10 @@
 // job/tasks: placing tasks on workers, in the driver (this file, task-records.ts, waiting-tasks.ts, task-queue.ts,
-// running-tasks.ts, worker-pool.ts), the tick's batches (batch-outbox.ts; routes in ../routes/), calls of their own
-// (own-calls.ts: code not located yet, refs among the arguments, streams), cancels (task-tree.ts,
-// worker-replacement.ts), lost values made anew (lineage.ts), tasks sent where their data is (locality.ts); what runs
-// them in a worker is ../worker/. A task holds its resources while it runs, waits at its worker (sent ahead of a free
-// slot) or is blocked in get()/wait(); one whose worker died runs again (maxRetries) or fails with SupervisionError,
-// and the worker is started again.
+// running-tasks.ts, worker-pool.ts), tasks whose ref arguments are not made yet (argument-waits.ts), the tick's
+// batches (batch-outbox.ts; routes in ../routes/), calls of their own (own-calls.ts: code not located yet, refs among
+// the arguments, streams), cancels (task-tree.ts, worker-replacement.ts), lost values made anew (lineage.ts), tasks
+// sent where their data is (locality.ts); what runs them in a worker is ../worker/. A task holds its resources while
+// it runs, waits at its worker (sent ahead of a free slot) or is blocked in get()/wait(); one whose worker died runs
+// again (maxRetries) or fails with SupervisionError, and the worker is started again.
 import { functionLabel, type PortRef } from "../../runtime/face/actors.ts";
 import { taskStats } from "../base/metrics.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
@@ -15,7 +15,7 @@ import { FrameError } from "../../wire/errors.ts";
 import { ActorError, SupervisionError } from "../../mesh/errors.ts";
 import type { Executor } from "../worker/executor.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
-import { retriesOf, returnsOf, TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
+import { TASK_RESOURCES, type Resources, type TaskOptions } from "../base/options.ts";
 import type { RefReader } from "../objects/ref-reader.ts";
 import { hasRef, nameUnsendableArgument } from "../objects/task-args.ts";
 import { BatchOutbox } from "./batch-outbox.ts";
@@ -30,8 +30,9 @@ import { forcedCancel, WorkerReplacement, type WorkerReplacer } from "./worker-r
 import { TaskTree } from "./task-tree.ts";
 import { Lineage } from "./lineage.ts";
 import { pickNear } from "./locality.ts";
+import { ArgumentWaits } from "./argument-waits.ts";
 import { BOOKKEEPING } from "./bookkeeping-probe.ts";
-import { countWait, taskName, type Running, type Task, type TaskCode } from "./task-records.ts";
+import { countWait, newTask, type Running, type Task, type TaskCode } from "./task-records.ts";
 
 export type { TaskCode };
 
@@ -40,6 +41,8 @@ export class TaskScheduler {
   #executorSlices: ActorMesh<Executor>[] = [];
   #runBatch: Array<Endpoint<Parameters<Executor["runBatch"]>, void>> = [];
   #queue = new WaitingTasks();
+  /** Tasks whose ref arguments are not made yet: they join the queue once they are. */
+  readonly #waits: ArgumentWaits;
   #running = new RunningTasks();
   /** Where Executors send the results of batched tasks. */
   readonly resultsPort: PortRef;
@@ -68,6 +71,7 @@ export class TaskScheduler {
     private readonly pool: WorkerPool,
   ) {
     this.store = refs.store;
+    this.#waits = new ArgumentWaits(refs, (task) => this.#failedImpossible(task) || (this.#queue.push(task), this.#dispatch()));
     this.lineage = new Lineage({ store: this.store, rerun: (task) => (this.#queue.unshift(task), this.#dispatch()) });
     this.#ownCalls = new OwnCalls({
       refs,
@@ -125,22 +129,22 @@ export class TaskScheduler {
   submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null, stream: PortRef | null = null): void {
     if (this.#cancelledEarly.size !== 0 && this.#cancelledEarly.delete(id)) return; // its ref rejected already
     if (parent !== null && this.#running.get(parent) !== undefined) this.#tree.add(parent, id); // not once its parent ended: its entry would stay forever
-    const resources = options.resources ?? TASK_RESOURCES;
-    const name = taskName(fn, options);
-    const impossible = this.pool.impossible(resources, "task", name);
     TASK_HISTORY.submitted++;
-    if (impossible) {
-      this.store.entry(id).reject(impossible);
-      TASK_HISTORY.failed(id, name, impossible, null);
-      if (metricsOn) {
-        taskStats.submitted++;
-        taskStats.failedQueued++;
-      }
-      return;
-    }
-    this.#queue.push({ id, name, fn, args, resources, env: options.env, stream, returns: returnsOf(options), retriesLeft: retriesOf(options) });
     if (metricsOn) taskStats.submitted++;
+    const task = newTask(id, fn, args, options, stream);
+    if (this.#failedImpossible(task) || (hasRef(args) && this.#waits.wait(task))) return;
+    this.#queue.push(task);
     this.#dispatch();
+  }
+
+  /** Whether no worker could ever run `task`: then its ref rejects, saying why. */
+  #failedImpossible(task: Task): boolean {
+    const impossible = this.pool.impossible(task.resources, "task", task.name);
+    if (!impossible) return false;
+    this.store.entry(task.id).reject(impossible);
+    TASK_HISTORY.failed(task.id, task.name, impossible, null);
+    if (metricsOn) taskStats.failedQueued++;
+    return true;
   }
 
   #dispatch(): void {
@@ -290,7 +294,7 @@ export class TaskScheduler {
   }
 
   #cancelQueued(id: string): Task | undefined {
-    const task = this.#queue.take(id);
+    const task = this.#queue.take(id) ?? this.#waits.take(id);
     if (!task) return undefined;
     if (metricsOn) taskStats.failedQueued++;
     const reason = new TaskCancelledError(task.name);
@@ -338,12 +342,6 @@ export class TaskScheduler {
   }
 
   #failImpossible(): void {
-    this.#queue.retain((task) => {
-      const err = this.pool.impossible(task.resources, "task", task.name);
-      if (err) this.store.entry(task.id).reject(err);
-      if (err) TASK_HISTORY.failed(task.id, task.name, err, null);
-      if (err && metricsOn) taskStats.failedQueued++;
-      return !err;
-    });
+    this.#queue.retain((task) => !this.#failedImpossible(task));
   }
 }
