@@ -25,6 +25,7 @@ const groups = [
   ["data", ["D1", "D2", "D4", "D5"]],
   ["pipeline", ["D7"]],
   ["objects", ["H1", "H2", "H3", "H4"]],
+  ["ownership", ["H5"]],
   ["queue", ["Q1", "Q2"]],
   ["slurm", ["S1", "P8"]],
   ["netns", ["N1", "N2"]],
