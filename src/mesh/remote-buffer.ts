@@ -100,12 +100,12 @@ export class RemoteBuffer {
       type: "remoteBuffer",
       Class: RemoteBuffer,
       toWire: (b) => {
-        const { owner, id, size, pid, paged } = b.#address;
-        return paged ? [owner, id, size, pid, 1] : [owner, id, size, pid];
+        const { owner, id, size, pid, inFile } = b.#address;
+        return inFile ? [owner, id, size, pid, 1] : [owner, id, size, pid];
       },
       fromWire: (d) => {
-        const [owner, id, size, pid, paged] = d as [string, string, number, number, 1?];
-        return new RemoteBuffer(new Revived({ owner, id, size, pid, ...(paged && { paged: true }) }) as unknown as ArrayBuffer);
+        const [owner, id, size, pid, inFile] = d as [string, string, number, number, 1?];
+        return new RemoteBuffer(new Revived({ owner, id, size, pid, ...(inFile && { inFile: true }) }) as unknown as ArrayBuffer);
       },
     });
   }
@@ -139,7 +139,12 @@ export function pagedBuffer(paged: PagedBytes): RemoteBuffer {
   const proc = currentProc();
   const id = proc.nextId();
   proc.get(BUFFERS).add(id, paged, messageContext.getStore()?.actor.actorId ?? null);
-  return new RemoteBuffer(new Revived({ owner: proc.addr, id, size: paged.byteLength, pid: process.pid, paged: true }) as unknown as ArrayBuffer);
+  // Only one whose bytes are in a file now has its readers of this host ask for it (a round trip): a smaller value,
+  // or one /dev/shm could not take, is read in chunks at once. One that goes to a file later is read in chunks too.
+  const inFile = paged.file() !== null;
+  return new RemoteBuffer(
+    new Revived({ owner: proc.addr, id, size: paged.byteLength, pid: process.pid, ...(inFile && { inFile: true }) }) as unknown as ArrayBuffer,
+  );
 }
 
 /** Reads and writes of several RemoteBuffers, started together by `submit()`. */

@@ -29,8 +29,8 @@ export interface BufferAddress {
   readonly id: string;
   readonly size: number;
   readonly pid: number;
-  /** Its owner may keep its bytes in a /dev/shm file (PagedBytes.file): a process of its host asks for it first. */
-  readonly paged?: boolean;
+  /** Its owner keeps its bytes in a /dev/shm file (PagedBytes.file) when it is made: a process of its host asks for it first. */
+  readonly inFile?: boolean;
 }
 
 function sameHostProcess(proc: Proc, buf: BufferAddress): boolean {
@@ -81,7 +81,7 @@ export function transfer(
       return Promise.reject(err);
     }
   }
-  if (op === "read" && buf.paged && sameHostProcess(proc, buf)) return viaFile(proc, buf, bytes, total, timeoutMs, bound, what);
+  if (op === "read" && buf.inFile && sameHostProcess(proc, buf)) return viaFile(proc, buf, bytes, total, timeoutMs, bound, what);
   return chunked(proc, buf, op, bytes, total, timeoutMs, bound, what, true);
 }
 
