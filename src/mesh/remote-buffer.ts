@@ -99,10 +99,13 @@ export class RemoteBuffer {
     registerHandleType<RemoteBuffer>({
       type: "remoteBuffer",
       Class: RemoteBuffer,
-      toWire: (b) => [b.#address.owner, b.#address.id, b.#address.size, b.#address.pid],
+      toWire: (b) => {
+        const { owner, id, size, pid, inFile } = b.#address;
+        return inFile ? [owner, id, size, pid, 1] : [owner, id, size, pid];
+      },
       fromWire: (d) => {
-        const [owner, id, size, pid] = d as [string, string, number, number];
-        return new RemoteBuffer(new Revived({ owner, id, size, pid }) as unknown as ArrayBuffer);
+        const [owner, id, size, pid, inFile] = d as [string, string, number, number, 1?];
+        return new RemoteBuffer(new Revived({ owner, id, size, pid, ...(inFile && { inFile: true }) }) as unknown as ArrayBuffer);
       },
     });
   }
@@ -128,15 +131,20 @@ export class RemoteBuffer {
 }
 
 /**
- * A RemoteBuffer over bytes this process may keep out of memory (spilled: `paged` gives them on each access), for the
- * job layer's held values; not part of `fray/mesh`. Released with the actor it is made in, as one made over a view is.
+ * A read-only RemoteBuffer over bytes this process keeps where it likes (in /dev/shm, spilled: `paged` reads them on
+ * each access), for the job layer's held values; not part of `fray/mesh`. Released with the actor it is made in, as one made over a view is.
  */
 export function pagedBuffer(paged: PagedBytes): RemoteBuffer {
   if (paged.byteLength === 0) throw new RangeError("pagedBuffer: the bytes are empty (0 bytes); a RemoteBuffer stands for at least one byte");
   const proc = currentProc();
   const id = proc.nextId();
   proc.get(BUFFERS).add(id, paged, messageContext.getStore()?.actor.actorId ?? null);
-  return new RemoteBuffer(new Revived({ owner: proc.addr, id, size: paged.byteLength, pid: process.pid }) as unknown as ArrayBuffer);
+  // Only one whose bytes are in a file now has its readers of this host ask for it (a round trip): a smaller value,
+  // or one /dev/shm could not take, is read in chunks at once. One that goes to a file later is read in chunks too.
+  const inFile = paged.file() !== null;
+  return new RemoteBuffer(
+    new Revived({ owner: proc.addr, id, size: paged.byteLength, pid: process.pid, ...(inFile && { inFile: true }) }) as unknown as ArrayBuffer,
+  );
 }
 
 /** Reads and writes of several RemoteBuffers, started together by `submit()`. */

@@ -9,8 +9,11 @@ export const taskStats = { submitted: 0, dispatched: 0, requeued: 0, done: 0, fa
 /** This process's object stores: entries, and the bytes of typed-array values (an estimate: other values count 0). */
 export const objectStats = { entries: 0, bytes: 0 };
 
-/** The large values this process holds for others to read (../objects/held-bytes.ts): in memory and on disk now, and bytes spilled and restored so far. */
-export const heldStats = { held: 0, spilled: 0, spilledTotal: 0, restoredTotal: 0 };
+/**
+ * The large values this process holds for others to read (../objects/held-bytes.ts): in its heap, in /dev/shm and on
+ * disk now, and bytes spilled and restored so far.
+ */
+export const heldStats = { memory: 0, shm: 0, spilled: 0, spilledTotal: 0, restoredTotal: 0 };
 
 /** Where the held values this process read came from: its own memory, another process of its host by shared memory or socket, another host by TCP. */
 export type TransferPath = "same-process" | "shm" | "socket" | "tcp";
@@ -58,8 +61,11 @@ declareMetric({
 declareMetric({
   type: "gauge",
   name: "fray_object_held_bytes",
-  help: "Bytes of the large values this process holds for others to read (task results above FRAY_OBJECT_INLINE_BYTES, encoded), in memory",
-  read: () => heldStats.held,
+  help:
+    "Bytes of the large values this process holds for others to read (task results above FRAY_OBJECT_INLINE_BYTES, encoded), in memory, " +
+    "by tier: memory (its heap) or shm (/dev/shm, where values of 1 MiB and more are kept)",
+  label: "tier",
+  read: () => ({ memory: heldStats.memory, shm: heldStats.shm }),
 });
 declareMetric({
   type: "gauge",

@@ -3,26 +3,47 @@
 // typed arrays as views of it: no copy after the transfer (a Float64Array at an odd offset would be copied again, as
 // the packed standalone encoding placed them), and the holder copies the value's bytes once, into this buffer.
 // Layout: the part count n and the n part lengths as float64s (8 bytes each), then the parts, each padded to 8.
+// `layoutHeld` gives where each part goes without copying any, so a holder writes them straight into the file it
+// keeps the value in (held-bytes.ts); `encodeHeld` copies them into one buffer.
 import { decode, encode } from "../../wire/codec.ts";
 
 const ALIGN = 8;
 const padded = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
-/** `value` encoded into one buffer of its own (offset 0, exactly its length), parts aligned; `what` names it in errors. */
-export function encodeHeld(value: unknown, what: string): Uint8Array {
+/** A held value's encoding before it is copied anywhere: its length, and each part (the head first) with its offset. */
+export interface HeldLayout {
+  readonly byteLength: number;
+  /** Parts in order; bytes between them (padding) are zeros. Views of the value's own memory: copy them before it changes. */
+  readonly parts: ReadonlyArray<readonly [offset: number, bytes: Uint8Array]>;
+}
+
+/** Where each part of `value`'s encoding goes (throws if the codec cannot encode it; `what` names it then). */
+export function layoutHeld(value: unknown, what: string): HeldLayout {
   const { body, attachments } = encode(value, what);
   const parts = [body, ...attachments];
-  const head = ALIGN * (1 + parts.length);
-  const out = new Uint8Array(parts.reduce((at, p) => at + padded(p.byteLength), head));
-  const lengths = new DataView(out.buffer);
+  const headBytes = new Uint8Array(ALIGN * (1 + parts.length));
+  const lengths = new DataView(headBytes.buffer);
   lengths.setFloat64(0, parts.length, true);
-  let at = head;
+  const placed: Array<[number, Uint8Array]> = [[0, headBytes]];
+  let at = headBytes.byteLength;
   parts.forEach((p, i) => {
     lengths.setFloat64(ALIGN * (1 + i), p.byteLength, true);
-    out.set(p, at);
+    placed.push([at, p]);
     at += padded(p.byteLength);
   });
+  return { byteLength: at, parts: placed };
+}
+
+/** `layout`'s bytes copied into one buffer of its own (offset 0, exactly its length). */
+export function joinHeld(layout: HeldLayout): Uint8Array {
+  const out = new Uint8Array(layout.byteLength);
+  for (const [at, part] of layout.parts) out.set(part, at);
   return out;
+}
+
+/** `value` encoded into one buffer of its own (offset 0, exactly its length), parts aligned; `what` names it in errors. */
+export function encodeHeld(value: unknown, what: string): Uint8Array {
+  return joinHeld(layoutHeld(value, what));
 }
 
 /** The value `bytes` (as encodeHeld made them, at an offset that is a multiple of 8) hold; its typed arrays are views of `bytes`. */

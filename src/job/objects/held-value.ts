@@ -13,7 +13,7 @@ import { pagedBuffer, RemoteBuffer } from "../../mesh/remote-buffer.ts";
 import { ObjectLostError } from "../base/errors.ts";
 import { heldTransfers, type TransferPath } from "../base/metrics.ts";
 import { HELD_BYTES } from "./held-bytes.ts";
-import { decodeHeld, encodeHeld } from "./held-encoding.ts";
+import { decodeHeld, layoutHeld, type HeldLayout } from "./held-encoding.ts";
 
 export class HeldValue {
   /** @internal */
@@ -27,17 +27,21 @@ export class HeldValue {
     readonly buffer: RemoteBuffer,
   ) {}
 
-  /** `value` encoded as a holder keeps it, in one buffer of its own (held-encoding.ts; throws if the codec cannot encode it). */
-  static encode(taskName: string, value: unknown): Uint8Array {
-    return encodeHeld(value, `the result of task ${taskName}`);
+  /**
+   * `value` encoded as a holder keeps it (held-encoding.ts; throws if the codec cannot encode it): where each part
+   * goes, not yet copied anywhere.
+   */
+  static encode(taskName: string, value: unknown): HeldLayout {
+    return layoutHeld(value, `the result of task ${taskName}`);
   }
 
   /**
-   * Keeps `bytes` (HeldValue.encode), task `taskName`'s result for ref `refId`, in this process (worker `worker`),
-   * under its object store's cap (held-bytes.ts): throws, naming the ref and the fix, if it cannot make room.
+   * Keeps `encoded` (HeldValue.encode, written straight into /dev/shm or the heap), task `taskName`'s result for ref
+   * `refId`, in this process (worker `worker`), under its object store's cap (held-bytes.ts): throws, naming the ref
+   * and the fix, if it cannot make room.
    */
-  static hold(refId: string, taskName: string, worker: number, bytes: Uint8Array): HeldValue {
-    const paged = HELD_BYTES.hold({ refId, taskName, worker }, bytes);
+  static hold(refId: string, taskName: string, worker: number, encoded: HeldLayout): HeldValue {
+    const paged = HELD_BYTES.hold({ refId, taskName, worker }, encoded);
     return new HeldValue(refId, taskName, worker, pagedBuffer(paged));
   }
 

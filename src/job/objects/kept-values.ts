@@ -2,6 +2,7 @@
 // when it is small, or the HeldValue it is kept as in this process when it is larger than FRAY_OBJECT_INLINE_BYTES
 // (docs/design/object-store.md) — so the head keeps only where it is.
 import { config } from "../base/settings.ts";
+import type { HeldLayout } from "./held-encoding.ts";
 import { HeldValue } from "./held-value.ts";
 import { checkReturns, returnIds } from "./task-returns.ts";
 import { largerThan } from "./value-size.ts";
@@ -12,13 +13,13 @@ import { largerThan } from "./value-size.ts";
  */
 export function keptValue(holder: number, refId: string, name: string, value: unknown): unknown {
   if (holder < 0 || !largerThan(value, config.objectInlineBytes)) return value;
-  let bytes: Uint8Array;
+  let encoded: HeldLayout;
   try {
-    bytes = HeldValue.encode(name, value);
+    encoded = HeldValue.encode(name, value);
   } catch {
     return value; // one the codec cannot encode: sending it fails, and says why, as it does for any value
   }
-  return HeldValue.hold(refId, name, holder, bytes);
+  return HeldValue.hold(refId, name, holder, encoded);
 }
 
 /**

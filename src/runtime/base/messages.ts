@@ -249,6 +249,8 @@ export interface BufferRead {
   readonly stagingFile?: string;
   /** Instead of bytes: the buffer's SharedArrayBuffer view and status word (shared-views.ts), or null if it is not on one. */
   readonly share?: true;
+  /** Instead of bytes: the ref of the /dev/shm file holding all of the buffer's bytes (shm-bytes.ts), or null if there is none. */
+  readonly file?: true;
   readonly reply: PortRef;
 }
 

@@ -8,7 +8,8 @@
 // served by the Proc as they arrive, not through the owning actor's mailbox,
 // so a busy actor does not delay a transfer. Each request moves one chunk,
 // either in the reply frame or, between processes of one host, through the
-// reader's staging file (shm-staging.ts), which the owner copies to or from.
+// reader's staging file (shm-staging.ts), which the owner copies to or from. Bytes the owner keeps in a
+// /dev/shm file of their own (shm-bytes.ts) are read whole from it by such a reader instead.
 import { closeSync, readSync, writeSync } from "node:fs";
 import { decode } from "../../wire/codec.ts";
 import type { Frame } from "../../wire/frame.ts";
@@ -21,12 +22,15 @@ import { DROPPED, LIVE, STOPPED } from "./shared-views.ts";
 import { openStaging } from "./shm-staging.ts";
 
 /**
- * Bytes their owner may keep out of memory (the job layer spills the values it holds to disk past a cap): `bytes()`
- * gives them on each access (restored if need be, or throws saying why it cannot), `released()` when the buffer is.
+ * Bytes their owner keeps where it likes (the job layer keeps the values it holds in /dev/shm, and spills them to
+ * disk past a cap), read-only: each access reads the range it needs, never the whole value for one chunk.
  */
 export interface PagedBytes {
   readonly byteLength: number;
-  bytes(): Uint8Array;
+  /** Fills `dst` with its bytes from `offset` (restored if need be, or throws saying why it cannot). */
+  read(offset: number, dst: Uint8Array): void;
+  /** The ref of the /dev/shm file holding all of them (shm-bytes.ts), for a process of this host to read whole; null if there is none. */
+  file(): string | null;
   released(): void;
 }
 
@@ -71,10 +75,23 @@ export class BufferStore {
     this.#owned.set(id, { bytes, actor });
   }
 
-  /** The bytes of buffer `id`; throws naming why when it is gone. */
+  /** The bytes of buffer `id`, to read or write in place; throws naming why when it is gone or is read-only (paged). */
   bytes(id: string): Uint8Array {
+    const bytes = this.#entry(id).bytes;
+    if (bytes instanceof Uint8Array) return bytes;
+    throw new Error(`RemoteBuffer ${id} is read-only: its owner keeps a value there (an object store's), not a view it made`);
+  }
+
+  /** Fills `dst` with buffer `id`'s bytes from `offset`; throws naming why when it is gone. */
+  read(id: string, offset: number, dst: Uint8Array): void {
+    const bytes = this.#entry(id).bytes;
+    if (bytes instanceof Uint8Array) dst.set(bytes.subarray(offset, offset + dst.byteLength));
+    else bytes.read(offset, dst);
+  }
+
+  #entry(id: string): Owned {
     const owned = this.#owned.get(id);
-    if (owned) return owned.bytes instanceof Uint8Array ? owned.bytes : owned.bytes.bytes();
+    if (owned) return owned;
     const why = this.#released.get(id);
     throw new Error(
       why
@@ -103,9 +120,9 @@ export class BufferStore {
   }
 
   /** The view and status word a thread of this process reads and writes directly, or null when the bytes are not shared memory. */
-  #share(id: string, bytes: Uint8Array): [Uint8Array, Int32Array] | null {
-    if (!(bytes.buffer instanceof SharedArrayBuffer)) return null;
-    const owned = this.#owned.get(id)!;
+  #share(owned: Owned): [Uint8Array, Int32Array] | null {
+    const { bytes } = owned;
+    if (!(bytes instanceof Uint8Array) || !(bytes.buffer instanceof SharedArrayBuffer)) return null;
     if (!owned.state) Atomics.store((owned.state = new Int32Array(new SharedArrayBuffer(4))), 0, LIVE);
     return [bytes, owned.state];
   }
@@ -117,16 +134,20 @@ export class BufferStore {
         this.release(header.id, "was dropped");
         return reply(header.reply, null, false);
       }
-      const bytes = this.bytes(header.id);
-      if (header.kind === "buf.read" && header.share) return reply(header.reply, this.#share(header.id, bytes), false);
+      const owned = this.#entry(header.id);
+      if (header.kind === "buf.read" && header.share) return reply(header.reply, this.#share(owned), false);
+      if (header.kind === "buf.read" && header.file) return reply(header.reply, owned.bytes instanceof Uint8Array ? null : owned.bytes.file(), false);
       const { offset: off, length: len } = header;
-      if (!(off >= 0 && len >= 0 && off + len <= bytes.byteLength))
-        throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${bytes.byteLength} bytes`);
-      const chunk = bytes.subarray(off, off + len);
+      if (!(off >= 0 && len >= 0 && off + len <= owned.bytes.byteLength))
+        throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${owned.bytes.byteLength} bytes`);
       if (header.kind === "buf.read") {
+        const chunk = chunkOf(owned.bytes, off, len);
         if (header.stagingFile === undefined) return reply(header.reply, chunk, false);
         withShm(header.stagingFile, (fd) => writeAll(fd, chunk, off));
-      } else if (header.stagingFile === undefined) {
+        return reply(header.reply, null, false);
+      }
+      const chunk = this.bytes(header.id).subarray(off, off + len);
+      if (header.stagingFile === undefined) {
         const data = decode(frame.payload, frame.attachments) as Uint8Array;
         if (data.byteLength !== len) throw new RangeError(`a write of ${data.byteLength} bytes announced as ${len}`);
         chunk.set(data);
@@ -136,6 +157,15 @@ export class BufferStore {
       reply(header.reply, err, true);
     }
   }
+}
+
+/** Bytes `off..off+len` of `bytes`: a view of them in memory, or read into a buffer of their own (paged). */
+function chunkOf(bytes: Uint8Array | PagedBytes, off: number, len: number): Uint8Array {
+  if (bytes instanceof Uint8Array) return bytes.subarray(off, off + len);
+  // Not zeroed (it is filled at once), never pooled or reused: the reply may still be sending it after this returns.
+  const chunk = new Uint8Array(Buffer.allocUnsafeSlow(len).buffer, 0, len);
+  bytes.read(off, chunk);
+  return chunk;
 }
 
 function withShm(path: string, use: (fd: number) => void): void {

@@ -7,6 +7,8 @@
 // as fast as the socket (bench/groups/data.js, D1); without /dev/shm they go
 // in the frames, as they do when /dev/shm is full; to another host, by a second connection (bulk-links.ts);
 // between threads, a buffer on a SharedArrayBuffer is shared (shared-views.ts).
+// A buffer whose owner keeps its bytes in a /dev/shm file of their own (shm-bytes.ts:
+// the job layer's held values) is read whole from that file by a process of its host.
 // Losing the owner rejects the transfer.
 import { encode, type Encoded } from "../../wire/codec.ts";
 import { BUFFERS, readAll, writeAll } from "./buffer-store.ts";
@@ -15,7 +17,8 @@ import { hold, release } from "../base/keep-alive.ts";
 import type { Header } from "../base/messages.ts";
 import { metricsOn, transferStats } from "../base/counters.ts";
 import type { Proc } from "../proc/proc.ts";
-import { copyShared, type ShareCache, type SharedView } from "./shared-views.ts";
+import { copyShared, type ShareCache } from "./shared-views.ts";
+import { readShmBytes } from "./shm-bytes.ts";
 import { returnStaging, takeStaging, useStaging, type Staging } from "./shm-staging.ts";
 import { SupervisionError } from "../base/errors.ts";
 import { BULK_LINKS } from "./bulk-links.ts";
@@ -26,6 +29,8 @@ export interface BufferAddress {
   readonly id: string;
   readonly size: number;
   readonly pid: number;
+  /** Its owner keeps its bytes in a /dev/shm file (PagedBytes.file) when it is made: a process of its host asks for it first. */
+  readonly inFile?: boolean;
 }
 
 function sameHostProcess(proc: Proc, buf: BufferAddress): boolean {
@@ -49,9 +54,8 @@ export function transfer(
   const total = op === "read" ? buf.size : bytes.byteLength;
   if (buf.owner === proc.addr) {
     try {
-      const owned = proc.get(BUFFERS).bytes(buf.id);
-      if (op === "read") bytes.set(owned.subarray(0, total));
-      else owned.set(bytes);
+      if (op === "read") proc.get(BUFFERS).read(buf.id, 0, bytes.subarray(0, total));
+      else proc.get(BUFFERS).bytes(buf.id).set(bytes);
       return Promise.resolve();
     } catch (err) {
       return Promise.reject(new Error(`${what}: ${(err as Error).message}`, { cause: err }));
@@ -63,8 +67,9 @@ export function transfer(
   if (buf.pid === process.pid && cache.view !== null) {
     // Another thread of this process: share its memory if it is a SharedArrayBuffer.
     if (cache.view === undefined) {
-      return askToShare(proc, buf, timeoutMs, bound, what).then((view) => {
-        cache.view = view;
+      return askOwner(proc, buf, { share: true }, timeoutMs, bound, what).then((value) => {
+        const shared = value as [Uint8Array, Int32Array] | null;
+        cache.view = shared && { bytes: shared[0], state: shared[1] };
         return transfer(proc, buf, op, bytes, timeoutMs, bound, what, cache);
       });
     }
@@ -76,7 +81,20 @@ export function transfer(
       return Promise.reject(err);
     }
   }
+  if (op === "read" && buf.inFile && sameHostProcess(proc, buf)) return viaFile(proc, buf, bytes, total, timeoutMs, bound, what);
   return chunked(proc, buf, op, bytes, total, timeoutMs, bound, what, true);
+}
+
+/** A read from a process of this host: the whole file its bytes are kept in (shm-bytes.ts) if they are, else in chunks. */
+async function viaFile(proc: Proc, buf: BufferAddress, bytes: Uint8Array, total: number, timeoutMs: number, bound: string, what: string): Promise<void> {
+  const start = Date.now();
+  const ref = (await askOwner(proc, buf, { file: true }, timeoutMs, bound, what)) as string | null;
+  if (ref !== null && (await readShmBytes(ref, bytes.subarray(0, total)).catch(() => false))) {
+    if (metricsOn) transferStats.read += total;
+    return;
+  }
+  // In memory, or gone from its file meanwhile (spilled, released): the chunks say which, within one timeout for both.
+  return chunked(proc, buf, "read", bytes, total, Math.max(1, timeoutMs - (Date.now() - start)), bound, what, true);
 }
 
 /**
@@ -199,11 +217,16 @@ function landedIn(value: Uint8Array, part: Uint8Array): boolean {
   return value.buffer === part.buffer && value.byteOffset === part.byteOffset && value.byteLength === part.byteLength;
 }
 
-/** Asks the owner (a thread of this process) for its buffer's shared view; null when it is not on a SharedArrayBuffer. */
-function askToShare(proc: Proc, buf: BufferAddress, timeoutMs: number, bound: string, what: string): Promise<SharedView | null> {
+type OwnerAsk = { share: true } | { file: true };
+
+/**
+ * Asks the owner for its buffer's shared view (`share`: a thread of this process; null when it is not on a
+ * SharedArrayBuffer) or the ref of the file its bytes are kept in (`file`: a process of this host; null if none).
+ */
+function askOwner(proc: Proc, buf: BufferAddress, ask: OwnerAsk, timeoutMs: number, bound: string, what: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
     let finished = false;
-    const finish = (error: Error | null, view: SharedView | null = null) => {
+    const finish = (error: Error | null, value: unknown = null) => {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
@@ -211,19 +234,20 @@ function askToShare(proc: Proc, buf: BufferAddress, timeoutMs: number, bound: st
       stopWatching();
       release();
       if (error) reject(error);
-      else resolve(view);
+      else resolve(value);
     };
-    const timer = setTimeout(() => finish(new Error(`${what} did not finish within ${bound}: its owner did not answer${unreached(proc, buf)}`)), timeoutMs);
+    // An owner that never answers where its file is leaves a read as its chunks would.
+    const silent = "share" in ask ? "its owner did not answer" : `0 of ${buf.size} bytes moved`;
+    const timer = setTimeout(() => finish(new Error(`${what} did not finish within ${bound}: ${silent}${unreached(proc, buf)}`)), timeoutMs);
     const stopWatching = proc.onPeerLost((addr, error) => {
       if (addr === buf.owner) finish(ownerLost(buf, what, error));
     });
     hold();
     const port = proc.openPort((_rank, ok, value) => {
       if (!ok) return finish(new Error(`${what}: ${(value as Error).message}`, { cause: value }));
-      const shared = value as [Uint8Array, Int32Array] | null;
-      finish(null, shared && { bytes: shared[0], state: shared[1] });
+      finish(null, value);
     });
-    proc.send(buf.owner, { kind: "buf.read", id: buf.id, offset: 0, length: 0, share: true, reply: { addr: proc.addr, id: port } });
+    proc.send(buf.owner, { kind: "buf.read", id: buf.id, offset: 0, length: 0, ...ask, reply: { addr: proc.addr, id: port } });
   });
 }
 

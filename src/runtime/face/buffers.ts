@@ -2,6 +2,7 @@
 // the paths a collective's pieces take.
 export { BUFFERS, dropBuffer, type PagedBytes } from "../bulk/buffer-store.ts";
 export { useStaging } from "../bulk/shm-staging.ts";
+export { ShmBytes } from "../bulk/shm-bytes.ts";
 export { transfer, type BufferAddress } from "../bulk/buffer-transfer.ts";
 export { hasShardRef, ShardRef, shardsOf, type ShardStore } from "../bulk/shard-store.ts";
 export type { ShareCache } from "../bulk/shared-views.ts";
