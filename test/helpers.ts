@@ -74,6 +74,12 @@ export async function runProgramWithSmallShm(t: TestContext, script: string, env
   return runChild(t, spawn("unshare", args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } }));
 }
 
+/** Runs `script` (TypeScript) in a child node whose limit of open files (RLIMIT_NOFILE, soft and hard) is `limit`, to its end. */
+export async function runProgramWithFileLimit(t: TestContext, script: string, limit: number): Promise<ProgramRun> {
+  const args = ["-c", 'ulimit -n "$2" && exec "$0" --import tsx "$1"', process.execPath, script, String(limit)];
+  return runChild(t, spawn("sh", args, { stdio: ["ignore", "pipe", "pipe"] }));
+}
+
 async function runChild(t: TestContext, child: ChildProcessByStdio<null, Readable, Readable>): Promise<ProgramRun> {
   t.after(() => void child.kill("SIGKILL"));
   let stdout = "";

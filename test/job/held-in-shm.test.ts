@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { createJobContext, type JobContext, type ObjectRef } from "../../src/job.ts";
 import type { MetricFamily } from "../../src/dashboard.ts";
 import { collectMetrics } from "../../src/runtime/face/metrics.ts";
-import { runProgramWithSmallShm } from "../helpers.ts";
+import { runProgramWithFileLimit, runProgramWithSmallShm } from "../helpers.ts";
 import { gc } from "./held-backends.ts";
 import { firstWrong, patterned, probe, readPatterned } from "./held-in-shm-tasks.ts";
 
@@ -122,5 +122,18 @@ describe("a large held value in /dev/shm", () => {
     const { code, stdout, stderr } = await runProgramWithSmallShm(t, program);
     assert.equal(code, 0, stderr);
     assert.deepEqual(JSON.parse(stdout), { wrong: [-1, -1], memory: true, shm: 0 });
+  });
+
+  it("takes at most a quarter of its process's file descriptors: past that, values stay in the heap and all read exactly", async (t) => {
+    const program = fileURLToPath(new URL("held-in-shm-fd-program.ts", import.meta.url));
+    const { code, stdout, stderr } = await runProgramWithFileLimit(t, program, 256);
+    assert.equal(code, 0, stderr);
+    const found = JSON.parse(stdout) as { wrong: number[]; shmFiles: number; inMemory: number };
+    assert.ok(
+      found.wrong.every((w) => w === -1),
+      `values read wrong at ${found.wrong}`,
+    );
+    assert.equal(found.shmFiles, 64, "a quarter of 256 file descriptors hold /dev/shm files");
+    assert.equal(found.inMemory, 80 - 64, "the other values are in the heap");
   });
 });

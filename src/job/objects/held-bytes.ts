@@ -7,6 +7,7 @@
 // so that is where the order of reads is kept. Spilling is synchronous: a value's room is made before its task's
 // result is sent, and a disk that fails says so to that task's readers; a restore that finds no room serves the bytes
 // from disk and leaves the value spilled.
+import { readFileSync } from "node:fs";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { ShmBytes, useStaging, type PagedBytes } from "../../runtime/face/buffers.ts";
@@ -35,8 +36,25 @@ function capNow(cap: number): string {
   return `FRAY_OBJECT_STORE_BYTES=${share ? `0, so ${cap} bytes (30% of this host's memory)` : cap}`;
 }
 
-/** This process's /dev/shm files, while same-host transfers use /dev/shm (FRAY_BUFFER_SAME_HOST=shm and it exists). */
-const SHM: ShmMaker = () => (useStaging() ? (size) => ShmBytes.create(size) : null);
+/**
+ * This process's /dev/shm files, while same-host transfers use /dev/shm (FRAY_BUFFER_SAME_HOST=shm and it exists) and
+ * fewer than a quarter of its file descriptors hold them: each takes one, and a store of many values must not take the
+ * ones its sockets need. Past that, values stay in the heap.
+ */
+const SHM: ShmMaker = () => (useStaging() && ShmBytes.open < shmFileBudget() ? (size) => ShmBytes.create(size) : null);
+
+let budget: number | undefined;
+/** A quarter of this process's limit of open files (RLIMIT_NOFILE, as /proc/self/limits gives it); 256 where it cannot tell. */
+export function shmFileBudget(): number {
+  if (budget !== undefined) return budget;
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8").match(/^Max open files\s+(\d+)/m);
+    budget = line ? Math.floor(Number(line[1]) / 4) : 256;
+  } catch {
+    budget = 256;
+  }
+  return budget;
+}
 
 /** One held value's bytes: in memory or in /dev/shm (`#copy`), or in `#file` on disk. */
 class HeldSlot implements PagedBytes {

@@ -9,7 +9,13 @@ import { readAll, writeAll } from "./buffer-store.ts";
 import { createShmFile, openShmFile } from "./shm-file.ts";
 
 export class ShmBytes {
+  /** How many of them this process has open: each takes a file descriptor. */
+  static #count = 0;
   #fd: number | null;
+
+  static get open(): number {
+    return ShmBytes.#count;
+  }
 
   private constructor(
     fd: number,
@@ -32,6 +38,7 @@ export class ShmBytes {
       closeSync(fd);
       throw err;
     }
+    ShmBytes.#count++;
     return new ShmBytes(fd, ref, size);
   }
 
@@ -47,8 +54,10 @@ export class ShmBytes {
 
   /** Frees it (once readers that have it open close it too). */
   close(): void {
-    if (this.#fd !== null) closeSync(this.#fd);
+    if (this.#fd === null) return;
+    closeSync(this.#fd);
     this.#fd = null;
+    ShmBytes.#count--;
   }
 
   #open(): number {
