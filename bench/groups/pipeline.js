@@ -2,7 +2,8 @@
 // the top users; exact in every variant (checked against the generator's own sums). Plain one-process Node is the
 // baseline, in the same run, alternating with fray: a `processes` job on 2 workers whose map tasks return their
 // partitions with numReturns and whose reducers take the refs (bench/fixtures/csv-driver.js), so no partition
-// passes through the driver. Each run is a process of its own, so its peak RSS is that job's alone.
+// passes through the driver; and the same parse split by hand over 2 plain node processes, the bound 2 cores give.
+// Each run is a process of its own, so its peak RSS is that job's alone.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -31,10 +32,11 @@ if (want("D7")) {
     return out;
   };
   for (const parser of ["lines", "bytes"]) {
-    const [plain, fray] = [[], []];
+    const [plain, fray, split] = [[], [], []];
     for (let i = 0; i < runs; i++) {
       plain.push(run("plain", parser));
       fray.push(run("fray", parser));
+      if (parser === "lines") split.push(run("split", parser));
     }
     const ms = (outs) => median(outs.map((o) => o.ms));
     const mib = (bytes) => (bytes / MiB).toFixed(0);
@@ -52,6 +54,18 @@ if (want("D7")) {
       plainMs / frayMs >= 1.5,
     );
     if (parser !== "lines") continue;
+    const splitMs = ms(split);
+    report(
+      "D7",
+      "the same parse by hand on 2 plain node processes (started first; each parses every other file and sends its sums back): " +
+        `what 2 cores give this job without fray; median of ${runs}`,
+      splitMs.toFixed(0),
+      "ms",
+      `plain one-process Node ${plainMs.toFixed(0)} ms; fray ${frayMs.toFixed(0)} ms`,
+      `${(plainMs / splitMs).toFixed(2)}× plain Node (fray: ${(splitMs / frayMs).toFixed(2)}× this)`,
+      "(no goal: the bound of 2 cores)",
+      null,
+    );
     const peak = Math.max(...fray.map((o) => o.peakRss));
     const idle = Math.max(...fray.map((o) => o.idleRss));
     report(
