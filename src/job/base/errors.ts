@@ -36,8 +36,9 @@ export function processDeath(message: string, cause: unknown): ProcessDeathError
 
 /**
  * A task's result that stayed in the worker that ran it (larger than FRAY_OBJECT_INLINE_BYTES) is gone with that
- * worker, and its task has no retries left to make it again: `get` of its ref, or a task given it, rejects with this.
- * `ref` names the ref (`ObjectRef(id)`), `taskName` the task that made it, `worker` the worker that held it.
+ * worker, or its worker's host could not be reached (`unreachable`: cut off the network, or down), and its task has no
+ * retries left to make it again: `get` of its ref, or a task given it, rejects with this. `ref` names the ref
+ * (`ObjectRef(id)`), `taskName` the task that made it, `worker` the worker that held it, `holder` that worker's address.
  */
 export class ObjectLostError extends Error {
   override name = "ObjectLostError";
@@ -47,11 +48,15 @@ export class ObjectLostError extends Error {
     readonly taskName: string,
     readonly worker: number,
     why: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { readonly holder?: string; readonly unreachable?: boolean },
   ) {
+    const at = options?.holder === undefined ? "" : ` at ${options.holder}`;
+    const fate = options?.unreachable ? "which could not be reached" : "which is gone";
+    const network = options?.unreachable ? "; check the network between this host and the holder's (a cut link, a firewall, a host down)" : "";
     super(
-      `${ref}, the result of task ${taskName}, was held by worker ${worker}, which is gone (${why}): its value is lost. Give the ` +
-        `task maxRetries, so that a read of a lost value runs it again, or return values smaller than FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
+      `${ref}, the result of task ${taskName}, was held by worker ${worker}${at}, ${fate} (${why}): its value is lost. Give the task ` +
+        `maxRetries, so that a read of a lost value runs it again on a worker that can be reached${network}; or return values smaller than ` +
+        `FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
       options,
     );
   }

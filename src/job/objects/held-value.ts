@@ -9,6 +9,7 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import { useStaging } from "../../runtime/face/buffers.ts";
 import { metricsOn } from "../../runtime/face/metrics.ts";
 import { SupervisionError } from "../../runtime/face/supervision.ts";
+import { isUnreachable } from "../../runtime/face/network.ts";
 import { pagedBuffer, RemoteBuffer } from "../../mesh/remote-buffer.ts";
 import { ObjectLostError } from "../base/errors.ts";
 import { heldTransfers, type TransferPath } from "../base/metrics.ts";
@@ -54,8 +55,11 @@ export class HeldValue {
       const ref = `ObjectRef(${this.refId})`;
       // A holder on another host is often found gone by the read's own bulk connection (a SupervisionError) before,
       // or without, this process hearing of its death: a worker that never spoke to it otherwise never does.
+      // A holder whose host stopped answering (cut off the network) may live on, but its value cannot be had: lost too.
       const gone = currentProc().lostPeer(this.buffer.owner) ?? (err instanceof SupervisionError ? err : undefined);
-      if (gone) throw new ObjectLostError(ref, this.taskName, this.worker, gone.message, { cause: err });
+      const holder = this.buffer.owner;
+      const unreachable = isUnreachable(gone) || isUnreachable(err);
+      if (gone) throw new ObjectLostError(ref, this.taskName, this.worker, gone.message, { cause: err, holder, unreachable });
       throw new Error(`${ref}, the result of task ${this.taskName} held by worker ${this.worker}, could not be read: ${(err as Error).message}`, {
         cause: err,
       });

@@ -31,7 +31,12 @@ export const SETTINGS = {
   cleanupTimeoutMs: ms("FRAY_CLEANUP_TIMEOUT_MS", 5_000, "how long an actor's `cleanup()` may run when it stops"),
   heartbeatIntervalMs: ms("FRAY_HEARTBEAT_INTERVAL_MS", 1_000, "how often a parent pings each worker process"),
   // Short: a remote host's worker only serves, so silence means the host or the network is down.
-  hostTimeoutMs: ms("FRAY_HOST_TIMEOUT_MS", 4_000, "silence of a remote host's worker after which its ranks fail (a cut network closes no connection)"),
+  hostTimeoutMs: ms(
+    "FRAY_HOST_TIMEOUT_MS",
+    4_000,
+    "silence of a remote host's worker after which its ranks fail (a cut network closes no connection), and a RemoteBuffer read from a " +
+      "process on that host fails (a held value is then made anew by its task, or its read rejects with ObjectLostError)",
+  ),
   castFanout: {
     env: "FRAY_CAST_FANOUT",
     kind: "count",

@@ -9,10 +9,14 @@
 // between threads, a buffer on a SharedArrayBuffer is shared (shared-views.ts).
 // A buffer whose owner keeps its bytes in a /dev/shm file of their own (shm-bytes.ts:
 // the job layer's held values) is read whole from that file by a process of its host.
-// Losing the owner rejects the transfer.
+// Losing the owner rejects the transfer; so does its host falling silent (cut off the network, its processes alive:
+// nothing closes the connection), which a reader from another host watches for while it reads by pinging the owner's
+// worker, bounded by FRAY_HOST_TIMEOUT_MS.
 import { encode, type Encoded } from "../../wire/codec.ts";
 import { BUFFERS, readAll, writeAll } from "./buffer-store.ts";
 import { config, settingName, settingNow } from "../base/config.ts";
+import { workerOf } from "../net/address.ts";
+import { heartbeat } from "../proc/heartbeat.ts";
 import { hold, release } from "../base/keep-alive.ts";
 import type { Header } from "../base/messages.ts";
 import { metricsOn, transferStats } from "../base/counters.ts";
@@ -20,7 +24,7 @@ import type { Proc } from "../proc/proc.ts";
 import { copyShared, type ShareCache } from "./shared-views.ts";
 import { readShmBytes } from "./shm-bytes.ts";
 import { returnStaging, takeStaging, useStaging, type Staging } from "./shm-staging.ts";
-import { SupervisionError } from "../base/errors.ts";
+import { SupervisionError, UnreachableError } from "../base/errors.ts";
 import { BULK_LINKS } from "./bulk-links.ts";
 
 /** Where a buffer's bytes live: its owner's proc, its id there, its size, and the owner's OS process. */
@@ -141,6 +145,7 @@ function chunked(
       clearTimeout(timer);
       proc.closePort(port);
       stopWatching();
+      stopHostWatch();
       stopBulk();
       release();
       if (staging) returnStaging(staging, !error);
@@ -153,6 +158,7 @@ function chunked(
     const stopWatching = proc.onPeerLost((addr, error) => {
       if (addr === buf.owner) finish(ownerLost(buf, what, error));
     });
+    const stopHostWatch = watchOwnerHost(proc, buf, what, finish);
     hold();
     const port = proc.openPort((_rank, ok, value) => {
       if (finished) return;
@@ -206,8 +212,10 @@ function chunked(
           stopBulk = () => (stopClose(), stopLanding());
           pump();
         },
-        (err: Error) =>
-          finish(new SupervisionError(`${what}: cannot reach the process owning RemoteBuffer ${buf.id} (${buf.owner}): ${err.message}`, { cause: err })),
+        (err: Error) => {
+          const cause = noRoute(err) ? new UnreachableError(err.message, { cause: err }) : err;
+          finish(new SupervisionError(`${what}: cannot reach the process owning RemoteBuffer ${buf.id} (${buf.owner}): ${err.message}`, { cause }));
+        },
       );
   });
 }
@@ -255,6 +263,28 @@ function askOwner(proc: Proc, buf: BufferAddress, ask: OwnerAsk, timeoutMs: numb
 function unreached(proc: Proc, buf: BufferAddress): string {
   const error = proc.dialError(buf.owner) ?? (buf.owner.startsWith("tcp:") ? proc.get(BULK_LINKS).dialError(buf.owner) : undefined);
   return error ? `; the process owning it, ${buf.owner}, has not been reached: ${error.message}` : "";
+}
+
+/**
+ * While a transfer from a process behind a worker on another host runs, pings that worker (the host's agent, idle
+ * while the owner's event loop may be busy): if it does not answer for FRAY_HOST_TIMEOUT_MS, `finish` is called with
+ * why. Returns the stop.
+ */
+function watchOwnerHost(proc: Proc, buf: BufferAddress, what: string, finish: (error: Error) => void): () => void {
+  const agent = workerOf(buf.owner);
+  if (agent === null) return () => {};
+  const silent = (silentMs: number) => {
+    const cause = new UnreachableError(`its host's worker ${agent} did not answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
+    const where = `the host of the process owning RemoteBuffer ${buf.id} (${buf.owner})`;
+    finish(new SupervisionError(`${what}: ${where} could not be reached: ${cause.message}`, { cause }));
+  };
+  return heartbeat(proc, agent, Promise.resolve(), silent, () => config.hostTimeoutMs);
+}
+
+/** Whether a dial failed because the network has no route to the host (not because its process refused). */
+function noRoute(error: Error): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) if (/\b(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ETIMEDOUT)\b/.test(e.message)) return true;
+  return false;
 }
 
 function ownerLost(buf: BufferAddress, what: string, cause: Error): SupervisionError {

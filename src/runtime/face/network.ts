@@ -3,3 +3,4 @@
 export { connectOptions, freePort, parseAddress, tcpHostPort, workerOf } from "../net/address.ts";
 export { hasToken, sessionToken, useTls, useToken, type TlsFiles } from "../net/credentials.ts";
 export { listenOnFirstFree, randomSimulatorPort, SIMULATOR_PORTS } from "../net/tcp-ports.ts";
+export { isUnreachable } from "../base/errors.ts";

@@ -24,10 +24,9 @@ import { tokenEnv } from "../net/credentials.ts";
 import { deviceEnv, envWith, type ProcPlace } from "../base/device-env.ts";
 import { withHugePages } from "./huge-pages.ts";
 import { ConnectionError } from "../base/errors.ts";
-import { timerFired } from "../base/fault-points.ts";
 import { hold, release } from "../base/keep-alive.ts";
 import { CALLS } from "../calls/calls.ts";
-import type { ProcMessaging } from "../proc/messaging.ts";
+import { heartbeat } from "../proc/heartbeat.ts";
 import { recordPid } from "../proc/proc-pids.ts";
 import type { Proc } from "../proc/proc.ts";
 import { streamWorkerOutput, type WorkerLog } from "../output/worker-output.ts";
@@ -280,45 +279,6 @@ export function startProc(
       }
     },
   };
-}
-
-/**
- * Pings the worker every FRAY_HEARTBEAT_INTERVAL_MS once it is up; calls
- * `onHung` when it has not answered for FRAY_HEARTBEAT_TIMEOUT_MS (a stopped
- * or wedged process keeps its socket open, so only silence shows it).
- */
-export function heartbeat(
-  proc: ProcMessaging,
-  addr: string,
-  ready: Promise<void>,
-  onHung: (silentMs: number) => void,
-  timeoutMs = () => config.heartbeatTimeoutMs,
-): () => void {
-  let lastHeard = Date.now();
-  let timer: NodeJS.Timeout | null = null;
-  const port = proc.openPort(() => (lastHeard = Date.now()));
-  const stop = () => {
-    if (timer) clearInterval(timer);
-    timer = null;
-    proc.closePort(port);
-  };
-  ready.then(() => {
-    lastHeard = Date.now();
-    timer = setInterval(
-      () => {
-        const silent = Date.now() - lastHeard;
-        if (silent > timeoutMs()) {
-          stop();
-          timerFired("heartbeat-lapsed", () => onHung(silent))(); // a test may hold its time still (docs/faults.md)
-          return;
-        }
-        proc.send(addr, { kind: "ping", reply: { addr: proc.addr, id: port } });
-      },
-      Math.min(config.heartbeatIntervalMs, timeoutMs() / 2),
-    );
-    timer.unref();
-  }, stop);
-  return stop;
 }
 
 /** A worker's exit as the error its callers see; a process's carries its pid, signal and exit code as fields (../supervision/process-exit.ts). */

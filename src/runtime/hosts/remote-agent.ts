@@ -2,11 +2,12 @@
 // procs for the one attached client and stops them when that client goes away.
 // On the client, a RemoteProcHandle stands for a proc a worker started.
 import { workerOf } from "../net/address.ts";
-import { heartbeat, type ProcExit, type ProcHandle } from "./host-agent.ts";
+import { heartbeat } from "../proc/heartbeat.ts";
+import type { ProcExit, ProcHandle } from "./host-agent.ts";
 import { config, settingNow } from "../base/config.ts";
 import type { ProcPlace } from "../base/device-env.ts";
 import type { WorkerLog } from "../output/worker-output.ts";
-import { ConnectionError } from "../base/errors.ts";
+import { ConnectionError, UnreachableError } from "../base/errors.ts";
 import { hold, release } from "../base/keep-alive.ts";
 import type { StartProcs } from "../base/messages.ts";
 import { CALLS } from "../calls/calls.ts";
@@ -133,7 +134,7 @@ function watchHost(proc: Proc, agent: string, addrs: readonly string[]): void {
     Promise.resolve(),
     (silentMs) => {
       watchedHosts!.delete(agent);
-      const cause = new ConnectionError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
+      const cause = new UnreachableError(`host of worker ${agent} is unreachable: no answer for ${silentMs} ms (${settingNow("hostTimeoutMs")})`);
       for (const a of procs!) proc.peerLost(a, cause);
       proc.peerLost(agent, cause);
     },
