@@ -19,7 +19,7 @@ export function pidOf(..._args: unknown[]): number {
 /** Waits until `path` exists (made by `makeFile`), polling; throws after `ms` milliseconds without it. */
 export async function waitForFile(path: string, ms: number): Promise<string> {
   const { existsSync } = await import("node:fs");
-  for (const deadline = Date.now() + ms; !existsSync(path); ) {
+  for (const deadline = Date.now() + ms; !existsSync(path);) {
     if (Date.now() > deadline) throw new Error(`${path} was not made within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -34,6 +34,6 @@ export async function makeFile(path: string): Promise<void> {
 
 /** As bigFrom, after `ms` milliseconds of work (a map task of a shuffle). */
 export function bigAfterWork(n: number, fill: number, ms: number): { pid: number; data: Float64Array } {
-  for (const end = Date.now() + ms; Date.now() < end; );
+  for (const end = Date.now() + ms; Date.now() < end;);
   return bigFrom(n, fill);
 }
