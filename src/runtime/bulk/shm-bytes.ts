@@ -4,9 +4,12 @@
 // copy and no chunk requests, where the staging path (shm-staging.ts) has the owner copy each chunk into the reader's
 // file and the reader copy it out again. Other reads (the owner's own, chunks for another host) pread a range.
 // Closing the file frees its memory; a reader that has it open keeps its pages until it closes it too.
-import { closeSync, ftruncateSync } from "node:fs";
+import { closeSync, ftruncateSync, read as readCallback } from "node:fs";
+import { promisify } from "node:util";
 import { readAll, writeAll } from "./buffer-store.ts";
 import { createShmFile, openShmFile } from "./shm-file.ts";
+
+const read = promisify(readCallback);
 
 export class ShmBytes {
   /** How many of them this process has open: each takes a file descriptor. */
@@ -66,8 +69,13 @@ export class ShmBytes {
   }
 }
 
-/** How many bytes one synchronous read moves before the event loop runs again (control messages pass between). */
-const SLICE = 16 * 2 ** 20;
+/** How many bytes one read moves; a file of more is read in such slices, PARALLEL at a time. */
+const SLICE = 8 * 2 ** 20;
+/**
+ * Slices read at once, by libuv's thread pool (4 threads by default), off this thread: the copy and the page faults
+ * of a fresh destination are spread over the host's cores, and the event loop stays free meanwhile.
+ */
+const PARALLEL = 4;
 
 /**
  * Reads the file `ref` names (another process's ShmBytes) into `dst` from its start; false when it is gone (closed:
@@ -82,12 +90,27 @@ export async function readShmBytes(ref: string, dst: Uint8Array): Promise<boolea
   }
   if (fd === null) return false;
   try {
-    for (let at = 0; at < dst.byteLength; at += SLICE) {
-      if (at > 0) await new Promise(setImmediate);
-      readAll(fd, dst.subarray(at, Math.min(at + SLICE, dst.byteLength)), at);
-    }
+    let next = 0;
+    const reader = async (): Promise<void> => {
+      for (let at = next; at < dst.byteLength; at = next) {
+        next += SLICE;
+        await readFully(fd, dst.subarray(at, Math.min(at + SLICE, dst.byteLength)), at);
+      }
+    };
+    // Every read settles before the fd is closed (a closed fd's number may name another file by then).
+    const reads = await Promise.allSettled(Array.from({ length: Math.min(PARALLEL, Math.ceil(dst.byteLength / SLICE)) }, reader));
+    for (const r of reads) if (r.status === "rejected") throw r.reason;
     return true;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Fills `bytes` from the file `fd` at `position`, off this thread. */
+async function readFully(fd: number, bytes: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < bytes.byteLength;) {
+    const { bytesRead } = await read(fd, bytes, done, bytes.byteLength - done, position + done);
+    if (bytesRead === 0) throw new Error(`shared-memory file ended at byte ${position + done}, ${bytes.byteLength - done} bytes short`);
+    done += bytesRead;
   }
 }
