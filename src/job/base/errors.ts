@@ -54,7 +54,7 @@ export class ObjectLostError extends Error {
     const fate = options?.unreachable ? "which could not be reached" : "which is gone";
     const network = options?.unreachable ? "; check the network between this host and the holder's (a cut link, a firewall, a host down)" : "";
     super(
-      `${ref}, the result of task ${taskName}, was held by worker ${worker}${at}, ${fate} (${why}): its value is lost. Give the task ` +
+      `${ref}, the result of task ${taskName}, was held by ${holderName(worker)}${at}, ${fate} (${why}): its value is lost. Give the task ` +
         `maxRetries, so that a read of a lost value runs it again on a worker that can be reached${network}; or return values smaller than ` +
         `FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
       options,
@@ -82,21 +82,26 @@ export class ObjectFreedError extends Error {
 }
 registerErrorClass(ObjectFreedError);
 
+/** Who holds a value, for errors: `worker N`, or the driver (-1: a `put` in the driver, held in its process). */
+export function holderName(worker: number): string {
+  return worker >= 0 ? `worker ${worker}` : "the driver";
+}
+
 /** What a held value is, for errors: `ObjectRef(id), the result of task T` and where it is held. */
 export interface HeldOrigin {
   /** The ref whose value it is (its id). */
   readonly refId: string;
   /** The task that made it. */
   readonly taskName: string;
-  /** The worker that holds it. */
+  /** The worker that holds it (-1: the driver). */
   readonly worker: number;
 }
 
 /** A value larger than its process's whole object store (FRAY_OBJECT_STORE_BYTES, `setting`): it cannot be held. */
 export function objectTooLarge(origin: HeldOrigin, bytes: number, setting: string): RangeError {
   return new RangeError(
-    `ObjectRef(${origin.refId}), the result of task ${origin.taskName} (${bytes} bytes encoded), is larger than the object store of worker ` +
-      `${origin.worker} (${setting}), so it cannot be held there: raise FRAY_OBJECT_STORE_BYTES above ${bytes}, or return smaller values ` +
+    `ObjectRef(${origin.refId}), the result of task ${origin.taskName} (${bytes} bytes encoded), is larger than the object store of ` +
+      `${holderName(origin.worker)} (${setting}), so it cannot be held there: raise FRAY_OBJECT_STORE_BYTES above ${bytes}, or return smaller values ` +
       `(split it across several tasks)`,
   );
 }
@@ -106,7 +111,7 @@ export function spillFailed(origin: HeldOrigin, victim: HeldOrigin, dir: string,
   const code = (cause as { code?: string } | null)?.code;
   const why = code === "ENOSPC" || code === "EDQUOT" ? " (the disk is full)" : "";
   return new Error(
-    `ObjectRef(${origin.refId}), the result of task ${origin.taskName}, cannot be held by worker ${origin.worker}: its object store is full ` +
+    `ObjectRef(${origin.refId}), the result of task ${origin.taskName}, cannot be held by ${holderName(origin.worker)}: its object store is full ` +
       `(${setting}) and spilling ObjectRef(${victim.refId}) (task ${victim.taskName}) to ${dir} failed${why}: ${(cause as Error)?.message ?? cause}. ` +
       `Free space there, set FRAY_OBJECT_SPILL_DIR to a writable directory on a disk with room, or raise FRAY_OBJECT_STORE_BYTES; the values ` +
       `held already are kept`,
@@ -117,7 +122,7 @@ export function spillFailed(origin: HeldOrigin, victim: HeldOrigin, dir: string,
 /** A spilled value whose file could not be read back. */
 export function restoreFailed(origin: HeldOrigin, path: string, cause: unknown): Error {
   return new Error(
-    `ObjectRef(${origin.refId}), the result of task ${origin.taskName}, was spilled by worker ${origin.worker} to ${path}, which cannot be read ` +
+    `ObjectRef(${origin.refId}), the result of task ${origin.taskName}, was spilled by ${holderName(origin.worker)} to ${path}, which cannot be read ` +
       `back: ${(cause as Error)?.message ?? cause}. Keep FRAY_OBJECT_SPILL_DIR's contents while the job runs`,
     { cause },
   );

@@ -8,6 +8,7 @@ import { ActorRef, kHandleFor, type ActorTarget } from "../actors/actor-ref.ts";
 import { NEVER_ABORTED } from "../base/ambient.ts";
 import type { ActorClass } from "../actors/actor-handle.ts";
 import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction } from "../job-context.ts";
+import { keptPut } from "../objects/kept-values.ts";
 import { JobContextBase, kReturnRef, kSubmit, kSubmitStream, kWaitFor, kCheckOpen } from "../job-context-base.ts";
 import { startHead } from "../head/head-actor.ts";
 import type { JobHead } from "../head/job-head.ts";
@@ -130,7 +131,8 @@ export class MeshJobContext extends JobContextBase implements JobContext {
   put<T>(value: T): ObjectRef<T> {
     this[kCheckOpen]();
     const ref = new ObjectRef<T>(currentProc().nextId(), this.#owner);
-    const store = (head: JobHead) => (head.store.track(ref), head.store.entry(ref.id).resolve(value));
+    const kept = this.kind === "threads" ? value : keptPut(ref.id, value); // now, not once the head is up: put's snapshot
+    const store = (head: JobHead) => (head.store.track(ref), head.store.entry(ref.id).resolve(kept));
     if (this.#head) store(this.#head);
     else this.#ready.then(store, () => {});
     return ref;

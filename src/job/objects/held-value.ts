@@ -11,7 +11,7 @@ import { metricsOn } from "../../runtime/face/metrics.ts";
 import { SupervisionError } from "../../runtime/face/supervision.ts";
 import { isUnreachable } from "../../runtime/face/network.ts";
 import { pagedBuffer, RemoteBuffer } from "../../mesh/remote-buffer.ts";
-import { ObjectLostError } from "../base/errors.ts";
+import { holderName, ObjectLostError } from "../base/errors.ts";
 import { heldTransfers, type TransferPath } from "../base/metrics.ts";
 import { HELD_BYTES } from "./held-bytes.ts";
 import { decodeHeld, layoutHeld, type HeldLayout } from "./held-encoding.ts";
@@ -60,7 +60,7 @@ export class HeldValue {
       const holder = this.buffer.owner;
       const unreachable = isUnreachable(gone) || isUnreachable(err);
       if (gone) throw new ObjectLostError(ref, this.taskName, this.worker, gone.message, { cause: err, holder, unreachable });
-      throw new Error(`${ref}, the result of task ${this.taskName} held by worker ${this.worker}, could not be read: ${(err as Error).message}`, {
+      throw new Error(`${ref}, the result of task ${this.taskName} held by ${holderName(this.worker)}, could not be read: ${(err as Error).message}`, {
         cause: err,
       });
     }

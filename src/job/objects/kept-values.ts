@@ -22,6 +22,25 @@ export function keptValue(holder: number, refId: string, name: string, value: un
   return HeldValue.hold(refId, name, holder, encoded);
 }
 
+/** The holder index of a value the driver holds (a `put` there): no worker's. */
+export const DRIVER_HOLDER = -1;
+
+/**
+ * What the driver's head keeps for `put(value)` on `processes` and `mesh`: a value larger than FRAY_OBJECT_INLINE_BYTES
+ * is held in the driver's process as a worker holds a large result (in /dev/shm, under FRAY_OBJECT_STORE_BYTES), so a
+ * task given its ref reads it from there — one copy from /dev/shm on this host — instead of receiving it inside its
+ * call, and `put` takes its snapshot now. A smaller value, or one the store cannot take (larger than the cap, a spill
+ * that fails), is kept as it is, as before.
+ */
+export function keptPut(refId: string, value: unknown): unknown {
+  if (!largerThan(value, config.objectInlineBytes)) return value;
+  try {
+    return HeldValue.hold(refId, "put", DRIVER_HOLDER, HeldValue.encode("put", value));
+  } catch {
+    return value; // not encodable (a task given it says why, as before), or no room: the head keeps the value itself
+  }
+}
+
 /**
  * The `n` returns of task `taskId` (numReturns), each as keptValue keeps it under its return's ref id; throws (keeping
  * none) unless `value` is an array of `n` that fits.

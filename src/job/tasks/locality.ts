@@ -14,7 +14,7 @@ export function largestHolder(args: readonly unknown[], store: ObjectStore): num
   for (const arg of args) {
     if (!(arg instanceof ObjectRef)) continue;
     const held = store.held(arg.id);
-    if (held && held.buffer.size > largest) [holder, largest] = [held.worker, held.buffer.size];
+    if (held && held.worker >= 0 && held.buffer.size > largest) [holder, largest] = [held.worker, held.buffer.size]; // not the driver's
   }
   return holder;
 }
