@@ -1,5 +1,6 @@
-// What the held-value suites share (held-results.test.ts, object-borrowers.test.ts): the backends whose workers hold
-// large values, a value size well above the inline threshold, and the test process's garbage collector.
+// What the held-value suites share (held-results.test.ts, object-borrowers.test.ts, object-spill.test.ts,
+// held-in-shm.test.ts): the backends whose workers hold large values, a value size well above the inline threshold,
+// the test process's garbage collector, and settings given to the workers a body starts.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createJobContext, type JobContext } from "../../src/job.ts";
@@ -18,3 +19,17 @@ export const heldBackends: Array<[string, (workers: number) => JobContext]> = [
   ["processes", (workers) => createJobContext("processes", { maxWorkers: workers })],
   ["mesh", (workers) => createJobContext("mesh", { procs: track(thisHost().spawnProcs({ workers })) })],
 ];
+
+/** Runs `body` with the given settings in the environment (which workers started meanwhile inherit), then restores it. */
+export async function withSettings<T>(settings: Record<string, string>, body: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(settings).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, settings);
+  try {
+    return await body();
+  } finally {
+    for (const [k, v] of Object.entries(before)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}

@@ -9,25 +9,11 @@ import { createJobContext, type JobContext, type ObjectRef } from "../../src/job
 import type { MetricFamily } from "../../src/dashboard.ts";
 import { collectMetrics } from "../../src/runtime/face/metrics.ts";
 import { runProgramWithFileLimit, runProgramWithSmallShm } from "../helpers.ts";
-import { gc } from "./held-backends.ts";
+import { gc, withSettings } from "./held-backends.ts";
 import { firstWrong, patterned, probe, readPatterned } from "./held-in-shm-tasks.ts";
 
 const MiB = 2 ** 20;
 const SIZE = 4 * MiB;
-
-/** Runs `body` with the given settings in the environment (which workers started meanwhile inherit), then restores it. */
-async function withSettings<T>(settings: Record<string, string>, body: () => Promise<T>): Promise<T> {
-  const before = Object.fromEntries(Object.keys(settings).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, settings);
-  try {
-    return await body();
-  } finally {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 /** Metric `name`'s sum over the job's processes, of the values whose labels match `where`. */
 async function metric(name: string, where: Record<string, string> = {}): Promise<number> {

@@ -14,25 +14,12 @@ import { collectMetrics } from "../../src/runtime/face/metrics.ts";
 import { thisHost } from "../../src/mesh.ts";
 import { track, waitForExit } from "../helpers.ts";
 import { bigFrom, checkFill } from "./object-spill-tasks.ts";
+import { withSettings } from "./held-backends.ts";
 
 /** 1 MiB of doubles, and a store cap of 2.5 of them: at most two such values stay in memory. */
 const N = 131_072;
 const MIB = 1 << 20;
 const CAP = 2.5 * MIB;
-
-/** Runs `body` with the given settings in the environment (which the workers inherit), then restores it. */
-async function withSettings<T>(settings: Record<string, string>, body: () => Promise<T>): Promise<T> {
-  const before = Object.fromEntries(Object.keys(settings).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, settings);
-  try {
-    return await body();
-  } finally {
-    for (const [k, v] of Object.entries(before)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 function total(json: readonly MetricFamily[], name: string, where: Record<string, string> = {}): number {
   const family = json.find((m) => m.name === name);
