@@ -19,6 +19,8 @@ export const OUT_OF_BAND_BYTES = 1024;
 export interface Encoded {
   readonly body: Uint8Array;
   readonly attachments: readonly Uint8Array[];
+  /** How many handles (registerHandleType: refs, actor handles, buffers…) it holds, when `encode` made it. */
+  readonly handles?: number;
 }
 
 /** A class whose instances cross the wire as handles (actor meshes, ports, …). */
@@ -40,6 +42,8 @@ interface CodecState {
   outgoing: Uint8Array[] | null;
   incoming: readonly Uint8Array[];
   pending: Error[] | null;
+  /** Handles written so far (a count: an encode's own is the difference across it). */
+  handles?: number;
 }
 const STATE = Symbol.for("fray.wire.codecState");
 const state: CodecState = ((globalThis as unknown as Record<symbol, CodecState | undefined>)[STATE] ??= { outgoing: null, incoming: [], pending: null });
@@ -145,7 +149,7 @@ export function registerHandleType<T>(handle: HandleType<T>): void {
   addExtension({
     Class: handle.Class as unknown as new () => T,
     type: claimExtensionType(handle.type),
-    write: (v: T) => [handle.toWire(v)],
+    write: (v: T) => ((state.handles = (state.handles ?? 0) + 1), [handle.toWire(v)]),
     read: ([data]: [unknown]) => handle.fromWire(data),
   });
 }
@@ -201,12 +205,13 @@ const NO_ATTACHMENTS: readonly Uint8Array[] = Object.freeze([]);
 /** Encodes `value`, or throws a SerializationError with the message `describe` gives for msgpackr's error. */
 function encodeOr(value: unknown, what: string, describe: (err: Error) => string): Encoded {
   const small = smallBody(value);
-  if (small) return { body: small, attachments: NO_ATTACHMENTS };
+  if (small) return { body: small, attachments: NO_ATTACHMENTS, handles: 0 };
   const attachments: Uint8Array[] = [];
   state.outgoing = attachments;
+  const handles = state.handles ?? 0;
   try {
     const body = packr.pack(value);
-    return { body, attachments };
+    return { body, attachments, handles: (state.handles ?? 0) - handles };
   } catch (err) {
     let message: string;
     try {

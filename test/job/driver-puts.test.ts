@@ -37,6 +37,22 @@ describe("a large put in the driver", () => {
     assert.equal(heldHere(), before, "freed with its last ref");
   });
 
+  it("holding refs, is kept by the head as it is, so the values they name stay while it does (processes)", async () => {
+    await using ctx = createJobContext("processes", { maxWorkers: 1 });
+    const before = heldHere();
+    const outer = (() => {
+      const inner = ctx.put("inner value"); // its only ref outside is the one in the large value
+      return ctx.put({ data: new Float64Array(N).fill(3), inner });
+    })();
+    assert.equal(heldHere(), before, "not held: decoded anew, its refs would keep nothing alive");
+    for (let round = 0; round < 5; round++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const { inner } = await ctx.get(outer);
+    assert.equal(await ctx.get(inner), "inner value");
+  });
+
   for (const backend of ["threads", "processes"] as const) {
     const what = backend === "threads" ? "a large one on threads" : "a small one";
     it(`${what} is kept by the head as it is (${backend})`, async () => {

@@ -13,13 +13,15 @@ const padded = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 /** A held value's encoding before it is copied anywhere: its length, and each part (the head first) with its offset. */
 export interface HeldLayout {
   readonly byteLength: number;
+  /** How many handles (refs, actor handles, buffers) the value holds: decoded anew, they keep nothing alive meanwhile. */
+  readonly handles: number;
   /** Parts in order; bytes between them (padding) are zeros. Views of the value's own memory: copy them before it changes. */
   readonly parts: ReadonlyArray<readonly [offset: number, bytes: Uint8Array]>;
 }
 
 /** Where each part of `value`'s encoding goes (throws if the codec cannot encode it; `what` names it then). */
 export function layoutHeld(value: unknown, what: string): HeldLayout {
-  const { body, attachments } = encode(value, what);
+  const { body, attachments, handles = 0 } = encode(value, what);
   const parts = [body, ...attachments];
   const headBytes = new Uint8Array(ALIGN * (1 + parts.length));
   const lengths = new DataView(headBytes.buffer);
@@ -31,7 +33,7 @@ export function layoutHeld(value: unknown, what: string): HeldLayout {
     placed.push([at, p]);
     at += padded(p.byteLength);
   });
-  return { byteLength: at, parts: placed };
+  return { byteLength: at, handles, parts: placed };
 }
 
 /** `layout`'s bytes copied into one buffer of its own (offset 0, exactly its length). */

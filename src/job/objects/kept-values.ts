@@ -29,13 +29,16 @@ export const DRIVER_HOLDER = -1;
  * What the driver's head keeps for `put(value)` on `processes` and `mesh`: a value larger than FRAY_OBJECT_INLINE_BYTES
  * is held in the driver's process as a worker holds a large result (in /dev/shm, under FRAY_OBJECT_STORE_BYTES), so a
  * task given its ref reads it from there — one copy from /dev/shm on this host — instead of receiving it inside its
- * call, and `put` takes its snapshot now. A smaller value, or one the store cannot take (larger than the cap, a spill
- * that fails), is kept as it is, as before.
+ * call, and `put` takes its snapshot now. A smaller value, one holding refs or other handles (kept alive by the head
+ * keeping it), or one the store cannot take (larger than the cap, a spill that fails), is kept as it is, as before.
  */
 export function keptPut(refId: string, value: unknown): unknown {
   if (!largerThan(value, config.objectInlineBytes)) return value;
   try {
-    return HeldValue.hold(refId, "put", DRIVER_HOLDER, HeldValue.encode("put", value));
+    const layout = HeldValue.encode("put", value);
+    // Refs and handles in it stay alive (counted, their buffers kept) only while the head keeps the value itself.
+    if (layout.handles > 0) return value;
+    return HeldValue.hold(refId, "put", DRIVER_HOLDER, layout);
   } catch {
     return value; // not encodable (a task given it says why, as before), or no room: the head keeps the value itself
   }
