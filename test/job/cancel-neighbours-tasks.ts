@@ -17,9 +17,10 @@ export async function awaitTimer(board: BoardHandle, key: string, ms: number): P
   return "ended";
 }
 
-/** Yields 0, waits `ms` (ignoring its signal), marks `${key}:resumed`, and yields 1. */
+/** Yields 0, marks `${key}:waiting`, waits `ms` (ignoring its signal), marks `${key}:resumed`, and yields 1. */
 export async function* slowBetweenYields(board: BoardHandle, key: string, ms: number): AsyncGenerator<number> {
   yield 0;
+  await getJobContext().get(board.mark.remote(`${key}:waiting`));
   await new Promise((resolve) => setTimeout(resolve, ms));
   await getJobContext().get(board.mark.remote(`${key}:resumed`));
   yield 1;

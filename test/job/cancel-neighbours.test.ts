@@ -51,6 +51,9 @@ for (const [kind, make] of jobBackends(["threads", "processes", "mesh"], 1)) {
       const stream = ctx.runStreaming(slowBetweenYields, neighbour, "slow", PAST_GRACE_MS);
       for await (const ref of stream) {
         assert.equal(await ctx.get(ref), 0);
+        // Left once the generator is past its yield: left sooner, the cancel stops it at the yield (as it should) and
+        // it never waits, let alone resumes (the reader's cancel can overtake its next pull on a loaded machine).
+        await ctx.get(neighbour.waitFor.remote("slow:waiting"));
         break; // I have enough
       }
       await assert.rejects(ctx.get(stream.ref), TaskCancelledError);
