@@ -2,9 +2,10 @@
 // `fray-spill-HOST-PID-*` under FRAY_OBJECT_SPILL_DIR or the OS temp directory, made on the first spill and removed
 // when the process exits (a killed process's is removed by the next of its host to make one there). Files are
 // written and read a slice at a time, so a value in /dev/shm never needs a heap copy of its whole to move.
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { readAll, writeAll } from "../../runtime/face/buffers.ts";
 import { config } from "../base/settings.ts";
 
 /** Where spilled bytes go: a directory of this process's own, and its files. */
@@ -31,7 +32,11 @@ export const FILE_DISK: SpillDisk = {
   write(path, slices) {
     const fd = openSync(path, "wx");
     try {
-      for (const slice of slices) for (let done = 0; done < slice.byteLength;) done += writeSync(fd, slice, done);
+      let at = 0;
+      for (const slice of slices) {
+        writeAll(fd, slice, at);
+        at += slice.byteLength;
+      }
     } finally {
       closeSync(fd);
     }
@@ -39,11 +44,7 @@ export const FILE_DISK: SpillDisk = {
   read(path, offset, dst) {
     const fd = openSync(path, "r");
     try {
-      for (let done = 0; done < dst.byteLength;) {
-        const n = readSync(fd, dst, done, dst.byteLength - done, offset + done);
-        if (n === 0) throw new Error(`${path} ended at byte ${offset + done}, ${dst.byteLength - done} bytes short`);
-        done += n;
-      }
+      readAll(fd, dst, offset, path);
     } finally {
       closeSync(fd);
     }

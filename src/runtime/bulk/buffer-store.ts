@@ -182,11 +182,11 @@ export function writeAll(fd: number, bytes: Uint8Array, position: number): void 
   for (let done = 0; done < bytes.byteLength;) done += writeSync(fd, bytes, done, bytes.byteLength - done, position + done);
 }
 
-/** Fills `bytes` from `position`; a file that ends early is an error. */
-export function readAll(fd: number, bytes: Uint8Array, position: number): void {
+/** Fills `bytes` from `position`; a file that ends early is an error naming it as `file`. */
+export function readAll(fd: number, bytes: Uint8Array, position: number, file = "shared-memory file"): void {
   for (let done = 0; done < bytes.byteLength;) {
     const n = readSync(fd, bytes, done, bytes.byteLength - done, position + done);
-    if (n === 0) throw new Error(`shared-memory file ended at byte ${position + done}, ${bytes.byteLength - done} bytes short`);
+    if (n === 0) throw new Error(`${file} ended at byte ${position + done}, ${bytes.byteLength - done} bytes short`);
     done += n;
   }
 }

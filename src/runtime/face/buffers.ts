@@ -1,6 +1,6 @@
 // The runtime's face for bulk data: RemoteBuffers and their transfer, shards of distributed arrays, and
 // the paths a collective's pieces take.
-export { BUFFERS, dropBuffer, type PagedBytes } from "../bulk/buffer-store.ts";
+export { BUFFERS, dropBuffer, readAll, writeAll, type PagedBytes } from "../bulk/buffer-store.ts";
 export { useStaging } from "../bulk/shm-staging.ts";
 export { ShmBytes } from "../bulk/shm-bytes.ts";
 export { transfer, type BufferAddress } from "../bulk/buffer-transfer.ts";
