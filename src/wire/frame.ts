@@ -156,6 +156,8 @@ interface Landed {
   at: number;
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
 /**
  * Reassembles frames from a byte stream. Frames inside one chunk are sliced
  * without copying; a frame spanning chunks is copied once into a buffer
@@ -181,6 +183,35 @@ export class FrameDecoder {
   }
 
   push(chunk: Buffer): void {
+    this.#push(chunk, false);
+  }
+
+  /** Decodes `chunk`, whose memory is used again once this returns: a frame wholly inside it is copied out first. */
+  pushTransient(chunk: Buffer): void {
+    this.#push(chunk, true);
+  }
+
+  /**
+   * Where the stream's next bytes belong when they are the rest of an attachment landing in its destination (past any
+   * padding before it), so a reader can read them straight there (in-place-reads.ts); null otherwise.
+   */
+  landingSpace(): Uint8Array | null {
+    const landed = this.#landed;
+    if (!landed) return null;
+    const dest = landed.dests[landed.next];
+    const into = landed.at - landed.starts[landed.next];
+    return into >= 0 && into < dest.byteLength ? dest.subarray(into) : null;
+  }
+
+  /** `n` bytes were read straight into the last landingSpace(): the frame is delivered once its attachments are all in. */
+  landedInPlace(n: number): void {
+    const landed = this.#landed;
+    if (!landed) throw new FrameError("bytes were read into a landing that is not there");
+    landed.at += n;
+    this.#fill(landed, NO_BYTES, 0);
+  }
+
+  #push(chunk: Buffer, transient: boolean): void {
     if (this.#partial) {
       chunk = Buffer.concat([this.#partial, chunk]);
       this.#partial = null;
@@ -205,7 +236,7 @@ export class FrameDecoder {
         continue;
       }
       if (end - at < 4) {
-        this.#partial = chunk.subarray(at);
+        this.#partial = transient ? Buffer.from(chunk.subarray(at)) : chunk.subarray(at);
         return;
       }
       const size = chunk.readUInt32LE(at) + 4;
@@ -213,7 +244,7 @@ export class FrameDecoder {
       if (size > this.limit.bytes)
         throw new FrameError(`peer announced a frame of ${size} bytes, more than the ${this.limit.bytes} allowed (${this.limit.setting}); disconnected it`);
       if (end - at >= size) {
-        this.onFrame(parseFrame(chunk, at, at + size));
+        this.onFrame(transient ? parseFrame(Buffer.from(chunk.subarray(at, at + size))) : parseFrame(chunk, at, at + size));
         at += size;
         continue;
       }

@@ -7,6 +7,7 @@ import type { Socket } from "node:net";
 import { FrameError } from "./errors.ts";
 import { FrameDecoder, frameChunks, frameSize, WIRE_LIMIT, writeFrame, type Frame, type FrameLimit, type Landing } from "./frame.ts";
 import { TransportBase } from "./transport.ts";
+import type { InPlaceReads } from "./in-place-reads.ts";
 
 /** Frames smaller than this are copied into a batch buffer; larger ones are written by reference. */
 const COPY_BELOW_BYTES = 16 * 1024;
@@ -16,6 +17,8 @@ export class SocketTransport extends TransportBase {
   #scheduled = false;
   #chunks: Uint8Array[] = [];
   #spare: Uint8Array[] = []; // two chunk lists taking turns: none made per write
+  /** What to call once chunk i of #chunks is written (the last chunk of a frame sent with `sent`). */
+  #sent = new Map<number, () => void>();
   #batch: Buffer | null = null;
   #batchStart = 0;
   #used = 0;
@@ -23,21 +26,30 @@ export class SocketTransport extends TransportBase {
   readonly #overNetwork: boolean;
   readonly #decoder: FrameDecoder;
 
-  /** Frames over `limit` are refused both ways: a peer announcing one is disconnected, `send` throws. */
+  /**
+   * Frames over `limit` are refused both ways: a peer announcing one is disconnected, `send` throws. `reads`: the
+   * socket was made with its `onread`, so what is read goes to the decoder from there (in-place-reads.ts).
+   */
   constructor(
     private readonly socket: Socket,
     readonly limit: FrameLimit = WIRE_LIMIT,
+    reads: InPlaceReads | null = null,
   ) {
     super();
     this.#overNetwork = socket.remoteAddress !== undefined;
     socket.setNoDelay?.(true);
     const decoder = (this.#decoder = new FrameDecoder((frame) => this.deliver(frame), limit));
+    const failed = (err: Error) => {
+      this.reportClose(err);
+      socket.destroy();
+    };
+    reads?.take(decoder, failed);
+    // With `reads`, only bytes authentication read past its end come as "data".
     socket.on("data", (chunk: Buffer) => {
       try {
         decoder.push(chunk);
       } catch (err) {
-        this.reportClose(err as Error);
-        socket.destroy();
+        failed(err as Error);
       }
     });
     socket.on("error", (err) => this.reportClose(err));
@@ -54,7 +66,7 @@ export class SocketTransport extends TransportBase {
     return this.limit.bytes;
   }
 
-  send(frame: Frame): void {
+  send(frame: Frame, sent?: () => void): void {
     if (this.closed) return;
     const size = frameSize(frame);
     if (size > this.limit.bytes)
@@ -69,6 +81,7 @@ export class SocketTransport extends TransportBase {
       // Big frames (large attachments) go by reference, not copied.
       this.#cutBatch();
       for (const chunk of frameChunks(frame)) this.#chunks.push(chunk);
+      if (sent) this.#sent.set(this.#chunks.length - 1, sent); // once its last chunk is written
       return;
     }
     if (!this.#batch || this.#used + size > this.#batch.length) {
@@ -79,6 +92,7 @@ export class SocketTransport extends TransportBase {
     }
     writeFrame(frame, size, this.#batch, this.#used);
     this.#used += size;
+    sent?.(); // copied
   }
 
   /** Moves the frames written into the batch buffer since the last cut to the chunk list. */
@@ -106,15 +120,17 @@ export class SocketTransport extends TransportBase {
     const chunks = this.#chunks;
     if (chunks.length === 0) return;
     this.#chunks = this.#spare;
+    const sent = this.#sent;
     try {
       if (this.closed) return;
-      if (chunks.length === 1) return void this.socket.write(chunks[0]);
+      if (chunks.length === 1) return void this.socket.write(chunks[0], sent.get(0));
       this.socket.cork();
-      for (let i = 0; i < chunks.length; i++) this.socket.write(chunks[i]);
+      for (let i = 0; i < chunks.length; i++) this.socket.write(chunks[i], sent.get(i));
       this.socket.uncork();
     } finally {
       chunks.length = 0;
       this.#spare = chunks;
+      if (sent.size > 0) this.#sent = new Map();
     }
   }
 

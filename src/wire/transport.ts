@@ -9,8 +9,12 @@ export interface TransportEvents {
 }
 
 export interface Transport {
-  /** Queues `frame`; frames arrive in the order they were sent. Frames queued in one tick leave together at its end… */
-  send(frame: Frame): void;
+  /**
+   * Queues `frame`; frames arrive in the order they were sent. Frames queued in one tick leave together at its end…
+   * `sent`, if given, is called once the transport no longer reads the frame's memory, so it may be used again; a
+   * transport that hands the memory itself on (in one process) never calls it.
+   */
+  send(frame: Frame, sent?: () => void): void;
   /** …or now: a sender that batched its own frames (a process's replies of one tick) need not wait for the tick to end. */
   flush(): void;
   /** Receives frames and the close; set once, before any frame can arrive. */
@@ -38,7 +42,7 @@ export abstract class TransportBase implements Transport {
   #early: Frame[] = [];
   #closed = false;
 
-  abstract send(frame: Frame): void;
+  abstract send(frame: Frame, sent?: () => void): void;
   abstract flush(): void;
   abstract close(): void;
   abstract setKeepAlive(keep: boolean): void;

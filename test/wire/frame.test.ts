@@ -87,6 +87,81 @@ describe("FrameDecoder", () => {
     assert.equal(dests[2][0], 9);
   });
 
+  it("has landing attachments read straight into their destinations, the rest decoded from a scratch buffer used again, at any read sizes", () => {
+    fc.assert(
+      fc.property(
+        fc.array(frameArb, { minLength: 1, maxLength: 5 }),
+        fc.array(fc.integer({ min: 1, max: 3000 }), { minLength: 1, maxLength: 20 }),
+        (frames, reads) => {
+          const stream = Buffer.concat(frames.flatMap(frameChunks));
+          const given: Uint8Array[] = [];
+          const out: Frame[] = [];
+          const decoder = new FrameDecoder((f) => out.push(f));
+          decoder.landWith((_h, _p, lengths) => {
+            const dests = lengths.map((n) => new Uint8Array(n));
+            given.push(...dests);
+            return dests;
+          });
+          // As a socket with `onread` reads: into the landing's space when there is one, else into one scratch buffer,
+          // scribbled over after each read so a frame that kept a view of it would show.
+          const scratch = Buffer.alloc(4096);
+          let at = 0;
+          let inPlace = 0;
+          for (let i = 0; at < stream.length; i++) {
+            const space = decoder.landingSpace();
+            const into = space ?? scratch;
+            const n = Math.min(reads[i % reads.length], into.byteLength, stream.length - at);
+            into.set(stream.subarray(at, at + n));
+            at += n;
+            if (space) {
+              inPlace += n;
+              decoder.landedInPlace(n);
+            } else {
+              decoder.pushTransient(scratch.subarray(0, n));
+              scratch.fill(0xee);
+            }
+          }
+          assert.equal(out.length, frames.length);
+          assertSameFrames(out, frames);
+          const landed = out.flatMap((g) => g.attachments).filter((a) => given.includes(a));
+          assert.equal(landed.length, given.length, "each destination given is an attachment delivered");
+          const attachmentBytes = given.reduce((sum, d) => sum + d.byteLength, 0);
+          assert.ok(inPlace <= attachmentBytes, "only attachment bytes are read in place");
+        },
+      ),
+    );
+  });
+
+  it("reads the bulk of a large landing attachment in place", () => {
+    const big = Uint8Array.from({ length: 1 << 20 }, (_, i) => i % 251);
+    const stream = Buffer.concat(frameChunks({ header: new Uint8Array([1]), payload: new Uint8Array([2]), attachments: [big] }));
+    const dest = new Uint8Array(big.length);
+    const out: Frame[] = [];
+    const decoder = new FrameDecoder((f) => out.push(f));
+    decoder.landWith(() => [dest]);
+    const scratch = Buffer.alloc(64 * 1024);
+    let at = 0;
+    let inPlace = 0;
+    while (at < stream.length) {
+      const space = decoder.landingSpace();
+      const n = Math.min((space ?? scratch).byteLength, stream.length - at);
+      (space ?? scratch).set(stream.subarray(at, at + n));
+      at += n;
+      if (space) {
+        inPlace += n;
+        decoder.landedInPlace(n);
+      } else decoder.pushTransient(scratch.subarray(0, n));
+    }
+    assert.equal(out[0].attachments[0], dest);
+    assert.deepEqual(dest, big);
+    const head = stream.length - big.length;
+    assert.equal(inPlace, big.length - (scratch.length - head), "all but what the first read took with the frame's head");
+  });
+
+  it("rejects bytes said to be read in place where no landing is", () => {
+    assert.throws(() => new FrameDecoder(() => {}).landedInPlace(10), FrameError);
+  });
+
   it("rejects a malformed length", () => {
     const decoder = new FrameDecoder(() => {});
     assert.throws(() => decoder.push(Buffer.from([1, 0, 0, 0, 9, 9])), FrameError);

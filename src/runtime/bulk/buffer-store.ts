@@ -20,6 +20,7 @@ import type { Router } from "../proc/routes.ts";
 import { SubsystemKey } from "../proc/subsystems.ts";
 import { DROPPED, LIVE, STOPPED } from "./shared-views.ts";
 import { openStaging } from "./shm-staging.ts";
+import { ChunkPool } from "./chunk-pool.ts";
 
 /**
  * Bytes their owner keeps where it likes (the job layer keeps the values it holds in /dev/shm, and spills them to
@@ -42,10 +43,14 @@ interface Owned {
   state?: Int32Array;
 }
 
-type Reply = (ref: PortRef, value: unknown, isError: boolean) => void;
+/** Answers a request; `sent`, if the reply's way can tell, is called once the value's memory is no longer read. */
+type Reply = (ref: PortRef, value: unknown, isError: boolean, sent?: () => void) => void;
 
 /** How many released buffers' reasons are remembered for late readers (older ones are "not known"). */
 const REMEMBERED = 4096;
+
+/** Buffers that paged bytes' chunks are read into, to send; used again once sent (warm memory, no garbage). */
+const CHUNKS = new ChunkPool();
 
 export const BUFFERS = new SubsystemKey<BufferStore>("RemoteBuffer store");
 
@@ -141,9 +146,19 @@ export class BufferStore {
       if (!(off >= 0 && len >= 0 && off + len <= owned.bytes.byteLength))
         throw new RangeError(`bytes ${off}..${off + len} are outside RemoteBuffer ${header.id} of ${owned.bytes.byteLength} bytes`);
       if (header.kind === "buf.read") {
-        const chunk = chunkOf(owned.bytes, off, len);
-        if (header.stagingFile === undefined) return reply(header.reply, chunk, false);
+        const { bytes } = owned;
+        if (bytes instanceof Uint8Array) {
+          const chunk = bytes.subarray(off, off + len);
+          if (header.stagingFile === undefined) return reply(header.reply, chunk, false);
+          withShm(header.stagingFile, (fd) => writeAll(fd, chunk, off));
+          return reply(header.reply, null, false);
+        }
+        // Paged bytes are read into a buffer of the pool, which the reply gives back once written (if its way can tell).
+        const chunk = CHUNKS.take(len);
+        bytes.read(off, chunk);
+        if (header.stagingFile === undefined) return reply(header.reply, chunk, false, () => CHUNKS.give(chunk));
         withShm(header.stagingFile, (fd) => writeAll(fd, chunk, off));
+        CHUNKS.give(chunk);
         return reply(header.reply, null, false);
       }
       const chunk = this.bytes(header.id).subarray(off, off + len);
@@ -157,15 +172,6 @@ export class BufferStore {
       reply(header.reply, err, true);
     }
   }
-}
-
-/** Bytes `off..off+len` of `bytes`: a view of them in memory, or read into a buffer of their own (paged). */
-function chunkOf(bytes: Uint8Array | PagedBytes, off: number, len: number): Uint8Array {
-  if (bytes instanceof Uint8Array) return bytes.subarray(off, off + len);
-  // Not zeroed (it is filled at once), never pooled or reused: the reply may still be sending it after this returns.
-  const chunk = new Uint8Array(Buffer.allocUnsafeSlow(len).buffer, 0, len);
-  bytes.read(off, chunk);
-  return chunk;
 }
 
 function withShm(path: string, use: (fd: number) => void): void {

@@ -62,6 +62,7 @@ export class BulkLinks {
     return new Promise((resolve, reject) => {
       dial(addr, Date.now() + config.connectTimeoutMs, {
         wanted: () => true,
+        inPlace: true,
         locate: this.locate,
         retrying: (error) => this.#dialErrors.set(addr, error),
         failed: (error) => {
@@ -106,9 +107,9 @@ export class BulkLinks {
   }
 }
 
-/** Answers a chunk request on the bulk connection it came by, as a port message. */
-export function replyOn(transport: Transport): (ref: PortRef, value: unknown, isError: boolean) => void {
-  return (ref, value, isError) => {
+/** Answers a chunk request on the bulk connection it came by, as a port message; `sent` once the value's memory is written. */
+export function replyOn(transport: Transport): (ref: PortRef, value: unknown, isError: boolean, sent?: () => void) => void {
+  return (ref, value, isError, sent) => {
     const header: Header = isError ? { kind: "port", id: ref.id, rank: 0, isError: true } : { kind: "port", id: ref.id, rank: 0 };
     let payload: Encoded;
     try {
@@ -116,6 +117,6 @@ export function replyOn(transport: Transport): (ref: PortRef, value: unknown, is
     } catch {
       payload = encode(new Error(String((value as Error)?.message ?? value)));
     }
-    transport.send(frameOf(encodeHeader(header), payload));
+    transport.send(frameOf(encodeHeader(header), payload), sent);
   };
 }

@@ -10,6 +10,7 @@
 import { createConnection, type NetConnectOpts, type Socket } from "node:net";
 import { AuthenticationError, authenticateServer } from "../../wire/auth.ts";
 import { SocketTransport } from "../../wire/socket-transport.ts";
+import { InPlaceReads } from "../../wire/in-place-reads.ts";
 import type { Transport } from "../../wire/transport.ts";
 import { connectOptions, tcpHostPort, workerOf } from "./address.ts";
 import { config, settingName, settingNow } from "../base/config.ts";
@@ -31,6 +32,8 @@ export interface DialHandlers {
   retrying?(error: ConnectionError): void;
   /** A dial again of a peer whose connection dropped (see above). */
   readonly again?: boolean;
+  /** Received attachments that land in their destinations are read straight there (../../wire/in-place-reads.ts; not over TLS). */
+  readonly inPlace?: boolean;
 }
 
 /** Errors of a dial again that a network recovering from a fault gives: tried again until the deadline. */
@@ -61,7 +64,11 @@ function attempt(addr: string, deadline: number, handlers: DialHandlers, n: numb
 function dialAt(addr: string, options: NetConnectOpts, deadline: number, handlers: DialHandlers, n: number, tokenAt = 0): void {
   const material = "port" in options ? tls() : null;
   // With TLS the peer's identity is its certificate from the shared CA, not its host name.
-  const socket: Socket = material ? nodeTls().connect({ ...options, ...material, checkServerIdentity: () => undefined }) : createConnection(options);
+  const reads = handlers.inPlace && !material ? new InPlaceReads() : null;
+  const socket: Socket = material
+    ? nodeTls().connect({ ...options, ...material, checkServerIdentity: () => undefined })
+    : createConnection(reads ? { ...options, onread: reads.onread } : options);
+  reads?.attach(socket);
   socket.unref();
   // A dial again gives up at its deadline even where the network swallows the attempt (no answer at all).
   const cutOff = handlers.again
@@ -89,7 +96,7 @@ function dialAt(addr: string, options: NetConnectOpts, deadline: number, handler
   const next = tokenAt + 1 < tokens.length ? () => dialAt(addr, options, deadline, handlers, n, tokenAt + 1) : null;
   socket.once(material ? "secureConnect" : "connect", () => {
     if (cutOff) clearTimeout(cutOff);
-    authenticate(addr, socket, onError, handlers, tokens[tokenAt], next);
+    authenticate(addr, socket, reads, onError, handlers, tokens[tokenAt], next);
   });
 }
 
@@ -111,6 +118,7 @@ function againAfter(addr: string, err: NodeJS.ErrnoException, deadline: number, 
 function authenticate(
   addr: string,
   socket: Socket,
+  reads: InPlaceReads | null,
   onError: (err: NodeJS.ErrnoException) => void,
   handlers: DialHandlers,
   token: string,
@@ -120,7 +128,7 @@ function authenticate(
     () => {
       socket.off("error", onError);
       tokenAccepted(addr, token);
-      handlers.connected(new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") }));
+      handlers.connected(new SocketTransport(socket, { bytes: config.maxFrameBytes, setting: settingName("maxFrameBytes") }, reads));
     },
     (err: Error) => {
       socket.destroy();
