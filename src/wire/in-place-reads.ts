@@ -34,8 +34,9 @@ export class InPlaceReads {
           this.#landed += n;
           this.#reader!.landedInPlace(n);
         } else if (this.#reader) this.#reader.pushTransient(this.#scratch.subarray(0, n));
-        // Before a transport reads (authentication): as the socket's usual "data" events, each chunk its own copy.
-        else this.#socket?.emit("data", Buffer.from(this.#scratch.subarray(0, n)));
+        // Before a transport reads (authentication): into the socket's readable side, as a socket without `onread`
+        // reads, each chunk its own copy (kept there until a "data" listener, or a read(), takes it).
+        else this.#socket?.push(Buffer.from(this.#scratch.subarray(0, n)));
       } catch (err) {
         this.#failed?.(err as Error);
         return false;
@@ -49,7 +50,7 @@ export class InPlaceReads {
     return this.#landed;
   }
 
-  /** The socket made with `onread` (its "data" events carry what is read until a transport takes over). */
+  /** The socket made with `onread` (its readable side has what is read until a transport takes over). */
   attach(socket: Socket): void {
     this.#socket = socket;
   }

@@ -16,8 +16,11 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-/** A connected, authenticated pair on loopback: the server's transport, and the client's socket made with `reads`. */
-async function pair(reads: InPlaceReads): Promise<{ server: SocketTransport; client: SocketTransport }> {
+/**
+ * A connected, authenticated pair on loopback: the server's transport, and the client's socket made with `reads`.
+ * `late`: the client's handshake starts only once the server's first bytes were read (nothing may be lost meanwhile).
+ */
+async function pair(reads: InPlaceReads, late = false): Promise<{ server: SocketTransport; client: SocketTransport }> {
   const listener = createServer();
   listener.listen(0, "127.0.0.1");
   await once(listener, "listening");
@@ -30,7 +33,9 @@ async function pair(reads: InPlaceReads): Promise<{ server: SocketTransport; cli
   const [serverSocket] = await accepted;
   cleanups.push(() => serverSocket.destroy());
   // The handshake reads the onread socket by its "data" events, as the dialer's does.
-  await Promise.all([authenticateClient(serverSocket, [TOKEN], 5000), authenticateServer(socket, TOKEN, 5000)]);
+  const serverSide = authenticateClient(serverSocket, [TOKEN], 5000);
+  if (late) await once(socket, "readable");
+  await Promise.all([serverSide, authenticateServer(socket, TOKEN, 5000)]);
   return { server: new SocketTransport(serverSocket), client: new SocketTransport(socket, undefined, reads) };
 }
 
@@ -74,6 +79,15 @@ describe("InPlaceReads", () => {
     }
     const total = big.reduce((s, b) => s + b.byteLength, 0);
     assert.ok(reads.landedBytes >= total * 0.9, `${reads.landedBytes} of ${total} attachment bytes read in place`);
+    client.close();
+    server.close();
+  });
+
+  it("keeps what arrives before the handshake reads it", async () => {
+    const { server, client } = await pair(new InPlaceReads(), true);
+    const got = new Promise<Frame>((resolve) => client.listen({ frame: resolve, close: () => {} }));
+    server.send({ header: new Uint8Array([7]), payload: new Uint8Array(0), attachments: [] });
+    assert.equal((await got).header[0], 7);
     client.close();
     server.close();
   });
