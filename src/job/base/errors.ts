@@ -55,7 +55,8 @@ export class ObjectLostError extends Error {
     const network = options?.unreachable ? "; check the network between this host and the holder's (a cut link, a firewall, a host down)" : "";
     super(
       options?.ownerGone
-        ? `${ref}, made by put in ${worker >= 0 ? `worker ${worker}` : "a worker's process"}${at}, is lost: its owner, that process, ${fate} ` +
+        ? `${ref}, made by put in ${worker >= 0 ? `worker ${worker}` : "a worker's process"}${at}, is lost: its owner, that process, ` +
+            `${options.unreachable ? "could not be reached" : "is gone"} ` +
             `(${why}), and the value went with it (a put has no task to run again). A put's value lives as long as the process that put it: ` +
             `keep that worker running while its refs are used${network}, or return the value from the task instead of putting it`
         : `${ref}, the result of task ${taskName}, was held by ${holderName(worker)}${at}, ${fate} (${why}): its value is lost. Give the task ` +
