@@ -18,8 +18,19 @@ export function filled(n: number, fill: number): Float64Array {
 export async function putAndGet(n: number, fill: number): Promise<{ id: string; exact: boolean }> {
   const ctx = getJobContext();
   const ref = ctx.put(filled(n, fill));
+  const [ready] = await ctx.wait([ref]);
   const got = await ctx.get(ref);
-  return { id: ref.id, exact: got.length === n && got.every((x) => x === fill) };
+  return { id: ref.id, exact: ready[0] === ref && got.length === n && got.every((x) => x === fill) };
+}
+
+/** Waits for a put and a nested task together: how many of each are ready once both are asked for. */
+export async function waitMixed(): Promise<{ first: string; both: number }> {
+  const ctx = getJobContext();
+  const put = ctx.put(1);
+  const task = ctx.run(filled, 2, 3);
+  const [[first]] = await ctx.wait([task, put]);
+  const [both] = await ctx.wait([task, put], { numReturns: 2 });
+  return { first: first === put ? "put" : "task", both: both.length };
 }
 
 /** Puts `n` doubles of `fill`; returns the ref (wrapped, so it arrives as a ref) and this process's id. */

@@ -8,7 +8,7 @@ import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } fr
 import { HeadActor } from "../../src/job/head/head-actor.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 import { gc, heldBackends, N } from "./held-backends.ts";
-import { check, checkByGet, collect, countsHere, ownedHere, putAndDrop, putAndGet, putHere } from "./put-owner-tasks.ts";
+import { check, checkByGet, collect, countsHere, ownedHere, putAndDrop, putAndGet, putHere, waitMixed } from "./put-owner-tasks.ts";
 
 /** Calls of each of the head's endpoints `names` while `body` runs (the head runs in this, the driver's, process). */
 async function headCalls(names: Array<keyof HeadActor>, body: () => Promise<void>): Promise<number> {
@@ -50,7 +50,7 @@ for (const [kind, make] of backends) {
       ["small", 16],
       ["1 MiB", N],
     ] as const) {
-      it(`a ${size} put read in the same task sends the head nothing and reads exactly`, async () => {
+      it(`a ${size} put waited for and read in the same task sends the head nothing and reads exactly`, async () => {
         await using ctx = make(1);
         await ctx.get(ctx.run(collect)); // the worker is up
         let result: { id: string; exact: boolean } | undefined;
@@ -83,6 +83,11 @@ for (const [kind, make] of backends) {
           );
       });
     }
+
+    it("a task's wait for its put and a nested task finds the put ready first, and both once the task ends", async () => {
+      await using ctx = make(1);
+      assert.deepEqual(await ctx.get(ctx.run(waitMixed)), { first: "put", both: 2 });
+    });
 
     it("the owner counts the driver as a borrower, and frees the value once every process dropped its refs", async () => {
       await using ctx = make(1);

@@ -79,9 +79,9 @@ export class ObjectFreedError extends Error {
 
   constructor(readonly ref: string) {
     super(
-      `${ref}'s value was freed: its owner, the driver of the job that made it, counted no process still holding a ref to it. A process ` +
-        `that has not loaded fray's job layer passes refs on without being counted: import 'fray' in the module of the actor that ` +
-        `keeps it, or keep a ref in the job that made it for as long as others may read it`,
+      `${ref}'s value was freed: its owner (the driver of the job that made it, or the worker that put it) counted no process still ` +
+        `holding a ref to it. A process that has not loaded fray's job layer passes refs on without being counted: import 'fray' in ` +
+        `the module of the actor that keeps it, or keep a ref in the job that made it for as long as others may read it`,
     );
   }
 }

@@ -158,10 +158,9 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
 
   get(value: unknown): Promise<never> {
     if (value instanceof ObjectRef) {
-      const owner = value[kOwner];
-      if (owner.head === null || owner.putBy === undefined) return this.#blocked(() => getFromHead(this.#head, value, this.#taskId)) as Promise<never>;
+      if (!isPut(value)) return this.#blocked(() => getFromHead(this.#head, value, this.#taskId)) as Promise<never>;
       // A worker's put: this process's answers here, with no message; another's is asked of its owner, not the head.
-      if (LOCAL_PUTS.has(owner.id)) return putReader.value(value) as Promise<never>;
+      if (LOCAL_PUTS.has((value[kOwner] as { id: string }).id)) return putReader.value(value) as Promise<never>;
       return this.#blocked(() => putReader.value(value)) as Promise<never>;
     }
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
@@ -170,6 +169,15 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
 
   protected async [kWaitFor](refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
+    // A worker's put is made when its ref is (a dead owner's fails its get): ready at once, the head never asked.
+    const puts = [...byId.values()].filter(isPut);
+    const want = Math.min(numReturns, byId.size);
+    if (puts.length > 0 && want > 0) {
+      const others = [...byId.values()].filter((r) => !isPut(r));
+      if (puts.length >= want || others.length === 0) return [puts.slice(0, want), [...puts.slice(want), ...others]];
+      const [ready, pending] = await this[kWaitFor](others, want - puts.length, timeoutMs);
+      return [[...puts, ...ready], pending];
+    }
     const [ready, pending] = await this.#blocked(() => this.#head.remoteWait.callOne([...byId.values()], numReturns, timeoutMs ?? null, this.#taskId));
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
@@ -231,6 +239,12 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   #counted(ref: ObjectRef): ObjectRef {
     return madeHere(ref);
   }
+}
+
+/** Whether `ref` is a worker's put (../objects/object-ref.ts RefOwner `putBy`). */
+function isPut(ref: ObjectRef): boolean {
+  const owner = ref[kOwner];
+  return owner.head !== null && owner.putBy !== undefined;
 }
 
 /** The value of `ref`, asked of the head; a result held by a worker comes as its HeldValue, read here from its holder. */
