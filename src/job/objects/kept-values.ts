@@ -1,6 +1,7 @@
-// What a worker sends the head for a value it made (a task's result, one of its returns, a `put`): the value itself
-// when it is small, or the HeldValue it is kept as in this process when it is larger than FRAY_OBJECT_INLINE_BYTES
-// (docs/design/object-store.md) — so the head keeps only where it is.
+// What a worker sends the head for a value it made (a task's result, one of its returns, an actor call's result): the
+// value itself when it is small, or the HeldValue it is kept as in this process when it is larger than
+// FRAY_OBJECT_INLINE_BYTES (docs/design/object-store.md) — so the head keeps only where it is. And what the owner of a
+// `put` keeps (keptPut): the driver's head, or a worker's put owner.
 import { config } from "../base/settings.ts";
 import type { HeldLayout } from "./held-encoding.ts";
 import { HeldValue } from "./held-value.ts";
