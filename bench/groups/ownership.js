@@ -1,8 +1,9 @@
-// H5: the metadata every ref costs its owner. Every ref of a job is owned by its head, in the driver (issue 47 asks
-// for Ray's model instead, where the process that makes a ref owns it; docs/design/object-store.md says why fray
-// keeps one owner): a task's nested `run` and `put` are messages to the head. This measures what the head then takes:
-// tiny tasks submitted from tasks on 2 worker processes (each parent submits its share and gets the values), against
-// the same number submitted from the driver; and small `put`s from tasks against the same from the driver.
+// H5: the metadata every ref costs its owner. A task's nested `run` is owned by the job's head, in the driver (issue 47
+// asks for Ray's model, where the process that makes a ref owns it; docs/design/object-store.md says why fray keeps
+// one owner for tasks): a nested submit is a message to the head. A task's `put` is owned by its worker's put owner
+// (docs/design/object-store.md, "Who owns what"): the head never hears of it. This measures tiny tasks submitted from
+// tasks on 2 worker processes (each parent submits its share and gets the values), against the same number submitted
+// from the driver; and small `put`s (and their `get`s) from tasks against the same in the driver.
 import { createJobContext } from "../../dist/job.js";
 import { add } from "../fixtures/tasks.js";
 import { putNested, submitNested } from "../fixtures/nested-tasks.js";
@@ -78,12 +79,12 @@ if (want("H5")) {
     const [puts, driverPuts] = await rates(putsFromTasks, putsFromDriver);
     report(
       "H5",
-      `small put + get from tasks (2 tasks on 2 worker processes, ${thousands(half)} each; each ref owned by the head in the driver; median of ${rounds})`,
+      `small put + get from tasks (2 tasks on 2 worker processes, ${thousands(half)} each; each ref owned by its worker, the head never told; median of ${rounds})`,
       thousands(Math.round(puts)),
       "puts/s",
       `the same ${thousands(N)} puts in the driver ${thousands(Math.round(driverPuts))} puts/s`,
       `${(puts / driverPuts).toFixed(2)}× the driver's`,
-      "(no goal: what one owner takes)",
+      "(no goal: what a worker's own puts cost)",
       null,
     );
   } finally {

@@ -17,7 +17,6 @@ export interface HeadEndpoints extends RefHead {
   remoteLane(worker: number, port: PortRef): void;
   remoteFail(id: string, error: Error): void;
   remoteWait(refs: ObjectRef[], numReturns: number, timeoutMs: number | null, taskId: string | null): Promise<[string[], string[]]>;
-  remotePut(id: string, value: unknown): void;
   remoteCreateActor(url: string, exportName: string, args: unknown[], options: ActorOptions): Promise<ActorTarget>;
   remoteKillActor(name: string): Promise<void>;
 }

@@ -1,12 +1,14 @@
 // The driver of cross-host-held.test.ts, run on its own isolated host: a `mesh` job on one worker process on each of
 // the two worker hosts given as arguments (`fray worker` addresses); `shared` is a directory every host sees. Prints
 // one JSON line per step: a large result read by a task on the other host and by the driver; the same after its
-// holder is killed, with retries (made anew) and without (ObjectLostError).
+// holder is killed, with retries (made anew) and without (ObjectLostError); values put by a task, read the same way,
+// and lost with their worker.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createJobContext } from "../../src/job.ts";
 import { attachToWorkers } from "../../src/mesh.ts";
-import { bigOn, check, checkByGet, wrongElements } from "./cross-host-held-tasks.ts";
+import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
+import { bigOn, check, checkByGet, putOn, wrongElements } from "./cross-host-held-tasks.ts";
 
 const [shared, ...workers] = process.argv.slice(2);
 const say = (o: object) => console.log(JSON.stringify(o));
@@ -21,6 +23,27 @@ const ref = ctx.run(bigOn, 1, tellRead);
 await ctx.wait([ref]);
 const readers = await ctx.get([ctx.run(check, ref, 1), ctx.run(checkByGet, { ref }, 1)]);
 say({ maker: told(tellRead).host, readers, driverWrong: wrongElements(await ctx.get(ref), 1) });
+
+// Values put by a task: owned by its worker (the head never counts them), read by tasks on both hosts and the driver.
+const tellPut = join(shared, "put.json");
+const put = await ctx.get(ctx.run(putOn, 4, tellPut));
+const putReaders = await ctx.get([ctx.run(check, put.big, 4), ctx.run(checkByGet, { ref: put.big }, 4)]);
+say({
+  putter: told(tellPut).host,
+  readers: putReaders,
+  driverWrong: wrongElements(await ctx.get(put.big), 4),
+  small: await ctx.get(put.small),
+  headCounts: refCountsOf(put.big.id),
+});
+
+// The putter killed, the driver's read of its put rejects with ObjectLostError naming the put and the worker. Before
+// any other kill: refs a task returns from a worker process started again after one reach the driver as unloaded
+// handles (on attached hosts, with head-owned refs too: a separate bug).
+const tellGone = join(shared, "gone.json");
+const gone = await ctx.get(ctx.run(putOn, 5, tellGone));
+const putter = told(tellGone);
+process.kill(putter.pid, "SIGKILL");
+say({ worker: workers.indexOf(`tcp://${putter.host}:22222`), ref: gone.big.id, read: await ctx.get(gone.big).then(() => "read", failure) });
 
 // The holder killed, its task with a retry left: every read gets the value made anew.
 const tellRetry = join(shared, "retry.json");

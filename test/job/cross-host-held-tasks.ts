@@ -20,6 +20,12 @@ export function bigOn(fill: number, tellFile: string): Float64Array {
   return out;
 }
 
+/** As bigOn, but the value is put by the task (its worker owns it) and its ref returned, with a small one put too. */
+export function putOn(fill: number, tellFile: string): { big: ObjectRef<Float64Array>; small: ObjectRef<string> } {
+  const ctx = getJobContext();
+  return { big: ctx.put(bigOn(fill, tellFile)), small: ctx.put(`small ${fill}`) };
+}
+
 /** How many elements of `big` are not what bigOn(fill) made (0: read exactly). */
 export function wrongElements(big: Float64Array, fill: number): number {
   if (big.length !== LENGTH) return Math.abs(big.length - LENGTH) || 1;

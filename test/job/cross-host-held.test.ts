@@ -2,6 +2,7 @@
 // separate machines: a `mesh` job whose driver is on one host and whose two workers are on two others. A result stays
 // in the worker that made it; a task on the other host and the driver read it exactly, over the bulk connection. A
 // holder killed makes its value anew when the task has retries, else its reads fail with ObjectLostError naming it.
+// A value a task puts is owned by its worker and read the same way; its worker killed, its reads fail the same.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -13,7 +14,7 @@ import { isolatedHosts, startFrayWorker } from "../isolated-hosts.ts";
 const token = randomBytes(32).toString("hex");
 const env = { ...process.env, FRAY_TOKEN: token };
 
-it("a large result is read exactly across hosts; its holder killed, a read makes it anew or fails with ObjectLostError", async () => {
+it("a large result or put is read exactly across hosts; its holder killed, a read makes it anew or fails with ObjectLostError", async () => {
   await using net = await isolatedHosts(3, 217);
   const [client, ...hosts] = net.hosts;
   const workers = await Promise.all(hosts.map((h) => startFrayWorker(h, env)));
@@ -37,6 +38,22 @@ it("a large result is read exactly across hosts; its holder killed, a read makes
     "both tasks read every element exactly",
   );
   assert.equal(read.driverWrong, 0, "the driver read every element exactly");
+
+  const put = await next();
+  assert.ok(ips.includes(put.putter), `put on a worker host: ${put.putter}`);
+  assert.deepEqual(put.readers.map((r: { host: string }) => r.host).sort(), [...ips].sort(), "a reader of the put ran on each host");
+  assert.deepEqual(
+    put.readers.map((r: { wrong: number }) => r.wrong),
+    [0, 0],
+    "both tasks read the put exactly",
+  );
+  assert.equal(put.driverWrong, 0, "the driver read the put exactly");
+  assert.equal(put.small, "small 4");
+  assert.deepEqual(put.headCounts, { own: 0, borrowed: 0 }, "the head does not own the put");
+
+  const gone = await next();
+  assert.equal(gone.read.name, "ObjectLostError", gone.read.message);
+  assert.match(gone.read.message, new RegExp(`ObjectRef\\(${gone.ref}\\), made by put in worker ${gone.worker} .*its owner, that process, `));
 
   const retry = await next();
   assert.ok(ips.includes(retry.killedOn));

@@ -48,15 +48,20 @@ export class ObjectLostError extends Error {
     readonly taskName: string,
     readonly worker: number,
     why: string,
-    options?: ErrorOptions & { readonly holder?: string; readonly unreachable?: boolean },
+    options?: ErrorOptions & { readonly holder?: string; readonly unreachable?: boolean; readonly ownerGone?: boolean },
   ) {
     const at = options?.holder === undefined ? "" : ` at ${options.holder}`;
     const fate = options?.unreachable ? "which could not be reached" : "which is gone";
     const network = options?.unreachable ? "; check the network between this host and the holder's (a cut link, a firewall, a host down)" : "";
     super(
-      `${ref}, the result of task ${taskName}, was held by ${holderName(worker)}${at}, ${fate} (${why}): its value is lost. Give the task ` +
-        `maxRetries, so that a read of a lost value runs it again on a worker that can be reached${network}; or return values smaller than ` +
-        `FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
+      options?.ownerGone
+        ? `${ref}, made by put in ${worker >= 0 ? `worker ${worker}` : "a worker's process"}${at}, is lost: its owner, that process, ` +
+            `${options.unreachable ? "could not be reached" : "is gone"} ` +
+            `(${why}), and the value went with it (a put has no task to run again). A put's value lives as long as the process that put it: ` +
+            `keep that worker running while its refs are used${network}, or return the value from the task instead of putting it`
+        : `${ref}, the result of task ${taskName}, was held by ${holderName(worker)}${at}, ${fate} (${why}): its value is lost. Give the task ` +
+            `maxRetries, so that a read of a lost value runs it again on a worker that can be reached${network}; or return values smaller than ` +
+            `FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,
       options,
     );
   }
@@ -74,9 +79,9 @@ export class ObjectFreedError extends Error {
 
   constructor(readonly ref: string) {
     super(
-      `${ref}'s value was freed: its owner, the driver of the job that made it, counted no process still holding a ref to it. A process ` +
-        `that has not loaded fray's job layer passes refs on without being counted: import 'fray' in the module of the actor that ` +
-        `keeps it, or keep a ref in the job that made it for as long as others may read it`,
+      `${ref}'s value was freed: its owner (the driver of the job that made it, or the worker that put it) counted no process still ` +
+        `holding a ref to it. A process that has not loaded fray's job layer passes refs on without being counted: import 'fray' in ` +
+        `the module of the actor that keeps it, or keep a ref in the job that made it for as long as others may read it`,
     );
   }
 }

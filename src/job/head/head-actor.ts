@@ -33,7 +33,7 @@ export class HeadActor extends Actor implements HeadEndpoints {
     return true;
   }
 
-  // The endpoints that make a ref (submits, put, actor calls, a stream's next item) count the caller, which holds
+  // The endpoints that make a ref (submits, actor calls, a stream's next item) count the caller, which holds
   // the ref, as a borrower of its value: it gives the borrow back when it drops the ref (../objects/borrowed-refs.ts).
 
   /** `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). */
@@ -107,12 +107,6 @@ export class HeadActor extends Actor implements HeadEndpoints {
   async remoteWait(refs: ObjectRef[], numReturns: number, timeoutMs: number | null, taskId: string | null): Promise<[string[], string[]]> {
     const [ready, pending] = await this.#head.wait(refs, numReturns, timeoutMs ?? undefined, taskId);
     return [ready.map((r) => r.id), pending.map((r) => r.id)];
-  }
-
-  @endpoint({ concurrent: true })
-  remotePut(id: string, value: unknown): void {
-    this.#head.store.counts.borrow([id]);
-    this.#head.store.entry(id).resolve(value);
   }
 
   @endpoint({ concurrent: true })

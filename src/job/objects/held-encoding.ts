@@ -6,6 +6,7 @@
 // `layoutHeld` gives where each part goes without copying any, so a holder writes them straight into the file it
 // keeps the value in (held-bytes.ts); `encodeHeld` copies them into one buffer.
 import { decode, encode } from "../../wire/codec.ts";
+import { unpinned } from "./transit-pins.ts";
 
 const ALIGN = 8;
 const padded = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
@@ -19,9 +20,13 @@ export interface HeldLayout {
   readonly parts: ReadonlyArray<readonly [offset: number, bytes: Uint8Array]>;
 }
 
-/** Where each part of `value`'s encoding goes (throws if the codec cannot encode it; `what` names it then). */
+/**
+ * Where each part of `value`'s encoding goes (throws if the codec cannot encode it; `what` names it then). Refs in it
+ * are written without transit pins: held bytes may be read many times or never (nested refs in a held value keep
+ * nothing alive while it is not decoded, docs/limits.md).
+ */
 export function layoutHeld(value: unknown, what: string): HeldLayout {
-  const { body, attachments, handles = 0 } = encode(value, what);
+  const { body, attachments, handles = 0 } = unpinned(() => encode(value, what));
   const parts = [body, ...attachments];
   const headBytes = new Uint8Array(ALIGN * (1 + parts.length));
   const lengths = new DataView(headBytes.buffer);

@@ -1,6 +1,7 @@
-// What a worker sends the head for a value it made (a task's result, one of its returns, a `put`): the value itself
-// when it is small, or the HeldValue it is kept as in this process when it is larger than FRAY_OBJECT_INLINE_BYTES
-// (docs/design/object-store.md) — so the head keeps only where it is.
+// What a worker sends the head for a value it made (a task's result, one of its returns, an actor call's result): the
+// value itself when it is small, or the HeldValue it is kept as in this process when it is larger than
+// FRAY_OBJECT_INLINE_BYTES (docs/design/object-store.md) — so the head keeps only where it is. And what the owner of a
+// `put` keeps (keptPut): the driver's head, or a worker's put owner.
 import { config } from "../base/settings.ts";
 import type { HeldLayout } from "./held-encoding.ts";
 import { HeldValue } from "./held-value.ts";
@@ -26,19 +27,20 @@ export function keptValue(holder: number, refId: string, name: string, value: un
 export const DRIVER_HOLDER = -1;
 
 /**
- * What the driver's head keeps for `put(value)` on `processes` and `mesh`: a value larger than FRAY_OBJECT_INLINE_BYTES
- * is held in the driver's process as a worker holds a large result (in /dev/shm, under FRAY_OBJECT_STORE_BYTES), so a
+ * What the owner of `put(value)` keeps — the driver's head on `processes` and `mesh` (`holder` DRIVER_HOLDER), or a
+ * worker's put owner (`holder`: its index, ../worker/put-owner.ts): a value larger than FRAY_OBJECT_INLINE_BYTES
+ * is held in this process as a worker holds a large result (in /dev/shm, under FRAY_OBJECT_STORE_BYTES), so a
  * task given its ref reads it from there — one copy from /dev/shm on this host — instead of receiving it inside its
- * call, and `put` takes its snapshot now. A smaller value, one holding refs or other handles (kept alive by the head
+ * call, and `put` takes its snapshot now. A smaller value, one holding refs or other handles (kept alive by the owner
  * keeping it), or one the store cannot take (larger than the cap, a spill that fails), is kept as it is, as before.
  */
-export function keptPut(refId: string, value: unknown): unknown {
+export function keptPut(refId: string, value: unknown, holder = DRIVER_HOLDER): unknown {
   if (!largerThan(value, config.objectInlineBytes)) return value;
   try {
     const layout = HeldValue.encode("put", value);
-    // Refs and handles in it stay alive (counted, their buffers kept) only while the head keeps the value itself.
+    // Refs and handles in it stay alive (counted, their buffers kept) only while the owner keeps the value itself.
     if (layout.handles > 0) return value;
-    return HeldValue.hold(refId, "put", DRIVER_HOLDER, layout);
+    return HeldValue.hold(refId, "put", holder, layout);
   } catch {
     return value; // not encodable (a task given it says why, as before), or no room: the head keeps the value itself
   }

@@ -1,11 +1,12 @@
 // ObjectRef: a handle to a value that a task will produce (or `put` stored).
 // The value is kept by its owner: the head of the job that made the ref, in
-// that job's driver. A ref names its owner, so it can be passed anywhere — to
+// that job's driver — or, for a `put` in a worker, that worker's put owner
+// (../worker/put-owner.ts). A ref names its owner, so it can be passed anywhere — to
 // tasks and actors of its job, back to the driver, to another job through a
 // named actor — and whoever resolves it asks the owner (ref-reader.ts). Every ref
 // decoded or made is counted, so the owner frees a value once no process holds a
-// ref to it (ref-counts.ts, borrowed-refs.ts). A sync job keeps its values in its
-// own process, so its refs cannot be sent.
+// ref to it (ref-counts.ts, borrowed-refs.ts); a put owner's refs also travel
+// pinned (toWire below). A sync job keeps its values in its own process, so its refs cannot be sent.
 import { SerializationError } from "../../wire/errors.ts";
 import { registerHandleType } from "../../wire/codec.ts";
 import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
@@ -14,6 +15,8 @@ import type { ActorTarget } from "../base/actor-target.ts";
 import type { ObjectStore } from "./object-store.ts";
 import { LOCAL_OWNERS } from "./ref-counts.ts";
 import { borrowed } from "./borrowed-refs.ts";
+import { pinSent, pinsMade } from "./transit-pins.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 
 /**
  * The endpoints of a job's head that whoever holds one of its refs, streams or actor handles calls, from any
@@ -37,14 +40,26 @@ export interface RefHead {
   /** Calls `method` of `target` for ref `id` (`stream`: as a stream), keeping the result with the head. */
   /** `stream`: a streaming call's window (how many items it may yield ahead of its reader; Infinity: no limit), false for a plain call. */
   remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream?: number | false): void;
-  /** The calling process holds refs to each of `ids` (once per borrow): their values are kept until it returns them (borrowed-refs.ts). */
-  remoteBorrow(ids: string[]): void;
+  /**
+   * The calling process holds refs to each of `ids` (once per borrow): their values are kept until it returns them
+   * (borrowed-refs.ts); `tokens`: the transit pins of the messages it decoded them from (a put owner's refs only).
+   */
+  remoteBorrow(ids: string[], tokens?: string[]): void;
   /** The calling process dropped its refs to each of `ids` (once per borrow it returns). */
   remoteReturn(ids: string[]): void;
 }
 
-/** Where a ref's value is kept: with a job's head, which answers for it from any process, or in a sync job's store in this process. */
-export type RefOwner = { readonly head: ActorMesh<RefHead>; readonly id: string } | { readonly head: null; readonly store: ObjectStore };
+/**
+ * Where a ref's value is kept: with a job's head, which answers for it from any process; with the put owner of the
+ * worker whose task or actor put it (`putBy`: that worker's index, -1 if it has none); or in a sync job's store in
+ * this process.
+ */
+export type RefOwner =
+  { readonly head: ActorMesh<RefHead>; readonly id: string; readonly putBy?: number } | { readonly head: null; readonly store: ObjectStore };
+
+/** The mesh name and class of a worker's put owner (../worker/put-owner.ts), which refs of its puts name. */
+export const PUT_OWNER_NAME = "fray-put-owner";
+export const PUT_OWNER_CLASS = "PutOwner";
 
 /** An argument may be given as a value or as a ref to one; refs are resolved before the call. */
 export type Refs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | ObjectRef<A[K]> };
@@ -100,6 +115,32 @@ export function headAt(addr: string, id: string): RefOwner {
   return owner;
 }
 
+/** One owner per put owner seen here. */
+const putOwners = new Map<string, RefOwner>();
+
+/** The owner of refs put in worker `worker` (-1: none) whose PutOwner has mesh id `id` at `addr`. */
+export function putOwnerAt(addr: string, id: string, worker: number, mesh?: ActorMesh<RefHead>): RefOwner {
+  let owner = putOwners.get(id);
+  if (!owner) {
+    const head = mesh ?? actorMeshAt<RefHead>(addr, id, PUT_OWNER_NAME, null, PUT_OWNER_CLASS);
+    putOwners.set(id, (owner = { head, id, putBy: worker }));
+  }
+  return owner;
+}
+
+/**
+ * A put owner's ref leaving this process in a message: the token its receiver names when it has counted itself. The
+ * owner's process pins the value itself; a borrower tells the owner (ahead of its own return of the value).
+ */
+function transitPin(ref: ObjectRef, owner: { head: ActorMesh<RefHead>; id: string }): string {
+  if (!pinsMade()) return "";
+  const token = currentProc().nextId();
+  const local = LOCAL_OWNERS.get(owner.id);
+  if (local) local.pin(ref.id, token);
+  else pinSent(owner.id, owner.head as never, ref.id, token);
+  return token;
+}
+
 registerHandleType<ObjectRef>({
   type: "objectRef",
   Class: ObjectRef,
@@ -111,14 +152,20 @@ registerHandleType<ObjectRef>({
           `(await ctx.get(ref)), or run the job on the threads or processes backend`,
       );
     }
-    return [ref.id, owner.head[kMesh].addrs[0], owner.id];
+    const addr = owner.head[kMesh].addrs[0];
+    if (owner.putBy === undefined) return [ref.id, addr, owner.id];
+    return [ref.id, addr, owner.id, transitPin(ref, owner), owner.putBy];
   },
-  // A ref decoded in its owner's process counts as the owner's own; anywhere else, as a borrow (ref-counts.ts).
+  // A ref decoded in its owner's process counts as the owner's own; anywhere else, as a borrow (ref-counts.ts). A put
+  // owner's ref drops the pin of the message it came in.
   fromWire: (data) => {
-    const [id, addr, head] = data as [string, string, string];
-    const owner = headAt(addr, head);
+    const [id, addr, head, token, putBy] = data as [string, string, string, string?, number?];
+    const owner = putBy === undefined ? headAt(addr, head) : putOwnerAt(addr, head, putBy);
     const ref = new ObjectRef(id, owner);
     const local = LOCAL_OWNERS.get(head);
-    return local ? local.track(ref) : borrowed(ref, head, owner.head!, false);
+    if (!local) return borrowed(ref, head, owner.head!, false, token || undefined);
+    local.track(ref);
+    if (token) local.received([token]);
+    return ref;
   },
 });

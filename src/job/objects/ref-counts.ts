@@ -1,12 +1,17 @@
-// What keeps a value alive at its owner, the job's head (docs/design/object-store.md, "Lifetime and borrowers"), as
-// Ray's reference counting does: the ObjectRefs of the owner's own process (the driver's), each counted until it is
-// garbage, and the borrowers — every other process holding refs to it (borrowed-refs.ts), counted from the message
-// that says so until the message that says it dropped them. When both counts of a value reach zero it is freed
-// (`free`: the store forgets it, and the holder of a held value frees its bytes). A value no count ever covered (a
-// stream's item not handed out yet) is never freed by this: only a count that falls to zero frees.
+// What keeps a value alive at its owner (docs/design/object-store.md, "Lifetime and borrowers"), as Ray's reference
+// counting does: the ObjectRefs of the owner's own process, each counted until it is garbage; the borrowers — every
+// other process holding refs to it (borrowed-refs.ts), counted from the message that says so until the message that
+// says it dropped them; and, for a worker's `put` (../worker/put-owner.ts), the transit pins — one per message that
+// carries a ref of it and has not been decoded yet (the receiver's borrow or receipt names the pin and drops it).
+// When every count of a value reaches zero it is freed (`free`: the owner forgets it, and the holder of a held value
+// frees its bytes). A value no count ever covered (a stream's item not handed out yet) is never freed by this: only a
+// count that falls to zero frees.
 
-/** The counts of the heads in this process, by their HeadActor's mesh id: a ref of one decoded here is its own. */
+/** The counts of the owners in this process (a job's head, a worker's put owner), by their actor's mesh id: a ref of one decoded here is its own. */
 export const LOCAL_OWNERS = new Map<string, RefCounts>();
+
+/** How many receipts of pins not made yet a RefCounts remembers (a receiver's receipt may overtake its sender's pin). */
+const EARLY_REMEMBERED = 65_536;
 
 const dropped = new FinalizationRegistry<{ counts: RefCounts; id: string }>(({ counts, id }) => counts.ownDropped(id));
 
@@ -15,6 +20,11 @@ export class RefCounts {
   readonly #own = new Map<string, number>();
   /** How many borrows of each value other processes announced and have not returned. */
   readonly #borrowed = new Map<string, number>();
+  /** The value each transit pin keeps, by its token; and how many pins keep each value. */
+  readonly #pins = new Map<string, string>();
+  readonly #pinned = new Map<string, number>();
+  /** Tokens received before their pin was made (a borrower's pin travels on its own link): the pin is dropped when it comes. */
+  readonly #early = new Set<string>();
 
   constructor(private readonly free: (id: string) => void) {}
 
@@ -30,12 +40,13 @@ export class RefCounts {
     const left = (this.#own.get(id) ?? 1) - 1;
     if (left > 0) return void this.#own.set(id, left);
     this.#own.delete(id);
-    if (!this.#borrowed.has(id)) this.free(id);
+    this.#freeIfUnkept(id);
   }
 
-  /** Another process holds refs to each of `ids` (an id once per borrow). */
-  borrow(ids: readonly string[]): void {
+  /** Another process holds refs to each of `ids` (an id once per borrow); `tokens`: the pins of the messages it decoded them from. */
+  borrow(ids: readonly string[], tokens: readonly string[] = []): void {
     for (const id of ids) this.#borrowed.set(id, (this.#borrowed.get(id) ?? 0) + 1);
+    this.received(tokens);
   }
 
   /** Another process dropped its refs to each of `ids` (an id once per borrow it returns). */
@@ -48,13 +59,43 @@ export class RefCounts {
         continue;
       }
       this.#borrowed.delete(id);
-      if (!this.#own.has(id)) this.free(id);
+      this.#freeIfUnkept(id);
     }
   }
 
-  /** How many refs of this process, and how many borrows, keep `id`. */
-  countsOf(id: string): { own: number; borrowed: number } {
-    return { own: this.#own.get(id) ?? 0, borrowed: this.#borrowed.get(id) ?? 0 };
+  /** A message carrying a ref to `id`, marked `token`, leaves a process: the value is kept until its receiver says it has it. */
+  pin(id: string, token: string): void {
+    if (this.#early.delete(token)) return; // its receiver counted itself already
+    this.#pins.set(token, id);
+    this.#pinned.set(id, (this.#pinned.get(id) ?? 0) + 1);
+  }
+
+  /** The messages marked `tokens` were decoded, their refs counted (as this process's own, or a borrow): their pins go. */
+  received(tokens: readonly string[]): void {
+    for (const token of tokens) {
+      const id = this.#pins.get(token);
+      if (id === undefined) {
+        this.#early.add(token);
+        if (this.#early.size > EARLY_REMEMBERED) this.#early.delete(this.#early.values().next().value!);
+        continue;
+      }
+      this.#pins.delete(token);
+      const left = this.#pinned.get(id)! - 1;
+      if (left > 0) this.#pinned.set(id, left);
+      else {
+        this.#pinned.delete(id);
+        this.#freeIfUnkept(id);
+      }
+    }
+  }
+
+  #freeIfUnkept(id: string): void {
+    if (!this.#own.has(id) && !this.#borrowed.has(id) && !this.#pinned.has(id)) this.free(id);
+  }
+
+  /** How many refs of this process, borrows and transit pins keep `id`. */
+  countsOf(id: string): { own: number; borrowed: number; pinned: number } {
+    return { own: this.#own.get(id) ?? 0, borrowed: this.#borrowed.get(id) ?? 0, pinned: this.#pinned.get(id) ?? 0 };
   }
 }
 

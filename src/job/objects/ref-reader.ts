@@ -3,9 +3,12 @@
 // its own refs from its store, and any other's from the ref's owner: another
 // job's head (over the wire), or a sync job's store in this process. A result
 // that stayed in its worker is kept as a HeldValue (held-value.ts): `value`
-// reads it from its holder, `kept` hands it on unread, for a task to read.
+// reads it from its holder, `kept` hands it on unread, for a task to read. A worker's `put` is owned by that worker's
+// put owner (../worker/put-owner.ts): read in its process with no message, elsewhere asked of it.
 import { kMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
+import { ObjectLostError } from "../base/errors.ts";
+import { LOCAL_PUTS } from "./owned-puts.ts";
 import { HeldValue, readHeld } from "./held-value.ts";
 import { waitFor, type ObjectStore } from "./object-store.ts";
 import { kOwner, ObjectRef } from "./object-ref.ts";
@@ -44,10 +47,18 @@ export class RefReader {
     const owner = ref[kOwner];
     if (owner.head === null) return owner.store.entry(ref.id).promise;
     if (owner.id === this.self) return this.store.entry(ref.id).promise;
+    if (owner.putBy !== undefined) {
+      const local = LOCAL_PUTS.get(owner.id);
+      if (local) return local.kept(ref.id);
+    }
     return owner.head.remoteGet.callOne(ref, null).catch((err: unknown) => {
       if (err instanceof ActorError) throw err.cause; // the owner's answer: the task's own error
+      const addr = owner.head[kMesh].addrs[0];
+      // A put has no task to run again: the owner's process, where it was put, is gone, and so is the value.
+      const why = (err as Error).message;
+      if (owner.putBy !== undefined) throw new ObjectLostError(`${ref}`, "put", owner.putBy, why, { cause: err, holder: addr, ownerGone: true });
       throw new Error(
-        `${ref} is kept by another job, whose driver at ${owner.head[kMesh].addrs[0]} cannot answer (${(err as Error).message}): a ref lives as long ` +
+        `${ref} is kept by another job, whose driver at ${addr} cannot answer (${(err as Error).message}): a ref lives as long ` +
           `as the job that made it; keep that job running while its refs are used`,
         { cause: err },
       );

@@ -38,8 +38,8 @@ export class Executor extends Actor {
     const context = messageContext.getStore();
     const worker = context?.rank ?? 0; // rank i runs on worker i
     const starts = new StartReports((started) => head.remoteStarted.broadcast(worker, started));
-    const runner = (this.#runner = new TaskRunner(head, kind, slots, results, starts, worker));
-    ambient.processDefault = new RemoteJobContext(head, kind, null, null, null, runner.holder); // for actors created in this worker
+    const runner = (this.#runner = new TaskRunner(head, kind, slots, results, starts, worker, context));
+    ambient.processDefault = new RemoteJobContext(head, kind, null, null, null, runner.puts); // for actors created in this worker
     // Tasks that come by the lane run as this actor's, as those that come by a call do (their output is tagged as its, say).
     if (lanes !== null && context) {
       this.#lane = new ExecutorLane(

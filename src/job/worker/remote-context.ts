@@ -1,6 +1,7 @@
 // The JobContext of tasks and actors running in a worker: every operation is
-// a message to the job's head in the driver. Ids are made here, so `run` and
-// `put` return at once and their messages need no reply.
+// a message to the job's head in the driver, but `put`, whose value this worker's
+// put owner keeps (put-owner.ts), and `get` of such a value. Ids are made here, so
+// `run` and `put` return at once and their messages need no reply.
 import { locate } from "../../runtime/face/code.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
@@ -13,6 +14,10 @@ import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunctio
 import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import { headOwner, kOwner, madeHere, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
+import { ObjectStore } from "../objects/object-store.ts";
+import { LOCAL_PUTS } from "../objects/owned-puts.ts";
+import { RefReader } from "../objects/ref-reader.ts";
+import type { WorkerPuts } from "./put-owner.ts";
 import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { checkCancelOptions, checkResources, returnsOf, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { returnIds } from "../objects/task-returns.ts";
@@ -21,7 +26,9 @@ import { HeldValue, readHeld } from "../objects/held-value.ts";
 import { keptValue } from "../objects/kept-values.ts";
 import { kKept } from "../actors/actor-call-endpoint.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
-import { tooLargeArguments } from "../../wire/codec.ts";
+
+/** Reads refs of worker's puts (../objects/ref-reader.ts): from this process's put owner, or asked of another's. */
+const putReader = new RefReader(new ObjectStore());
 
 /** What a task's Executor lends its context: the task's AbortSignal, made when the task first reads it. */
 export interface TaskControls {
@@ -44,20 +51,22 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   readonly #taskId: string | null;
   readonly #slot: TaskSlot | null;
   readonly #controls: TaskControls | null;
-  /** This worker's index, if a large `put` stays here (../objects/held-value.ts); -1: every value goes to the head. */
+  /** This worker's index, if a large actor-call result stays here (../objects/held-value.ts); -1: every value goes to the head. */
   readonly #holder: number;
+  /** The owner of this worker's puts. */
+  readonly #puts: WorkerPuts;
 
   /**
    * `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits; `controls`: its
-   * Executor's; `holder`: this worker's index if it keeps large values, else -1.
+   * Executor's; `puts`: this worker's put owner, which knows whether it keeps large values (its holder index, else -1).
    */
   constructor(
     head: ActorMesh<HeadEndpoints>,
     readonly kind: JobKind,
-    taskId: string | null = null,
-    slot: TaskSlot | null = null,
-    controls: TaskControls | null = null,
-    holder = -1,
+    taskId: string | null,
+    slot: TaskSlot | null,
+    controls: TaskControls | null,
+    puts: WorkerPuts,
   ) {
     super();
     this.#head = head;
@@ -65,7 +74,8 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     this.#taskId = taskId;
     this.#slot = slot;
     this.#controls = controls;
-    this.#holder = holder;
+    this.#puts = puts;
+    this.#holder = puts.holder;
   }
 
   get signal(): AbortSignal {
@@ -147,13 +157,27 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
-    if (value instanceof ObjectRef) return this.#blocked(() => getFromHead(this.#head, value, this.#taskId)) as Promise<never>;
+    if (value instanceof ObjectRef) {
+      if (!isPut(value)) return this.#blocked(() => getFromHead(this.#head, value, this.#taskId)) as Promise<never>;
+      // A worker's put: this process's answers here, with no message; another's is asked of its owner, not the head.
+      if (LOCAL_PUTS.has((value[kOwner] as { id: string }).id)) return putReader.value(value) as Promise<never>;
+      return this.#blocked(() => putReader.value(value)) as Promise<never>;
+    }
     if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
     return Promise.resolve(value as never);
   }
 
   protected async [kWaitFor](refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
+    // A worker's put is made when its ref is (a dead owner's fails its get): ready at once, the head never asked.
+    const puts = [...byId.values()].filter(isPut);
+    const want = Math.min(numReturns, byId.size);
+    if (puts.length > 0 && want > 0) {
+      const others = [...byId.values()].filter((r) => !isPut(r));
+      if (puts.length >= want || others.length === 0) return [puts.slice(0, want), [...puts.slice(want), ...others]];
+      const [ready, pending] = await this[kWaitFor](others, want - puts.length, timeoutMs);
+      return [[...puts, ...ready], pending];
+    }
     const [ready, pending] = await this.#blocked(() => this.#head.remoteWait.callOne([...byId.values()], numReturns, timeoutMs ?? null, this.#taskId));
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
@@ -163,15 +187,9 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     return keptValue(this.#holder, refId, name, value);
   }
 
-  /** A value larger than FRAY_OBJECT_INLINE_BYTES stays in this worker, as a large result does: the head keeps where it is. */
+  /** The value stays in this process, owned by its put owner (put-owner.ts): the head never hears of it. */
   put<T>(value: T): ObjectRef<T> {
-    const ref = this.#newRef();
-    try {
-      this.#head.remotePut.broadcast(ref.id, keptValue(this.#holder, ref.id, "put", value));
-    } catch (err) {
-      throw tooLargeArguments(err, "put", [value]);
-    }
-    return ref as ObjectRef<T>;
+    return this.#puts.put(value);
   }
 
   async createActor<C extends ActorClass>(
@@ -212,7 +230,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     throw new Error("shutdown() belongs to the driver that created the job context, not to a task or actor in it");
   }
 
-  /** A ref made here: the message that makes it (a submit, a put, an actor call) counts this process as its borrower. */
+  /** A ref made here: the message that makes it (a submit, an actor call) counts this process as its borrower. */
   #newRef(): ObjectRef {
     return this.#counted(new ObjectRef(currentProc().nextId(), this.#owner));
   }
@@ -221,6 +239,12 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   #counted(ref: ObjectRef): ObjectRef {
     return madeHere(ref);
   }
+}
+
+/** Whether `ref` is a worker's put (../objects/object-ref.ts RefOwner `putBy`). */
+function isPut(ref: ObjectRef): boolean {
+  const owner = ref[kOwner];
+  return owner.head !== null && owner.putBy !== undefined;
 }
 
 /** The value of `ref`, asked of the head; a result held by a worker comes as its HeldValue, read here from its holder. */

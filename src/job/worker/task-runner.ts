@@ -6,7 +6,7 @@
 // (../objects/held-value.ts) goes instead, and a task given one reads it from its holder before it runs.
 import { load } from "../../runtime/face/code.ts";
 import type { PortRef } from "../../runtime/face/actors.ts";
-import { currentProc } from "../../runtime/face/procs.ts";
+import { currentProc, type MessageContext } from "../../runtime/face/procs.ts";
 import { encode } from "../../wire/codec.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
@@ -20,6 +20,7 @@ import { keptReturns, keptValue } from "../objects/kept-values.ts";
 import { HeldSlot, isThenable } from "./held-slot.ts";
 import { readFromHolder, RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
+import { WorkerPuts } from "./put-owner.ts";
 import type { StartReports } from "./start-reports.ts";
 import { withTaskEnv } from "./task-env.ts";
 
@@ -51,16 +52,23 @@ export class TaskRunner {
   /** This worker's index in its job; -1: large values are not held here (their job's kind keeps them in the driver). */
   readonly #holder: number;
 
-  /** This worker's index if it keeps large values (a task's result, a `put`) for others to read; -1 if its job's kind does not. */
-  get holder(): number {
-    return this.#holder;
-  }
+  /** The owner of the values this worker's tasks and actors put (put-owner.ts). */
+  readonly puts: WorkerPuts;
 
-  /** `worker`: this worker's index. */
-  constructor(head: ActorMesh<HeadEndpoints>, kind: JobKind, slots: number, results: PortRef, starts: StartReports, worker = 0) {
+  /** `worker`: this worker's index; `owner`: the Executor's context, which owns what the put owner spawns. */
+  constructor(
+    head: ActorMesh<HeadEndpoints>,
+    kind: JobKind,
+    slots: number,
+    results: PortRef,
+    starts: StartReports,
+    worker = 0,
+    owner: MessageContext | undefined = undefined,
+  ) {
     this.#head = head;
     this.#kind = kind;
     this.#holder = kind === "processes" || kind === "mesh" ? worker : -1;
+    this.puts = new WorkerPuts(worker, this.#holder, owner);
     this.#slots = new Slots(slots);
     this.#results = results;
     this.#starts = starts;
@@ -170,9 +178,7 @@ export class TaskRunner {
     }
     let result: unknown;
     try {
-      result = withTaskEnv(env, () =>
-        withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.#holder), () => fn(...args)),
-      );
+      result = withTaskEnv(env, () => withJobContext(new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.puts), () => fn(...args)));
     } catch (err) {
       slot?.end();
       this.#ended(taskId);
@@ -313,7 +319,7 @@ export class TaskRunner {
       if ((cancelled = this.#cancelReason(taskId))) throw cancelled;
     }
     const f = fn;
-    const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.#holder);
+    const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.puts);
     if (stream === null) return await withTaskEnv(env, () => withJobContext(ctx, () => f(...args)));
     // The generator's body runs in the task's context across its awaits: it is created and pulled inside it.
     return await withTaskEnv(env, () =>
