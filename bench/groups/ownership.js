@@ -79,7 +79,8 @@ if (want("H5")) {
     const [puts, driverPuts] = await rates(putsFromTasks, putsFromDriver);
     report(
       "H5",
-      `small put + get from tasks (2 tasks on 2 worker processes, ${thousands(half)} each; each ref owned by its worker, the head never told; median of ${rounds})`,
+      `small put + get from tasks (2 tasks on 2 worker processes, ${thousands(half)} each; ` +
+        `each ref owned by its worker, the head never told; median of ${rounds})`,
       thousands(Math.round(puts)),
       "puts/s",
       `the same ${thousands(N)} puts in the driver ${thousands(Math.round(driverPuts))} puts/s`,
