@@ -11,7 +11,7 @@ import { errorFromWire, errorToWire, type ErrorWire } from "./error-codec.ts";
 import { MessageTooLargeError, SerializationError, describeUnsendable } from "./errors.ts";
 import { claimExtensionType, type ExtensionName } from "./extension-types.ts";
 import { NOT_SMALL, smallBody, smallValue } from "./small-values.ts";
-import "./unloaded-handle.ts"; // first: each handle's own registration below replaces its pass-through reader
+import { setHandleReader } from "./unloaded-handle.ts"; // first: each handle's own registration below replaces its pass-through reader
 
 export const OUT_OF_BAND_BYTES = 1024;
 
@@ -146,12 +146,15 @@ export function arrayOfEncoded(bodies: readonly Uint8Array[]): Uint8Array {
 
 /** Registers a handle class; its instances are encoded with `toWire` and revived with `fromWire`. */
 export function registerHandleType<T>(handle: HandleType<T>): void {
+  const type = claimExtensionType(handle.type);
+  const read = ([data]: [unknown]) => handle.fromWire(data);
   addExtension({
     Class: handle.Class as unknown as new () => T,
-    type: claimExtensionType(handle.type),
+    type,
     write: (v: T) => ((state.handles = (state.handles ?? 0) + 1), [handle.toWire(v)]),
-    read: ([data]: [unknown]) => handle.fromWire(data),
+    read,
   });
+  setHandleReader(type, read as (data: unknown) => unknown);
 }
 
 /**

@@ -29,8 +29,22 @@ export class UnloadedHandle {
   }
 }
 
+// The readers of the handle types registered so far, by type, shared by the copies of fray in a process as msgpackr
+// is (msgpackr.ts): a copy loaded later (compiled fray's runtime, loaded into a driver that runs fray's sources to
+// revive an error class a worker's runtime threw) installs its pass-through readers for every type, and they must read
+// as the copies that registered a type do, or from then on that type (an ObjectRef, say) is an UnloadedHandle here.
+const READERS = Symbol.for("fray.wire.handleReaders");
+const readers = ((globalThis as unknown as Record<symbol, Map<number, HandleReader> | undefined>)[READERS] ??= new Map());
+type HandleReader = (data: unknown) => unknown;
+
+/** Records `read` as the reader of handle type `type` (codec.ts registerHandleType): what every copy's pass-through reader uses. */
+export function setHandleReader(type: number, read: HandleReader): void {
+  readers.set(type, read);
+}
+
 // One class per type, so each is written back as the type it was read as.
 for (const [name, type] of HANDLE_TYPES) {
   const Class = class extends UnloadedHandle {};
-  addExtension({ Class, type, write: (h: UnloadedHandle) => h.data, read: (data: unknown) => new Class(name, data) });
+  const passThrough = (data: unknown) => new Class(name, data);
+  addExtension({ Class, type, write: (h: UnloadedHandle) => h.data, read: (data: unknown) => (readers.get(type) ?? passThrough)(data) });
 }

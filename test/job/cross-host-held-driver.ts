@@ -2,13 +2,13 @@
 // the two worker hosts given as arguments (`fray worker` addresses); `shared` is a directory every host sees. Prints
 // one JSON line per step: a large result read by a task on the other host and by the driver; the same after its
 // holder is killed, with retries (made anew) and without (ObjectLostError); values put by a task, read the same way,
-// and lost with their worker.
+// and lost with their worker; after those kills, refs that tasks return, put or run by them, read the same.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createJobContext } from "../../src/job.ts";
 import { attachToWorkers } from "../../src/mesh.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
-import { bigOn, check, checkByGet, putOn, wrongElements } from "./cross-host-held-tasks.ts";
+import { bigOn, check, checkByGet, putOn, runOn, wrongElements } from "./cross-host-held-tasks.ts";
 
 const [shared, ...workers] = process.argv.slice(2);
 const say = (o: object) => console.log(JSON.stringify(o));
@@ -25,20 +25,16 @@ const readers = await ctx.get([ctx.run(check, ref, 1), ctx.run(checkByGet, { ref
 say({ maker: told(tellRead).host, readers, driverWrong: wrongElements(await ctx.get(ref), 1) });
 
 // Values put by a task: owned by its worker (the head never counts them), read by tasks on both hosts and the driver.
-const tellPut = join(shared, "put.json");
-const put = await ctx.get(ctx.run(putOn, 4, tellPut));
-const putReaders = await ctx.get([ctx.run(check, put.big, 4), ctx.run(checkByGet, { ref: put.big }, 4)]);
-say({
-  putter: told(tellPut).host,
-  readers: putReaders,
-  driverWrong: wrongElements(await ctx.get(put.big), 4),
-  small: await ctx.get(put.small),
-  headCounts: refCountsOf(put.big.id),
-});
+async function readPut(fill: number) {
+  const tell = join(shared, `put-${fill}.json`);
+  const put = await ctx.get(ctx.run(putOn, fill, tell));
+  const readers = await ctx.get([ctx.run(check, put.big, fill), ctx.run(checkByGet, { ref: put.big }, fill)]);
+  const driverWrong = wrongElements(await ctx.get(put.big), fill);
+  return { putter: told(tell).host, readers, driverWrong, small: await ctx.get(put.small), headCounts: refCountsOf(put.big.id) };
+}
+say(await readPut(4));
 
-// The putter killed, the driver's read of its put rejects with ObjectLostError naming the put and the worker. Before
-// any other kill: refs a task returns from a worker process started again after one reach the driver as unloaded
-// handles (on attached hosts, with head-owned refs too: a separate bug).
+// The putter killed, the driver's read of its put rejects with ObjectLostError naming the put and the worker.
 const tellGone = join(shared, "gone.json");
 const gone = await ctx.get(ctx.run(putOn, 5, tellGone));
 const putter = told(tellGone);
@@ -69,3 +65,10 @@ const reads = await Promise.all([
   ctx.get(ctx.createTask(check, [lost, 3], { maxRetries: 1 })).then(() => "read", failure),
 ]);
 say({ killedOn: holder.host, worker: workers.indexOf(`tcp://${holder.host}:22222`), lostRef: lost.id, reads });
+
+// After those kills (a worker's failure read here loads compiled fray's runtime, which throws it, beside this driver's
+// sources), refs that tasks return still arrive as refs: put by the task, or results of tasks it ran (the head's).
+const tellRan = join(shared, "ran.json");
+const ran = await ctx.get(ctx.run(runOn, 7, tellRan));
+const ranRead = { driverWrong: wrongElements(await ctx.get(ran.big), 7), small: await ctx.get(ran.small) };
+say({ put: await readPut(6), ran: ranRead });

@@ -26,6 +26,16 @@ export function putOn(fill: number, tellFile: string): { big: ObjectRef<Float64A
   return { big: ctx.put(bigOn(fill, tellFile)), small: ctx.put(`small ${fill}`) };
 }
 
+/** As putOn, but the values are results of tasks this one runs: refs the job's head owns, not this worker. */
+export function runOn(fill: number, tellFile: string): { big: ObjectRef<Float64Array>; small: ObjectRef<string> } {
+  const ctx = getJobContext();
+  return { big: ctx.run(bigOn, fill, tellFile), small: ctx.run(smallOf, fill) };
+}
+
+export function smallOf(fill: number): string {
+  return `small ${fill}`;
+}
+
 /** How many elements of `big` are not what bigOn(fill) made (0: read exactly). */
 export function wrongElements(big: Float64Array, fill: number): number {
   if (big.length !== LENGTH) return Math.abs(big.length - LENGTH) || 1;

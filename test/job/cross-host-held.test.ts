@@ -2,7 +2,8 @@
 // separate machines: a `mesh` job whose driver is on one host and whose two workers are on two others. A result stays
 // in the worker that made it; a task on the other host and the driver read it exactly, over the bulk connection. A
 // holder killed makes its value anew when the task has retries, else its reads fail with ObjectLostError naming it.
-// A value a task puts is owned by its worker and read the same way; its worker killed, its reads fail the same.
+// A value a task puts is owned by its worker and read the same way; its worker killed, its reads fail the same. Refs
+// that tasks return after those kills (put by them, or results of tasks they ran) still reach the driver as refs.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -65,5 +66,17 @@ it("a large result or put is read exactly across hosts; its holder killed, a rea
     assert.equal(failed.name, "ObjectLostError", failed.message);
     assert.match(failed.message, new RegExp(`ObjectRef\\(${lost.lostRef}\\), the result of task bigOn, was held by worker ${lost.worker}`));
   }
+
+  // Refs returned after the kills, once the driver has read failures the workers' (compiled) runtime threw.
+  const after = await next();
+  assert.deepEqual(
+    after.put.readers.map((r: { wrong: number }) => r.wrong),
+    [0, 0],
+    "after the kills, both tasks read a put exactly",
+  );
+  assert.equal(after.put.driverWrong, 0, "after the kills, the driver read a put exactly");
+  assert.equal(after.put.small, "small 6", "after the kills, a put ref reaches the driver as a ref");
+  assert.deepEqual(after.put.headCounts, { own: 0, borrowed: 0 });
+  assert.deepEqual(after.ran, { driverWrong: 0, small: "small 7" }, "after the kills, refs of tasks a task ran reach the driver as refs");
   assert.equal((await exited)[0], 0);
 });
