@@ -1,6 +1,7 @@
 // What the held-value suites share (held-results.test.ts, object-borrowers.test.ts, object-spill.test.ts,
-// held-in-shm.test.ts): the backends whose workers hold large values, a value size well above the inline threshold,
-// the test process's garbage collector, and settings given to the workers a body starts.
+// held-in-shm.test.ts, put-owner.test.ts): the backends whose workers hold large values, a value size well above the
+// inline threshold, the test process's garbage collector (and its worker's), and settings given to the workers a body
+// starts.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createJobContext, type JobContext } from "../../src/job.ts";
@@ -10,6 +11,20 @@ import { track } from "../helpers.ts";
 setFlagsFromString("--expose-gc");
 /** This process's garbage collector (finalizers, and so ref drops, run after a collection). */
 export const gc = runInNewContext("gc") as () => void;
+
+/**
+ * Collects the driver's garbage, and the worker's (`ctx`'s single worker, by its task `collect`, which calls gc()),
+ * until `done()` (finalizers, and so ref drops, run after a collection).
+ */
+export async function collectUntil(ctx: JobContext, collect: () => void, done: () => boolean | Promise<boolean>): Promise<boolean> {
+  for (let round = 0; round < 100; round++) {
+    if (await done()) return true;
+    gc();
+    await ctx.get(ctx.run(collect));
+    await new Promise((r) => setImmediate(r));
+  }
+  return done();
+}
 
 /** 1 MiB of doubles: far above the default inline threshold (100 KiB). */
 export const N = 131_072;

@@ -3,24 +3,13 @@
 // other process that decodes one (a task given it, say) registered as a borrower until it drops it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createJobContext, type JobContext, type ObjectRef } from "../../src/job.ts";
+import { createJobContext, type ObjectRef } from "../../src/job.ts";
 import { objectStats } from "../../src/job/base/metrics.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 import { bigResult, heldHere, sumByGet, sumOf } from "./held-results-tasks.ts";
 import { collect, dropKept, keep, putBig, putSmall, Putter, RefKeeper, sumKept, Summer } from "./object-borrowers-tasks.ts";
 import { HeldValue } from "../../src/job/objects/held-value.ts";
-import { gc, heldBackends, N } from "./held-backends.ts";
-
-/** Collects the driver's garbage, and the worker's (`ctx`'s single worker), until `done()` (finalizers run after a collection). */
-async function collectUntil(ctx: JobContext, done: () => boolean | Promise<boolean>): Promise<boolean> {
-  for (let round = 0; round < 100; round++) {
-    if (await done()) return true;
-    gc();
-    await ctx.get(ctx.run(collect));
-    await new Promise((r) => setImmediate(r));
-  }
-  return done();
-}
+import { collectUntil, heldBackends, N } from "./held-backends.ts";
 
 for (const [kind, make] of heldBackends) {
   describe(kind, () => {
@@ -77,7 +66,7 @@ for (const [kind, make] of heldBackends) {
         assert.equal(await ctx.get(ctx.run(heldHere)), 1, "the worker holds the value while a ref to it lives");
       };
       await read();
-      assert.ok(await collectUntil(ctx, async () => (await ctx.get(ctx.run(heldHere))) === 0), "the value was freed");
+      assert.ok(await collectUntil(ctx, collect, async () => (await ctx.get(ctx.run(heldHere))) === 0), "the value was freed");
     });
 
     it("a held value stays while a task that borrowed its ref keeps it, and is freed once it and the driver dropped it", async () => {
@@ -89,12 +78,12 @@ for (const [kind, make] of heldBackends) {
       };
       const id = await lend();
       // The driver's refs are gone once the head counts none of its own; the worker's borrow keeps the value.
-      assert.ok(await collectUntil(ctx, () => refCountsOf(id).own === 0), "the driver's refs were dropped");
+      assert.ok(await collectUntil(ctx, collect, () => refCountsOf(id).own === 0), "the driver's refs were dropped");
       assert.equal(refCountsOf(id).borrowed, 1, "the worker is counted as a borrower");
       assert.equal(await ctx.get(ctx.run(heldHere)), 1, "not freed while a borrower holds a ref");
       assert.equal(await ctx.get(ctx.run(sumKept)), 2 * N, "the borrower still reads it");
       await ctx.get(ctx.run(dropKept));
-      assert.ok(await collectUntil(ctx, async () => (await ctx.get(ctx.run(heldHere))) === 0), "freed once the borrower dropped it too");
+      assert.ok(await collectUntil(ctx, collect, async () => (await ctx.get(ctx.run(heldHere))) === 0), "freed once the borrower dropped it too");
       assert.deepEqual(refCountsOf(id), { own: 0, borrowed: 0 });
     });
 
@@ -126,11 +115,11 @@ for (const [kind, make] of heldBackends) {
         return ref.id;
       };
       const id = await lend();
-      assert.ok(await collectUntil(ctx, () => refCountsOf(id).own === 0), "the driver's refs were dropped");
+      assert.ok(await collectUntil(ctx, collect, () => refCountsOf(id).own === 0), "the driver's refs were dropped");
       assert.equal(await ctx.get(keeper.first.remote()), 7, "the actor still reads it");
       await ctx.get(keeper.drop.remote());
-      assert.ok(await collectUntil(ctx, () => refCountsOf(id).borrowed === 0), "the actor's borrow was given back");
-      assert.ok(await collectUntil(ctx, async () => (await ctx.get(ctx.run(heldHere))) === 0), "and the value freed in its worker");
+      assert.ok(await collectUntil(ctx, collect, () => refCountsOf(id).borrowed === 0), "the actor's borrow was given back");
+      assert.ok(await collectUntil(ctx, collect, async () => (await ctx.get(ctx.run(heldHere))) === 0), "and the value freed in its worker");
     });
   });
 }
@@ -144,11 +133,11 @@ describe("threads", () => {
       return ref.id;
     };
     const id = await lend();
-    assert.ok(await collectUntil(ctx, () => refCountsOf(id).own === 0), "the driver's refs were dropped");
+    assert.ok(await collectUntil(ctx, collect, () => refCountsOf(id).own === 0), "the driver's refs were dropped");
     assert.equal(refCountsOf(id).borrowed, 1, "the worker thread is counted as a borrower");
     assert.equal(await ctx.get(ctx.run(sumKept)), 5 * 1000, "the borrower still reads it");
     await ctx.get(ctx.run(dropKept));
-    assert.ok(await collectUntil(ctx, () => refCountsOf(id).borrowed === 0), "the borrow was given back");
+    assert.ok(await collectUntil(ctx, collect, () => refCountsOf(id).borrowed === 0), "the borrow was given back");
     assert.deepEqual(refCountsOf(id), { own: 0, borrowed: 0 });
   });
 });

@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } from "../../src/job.ts";
 import { HeadActor } from "../../src/job/head/head-actor.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
-import { gc, heldBackends, N } from "./held-backends.ts";
+import { collectUntil, heldBackends, N } from "./held-backends.ts";
 import { check, checkByGet, collect, countsHere, ownedHere, putAndDrop, putAndGet, putHere, waitMixed } from "./put-owner-tasks.ts";
 
 /** Calls of each of the head's endpoints `names` while `body` runs (the head runs in this, the driver's, process). */
@@ -26,17 +26,6 @@ async function headCalls(names: Array<keyof HeadActor>, body: () => Promise<void
     for (const [name, fn] of saved) proto[name] = fn;
   }
   return calls;
-}
-
-/** Collects the driver's garbage and its single worker's until `done()`. */
-async function collectUntil(ctx: JobContext, done: () => boolean | Promise<boolean>): Promise<boolean> {
-  for (let round = 0; round < 100; round++) {
-    if (await done()) return true;
-    gc();
-    await ctx.get(ctx.run(collect));
-    await new Promise((r) => setImmediate(r));
-  }
-  return done();
 }
 
 const backends: Array<[string, (workers: number) => JobContext]> = [
@@ -93,13 +82,13 @@ for (const [kind, make] of backends) {
       await using ctx = make(1);
       const lend = async () => {
         const { ref } = await ctx.get(ctx.run(putHere, N, 4));
-        assert.ok(await collectUntil(ctx, async () => (await ctx.get(ctx.run(countsHere, ref.id))).own === 0), "the task's own ref dropped");
+        assert.ok(await collectUntil(ctx, collect, async () => (await ctx.get(ctx.run(countsHere, ref.id))).own === 0), "the task's own ref dropped");
         assert.deepEqual(await ctx.get(ctx.run(countsHere, ref.id)), { own: 0, borrowed: 1 }, "the driver borrows it");
         assert.equal(await ctx.get(ctx.run(ownedHere)), 1);
         assert.equal((await ctx.get(ref))[N - 1], 4);
       };
       await lend();
-      assert.ok(await collectUntil(ctx, async () => (await ctx.get(ctx.run(ownedHere))) === 0), "freed once the driver dropped it too");
+      assert.ok(await collectUntil(ctx, collect, async () => (await ctx.get(ctx.run(ownedHere))) === 0), "freed once the driver dropped it too");
     });
 
     it("a ref whose putter dropped it as it returned is still read by the driver (it was pinned in flight)", async () => {
