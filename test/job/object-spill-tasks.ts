@@ -1,5 +1,6 @@
-// Tasks for object-spill.test.ts and object-locality.test.ts: large results that say where they were made,
-// and readers that say where they ran.
+// Tasks for object-spill.test.ts and object-locality.test.ts: large results (and puts) that say where they were
+// made, and readers that say where they ran.
+import { getJobContext, type ObjectRef } from "../../src/job.ts";
 
 /** A result well above the inline threshold: `n` doubles, each `fill`, with the id of the process that made it. */
 export function bigFrom(n: number, fill: number): { pid: number; data: Float64Array } {
@@ -36,4 +37,9 @@ export async function makeFile(path: string): Promise<void> {
 export function bigAfterWork(n: number, fill: number, ms: number): { pid: number; data: Float64Array } {
   for (const end = Date.now() + ms; Date.now() < end;);
   return bigFrom(n, fill);
+}
+
+/** As bigFrom, but the value is put by the task (its worker owns and holds it) and its ref returned. */
+export function putBigFrom(n: number, fill: number): { pid: number; ref: ObjectRef<{ pid: number; data: Float64Array }> } {
+  return { pid: process.pid, ref: getJobContext().put(bigFrom(n, fill)) };
 }

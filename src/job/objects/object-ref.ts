@@ -68,10 +68,15 @@ export type Resolved<T> = T extends ObjectRef<infer V> ? V : T;
 /** The owner behind a ref, under a symbol so it is not part of the ObjectRef API. */
 export const kOwner = Symbol("fray.refOwner");
 
+/** How many bytes a worker's put holds as bytes (not kept as it is): where tasks reading it are sent (../tasks/locality.ts). */
+export const kHeldBytes = Symbol("fray.refHeldBytes");
+
 export class ObjectRef<T = unknown> {
   declare private readonly _value: T;
   /** @internal */
   readonly [kOwner]: RefOwner;
+  /** @internal */
+  [kHeldBytes]?: number;
 
   /** @internal */
   constructor(
@@ -154,14 +159,15 @@ registerHandleType<ObjectRef>({
     }
     const addr = owner.head[kMesh].addrs[0];
     if (owner.putBy === undefined) return [ref.id, addr, owner.id];
-    return [ref.id, addr, owner.id, transitPin(ref, owner), owner.putBy];
+    return [ref.id, addr, owner.id, transitPin(ref, owner), owner.putBy, ref[kHeldBytes] ?? 0];
   },
   // A ref decoded in its owner's process counts as the owner's own; anywhere else, as a borrow (ref-counts.ts). A put
   // owner's ref drops the pin of the message it came in.
   fromWire: (data) => {
-    const [id, addr, head, token, putBy] = data as [string, string, string, string?, number?];
+    const [id, addr, head, token, putBy, heldBytes] = data as [string, string, string, string?, number?, number?];
     const owner = putBy === undefined ? headAt(addr, head) : putOwnerAt(addr, head, putBy);
     const ref = new ObjectRef(id, owner);
+    if (heldBytes) ref[kHeldBytes] = heldBytes;
     const local = LOCAL_OWNERS.get(head);
     if (!local) return borrowed(ref, head, owner.head!, false, token || undefined);
     local.track(ref);

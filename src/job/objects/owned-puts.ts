@@ -25,10 +25,15 @@ export class OwnedPuts {
     LOCAL_PUTS.set(id, this);
   }
 
-  /** Keeps `value` for `ref`, made here: it is freed once this process's refs, its borrowers and its pins are gone. */
-  put(ref: ObjectRef, value: unknown): void {
-    this.#values.set(ref.id, this.holder >= 0 ? keptPut(ref.id, value, this.holder) : value);
+  /**
+   * Keeps `value` for `ref`, made here: it is freed once this process's refs, its borrowers and its pins are gone.
+   * Returns how many bytes it holds as bytes (0: kept as it is).
+   */
+  put(ref: ObjectRef, value: unknown): number {
+    const kept = this.holder >= 0 ? keptPut(ref.id, value, this.holder) : value;
+    this.#values.set(ref.id, kept);
     this.counts.track(ref);
+    return kept instanceof HeldValue ? kept.buffer.size : 0;
   }
 
   /** What is kept for ref `id`: its value, or the HeldValue to read it from; ObjectFreedError once it was freed. */

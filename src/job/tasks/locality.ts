@@ -1,13 +1,17 @@
 // Locality (docs/design/object-store.md, slice 4): a task given refs to values held by workers (large results that
-// stayed where they were made) runs, when that worker has room for it now, on the worker holding the largest of
+// stayed where they were made, large values tasks put) runs, when that worker has room for it now, on the worker holding the largest of
 // them, so it reads that value in place instead of copying it from another process. A busy holder is not waited
 // for: the task goes wherever placement would send it anyway (worker-pool.ts).
 import type { Resources } from "../base/options.ts";
-import { ObjectRef } from "../objects/object-ref.ts";
+import { kHeldBytes, kOwner, ObjectRef } from "../objects/object-ref.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
 import type { Worker, WorkerPool } from "./worker-pool.ts";
 
-/** The worker holding the largest held value among `args` (the refs a task reads before it runs), or -1 if none is held. */
+/**
+ * The worker holding the largest held value among `args` (the refs a task reads before it runs), or -1 if none is
+ * held: a large result the head knows the holder of, or a large value a task put, held by the worker that put it
+ * (its ref says which, and how large).
+ */
 export function largestHolder(args: readonly unknown[], store: ObjectStore): number {
   let holder = -1;
   let largest = 0;
@@ -15,6 +19,10 @@ export function largestHolder(args: readonly unknown[], store: ObjectStore): num
     if (!(arg instanceof ObjectRef)) continue;
     const held = store.held(arg.id);
     if (held && held.worker >= 0 && held.buffer.size > largest) [holder, largest] = [held.worker, held.buffer.size]; // not the driver's
+    const owner = arg[kOwner];
+    const put = owner.head !== null ? owner.putBy : undefined;
+    const size = arg[kHeldBytes] ?? 0;
+    if (put !== undefined && put >= 0 && size > largest) [holder, largest] = [put, size];
   }
   return holder;
 }

@@ -11,7 +11,7 @@ import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import type { ActorTarget } from "../base/actor-target.ts";
 import { OwnedPuts } from "../objects/owned-puts.ts";
-import { ObjectRef, PUT_OWNER_NAME, putOwnerAt, type RefHead, type RefOwner } from "../objects/object-ref.ts";
+import { kHeldBytes, ObjectRef, PUT_OWNER_NAME, putOwnerAt, type RefHead, type RefOwner } from "../objects/object-ref.ts";
 
 /** The values of each PutOwner of this process, by the token it was spawned with. */
 const spawned = new Map<string, OwnedPuts>();
@@ -102,7 +102,8 @@ export class WorkerPuts {
   put<T>(value: T): ObjectRef<T> {
     if (!this.#owner) this.#spawn();
     const ref = new ObjectRef<T>(currentProc().nextId(), this.#owner!);
-    this.#puts!.put(ref, value);
+    const held = this.#puts!.put(ref, value);
+    if (held > 0) ref[kHeldBytes] = held; // so the head sends its readers here (../tasks/locality.ts)
     return ref;
   }
 
