@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -115,3 +115,30 @@ it("a client killed by SIGKILL leaves its socket directory behind; the next proc
   assert.equal(code, 0);
   assert.deepEqual(socketDirs(), [], "the stale directory and the next process's own are both gone");
 });
+
+it(
+  "a process in another pid namespace, sharing /tmp, leaves a live process's socket directory alone",
+  { skip: process.platform !== "linux" && "Linux pid namespaces" },
+  async (t) => {
+    const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));
+    t.after(() => rmSync(tmp, { recursive: true, force: true }));
+    const listener = fileURLToPath(new URL("../../src/runtime/net/listener.ts", import.meta.url));
+    const makeDir = `import { privateSocketDir } from ${JSON.stringify(listener)}; console.log(privateSocketDir());`;
+    const env = { ...process.env, TMPDIR: tmp };
+    const live = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", `${makeDir} setInterval(() => {}, 1000);`], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    t.after(() => void live.kill("SIGKILL"));
+    const [first] = await once(live.stdout!, "data");
+    const kept = String(first).trim();
+    // Its pid is not one the other namespace sees: to a check by pid there, it looks dead.
+    const other = spawn("unshare", ["--pid", "--fork", "--mount-proc", process.execPath, "--import", "tsx", "--input-type=module", "-e", makeDir], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const [code] = await once(other, "exit");
+    assert.equal(code, 0);
+    assert.ok(existsSync(kept), "the live process's socket directory is still there");
+  },
+);

@@ -2,7 +2,7 @@
 // has certificates). Nothing a peer sends is decoded before it has proved it
 // knows the session token (and, with TLS, shown a certificate from our CA).
 // Whatever one connection does ends at most that connection, never the process.
-import { linkSync, lstatSync, mkdtempSync, readdirSync, rmSync, unlinkSync } from "node:fs";
+import { linkSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync, unlinkSync } from "node:fs";
 import { createServer, type ListenOptions, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -93,19 +93,38 @@ function unlinkIfThere(path: string): void {
 
 /**
  * A private (0700) directory for this process's sockets, removed at exit. A
- * process killed by a signal cannot remove its own, so its pid is in the name
- * and the next process to make one removes those of dead processes of its user.
+ * process killed by a signal cannot remove its own, so its pid (and pid
+ * namespace) is in the name and the next process to make one removes those of
+ * dead processes of its user in its own pid namespace.
  */
 export function privateSocketDir(): string {
   removeStaleSocketDirs();
-  const dir = mkdtempSync(join(tmpdir(), `fray-${process.pid}-`));
+  const ns = PID_NAMESPACE === null ? "" : `.${PID_NAMESPACE}`;
+  const dir = mkdtempSync(join(tmpdir(), `fray-${process.pid}${ns}-`));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
-/** The pid of the process that made socket directory `name` (see privateSocketDir), or null when it is not one. */
+/**
+ * This process's pid namespace (the inode /proc/self/ns/pid names), or null where there is none to tell. A pid means
+ * a process only within its namespace: processes of two containers that share /tmp each see the other's pids as gone.
+ */
+const PID_NAMESPACE = ((): string | null => {
+  try {
+    return /^pid:\[(\d+)\]$/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+})();
+
+/**
+ * The pid of the process that made socket directory `name` (see privateSocketDir), or null when it is not one, or
+ * when that process is in another pid namespace (its pid means nothing here: whether it runs cannot be told).
+ */
 export function socketDirPid(name: string): number | null {
-  return Number(/^fray-(\d+)-\w{6}$/.exec(name)?.[1]) || null;
+  const m = /^fray-(\d+)(?:\.(\d+))?-\w{6}$/.exec(name);
+  if (!m || (m[2] ?? null) !== PID_NAMESPACE) return null;
+  return Number(m[1]) || null;
 }
 
 function removeStaleSocketDirs(): void {
