@@ -2,13 +2,13 @@
 // then calls reject; ProcMesh.stop() takes its processes' children with it; an
 // unhandled failure at the root exits the client with status 1.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, it } from "node:test";
+import { describe, it, type TestContext } from "node:test";
 import { Channel, SupervisionError, thisHost } from "../../src/mesh.ts";
 import { Recorder } from "../fixtures/actors.ts";
 import { Cleaner, Spawner } from "../fixtures/supervision-actors.ts";
@@ -93,26 +93,42 @@ describe("the default unhandled-fault hook", () => {
   });
 });
 
-it("a client killed by SIGKILL leaves its socket directory behind; the next process to make one removes it", async (t) => {
+/**
+ * Socket directories made in a TMPDIR of the test's own: `keep()` starts a process that makes one and stays (its
+ * directory's path, and the process), `make(prefix)` a process that makes one and exits (run under `prefix`).
+ */
+function socketDirMakers(t: TestContext) {
   const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));
   t.after(() => rmSync(tmp, { recursive: true, force: true }));
   const listener = fileURLToPath(new URL("../../src/runtime/net/listener.ts", import.meta.url));
   const makeDir = `import { privateSocketDir } from ${JSON.stringify(listener)}; console.log(privateSocketDir());`;
   const env = { ...process.env, TMPDIR: tmp };
-  const killed = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", `${makeDir} setInterval(() => {}, 1000);`], {
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  t.after(() => void killed.kill("SIGKILL"));
-  const [first] = await once(killed.stdout!, "data");
-  const left = String(first).trim();
+  const node = (script: string) => [process.execPath, "--import", "tsx", "--input-type=module", "-e", script];
+  return {
+    tmp,
+    async keep(): Promise<{ dir: string; child: ChildProcess }> {
+      const [cmd, ...args] = node(`${makeDir} setInterval(() => {}, 1000);`);
+      const child = spawn(cmd, args, { env, stdio: ["ignore", "pipe", "inherit"] });
+      t.after(() => void child.kill("SIGKILL"));
+      const [first] = await once(child.stdout!, "data");
+      return { dir: String(first).trim(), child };
+    },
+    async make(prefix: string[] = []): Promise<number | null> {
+      const [cmd, ...args] = [...prefix, ...node(makeDir)];
+      const [code] = await once(spawn(cmd, args, { env, stdio: ["ignore", "pipe", "inherit"] }), "exit");
+      return code as number | null;
+    },
+  };
+}
+
+it("a client killed by SIGKILL leaves its socket directory behind; the next process to make one removes it", async (t) => {
+  const dirs = socketDirMakers(t);
+  const { dir: left, child: killed } = await dirs.keep();
   killed.kill("SIGKILL");
   await once(killed, "exit");
-  const socketDirs = () => readdirSync(tmp).filter((name) => name.startsWith("fray-")); // (tsx keeps a cache there too)
+  const socketDirs = () => readdirSync(dirs.tmp).filter((name) => name.startsWith("fray-")); // (tsx keeps a cache there too)
   assert.deepEqual(socketDirs(), [basename(left)]);
-  const next = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", makeDir], { env, stdio: ["ignore", "pipe", "inherit"] });
-  const [code] = await once(next, "exit");
-  assert.equal(code, 0);
+  assert.equal(await dirs.make(), 0);
   assert.deepEqual(socketDirs(), [], "the stale directory and the next process's own are both gone");
 });
 
@@ -120,25 +136,10 @@ it(
   "a process in another pid namespace, sharing /tmp, leaves a live process's socket directory alone",
   { skip: process.platform !== "linux" && "Linux pid namespaces" },
   async (t) => {
-    const tmp = mkdtempSync(join(tmpdir(), "fray-test-"));
-    t.after(() => rmSync(tmp, { recursive: true, force: true }));
-    const listener = fileURLToPath(new URL("../../src/runtime/net/listener.ts", import.meta.url));
-    const makeDir = `import { privateSocketDir } from ${JSON.stringify(listener)}; console.log(privateSocketDir());`;
-    const env = { ...process.env, TMPDIR: tmp };
-    const live = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", `${makeDir} setInterval(() => {}, 1000);`], {
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    t.after(() => void live.kill("SIGKILL"));
-    const [first] = await once(live.stdout!, "data");
-    const kept = String(first).trim();
+    const dirs = socketDirMakers(t);
+    const { dir: kept } = await dirs.keep();
     // Its pid is not one the other namespace sees: to a check by pid there, it looks dead.
-    const other = spawn("unshare", ["--pid", "--fork", "--mount-proc", process.execPath, "--import", "tsx", "--input-type=module", "-e", makeDir], {
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const [code] = await once(other, "exit");
-    assert.equal(code, 0);
+    assert.equal(await dirs.make(["unshare", "--pid", "--fork", "--mount-proc"]), 0);
     assert.ok(existsSync(kept), "the live process's socket directory is still there");
   },
 );
