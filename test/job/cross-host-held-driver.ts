@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createJobContext } from "../../src/job.ts";
 import { attachToWorkers } from "../../src/mesh.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
-import { bigOn, check, checkByGet, putOn, runOn, wrongElements } from "./cross-host-held-tasks.ts";
+import { bigOn, check, checkByGet, heldFiles, putOn, runOn, wrongElements } from "./cross-host-held-tasks.ts";
 
 const [shared, ...workers] = process.argv.slice(2);
 const say = (o: object) => console.log(JSON.stringify(o));
@@ -22,7 +22,9 @@ const tellRead = join(shared, "read.json");
 const ref = ctx.run(bigOn, 1, tellRead);
 await ctx.wait([ref]);
 const readers = await ctx.get([ctx.run(check, ref, 1), ctx.run(checkByGet, { ref }, 1)]);
-say({ maker: told(tellRead).host, readers, driverWrong: wrongElements(await ctx.get(ref), 1) });
+// Where the value is kept: two probes at once take both workers.
+const files = await ctx.get([ctx.run(heldFiles), ctx.run(heldFiles)]);
+say({ maker: told(tellRead).host, readers, driverWrong: wrongElements(await ctx.get(ref), 1), files });
 
 // Values put by a task: owned by its worker (the head never counts them), read by tasks on both hosts and the driver.
 async function readPut(fill: number) {

@@ -1,5 +1,5 @@
 // Tasks for cross-host-held.test.ts: an 8 MiB result, readers that check every element of it, and where each ran.
-import { writeFileSync } from "node:fs";
+import { readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { getJobContext, type ObjectRef } from "../../src/job.ts";
 
@@ -52,4 +52,16 @@ export function check(big: Float64Array, fill: number): { host: string; wrong: n
 /** Given the ref wrapped (so it is not resolved first): reads it with ctx.get inside the task, as check. */
 export async function checkByGet(wrapped: { ref: ObjectRef<Float64Array> }, fill: number): Promise<{ host: string; wrong: number }> {
   return check(await getJobContext().get(wrapped.ref), fill);
+}
+
+/** Where this task ran, and how many /dev/shm files of held values its process has open. */
+export function heldFiles(): { host: string; files: number } {
+  const files = readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith("/dev/shm/fray-held-");
+    } catch {
+      return false; // closed meanwhile
+    }
+  }).length;
+  return { host: hostIp(), files };
 }

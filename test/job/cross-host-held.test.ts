@@ -1,9 +1,10 @@
 // Large task results held across isolated hosts (isolated-hosts.ts: no shared /tmp, /dev/shm or loopback), as on
 // separate machines: a `mesh` job whose driver is on one host and whose two workers are on two others. A result stays
-// in the worker that made it; a task on the other host and the driver read it exactly, over the bulk connection. A
-// holder killed makes its value anew when the task has retries, else its reads fail with ObjectLostError naming it.
-// A value a task puts is owned by its worker and read the same way; its worker killed, its reads fail the same. Refs
-// that tasks return after those kills (put by them, or results of tasks they ran) still reach the driver as refs.
+// in the worker that made it, in its heap (no process of another host could open a /dev/shm file of it); a task on the
+// other host and the driver read it exactly, over the bulk connection. A holder killed makes its value anew when the
+// task has retries, else its reads fail with ObjectLostError naming it. A value a task puts is owned by its worker and
+// read the same way; its worker killed, its reads fail the same. Refs that tasks return after those kills (put by
+// them, or results of tasks they ran) still reach the driver as refs.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -39,6 +40,15 @@ it("a large result or put is read exactly across hosts; its holder killed, a rea
     "both tasks read every element exactly",
   );
   assert.equal(read.driverWrong, 0, "the driver read every element exactly");
+  // No process of another host can open a file in the maker's /dev/shm: the value stays in its heap, read from there.
+  assert.deepEqual(
+    read.files.map((f: { host: string; files: number }) => [f.host === read.maker, f.files]).sort(),
+    [
+      [false, 0],
+      [true, 0],
+    ],
+    "neither worker keeps a /dev/shm file of a held value",
+  );
 
   const put = await next();
   assert.ok(ips.includes(put.putter), `put on a worker host: ${put.putter}`);

@@ -1,16 +1,17 @@
 // The bytes of the large values this process holds for others to read (held-value.ts), under a cap
 // (FRAY_OBJECT_STORE_BYTES, docs/design/object-store.md slice 4). A value from SHM_FROM_BYTES on is kept in /dev/shm,
-// not the heap (held-copies.ts): its one copy in memory, which a process of this host reads whole; it counts under
-// the cap as the heap's do (tmpfs pages are memory). Past the cap the least recently read values go to this process's
-// spill directory (spill-disk.ts) and come back when read. Every read of a held value, in this process or by a peer
-// (a range, or the whole /dev/shm file), asks for it here (the runtime's RemoteBuffer store calls `read` or `file`),
-// so that is where the order of reads is kept. Spilling is synchronous: a value's room is made before its task's
-// result is sent, and a disk that fails says so to that task's readers; a restore that finds no room serves the bytes
-// from disk and leaves the value spilled.
+// not the heap (held-copies.ts), where processes of this host read it from there (SHM below): its one copy in memory,
+// which such a process reads whole; it counts under the cap as the heap's do (tmpfs pages are memory). Past the cap
+// the least recently read values go to this process's spill directory (spill-disk.ts) and come back when read. Every
+// read of a held value, in this process or by a peer (a range, or the whole /dev/shm file), asks for it here (the
+// runtime's RemoteBuffer store calls `read` or `file`), so that is where the order of reads is kept. Spilling is
+// synchronous: a value's room is made before its task's result is sent, and a disk that fails says so to that task's
+// readers; a restore that finds no room serves the bytes from disk and leaves the value spilled.
 import { readFileSync } from "node:fs";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { ShmBytes, useStaging, type PagedBytes } from "../../runtime/face/buffers.ts";
+import { sharesShm, ShmBytes, type PagedBytes } from "../../runtime/face/buffers.ts";
+import { currentProc } from "../../runtime/face/procs.ts";
 import { heldStats } from "../base/metrics.ts";
 import { objectTooLarge, restoreFailed, spillFailed, type HeldOrigin } from "../base/errors.ts";
 import { config } from "../base/settings.ts";
@@ -37,11 +38,13 @@ function capNow(cap: number): string {
 }
 
 /**
- * This process's /dev/shm files, while same-host transfers use /dev/shm (FRAY_BUFFER_SAME_HOST=shm and it exists) and
- * fewer than a quarter of its file descriptors hold them: each takes one, and a store of many values must not take the
- * ones its sockets need. Past that, values stay in the heap.
+ * This process's /dev/shm files, while processes of its host read them (it listens on a Unix socket, and same-host
+ * transfers use /dev/shm: FRAY_BUFFER_SAME_HOST=shm and it exists) and fewer than a quarter of its file descriptors
+ * hold them: each takes one, and a store of many values must not take the ones its sockets need. Otherwise values stay
+ * in the heap: a process on TCP is read over TCP by everyone, and a chunk read from the heap costs one copy less than
+ * one read from a file (H2 in BENCHMARKS.md).
  */
-const SHM: ShmMaker = () => (useStaging() && ShmBytes.open < shmFileBudget() ? (size) => ShmBytes.create(size) : null);
+const SHM: ShmMaker = () => (sharesShm(currentProc().addr) && ShmBytes.open < shmFileBudget() ? (size) => ShmBytes.create(size) : null);
 
 let budget: number | undefined;
 /** A quarter of this process's limit of open files (RLIMIT_NOFILE, as /proc/self/limits gives it); 256 where it cannot tell. */

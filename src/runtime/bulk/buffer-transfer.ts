@@ -37,8 +37,17 @@ export interface BufferAddress {
   readonly inFile?: boolean;
 }
 
+/**
+ * Whether processes of this host and the proc at `addr` move bytes through /dev/shm (staging files, the files buffers
+ * are kept in): only a proc on a Unix socket (one on TCP is read over TCP by every process), and only while same-host
+ * transfers use /dev/shm.
+ */
+export function sharesShm(addr: string): boolean {
+  return addr.startsWith("unix:") && useStaging();
+}
+
 function sameHostProcess(proc: Proc, buf: BufferAddress): boolean {
-  return buf.pid !== process.pid && buf.owner.startsWith("unix:") && proc.addr.startsWith("unix:") && useStaging();
+  return buf.pid !== process.pid && sharesShm(buf.owner) && sharesShm(proc.addr);
 }
 
 /**
