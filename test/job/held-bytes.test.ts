@@ -158,6 +158,7 @@ describe("HeldBytes in /dev/shm", () => {
     const middle = new Uint8Array(1000);
     a.read(MiB - 500, middle);
     same(middle, joined.subarray(MiB - 500, MiB + 500), "a ranged read reads that range");
+    assert.equal(a.view(0, 1000), null, "a value in /dev/shm has no view in this process's memory: a reply reads its range");
     const small = store.hold(origin("small"), filled(MiB - 8, 3));
     assert.equal(small.file(), null, "a smaller value stays in the heap");
     assert.deepEqual(store.counts(), { held: 3 * MiB - 8, shm: 2 * MiB, spilled: 0 });
@@ -204,6 +205,9 @@ describe("HeldBytes in /dev/shm", () => {
       const held = store.hold(origin("a"), value);
       assert.equal(held.file(), null, how);
       same(all(held), joined, how);
+      const range = held.view(MiB - 500, 1000);
+      assert.ok(range !== null, `${how}: a range of a value in the heap is given in place`);
+      same(range, joined.subarray(MiB - 500, MiB + 500), how);
       assert.deepEqual(store.counts(), { held: 2 * MiB, shm: 0, spilled: 0 }, how);
       assert.equal(shm.open.size, 0, how);
     }

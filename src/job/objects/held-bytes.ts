@@ -80,6 +80,10 @@ class HeldSlot implements PagedBytes {
     else this.store.readSpilled(this, this.#file!, offset, dst);
   }
 
+  view(offset: number, length: number): Uint8Array | null {
+    return this.#resident()?.view(offset, length) ?? null;
+  }
+
   file(): string | null {
     return this.#resident()?.file ?? null;
   }

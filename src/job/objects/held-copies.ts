@@ -22,6 +22,8 @@ export interface HeldCopy {
   readonly file: string | null;
   /** Fills `dst` from `offset`. */
   read(offset: number, dst: Uint8Array): void;
+  /** Its bytes from `offset` in place, if they are in the heap (a reply sends them with no copy), else null. */
+  view(offset: number, length: number): Uint8Array | null;
   /** Its bytes in order, a slice at a time (a slice may be reused for the next). */
   slices(): Iterable<Uint8Array>;
   /** Frees its memory (a /dev/shm file: once readers that have it open close it too). */
@@ -45,6 +47,7 @@ export function heapCopy(bytes: Uint8Array): HeldCopy {
     tier: "memory",
     file: null,
     read: (offset, dst) => dst.set(live().subarray(offset, offset + dst.byteLength)),
+    view: (offset, length) => live().subarray(offset, offset + length),
     slices: () => [live()],
     free: () => void (kept = null),
   };
@@ -93,6 +96,7 @@ function shmCopy(file: ShmFile, size: number): HeldCopy {
     tier: "shm",
     file: file.ref,
     read: (offset, dst) => live().read(offset, dst),
+    view: () => null,
     *slices() {
       const slice = new Uint8Array(Math.min(SLICE, size));
       for (let at = 0; at < size; at += SLICE) {

@@ -30,6 +30,8 @@ export interface PagedBytes {
   readonly byteLength: number;
   /** Fills `dst` with its bytes from `offset` (restored if need be, or throws saying why it cannot). */
   read(offset: number, dst: Uint8Array): void;
+  /** Its bytes from `offset` as they are in this process's memory (sent with no copy; never written), or null if they are not there. */
+  view(offset: number, length: number): Uint8Array | null;
   /** The ref of the /dev/shm file holding all of them (shm-bytes.ts), for a process of this host to read whole; null if there is none. */
   file(): string | null;
   released(): void;
@@ -153,6 +155,8 @@ export class BufferStore {
           withShm(header.stagingFile, (fd) => writeAll(fd, chunk, off));
           return reply(header.reply, null, false);
         }
+        const view = bytes.view(off, len);
+        if (view !== null && header.stagingFile === undefined) return reply(header.reply, view, false);
         // Paged bytes are read into a buffer of the pool, which the reply gives back once written (if its way can tell).
         const chunk = CHUNKS.take(len);
         bytes.read(off, chunk);
