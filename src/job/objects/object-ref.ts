@@ -32,7 +32,7 @@ export interface RefHead {
    * A reader found the holder of ref `id`'s value, the process at `holder`, gone: whether its task runs again (lineage)
    * or a value made anew is held elsewhere already, so a new read of the ref waits for it or reads it.
    */
-  remoteLost(id: string, holder: string): boolean;
+  remoteLost(id: string, holder: string): boolean | Promise<boolean>;
   /** The ref id of item `index` of stream `id`, or null after its last. */
   remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null>;
   /** `force`: replace the worker of a task that is still running after FRAY_CANCEL_GRACE_MS. */
@@ -56,6 +56,9 @@ export interface RefHead {
  */
 export type RefOwner =
   { readonly head: ActorMesh<RefHead>; readonly id: string; readonly putBy?: number } | { readonly head: null; readonly store: ObjectStore };
+
+/** Where a worker's owner is (../worker/put-owner.ts): its process's address, its actor's mesh id, its worker's index. */
+export type OwnerAddress = readonly [addr: string, id: string, worker: number];
 
 /** The mesh name and class of a worker's put owner (../worker/put-owner.ts), which refs of its puts name. */
 export const PUT_OWNER_NAME = "fray-put-owner";

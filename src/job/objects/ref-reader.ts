@@ -65,10 +65,14 @@ export class RefReader {
     });
   }
 
-  /** The promise of `ref`'s entry while this job has not made its value yet; null once settled, and for another job's ref. */
+  /**
+   * The promise of `ref`'s entry while this job has not made its value yet (a nested task's too, whose ref its
+   * worker's owner keeps, while its task runs here); null once settled, and for another job's ref.
+   */
   pending(ref: ObjectRef): Promise<unknown> | null {
     const owner = ref[kOwner];
-    if (owner.head === null || owner.id !== this.self) return null;
+    if (owner.head === null) return null;
+    if (owner.id !== this.self && !this.store.forwarding(ref.id)) return null;
     const entry = this.store.entry(ref.id);
     return entry.settled ? null : entry.promise;
   }
@@ -81,6 +85,14 @@ export class RefReader {
   /** `args` with each ObjectRef among them replaced by what its owner keeps: a task's arguments, which it reads itself. */
   allKept(args: readonly unknown[]): Promise<unknown[]> {
     return Promise.all(args.map((a) => (a instanceof ObjectRef ? this.kept(a) : a)));
+  }
+
+  /**
+   * A task's arguments as it gets them: a ref a worker's owner keeps (a put, a nested task's) as it is, for the task's
+   * worker to ask that owner (which rebuilds a lost one it can); any other replaced by what its owner keeps.
+   */
+  forTask(args: readonly unknown[]): Promise<unknown[]> {
+    return Promise.all(args.map((a) => (!(a instanceof ObjectRef) ? a : a[kOwner].head !== null && a[kOwner].putBy !== undefined ? a : this.kept(a))));
   }
 
   /** `wait`: which of `refs` are ready (at most `numReturns`, the first to settle), and which are not, after at most `timeoutMs`. */

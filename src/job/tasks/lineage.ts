@@ -31,10 +31,12 @@ export class Lineage {
     task.lostWith = undefined;
     if (this.#rebuilding.size !== 0) for (const [id, t] of this.#rebuilding) if (t === task) this.#rebuilding.delete(id);
     if (task.retriesLeft <= 0) return;
+    // A nested task's values go to their owner, which keeps its lineage (../worker/nested-tasks.ts): not kept here.
+    const { store } = this.host;
     if (task.returns === 0) {
-      if (value instanceof HeldValue) this.#tasks.set(task.id, task);
+      if (value instanceof HeldValue && !store.forwarding(task.id)) this.#tasks.set(task.id, task);
     } else if (Array.isArray(value)) {
-      for (const v of value) if (v instanceof HeldValue) this.#tasks.set(v.refId, task);
+      for (const v of value) if (v instanceof HeldValue && !store.forwarding(v.refId)) this.#tasks.set(v.refId, task);
     }
   }
 

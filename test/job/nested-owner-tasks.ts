@@ -1,0 +1,68 @@
+// Tasks for nested-owner.test.ts: tasks that run tasks of their own (nested: their refs are owned by the parent's
+// worker), read their values there and hand their refs on, and probes of the worker's owner.
+import { threadId } from "node:worker_threads";
+import { getJobContext, type ObjectRef } from "../../src/job.ts";
+import { LOCAL_PUTS } from "../../src/job/objects/owned-puts.ts";
+import { filled } from "./put-owner-tasks.ts";
+
+/** `n` doubles of `fill`, and where they were made. */
+export function made(n: number, fill: number): { data: Float64Array; pid: number } {
+  return { data: filled(n, fill), pid: process.pid };
+}
+
+/** Runs filled(n, fill) as a nested task and gets its value here. */
+export async function runAndGet(n: number, fill: number): Promise<{ id: string; exact: boolean }> {
+  const ctx = getJobContext();
+  const ref = ctx.run(filled, n, fill);
+  const [ready] = await ctx.wait([ref]);
+  const got = await ctx.get(ref);
+  return { id: ref.id, exact: ready[0] === ref && got.length === n && got.every((x) => x === fill) };
+}
+
+/** Runs filled(n, fill) as a nested task; returns its ref (wrapped, so it arrives as a ref) and this process's id. */
+export function runHere(n: number, fill: number): { ref: ObjectRef<Float64Array>; pid: number } {
+  return { ref: getJobContext().run(filled, n, fill), pid: process.pid };
+}
+
+/**
+ * As runHere, for made(n, fill) with `maxRetries`: its submit goes out (its function located) before this task ends,
+ * so while this task holds its worker the head places it on another, if one is free.
+ */
+export async function runMade(n: number, fill: number, maxRetries: number): Promise<{ ref: ObjectRef<{ data: Float64Array; pid: number }>; pid: number }> {
+  const ref = getJobContext().createTask(made, [n, fill], { maxRetries });
+  await new Promise((resolve) => setImmediate(resolve));
+  return { ref, pid: process.pid };
+}
+
+/** Runs a nested task with two returns, gets both here, and says how many entries this worker's owners keep meanwhile. */
+export async function runReturns(): Promise<{ values: number[]; owned: number }> {
+  const ctx = getJobContext();
+  const [a, b] = ctx.createTask(pair, [], { numReturns: 2 });
+  const values = await ctx.get([a, b]);
+  return { values, owned: ownedHere() };
+}
+
+export function pair(): [number, number] {
+  return [1, 2];
+}
+
+/** Submits `n` nested tasks filled(1, i) from this task, gets them, and returns their sum. */
+export async function runMany(n: number): Promise<number> {
+  const ctx = getJobContext();
+  const refs = Array.from({ length: n }, (_, i) => ctx.run(filled, 1, i));
+  let sum = 0;
+  for (const v of await ctx.get(refs)) sum += v[0];
+  return sum;
+}
+
+/** How many entries the owners of this worker keep. */
+export function ownedHere(): number {
+  let n = 0;
+  for (const puts of LOCAL_PUTS.values()) n += puts.size;
+  return n;
+}
+
+/** Where this task runs: its process and thread. */
+export function where(): string {
+  return `${process.pid}.${threadId}`;
+}
