@@ -3,7 +3,7 @@
 import { threadId } from "node:worker_threads";
 import { getJobContext, type ObjectRef } from "../../src/job.ts";
 import { LOCAL_PUTS } from "../../src/job/objects/owned-puts.ts";
-import { filled } from "./put-owner-tasks.ts";
+import { check, filled } from "./put-owner-tasks.ts";
 
 /** `n` doubles of `fill`, and where they were made. */
 export function made(n: number, fill: number): { data: Float64Array; pid: number } {
@@ -65,4 +65,30 @@ export function ownedHere(): number {
 /** Where this task runs: its process and thread. */
 export function where(): string {
   return `${process.pid}.${threadId}`;
+}
+
+/** Runs filled(n, fill) and, given its ref before it is made, check(ref, n, fill) as nested tasks: the second's result. */
+export async function runChained(n: number, fill: number): Promise<{ pid: number; worker: string; exact: boolean }> {
+  const ctx = getJobContext();
+  const made = ctx.run(filled, n, fill);
+  return ctx.get(ctx.run(check, made, n, fill));
+}
+
+/** Waits until it is cancelled. */
+export function untilCancelled(): Promise<void> {
+  const { signal } = getJobContext();
+  return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error)));
+}
+
+/** Cancels a nested task through its owner: what its get then rejects with, and how many entries the owner kept for it. */
+export async function cancelNested(): Promise<{ error: string; owned: number }> {
+  const ctx = getJobContext();
+  const ref = ctx.run(untilCancelled);
+  const owned = ownedHere();
+  await ctx.cancel(ref);
+  const error = await ctx.get(ref).then(
+    () => "resolved",
+    (err: Error) => err.name,
+  );
+  return { error, owned };
 }

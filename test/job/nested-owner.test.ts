@@ -8,7 +8,7 @@ import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } fr
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 import { collectUntil, headCalls, heldBackends, N } from "./held-backends.ts";
 import { check, checkByGet, collect } from "./put-owner-tasks.ts";
-import { ownedHere, runAndGet, runHere, runMade, runMany, runReturns, where } from "./nested-owner-tasks.ts";
+import { cancelNested, ownedHere, runAndGet, runChained, runHere, runMade, runMany, runReturns, where } from "./nested-owner-tasks.ts";
 
 const backends: Array<[string, (workers: number) => JobContext]> = [
   ...heldBackends,
@@ -48,6 +48,19 @@ for (const [kind, make] of backends) {
       });
     }
 
+    it("a nested task's ref given to a task before its value is made is waited for, at the head and from the driver", async () => {
+      await using ctx = make(2);
+      assert.equal((await ctx.get(ctx.run(runChained, N, 6))).exact, true);
+      const { ref } = await ctx.get(ctx.run(runHere, N, 8));
+      assert.equal((await ctx.get(ctx.run(check, ref, N, 8))).exact, true);
+      assert.deepEqual(refCountsOf(ref.id), { own: 0, borrowed: 0 }, "the head does not own it");
+    });
+
+    it("a nested task cancelled through its owner rejects its get with TaskCancelledError", async () => {
+      await using ctx = make(1);
+      assert.deepEqual(await ctx.get(ctx.run(cancelNested)), { error: "TaskCancelledError", owned: 1 });
+    });
+
     it("the owner keeps a nested task's value until every ref is gone, then frees it", async () => {
       await using ctx = make(1);
       const lend = async () => {
@@ -81,22 +94,27 @@ for (const [kind, make] of heldBackends) {
     });
   });
 
-  it(`a nested task's large value whose holder was killed is made anew by its owner (${kind})`, async () => {
-    await using ctx = make(2);
-    await ctx.get([ctx.run(where), ctx.run(where)]); // both workers are up
-    // The nested task must run on the worker its parent is not on: tried until it does.
-    for (let tries = 0; tries < 30; tries++) {
-      const { ref, pid: parent } = await ctx.get(ctx.run(runMade, N, 5, 1));
-      const first = await ctx.get(ref);
-      if (first.pid === parent) continue;
-      assert.deepEqual(refCountsOf(ref.id), { own: 0, borrowed: 0 }, "owned by the parent's worker, not the head");
-      process.kill(first.pid, "SIGKILL");
-      const again = await ctx.get(ref);
-      assert.notEqual(again.pid, first.pid, "made anew elsewhere");
-      assert.equal(again.data.length, N);
-      assert.ok(again.data.every((x) => x === 5));
-      return;
-    }
-    assert.fail("the nested task never ran on the other worker");
-  });
+  for (const retries of [1, 0])
+    it(`a nested task's large value whose holder was killed is ${retries ? "made anew by its owner" : "lost without retries"} (${kind})`, async () => {
+      await using ctx = make(2);
+      await ctx.get([ctx.run(where), ctx.run(where)]); // both workers are up
+      // The nested task must run on the worker its parent is not on: tried until it does.
+      for (let tries = 0; tries < 30; tries++) {
+        const { ref, pid: parent } = await ctx.get(ctx.run(runMade, N, 5, retries));
+        const first = await ctx.get(ref);
+        if (first.pid === parent) continue;
+        assert.deepEqual(refCountsOf(ref.id), { own: 0, borrowed: 0 }, "owned by the parent's worker, not the head");
+        process.kill(first.pid, "SIGKILL");
+        if (retries === 0) {
+          await assert.rejects(ctx.get(ref), (err: Error) => err instanceof ObjectLostError && /the result of task made, was held by worker/.test(err.message));
+          return;
+        }
+        const again = await ctx.get(ref);
+        assert.notEqual(again.pid, first.pid, "made anew elsewhere");
+        assert.equal(again.data.length, N);
+        assert.ok(again.data.every((x) => x === 5));
+        return;
+      }
+      assert.fail("the nested task never ran on the other worker");
+    });
 }
