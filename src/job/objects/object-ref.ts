@@ -1,7 +1,7 @@
 // ObjectRef: a handle to a value that a task will produce (or `put` stored).
 // The value is kept by its owner: the head of the job that made the ref, in
-// that job's driver — or, for a `put` in a worker, that worker's put owner
-// (../worker/put-owner.ts). A ref names its owner, so it can be passed anywhere — to
+// that job's driver — or, for a `put` in a worker or a task submitted there, that
+// worker's owner (../worker/put-owner.ts). A ref names its owner, so it can be passed anywhere — to
 // tasks and actors of its job, back to the driver, to another job through a
 // named actor — and whoever resolves it asks the owner (ref-reader.ts). Every ref
 // decoded or made is counted, so the owner frees a value once no process holds a
@@ -50,9 +50,9 @@ export interface RefHead {
 }
 
 /**
- * Where a ref's value is kept: with a job's head, which answers for it from any process; with the put owner of the
- * worker whose task or actor put it (`putBy`: that worker's index, -1 if it has none); or in a sync job's store in
- * this process.
+ * Where a ref's value is kept: with a job's head, which answers for it from any process; with the owner of the worker
+ * whose task or actor put it or submitted its task (`putBy`: that worker's index, -1 if it has none); or in a sync
+ * job's store in this process.
  */
 export type RefOwner =
   { readonly head: ActorMesh<RefHead>; readonly id: string; readonly putBy?: number } | { readonly head: null; readonly store: ObjectStore };

@@ -3,8 +3,9 @@
 // its own refs from its store, and any other's from the ref's owner: another
 // job's head (over the wire), or a sync job's store in this process. A result
 // that stayed in its worker is kept as a HeldValue (held-value.ts): `value`
-// reads it from its holder, `kept` hands it on unread, for a task to read. A worker's `put` is owned by that worker's
-// put owner (../worker/put-owner.ts): read in its process with no message, elsewhere asked of it.
+// reads it from its holder, `kept` hands it on unread, for a task to read. A worker's `put`, and a task submitted in a
+// worker, are owned by that worker's owner (../worker/put-owner.ts): read in its process with no message, elsewhere
+// asked of it.
 import { kMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { ObjectLostError } from "../base/errors.ts";
@@ -54,7 +55,7 @@ export class RefReader {
     return owner.head.remoteGet.callOne(ref, null).catch((err: unknown) => {
       if (err instanceof ActorError) throw err.cause; // the owner's answer: the task's own error
       const addr = owner.head[kMesh].addrs[0];
-      // A put has no task to run again: the owner's process, where it was put, is gone, and so is the value.
+      // The owner's process, where the ref was made, is gone, and so is what it knew of the value.
       const why = (err as Error).message;
       if (owner.putBy !== undefined) throw new ObjectLostError(`${ref}`, "put", owner.putBy, why, { cause: err, holder: addr, ownerGone: true });
       throw new Error(

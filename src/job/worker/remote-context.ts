@@ -1,7 +1,8 @@
 // The JobContext of tasks and actors running in a worker: every operation is
 // a message to the job's head in the driver, but `put`, whose value this worker's
-// put owner keeps (put-owner.ts), and `get` of such a value. Ids are made here, so
-// `run` and `put` return at once and their messages need no reply.
+// owner keeps (put-owner.ts), and `get`/`wait` of such a value. A `run` is a message
+// to the head, which schedules it, but its ref is this worker's owner's too. Ids are
+// made here, so `run` and `put` return at once and their messages need no reply.
 import { locate } from "../../runtime/face/code.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
@@ -46,14 +47,14 @@ export interface TaskSlot {
 // never a way to message the head's endpoints directly.
 export class RemoteJobContext extends JobContextBase implements JobContext {
   readonly #head: ActorMesh<HeadEndpoints>;
-  /** The head owns the refs and handles made here. */
+  /** The head owns the refs of streams and actor calls made here, and actor handles. */
   readonly #owner: RefOwner;
   readonly #taskId: string | null;
   readonly #slot: TaskSlot | null;
   readonly #controls: TaskControls | null;
   /** This worker's index, if a large actor-call result stays here (../objects/held-value.ts); -1: every value goes to the head. */
   readonly #holder: number;
-  /** The owner of this worker's puts. */
+  /** The owner of this worker's puts and nested tasks' refs. */
   readonly #puts: WorkerPuts;
 
   /**
