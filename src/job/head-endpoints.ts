@@ -12,6 +12,8 @@ export interface HeadEndpoints extends RefHead {
    * owner that keeps its ref (worker/put-owner.ts), sent its outcome (none: the head keeps it).
    */
   remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent?: string | null, owner?: OwnerAddress | null): void;
+  /** Nested tasks whose refs `owner` keeps, as remoteSubmit takes them: `flat` is `id, url, exportName, args, options, parent, …`. */
+  remoteSubmitBatch(flat: unknown[], owner: OwnerAddress): void;
   /** Task `taskId` waits in its worker for values kept by an owner there (`blocked`), or no more: it lends its resources out meanwhile. */
   remoteBlocked(taskId: string, blocked: boolean): void;
   /** `window`: how many items the generator may yield ahead of its reader (Infinity: no limit). */

@@ -92,3 +92,17 @@ export async function cancelNested(): Promise<{ error: string; owned: number }> 
   );
   return { error, owned };
 }
+
+/** Runs three nested tasks in one turn, the second with an argument that cannot be sent: what each gives. */
+export async function runWithOneUnsendable(): Promise<string[]> {
+  const ctx = getJobContext();
+  const refs = [ctx.run(filled, 1, 3), ctx.run(filled, (() => 1) as never, 0), ctx.run(filled, 1, 4)];
+  return Promise.all(
+    refs.map((ref) =>
+      ctx.get(ref).then(
+        (v) => String(v[0]),
+        (err: Error) => err.name,
+      ),
+    ),
+  );
+}

@@ -8,7 +8,7 @@ import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } fr
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 import { collectUntil, headCalls, heldBackends, N } from "./held-backends.ts";
 import { check, checkByGet, collect } from "./put-owner-tasks.ts";
-import { cancelNested, ownedHere, runAndGet, runChained, runHere, runMade, runMany, runReturns, where } from "./nested-owner-tasks.ts";
+import { cancelNested, ownedHere, runAndGet, runChained, runHere, runMade, runMany, runReturns, runWithOneUnsendable, where } from "./nested-owner-tasks.ts";
 
 const backends: Array<[string, (workers: number) => JobContext]> = [
   ...heldBackends,
@@ -54,6 +54,11 @@ for (const [kind, make] of backends) {
       const { ref } = await ctx.get(ctx.run(runHere, N, 8));
       assert.equal((await ctx.get(ctx.run(check, ref, N, 8))).exact, true);
       assert.deepEqual(refCountsOf(ref.id), { own: 0, borrowed: 0 }, "the head does not own it");
+    });
+
+    it("nested tasks submitted in one turn go together, and one whose argument cannot be sent fails alone", async () => {
+      await using ctx = make(1);
+      assert.deepEqual(await ctx.get(ctx.run(runWithOneUnsendable)), ["3", "SerializationError", "4"]);
     });
 
     it("a nested task cancelled through its owner rejects its get with TaskCancelledError", async () => {

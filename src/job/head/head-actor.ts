@@ -54,6 +54,15 @@ export class HeadActor extends Actor implements HeadEndpoints {
     this.#head.submit(id, { url, exportName }, args, options, parent, owner);
   }
 
+  /** Nested tasks whose refs `owner` keeps, in the order they were made: `flat` is `id, url, exportName, args, options, parent, …`. */
+  @endpoint({ concurrent: true })
+  remoteSubmitBatch(flat: unknown[], owner: OwnerAddress): void {
+    for (let i = 0; i < flat.length; i += 6) {
+      const [id, url, exportName, args, options, parent] = flat.slice(i, i + 6) as [string, string, string, unknown[], TaskOptions, string | null];
+      this.#head.submit(id, { url, exportName }, args, options, parent, owner);
+    }
+  }
+
   /** Task `taskId` waits in its worker for values its worker's owner keeps (`blocked`), or waits no more: its resources are lent out meanwhile. */
   @endpoint({ concurrent: true })
   remoteBlocked(taskId: string, blocked: boolean): void {

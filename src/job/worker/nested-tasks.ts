@@ -12,6 +12,7 @@ import { HeldValue } from "../objects/held-value.ts";
 import type { OwnerAddress } from "../objects/object-ref.ts";
 import type { OwnedPuts } from "../objects/owned-puts.ts";
 import { taskOfReturn } from "../objects/task-returns.ts";
+import { SubmitBatch } from "./submit-batch.ts";
 
 interface NestedTask {
   readonly url: string;
@@ -28,21 +29,27 @@ interface NestedTask {
 export class NestedTasks {
   readonly #tasks = new Map<string, NestedTask>();
 
+  readonly #submits: SubmitBatch;
+
   constructor(
     private readonly head: ActorMesh<HeadEndpoints>,
     private readonly owner: OwnerAddress,
     private readonly entries: OwnedPuts,
   ) {
     entries.onFreed = (id) => this.#freed(id);
+    this.#submits = new SubmitBatch(head, owner);
   }
 
-  /** Submits task `id` (`url`#`exportName` with `args`), whose refs this owner keeps; `parent`: the submitting task. */
-  submit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent: string | null): void {
+  /**
+   * Submits task `id` (`url`#`exportName` with `args`), whose refs this owner keeps; `parent`: the submitting task;
+   * `fail`: what its refs get if it cannot be sent (an argument the codec cannot encode).
+   */
+  submit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent: string | null, fail: (err: unknown) => void): void {
     const retriesLeft = retriesOf(options);
     const n = returnsOf(options);
     // Lineage is kept only while the task may run again: most tasks have no retries and cost nothing here.
     if (retriesLeft > 0) this.#tasks.set(id, { url, exportName, args, options, retriesLeft, live: Math.max(n, 1), rerunning: false });
-    this.head.remoteSubmit.broadcast(id, url, exportName, args, options, parent, this.owner);
+    this.#submits.add(id, url, exportName, args, options, parent, fail);
   }
 
   /** Ref `id`'s outcome came; its task has `retriesLeft` (-1: no limit). */

@@ -106,13 +106,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
       const error = nameUnsendableArgument(err, functionLabel(fn), args) as Error;
       for (const id of n === 0 ? [ref.id] : returnIds(ref.id, n)) this.#puts.entries.settle(id, false, error);
     };
-    locate(fn).then(({ url, exportName }) => {
-      try {
-        this.#puts.nested.submit(ref.id, url, exportName, args, options, this.#taskId);
-      } catch (err) {
-        fail(err); // an argument the codec cannot send: the ref rejects with it
-      }
-    }, fail);
+    locate(fn).then(({ url, exportName }) => this.#puts.nested.submit(ref.id, url, exportName, args, options, this.#taskId, fail), fail);
     return ref;
   }
 
