@@ -106,3 +106,13 @@ export async function runWithOneUnsendable(): Promise<string[]> {
     ),
   );
 }
+
+/** Reads a ref of made()'s value with get: where it was made, and whether it is `n` doubles of `fill`. */
+export async function readMade(
+  wrapped: { ref: ObjectRef<{ data: Float64Array; pid: number }> },
+  n: number,
+  fill: number,
+): Promise<{ pid: number; exact: boolean }> {
+  const { data, pid } = await getJobContext().get(wrapped.ref);
+  return { pid, exact: data.length === n && data.every((x) => x === fill) };
+}

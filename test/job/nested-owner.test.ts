@@ -8,7 +8,19 @@ import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } fr
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 import { collectUntil, headCalls, heldBackends, N } from "./held-backends.ts";
 import { check, checkByGet, collect } from "./put-owner-tasks.ts";
-import { cancelNested, ownedHere, runAndGet, runChained, runHere, runMade, runMany, runReturns, runWithOneUnsendable, where } from "./nested-owner-tasks.ts";
+import {
+  cancelNested,
+  ownedHere,
+  runAndGet,
+  runChained,
+  runHere,
+  runMade,
+  runMany,
+  runReturns,
+  runWithOneUnsendable,
+  readMade,
+  where,
+} from "./nested-owner-tasks.ts";
 
 const backends: Array<[string, (workers: number) => JobContext]> = [
   ...heldBackends,
@@ -114,6 +126,9 @@ for (const [kind, make] of heldBackends) {
           await assert.rejects(ctx.get(ref), (err: Error) => err instanceof ObjectLostError && /the result of task made, was held by worker/.test(err.message));
           return;
         }
+        // A task's get finds the holder gone and asks the owner, which runs the task again; the driver reads the new value.
+        const read = await ctx.get(ctx.run(readMade, { ref }, N, 5));
+        assert.ok(read.exact && read.pid !== first.pid, "the task read the value made anew");
         const again = await ctx.get(ref);
         assert.notEqual(again.pid, first.pid, "made anew elsewhere");
         assert.equal(again.data.length, N);

@@ -39,6 +39,7 @@ export class HeadActor extends Actor implements HeadEndpoints {
   /**
    * `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). `owner`: the worker's
    * owner that keeps its ref (../worker/put-owner.ts), which the head sends its outcome; none: the head keeps it.
+   * `lostWith`: the worker whose loss of its value the owner makes it anew for.
    */
   @endpoint({ concurrent: true })
   remoteSubmit(
@@ -49,9 +50,10 @@ export class HeadActor extends Actor implements HeadEndpoints {
     options: TaskOptions,
     parent: string | null = null,
     owner: OwnerAddress | null = null,
+    lostWith: number | null = null,
   ): void {
     if (owner === null) this.#head.store.counts.borrow([id]);
-    this.#head.submit(id, { url, exportName }, args, options, parent, owner);
+    this.#head.submit(id, { url, exportName }, args, options, parent, owner, lostWith);
   }
 
   /** Nested tasks whose refs `owner` keeps, in the order they were made: `flat` is `id, url, exportName, args, options, parent, …`. */

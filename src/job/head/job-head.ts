@@ -101,7 +101,8 @@ export class JobHead {
 
   /**
    * `parent`: the task that submitted it, if any. `owner`: the worker's owner that keeps its ref (or each return's): the
-   * head runs the task, sends the owner its outcome and forgets it (owner-forwards.ts).
+   * head runs the task, sends the owner its outcome and forgets it (owner-forwards.ts). `lostWith`: the worker whose
+   * loss of its value the owner makes it anew for.
    */
   submit(
     id: string,
@@ -110,11 +111,13 @@ export class JobHead {
     options: TaskOptions & { numReturns?: number },
     parent: string | null = null,
     owner: OwnerAddress | null = null,
+    lostWith: number | null = null,
   ): void {
     const n = options.numReturns;
     if (n !== undefined) this.store.split(id, returnIds(id, n), options.name ?? (typeof fn === "function" ? fn.name || "task" : fn.exportName));
     const task = this.#scheduler.submit(id, fn, args, options, parent);
     if (owner === null) return;
+    if (task && lostWith !== null) task.lostWith = lostWith; // a run of it that dies of that worker's death spends no retry
     for (const ref of n === undefined ? [id] : returnIds(id, n))
       this.store.forward(ref, (outcome, ok) => this.#forwards.send(owner, ref, outcome, ok, task?.retriesLeft ?? 0));
   }

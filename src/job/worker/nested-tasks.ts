@@ -80,7 +80,8 @@ export class NestedTasks {
     task.rerunning = true;
     // The returns that were not lost keep their values: the owner lets the new ones go (OwnedPuts.settle).
     const options = { ...task.options, maxRetries: task.retriesLeft === Infinity ? -1 : task.retriesLeft };
-    this.head.remoteSubmit.broadcast(taskId, task.url, task.exportName, task.args, options, null, this.owner);
+    // Naming the lost holder's worker: a run sent there before the head hears of its death spends no retry.
+    this.head.remoteSubmit.broadcast(taskId, task.url, task.exportName, task.args, options, null, this.owner, held.worker);
     return true;
   }
 

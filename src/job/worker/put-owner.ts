@@ -76,7 +76,7 @@ export class PutOwner extends Actor implements RefHead {
 
   @endpoint({ concurrent: true })
   remoteStreamNext(id: string, _index: number, _taskId: string | null): Promise<string | null> {
-    return Promise.reject(new Error(`ObjectRef(${id}) was made by put in a worker: it is a value, not a stream; read it with get`));
+    return Promise.reject(new Error(`ObjectRef(${id}) is a value a worker made (a put, or a task's result), not a stream; read it with get`));
   }
 
   /** A nested task's cancel goes to the head, which runs it (its outcome comes here as a TaskCancelledError); a put has nothing to cancel. */
