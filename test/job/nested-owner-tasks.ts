@@ -116,3 +116,19 @@ export async function readMade(
   const { data, pid } = await getJobContext().get(wrapped.ref);
   return { pid, exact: data.length === n && data.every((x) => x === fill) };
 }
+
+/** made(n, fill) twice, as two returns. */
+export function madePair(n: number, fill: number): [{ data: Float64Array; pid: number }, { data: Float64Array; pid: number }] {
+  return [made(n, fill), made(n, fill + 1)];
+}
+
+/** As runMade, for madePair as a nested task with two returns. */
+export async function runPairMade(
+  n: number,
+  fill: number,
+  maxRetries: number,
+): Promise<{ refs: Array<ObjectRef<{ data: Float64Array; pid: number }>>; pid: number }> {
+  const refs = getJobContext().createTask(madePair, [n, fill], { numReturns: 2, maxRetries });
+  await new Promise((resolve) => setImmediate(resolve));
+  return { refs, pid: process.pid };
+}

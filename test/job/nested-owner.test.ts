@@ -19,6 +19,7 @@ import {
   runReturns,
   runWithOneUnsendable,
   readMade,
+  runPairMade,
   where,
 } from "./nested-owner-tasks.ts";
 
@@ -138,3 +139,20 @@ for (const [kind, make] of heldBackends) {
       assert.fail("the nested task never ran on the other worker");
     });
 }
+
+for (const [kind, make] of heldBackends)
+  it(`both returns of a nested task, lost with their holder, are made anew by one run (${kind})`, async () => {
+    await using ctx = make(2);
+    await ctx.get([ctx.run(where), ctx.run(where)]); // both workers are up
+    for (let tries = 0; tries < 30; tries++) {
+      const { refs, pid: parent } = await ctx.get(ctx.run(runPairMade, N, 2, 1));
+      const first = await ctx.get(refs[0]);
+      if (first.pid === parent) continue;
+      process.kill(first.pid, "SIGKILL");
+      const [a, b] = [await ctx.get(refs[0]), await ctx.get(refs[1])];
+      assert.ok(a.pid !== first.pid && a.pid === b.pid, "both made anew by the same run elsewhere");
+      assert.ok(a.data.every((x) => x === 2) && b.data.every((x) => x === 3) && b.data.length === N);
+      return;
+    }
+    assert.fail("the nested task never ran on the other worker");
+  });

@@ -94,6 +94,12 @@ export class OwnedPuts {
     return Promise.reject(new ObjectFreedError(`ObjectRef(${id})`));
   }
 
+  /** The HeldValue kept for ref `id`, if its value is held as bytes. */
+  heldValue(id: string): HeldValue | undefined {
+    const value = this.#values.get(id);
+    return value instanceof HeldValue ? value : undefined;
+  }
+
   /** Whether a read of ref `id` here waits: for its task's outcome, or to read its value from another process. */
   waits(id: string): boolean {
     const value = this.#values.get(id);

@@ -11,7 +11,7 @@ import type { HeadEndpoints } from "../head-endpoints.ts";
 import { HeldValue } from "../objects/held-value.ts";
 import type { OwnerAddress } from "../objects/object-ref.ts";
 import type { OwnedPuts } from "../objects/owned-puts.ts";
-import { taskOfReturn } from "../objects/task-returns.ts";
+import { returnIds, taskOfReturn } from "../objects/task-returns.ts";
 import { SubmitBatch } from "./submit-batch.ts";
 
 interface NestedTask {
@@ -76,6 +76,12 @@ export class NestedTasks {
     if (!task || (!task.rerunning && task.retriesLeft <= 0)) return false;
     this.entries.reopen(id);
     if (task.rerunning) return true;
+    // Its other returns held by the same process are lost with it: they wait for this run too (a return read after it
+    // would find no retry left, and the run's value for it let go).
+    for (const other of returnIds(taskId, returnsOf(task.options))) {
+      const value = this.entries.heldValue(other);
+      if (other !== id && value?.buffer.owner === holder) this.entries.reopen(other);
+    }
     task.retriesLeft--;
     task.rerunning = true;
     // The returns that were not lost keep their values: the owner lets the new ones go (OwnedPuts.settle).
