@@ -71,6 +71,7 @@ export class JobHead {
     this.refs.self = endpoints[kMesh].id;
     LOCAL_OWNERS.set(this.refs.self, this.store.counts); // its refs decoded in this process count as its own
     this.refs.onLost = (id, holder) => this.holderLost(id, holder);
+    this.#scheduler.lineage.onWorkerDied = (worker) => this.#forwards.holderDied(worker);
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id], setup.kind !== "threads");
     // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane/thread-lane.ts).

@@ -13,6 +13,7 @@ import { PUT_OWNER_CLASS, PUT_OWNER_NAME, type OwnerAddress } from "../objects/o
 /** What an owner takes from the head: `flat` is `id, ok, outcome, retriesLeft, …` (ok 1: a value, 0: an error). */
 interface SettledAt {
   remoteSettled(flat: unknown[]): void;
+  remoteHolderDied(worker: number): void;
 }
 
 export class OwnerForwards {
@@ -29,6 +30,21 @@ export class OwnerForwards {
     }
     batch.flat.push(id, ok ? 1 : 0, outcome, retriesLeft === Infinity ? -1 : retriesLeft);
     if (typeof outcome === "object" && outcome !== null) batch.objects = true;
+  }
+
+  /**
+   * Worker `worker` died: every owner this head sent outcomes to makes the values it held anew (those that may be), as
+   * the head's lineage does for its own, rather than when a reader finds them gone. Sent after any outcome from before.
+   */
+  holderDied(worker: number): void {
+    if (this.#batches.size !== 0) this.#flush();
+    for (const owner of this.#owners.values()) {
+      try {
+        owner.remoteHolderDied.broadcast(worker);
+      } catch {
+        // that owner is gone too
+      }
+    }
   }
 
   #owner([addr, id]: OwnerAddress): ActorMesh<SettledAt> {

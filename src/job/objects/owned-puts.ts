@@ -100,6 +100,13 @@ export class OwnedPuts {
     return value instanceof HeldValue ? value : undefined;
   }
 
+  /** The values held as bytes by worker `worker`, with their ref ids. */
+  heldBy(worker: number): Array<[string, HeldValue]> {
+    const held: Array<[string, HeldValue]> = [];
+    for (const [id, value] of this.#values) if (value instanceof HeldValue && value.worker === worker) held.push([id, value]);
+    return held;
+  }
+
   /** Whether a read of ref `id` here waits: for its task's outcome, or to read its value from another process. */
   waits(id: string): boolean {
     const value = this.#values.get(id);

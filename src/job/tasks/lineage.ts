@@ -66,8 +66,12 @@ export class Lineage {
     return true;
   }
 
+  /** Told when a worker died, after this head's own values it held: the owners of nested tasks' values make theirs anew. */
+  onWorkerDied: ((worker: number) => void) | null = null;
+
   /** Worker `worker` died: every value it held whose task may run again is made anew. */
   workerDied(worker: number): void {
     for (const id of [...this.#tasks.keys()]) if (this.host.store.held(id)?.worker === worker) this.holderLost(id);
+    this.onWorkerDied?.(worker);
   }
 }

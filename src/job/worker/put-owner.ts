@@ -70,8 +70,16 @@ export class PutOwner extends Actor implements RefHead {
   /** A reader found the holder of ref `id`'s value gone: a nested task's runs again if it may (nested-tasks.ts); a put's is lost. */
   @endpoint({ concurrent: true })
   async remoteLost(id: string, holder: string): Promise<boolean> {
+    if (this.#puts.pending(id)) return true; // made anew already
     const held = await this.#puts.kept(id).catch(() => undefined);
     return this.#owned.nested.lost(id, holder, held);
+  }
+
+  /** Worker `worker` died (the head says so): the nested tasks' values it held are made anew now if they may be. */
+  @endpoint({ concurrent: true })
+  remoteHolderDied(worker: number): void {
+    const { entries, nested } = this.#owned;
+    for (const [id, held] of entries.heldBy(worker)) nested.lost(id, held.buffer.owner, held);
   }
 
   @endpoint({ concurrent: true })
