@@ -132,3 +132,21 @@ export async function runPairMade(
   await new Promise((resolve) => setImmediate(resolve));
   return { refs, pid: process.pid };
 }
+
+/** The pid of the process it runs in (given a value, which it ignores). */
+export function pidWith(_value: unknown): number {
+  return process.pid;
+}
+
+/**
+ * Runs made(n, 1) as a nested task, waits for it, then a nested reader given its ref: where the value was made and
+ * where the reader ran, and this process.
+ */
+export async function runNear(n: number): Promise<{ holder: number; reader: number; parent: number }> {
+  const ctx = getJobContext();
+  const ref = ctx.run(made, n, 1);
+  await new Promise((resolve) => setImmediate(resolve)); // its submit goes out while this task holds its worker
+  await ctx.wait([ref]);
+  const reader = await ctx.get(ctx.run(pidWith, ref));
+  return { holder: (await ctx.get(ref)).pid, reader, parent: process.pid };
+}

@@ -21,6 +21,7 @@ import {
   runWithOneUnsendable,
   readMade,
   runPairMade,
+  runNear,
   where,
 } from "./nested-owner-tasks.ts";
 
@@ -178,3 +179,15 @@ for (const [kind, make] of heldBackends)
     }
     assert.fail("the nested task never ran on the other worker");
   });
+
+it("a task given a nested task's large value runs on the worker holding it when that worker is free (processes)", async () => {
+  await using ctx = createJobContext("processes", { maxWorkers: 2 });
+  let rounds = 0;
+  for (let tries = 0; tries < 40 && rounds < 4; tries++) {
+    const { holder, reader, parent } = await ctx.get(ctx.run(runNear, N));
+    if (holder === parent) continue; // its holder is where the parent waits: no test of where the reader goes
+    assert.equal(reader, holder, "the reader ran where the value is");
+    rounds++;
+  }
+  assert.equal(rounds, 4, "the nested task ran on the other worker often enough");
+});

@@ -74,12 +74,17 @@ export const kOwner = Symbol("fray.refOwner");
 /** How many bytes a worker's put holds as bytes (not kept as it is): where tasks reading it are sent (../tasks/locality.ts). */
 export const kHeldBytes = Symbol("fray.refHeldBytes");
 
+/** The worker holding a nested task's value as bytes (kHeldBytes of them), once its owner knows: where its readers are sent. */
+export const kHolder = Symbol("fray.refHolder");
+
 export class ObjectRef<T = unknown> {
   declare private readonly _value: T;
   /** @internal */
   readonly [kOwner]: RefOwner;
   /** @internal */
   [kHeldBytes]?: number;
+  /** @internal */
+  [kHolder]?: number;
 
   /** @internal */
   constructor(
@@ -162,15 +167,17 @@ registerHandleType<ObjectRef>({
     }
     const addr = owner.head[kMesh].addrs[0];
     if (owner.putBy === undefined) return [ref.id, addr, owner.id];
-    return [ref.id, addr, owner.id, transitPin(ref, owner), owner.putBy, ref[kHeldBytes] ?? 0];
+    const wire = [ref.id, addr, owner.id, transitPin(ref, owner), owner.putBy, ref[kHeldBytes] ?? 0];
+    return ref[kHolder] === undefined ? wire : [...wire, ref[kHolder]];
   },
   // A ref decoded in its owner's process counts as the owner's own; anywhere else, as a borrow (ref-counts.ts). A put
   // owner's ref drops the pin of the message it came in.
   fromWire: (data) => {
-    const [id, addr, head, token, putBy, heldBytes] = data as [string, string, string, string?, number?, number?];
+    const [id, addr, head, token, putBy, heldBytes, holder] = data as [string, string, string, string?, number?, number?, number?];
     const owner = putBy === undefined ? headAt(addr, head) : putOwnerAt(addr, head, putBy);
     const ref = new ObjectRef(id, owner);
     if (heldBytes) ref[kHeldBytes] = heldBytes;
+    if (holder !== undefined) ref[kHolder] = holder;
     const local = LOCAL_OWNERS.get(head);
     if (!local) return borrowed(ref, head, owner.head!, false, token || undefined);
     local.track(ref);

@@ -9,7 +9,7 @@ import { currentProc } from "../../runtime/face/procs.ts";
 import { ObjectFreedError } from "../base/errors.ts";
 import { HeldValue } from "./held-value.ts";
 import { keptPut } from "./kept-values.ts";
-import type { ObjectRef } from "./object-ref.ts";
+import { kHeldBytes, kHolder, type ObjectRef } from "./object-ref.ts";
 import { LOCAL_OWNERS, RefCounts } from "./ref-counts.ts";
 
 /** The put owners of this process, by their actor's mesh id. */
@@ -17,7 +17,14 @@ export const LOCAL_PUTS = new Map<string, OwnedPuts>();
 
 /** A nested task's entry until its outcome comes: its promise is made when first asked for. */
 class Pending {
+  /** The ref made for it here, told where a large value is held (its readers are sent there: ../tasks/locality.ts). */
+  readonly ref: WeakRef<ObjectRef> | null;
   #promise: Promise<unknown> | null = null;
+
+  constructor(ref: ObjectRef | null = null) {
+    this.ref = ref && new WeakRef(ref);
+  }
+
   #resolve: ((value: unknown) => void) | null = null;
   #reject: ((error: unknown) => void) | null = null;
 
@@ -63,7 +70,7 @@ export class OwnedPuts {
 
   /** `ref`, made here for a nested task, is pending until its outcome comes (settle); counted as a put's is. */
   expect(ref: ObjectRef): ObjectRef {
-    this.#pending.set(ref.id, new Pending());
+    this.#pending.set(ref.id, new Pending(ref));
     return this.counts.track(ref);
   }
 
@@ -76,6 +83,8 @@ export class OwnedPuts {
     }
     this.#pending.delete(id);
     (ok ? this.#values : this.#errors).set(id, outcome);
+    const ref = outcome instanceof HeldValue ? pending.ref?.deref() : undefined;
+    if (ref) [ref[kHeldBytes], ref[kHolder]] = [(outcome as HeldValue).buffer.size, (outcome as HeldValue).worker];
     pending.settle(ok, outcome);
   }
 
