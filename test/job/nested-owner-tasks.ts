@@ -150,3 +150,13 @@ export async function runNear(n: number): Promise<{ holder: number; reader: numb
   const reader = await ctx.get(ctx.run(pidWith, ref));
   return { holder: (await ctx.get(ref)).pid, reader, parent: process.pid };
 }
+
+export function one(): number {
+  return 1;
+}
+
+/** Gets a nested task that asks for a whole cpu, as this task does: it runs only on the cpu this task lends it. */
+export async function parentWholeCpu(): Promise<number> {
+  const ctx = getJobContext();
+  return ctx.get(ctx.createTask(one, [], { resources: { cpu: 1 } }));
+}

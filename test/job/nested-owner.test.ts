@@ -22,6 +22,7 @@ import {
   readMade,
   runPairMade,
   runNear,
+  parentWholeCpu,
   where,
 } from "./nested-owner-tasks.ts";
 
@@ -94,6 +95,11 @@ for (const [kind, make] of backends) {
     it("a nested task cancelled through its owner rejects its get with TaskCancelledError", async () => {
       await using ctx = make(1);
       assert.deepEqual(await ctx.get(ctx.run(cancelNested)), { error: "TaskCancelledError", owned: 1 });
+    });
+
+    it("a parent waiting for its nested task lends the head its cpu: a nested task asking for a whole one runs", async () => {
+      await using ctx = make(1);
+      assert.equal(await ctx.get(ctx.createTask(parentWholeCpu, [], { resources: { cpu: 1 } })), 1);
     });
 
     it("the owner keeps a nested task's value until every ref is gone, then frees it", async () => {
