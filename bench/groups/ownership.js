@@ -1,7 +1,6 @@
-// H5: the metadata every ref costs its owner. A task's nested `run` is owned by the job's head, in the driver (issue 47
-// asks for Ray's model, where the process that makes a ref owns it; docs/design/object-store.md says why fray keeps
-// one owner for tasks): a nested submit is a message to the head. A task's `put` is owned by its worker's put owner
-// (docs/design/object-store.md, "Who owns what"): the head never hears of it. This measures tiny tasks submitted from
+// H5: the metadata every ref costs its owner. A task's nested `run` and its `put` are owned by its worker's owner
+// (docs/design/object-store.md, "Who owns what"): a nested submit is still a message to the head, which schedules it
+// and sends its result to the owner; the parent's get asks the head nothing. The head never hears of a put. This measures tiny tasks submitted from
 // tasks on 2 worker processes (each parent submits its share and gets the values), against the same number submitted
 // from the driver; and small `put`s (and their `get`s) from tasks against the same in the driver.
 import { createJobContext } from "../../dist/job.js";
@@ -55,7 +54,7 @@ if (want("H5")) {
     report(
       "H5",
       `tiny tasks submitted from tasks (2 parents on 2 worker processes, ${thousands(half)} each, values got by the parent; ` +
-        `every ref owned by the head in the driver; median of ${rounds})`,
+        `each ref owned by its parent's worker, scheduled by the head; median of ${rounds})`,
       thousands(Math.round(nested)),
       "tasks/s",
       `the same ${thousands(N)} tasks submitted from the driver ${thousands(Math.round(driver))} tasks/s`,

@@ -4,11 +4,28 @@
 import type { PortRef } from "../runtime/face/actors.ts";
 import type { ActorTarget } from "./base/actor-target.ts";
 import type { ActorOptions, TaskOptions } from "./base/options.ts";
-import type { ObjectRef, RefHead } from "./objects/object-ref.ts";
+import type { ObjectRef, OwnerAddress, RefHead } from "./objects/object-ref.ts";
 
 export interface HeadEndpoints extends RefHead {
-  /** `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). */
-  remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent?: string | null): void;
+  /**
+   * `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too); `owner`: the worker's
+   * owner that keeps its ref (worker/put-owner.ts), sent its outcome (none: the head keeps it); `lostWith`: the
+   * worker whose loss of its value the owner makes it anew for (tasks/task-records.ts `Task.lostWith`).
+   */
+  remoteSubmit(
+    id: string,
+    url: string,
+    exportName: string,
+    args: unknown[],
+    options: TaskOptions,
+    parent?: string | null,
+    owner?: OwnerAddress | null,
+    lostWith?: number | null,
+  ): void;
+  /** Nested tasks whose refs `owner` keeps, as remoteSubmit takes them: `flat` is `id, url, exportName, args, options, parent, …`. */
+  remoteSubmitBatch(flat: unknown[], owner: OwnerAddress): void;
+  /** Task `taskId` waits in its worker for values kept by an owner there (`blocked`), or no more: it lends its resources out meanwhile. */
+  remoteBlocked(taskId: string, blocked: boolean): void;
   /** `window`: how many items the generator may yield ahead of its reader (Infinity: no limit). */
   remoteSubmitStream(id: string, url: string, exportName: string, args: unknown[], parent: string | null, window?: number, options?: TaskOptions): void;
   /** Worker `worker`'s tasks that got a slot (worker/start-reports.ts). */

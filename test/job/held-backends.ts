@@ -1,11 +1,12 @@
 // What the held-value suites share (held-results.test.ts, object-borrowers.test.ts, object-spill.test.ts,
-// held-in-shm.test.ts, put-owner.test.ts): the backends whose workers hold large values, a value size well above the
+// held-in-shm.test.ts, put-owner.test.ts, nested-owner.test.ts): the backends whose workers hold large values, a value size well above the
 // inline threshold, the test process's garbage collector (and its worker's), and settings given to the workers a body
 // starts.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createJobContext, type JobContext } from "../../src/job.ts";
 import { thisHost } from "../../src/mesh.ts";
+import { HeadActor } from "../../src/job/head/head-actor.ts";
 import { track } from "../helpers.ts";
 
 setFlagsFromString("--expose-gc");
@@ -47,4 +48,22 @@ export async function withSettings<T>(settings: Record<string, string>, body: ()
       else process.env[k] = v;
     }
   }
+}
+
+/** Calls of each of the head's endpoints `names` while `body` runs (the head runs in this, the driver's, process). */
+export async function headCalls(names: Array<keyof HeadActor>, body: () => Promise<void>): Promise<number> {
+  const proto = HeadActor.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const saved = names.map((name) => [name, proto[name]] as const);
+  let calls = 0;
+  for (const [name, fn] of saved)
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      calls++;
+      return fn.apply(this, args);
+    };
+  try {
+    await body();
+  } finally {
+    for (const [name, fn] of saved) proto[name] = fn;
+  }
+  return calls;
 }

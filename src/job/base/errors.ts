@@ -55,10 +55,10 @@ export class ObjectLostError extends Error {
     const network = options?.unreachable ? "; check the network between this host and the holder's (a cut link, a firewall, a host down)" : "";
     super(
       options?.ownerGone
-        ? `${ref}, made by put in ${worker >= 0 ? `worker ${worker}` : "a worker's process"}${at}, is lost: its owner, that process, ` +
-            `${options.unreachable ? "could not be reached" : "is gone"} ` +
-            `(${why}), and the value went with it (a put has no task to run again). A put's value lives as long as the process that put it: ` +
-            `keep that worker running while its refs are used${network}, or return the value from the task instead of putting it`
+        ? `${ref}, made in ${worker >= 0 ? `worker ${worker}` : "a worker's process"}${at} (by put, or as the ref of a task submitted there), is lost: ` +
+            `its owner, that process, ${options.unreachable ? "could not be reached" : "is gone"} (${why}), and the value or what it knew of ` +
+            `it went with it. A ref made in a task lives as long as the process that made it: keep that worker running while its refs are ` +
+            `used${network}, or return the value from the task instead of a ref`
         : `${ref}, the result of task ${taskName}, was held by ${holderName(worker)}${at}, ${fate} (${why}): its value is lost. Give the task ` +
             `maxRetries, so that a read of a lost value runs it again on a worker that can be reached${network}; or return values smaller than ` +
             `FRAY_OBJECT_INLINE_BYTES, which the job's driver keeps`,

@@ -12,7 +12,7 @@ import type { ActorTarget } from "../base/actor-target.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import type { JobKind } from "../job-context.ts";
 import { JobHead } from "./job-head.ts";
-import type { ObjectRef } from "../objects/object-ref.ts";
+import type { ObjectRef, OwnerAddress } from "../objects/object-ref.ts";
 import type { ActorOptions, Resources, TaskOptions } from "../base/options.ts";
 
 /** Heads a HeadActor of this process constructed and startHead has not taken yet, by token. */
@@ -36,11 +36,39 @@ export class HeadActor extends Actor implements HeadEndpoints {
   // The endpoints that make a ref (submits, actor calls, a stream's next item) count the caller, which holds
   // the ref, as a borrower of its value: it gives the borrow back when it drops the ref (../objects/borrowed-refs.ts).
 
-  /** `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). */
+  /**
+   * `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). `owner`: the worker's
+   * owner that keeps its ref (../worker/put-owner.ts), which the head sends its outcome; none: the head keeps it.
+   * `lostWith`: the worker whose loss of its value the owner makes it anew for.
+   */
   @endpoint({ concurrent: true })
-  remoteSubmit(id: string, url: string, exportName: string, args: unknown[], options: TaskOptions, parent: string | null = null): void {
-    this.#head.store.counts.borrow([id]);
-    this.#head.submit(id, { url, exportName }, args, options, parent);
+  remoteSubmit(
+    id: string,
+    url: string,
+    exportName: string,
+    args: unknown[],
+    options: TaskOptions,
+    parent: string | null = null,
+    owner: OwnerAddress | null = null,
+    lostWith: number | null = null,
+  ): void {
+    if (owner === null) this.#head.store.counts.borrow([id]);
+    this.#head.submit(id, { url, exportName }, args, options, parent, owner, lostWith);
+  }
+
+  /** Nested tasks whose refs `owner` keeps, in the order they were made: `flat` is `id, url, exportName, args, options, parent, …`. */
+  @endpoint({ concurrent: true })
+  remoteSubmitBatch(flat: unknown[], owner: OwnerAddress): void {
+    for (let i = 0; i < flat.length; i += 6) {
+      const [id, url, exportName, args, options, parent] = flat.slice(i, i + 6) as [string, string, string, unknown[], TaskOptions, string | null];
+      this.#head.submit(id, { url, exportName }, args, options, parent, owner);
+    }
+  }
+
+  /** Task `taskId` waits in its worker for values its worker's owner keeps (`blocked`), or waits no more: its resources are lent out meanwhile. */
+  @endpoint({ concurrent: true })
+  remoteBlocked(taskId: string, blocked: boolean): void {
+    this.#head.blocked(taskId, blocked);
   }
 
   @endpoint({ concurrent: true })

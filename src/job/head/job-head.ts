@@ -15,7 +15,7 @@ import { ActorRegistry, type ActorCode } from "./actor-registry.ts";
 import { Executor } from "../worker/executor.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import type { JobKind } from "../job-context.ts";
-import type { ObjectRef } from "../objects/object-ref.ts";
+import type { ObjectRef, OwnerAddress } from "../objects/object-ref.ts";
 import { ObjectStore } from "../objects/object-store.ts";
 import { LOCAL_OWNERS } from "../objects/ref-counts.ts";
 import type { ActorOptions, Resources, TaskOptions } from "../base/options.ts";
@@ -26,6 +26,7 @@ import { taskName } from "../tasks/task-records.ts";
 import { HeadStreams } from "../streams/head-streams.ts";
 import { kKillProcs } from "../../mesh/proc-mesh.ts";
 import { WorkerPool } from "../tasks/worker-pool.ts";
+import { OwnerForwards } from "./owner-forwards.ts";
 
 /** The mesh of the workers' Executors; createActor refuses names starting with "fray-", so no actor of the job can pose as it. */
 const EXECUTORS = "fray-executors";
@@ -50,6 +51,8 @@ export class JobHead {
   readonly #streams = new HeadStreams(this.store);
   readonly #actors: ActorRegistry;
   readonly #owner: MessageContext | undefined;
+  /** Where the outcomes of nested tasks whose refs workers own go. */
+  readonly #forwards = new OwnerForwards();
   #procs: ProcMesh | null = null;
 
   /** `owner`: the HeadActor's context; what the head spawns is owned there, so its failures reach HeadActor.supervise. */
@@ -68,6 +71,7 @@ export class JobHead {
     this.refs.self = endpoints[kMesh].id;
     LOCAL_OWNERS.set(this.refs.self, this.store.counts); // its refs decoded in this process count as its own
     this.refs.onLost = (id, holder) => this.holderLost(id, holder);
+    this.#scheduler.lineage.onWorkerDied = (worker) => this.#forwards.holderDied(worker);
     this.#pool.reset(setup.procs.size, setup.capacity);
     this.#actors.useProcs(setup.procs, setup.namespace, [endpoints[kMesh].addrs[0], endpoints[kMesh].id], setup.kind !== "threads");
     // Executors in threads of this process take tiny tasks by a lane of their own (../routes/thread-lane/thread-lane.ts).
@@ -96,11 +100,32 @@ export class JobHead {
     this.#scheduler.workerDied(failure.rank, failure.cause);
   }
 
-  /** `parent`: the task that submitted it, if any. */
-  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions & { numReturns?: number }, parent: string | null = null): void {
+  /**
+   * `parent`: the task that submitted it, if any. `owner`: the worker's owner that keeps its ref (or each return's): the
+   * head runs the task, sends the owner its outcome and forgets it (owner-forwards.ts). `lostWith`: the worker whose
+   * loss of its value the owner makes it anew for.
+   */
+  submit(
+    id: string,
+    fn: TaskCode,
+    args: readonly unknown[],
+    options: TaskOptions & { numReturns?: number },
+    parent: string | null = null,
+    owner: OwnerAddress | null = null,
+    lostWith: number | null = null,
+  ): void {
     const n = options.numReturns;
     if (n !== undefined) this.store.split(id, returnIds(id, n), options.name ?? (typeof fn === "function" ? fn.name || "task" : fn.exportName));
-    this.#scheduler.submit(id, fn, args, options, parent);
+    const task = this.#scheduler.submit(id, fn, args, options, parent);
+    if (owner === null) return;
+    if (task && lostWith !== null) task.lostWith = lostWith; // a run of it that dies of that worker's death spends no retry
+    for (const ref of n === undefined ? [id] : returnIds(id, n))
+      this.store.forward(ref, (outcome, ok) => this.#forwards.send(owner, ref, outcome, ok, task?.retriesLeft ?? 0));
+  }
+
+  /** Task `taskId` (if any) lends its resources out while it waits for values kept elsewhere (its worker's owner's), or takes them back. */
+  blocked(taskId: string, blocked: boolean): void {
+    this.#scheduler.setBlocked(taskId, blocked);
   }
 
   /** Submits a streaming task: what it yields is kept as stream `id`. */

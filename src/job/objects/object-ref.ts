@@ -1,7 +1,7 @@
 // ObjectRef: a handle to a value that a task will produce (or `put` stored).
 // The value is kept by its owner: the head of the job that made the ref, in
-// that job's driver — or, for a `put` in a worker, that worker's put owner
-// (../worker/put-owner.ts). A ref names its owner, so it can be passed anywhere — to
+// that job's driver — or, for a `put` in a worker or a task submitted there, that
+// worker's owner (../worker/put-owner.ts). A ref names its owner, so it can be passed anywhere — to
 // tasks and actors of its job, back to the driver, to another job through a
 // named actor — and whoever resolves it asks the owner (ref-reader.ts). Every ref
 // decoded or made is counted, so the owner frees a value once no process holds a
@@ -32,7 +32,7 @@ export interface RefHead {
    * A reader found the holder of ref `id`'s value, the process at `holder`, gone: whether its task runs again (lineage)
    * or a value made anew is held elsewhere already, so a new read of the ref waits for it or reads it.
    */
-  remoteLost(id: string, holder: string): boolean;
+  remoteLost(id: string, holder: string): boolean | Promise<boolean>;
   /** The ref id of item `index` of stream `id`, or null after its last. */
   remoteStreamNext(id: string, index: number, taskId: string | null): Promise<string | null>;
   /** `force`: replace the worker of a task that is still running after FRAY_CANCEL_GRACE_MS. */
@@ -50,12 +50,15 @@ export interface RefHead {
 }
 
 /**
- * Where a ref's value is kept: with a job's head, which answers for it from any process; with the put owner of the
- * worker whose task or actor put it (`putBy`: that worker's index, -1 if it has none); or in a sync job's store in
- * this process.
+ * Where a ref's value is kept: with a job's head, which answers for it from any process; with the owner of the worker
+ * whose task or actor put it or submitted its task (`putBy`: that worker's index, -1 if it has none); or in a sync
+ * job's store in this process.
  */
 export type RefOwner =
   { readonly head: ActorMesh<RefHead>; readonly id: string; readonly putBy?: number } | { readonly head: null; readonly store: ObjectStore };
+
+/** Where a worker's owner is (../worker/put-owner.ts): its process's address, its actor's mesh id, its worker's index. */
+export type OwnerAddress = readonly [addr: string, id: string, worker: number];
 
 /** The mesh name and class of a worker's put owner (../worker/put-owner.ts), which refs of its puts name. */
 export const PUT_OWNER_NAME = "fray-put-owner";
@@ -71,12 +74,17 @@ export const kOwner = Symbol("fray.refOwner");
 /** How many bytes a worker's put holds as bytes (not kept as it is): where tasks reading it are sent (../tasks/locality.ts). */
 export const kHeldBytes = Symbol("fray.refHeldBytes");
 
+/** The worker holding a nested task's value as bytes (kHeldBytes of them), once its owner knows: where its readers are sent. */
+export const kHolder = Symbol("fray.refHolder");
+
 export class ObjectRef<T = unknown> {
   declare private readonly _value: T;
   /** @internal */
   readonly [kOwner]: RefOwner;
   /** @internal */
   [kHeldBytes]?: number;
+  /** @internal */
+  [kHolder]?: number;
 
   /** @internal */
   constructor(
@@ -159,15 +167,17 @@ registerHandleType<ObjectRef>({
     }
     const addr = owner.head[kMesh].addrs[0];
     if (owner.putBy === undefined) return [ref.id, addr, owner.id];
-    return [ref.id, addr, owner.id, transitPin(ref, owner), owner.putBy, ref[kHeldBytes] ?? 0];
+    const wire = [ref.id, addr, owner.id, transitPin(ref, owner), owner.putBy, ref[kHeldBytes] ?? 0];
+    return ref[kHolder] === undefined ? wire : [...wire, ref[kHolder]];
   },
   // A ref decoded in its owner's process counts as the owner's own; anywhere else, as a borrow (ref-counts.ts). A put
   // owner's ref drops the pin of the message it came in.
   fromWire: (data) => {
-    const [id, addr, head, token, putBy, heldBytes] = data as [string, string, string, string?, number?, number?];
+    const [id, addr, head, token, putBy, heldBytes, holder] = data as [string, string, string, string?, number?, number?, number?];
     const owner = putBy === undefined ? headAt(addr, head) : putOwnerAt(addr, head, putBy);
     const ref = new ObjectRef(id, owner);
     if (heldBytes) ref[kHeldBytes] = heldBytes;
+    if (holder !== undefined) ref[kHolder] = holder;
     const local = LOCAL_OWNERS.get(head);
     if (!local) return borrowed(ref, head, owner.head!, false, token || undefined);
     local.track(ref);

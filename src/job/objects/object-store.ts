@@ -43,6 +43,11 @@ class StoreEntry implements Entry {
     return this.#failed;
   }
 
+  /** Its value, or its error (`failed`), once settled. */
+  get outcome(): unknown {
+    return this.#value;
+  }
+
   constructor(
     private readonly store: ObjectStore,
     readonly id: string,
@@ -92,6 +97,9 @@ class StoreEntry implements Entry {
   }
 }
 
+/** Where a forwarded entry's outcome goes: its value (`ok`) or its error. */
+export type Forward = (outcome: unknown, ok: boolean) => void;
+
 export class ObjectStore {
   #entries = new Map<string, Entry>();
   /** How many entries not settled yet are awaited: while any is (and `keepsAlive`, until `close`), the process is held. */
@@ -105,6 +113,8 @@ export class ObjectStore {
   onHeldFreed: ((id: string) => void) | null = null;
   /** Ids freed because no ref held them any more, oldest first (at most FREED_REMEMBERED). */
   #freed = new Set<string>();
+  /** Entries whose outcome goes to a ref's owner in a worker when they settle (a nested task's): then they are forgotten. */
+  #forwards = new Map<string, Forward>();
   /** Entries of tasks with several returns, by task id: the ids of their returns, and the task's name. */
   #splits = new Map<string, { readonly returns: readonly string[]; readonly name: string }>();
 
@@ -117,6 +127,25 @@ export class ObjectStore {
     this.#splits.set(taskId, { returns, name });
     this.entry(taskId).dropped = true; // no ref of its own: forgotten once settled
     for (const id of open) this.entry(id);
+  }
+
+  /**
+   * Entry `id` is a nested task's, whose ref a worker's owner keeps (../worker/put-owner.ts): when it settles, `to`
+   * gets its value (a HeldValue included, which this store then neither keeps nor frees) or its error, and the entry is
+   * forgotten. An entry settled already (cancelled before its submit came) goes at once.
+   */
+  forward(id: string, to: Forward): void {
+    const e = this.#entries.get(id);
+    if (e instanceof StoreEntry && e.settled) {
+      if (this.#entries.delete(id) && metricsOn) objectStats.entries--;
+      return to(e.outcome, !e.failed);
+    }
+    this.#forwards.set(id, to);
+  }
+
+  /** Whether entry `id` goes to its owner once it settles. */
+  forwarding(id: string): boolean {
+    return this.#forwards.size !== 0 && this.#forwards.has(id);
   }
 
   /** Whether task `taskId`, one with several returns, has not ended. */
@@ -206,6 +235,12 @@ export class ObjectStore {
   /** @internal An entry settled with `value` (undefined for an error, given as `error`). */
   settled(entry: StoreEntry, value: unknown, error?: unknown): void {
     if (this.#splits.size !== 0 && this.#splits.has(entry.id)) this.#fanOut(entry.id, value, error, entry.failed);
+    const to = this.#forwards.size === 0 ? undefined : this.#forwards.get(entry.id);
+    if (to) {
+      this.#forwards.delete(entry.id);
+      if (this.#entries.delete(entry.id) && metricsOn) objectStats.entries--;
+      return to(entry.failed ? error : value, !entry.failed);
+    }
     if (value instanceof HeldValue) this.#held.set(entry.id, value);
     if (metricsOn && value !== undefined) this.#countBytes(entry.id, value);
     if (entry.dropped) this.#delete(entry.id);

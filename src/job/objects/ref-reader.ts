@@ -3,8 +3,9 @@
 // its own refs from its store, and any other's from the ref's owner: another
 // job's head (over the wire), or a sync job's store in this process. A result
 // that stayed in its worker is kept as a HeldValue (held-value.ts): `value`
-// reads it from its holder, `kept` hands it on unread, for a task to read. A worker's `put` is owned by that worker's
-// put owner (../worker/put-owner.ts): read in its process with no message, elsewhere asked of it.
+// reads it from its holder, `kept` hands it on unread, for a task to read. A worker's `put`, and a task submitted in a
+// worker, are owned by that worker's owner (../worker/put-owner.ts): read in its process with no message, elsewhere
+// asked of it.
 import { kMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { ObjectLostError } from "../base/errors.ts";
@@ -54,7 +55,7 @@ export class RefReader {
     return owner.head.remoteGet.callOne(ref, null).catch((err: unknown) => {
       if (err instanceof ActorError) throw err.cause; // the owner's answer: the task's own error
       const addr = owner.head[kMesh].addrs[0];
-      // A put has no task to run again: the owner's process, where it was put, is gone, and so is the value.
+      // The owner's process, where the ref was made, is gone, and so is what it knew of the value.
       const why = (err as Error).message;
       if (owner.putBy !== undefined) throw new ObjectLostError(`${ref}`, "put", owner.putBy, why, { cause: err, holder: addr, ownerGone: true });
       throw new Error(
@@ -65,10 +66,14 @@ export class RefReader {
     });
   }
 
-  /** The promise of `ref`'s entry while this job has not made its value yet; null once settled, and for another job's ref. */
+  /**
+   * The promise of `ref`'s entry while this job has not made its value yet (a nested task's too, whose ref its
+   * worker's owner keeps, while its task runs here); null once settled, and for another job's ref.
+   */
   pending(ref: ObjectRef): Promise<unknown> | null {
     const owner = ref[kOwner];
-    if (owner.head === null || owner.id !== this.self) return null;
+    if (owner.head === null) return null;
+    if (owner.id !== this.self && !this.store.forwarding(ref.id)) return null;
     const entry = this.store.entry(ref.id);
     return entry.settled ? null : entry.promise;
   }
@@ -81,6 +86,14 @@ export class RefReader {
   /** `args` with each ObjectRef among them replaced by what its owner keeps: a task's arguments, which it reads itself. */
   allKept(args: readonly unknown[]): Promise<unknown[]> {
     return Promise.all(args.map((a) => (a instanceof ObjectRef ? this.kept(a) : a)));
+  }
+
+  /**
+   * A task's arguments as it gets them: a ref a worker's owner keeps (a put, a nested task's) as it is, for the task's
+   * worker to ask that owner (which rebuilds a lost one it can); any other replaced by what its owner keeps.
+   */
+  forTask(args: readonly unknown[]): Promise<unknown[]> {
+    return Promise.all(args.map((a) => (!(a instanceof ObjectRef) ? a : a[kOwner].head !== null && a[kOwner].putBy !== undefined ? a : this.kept(a))));
   }
 
   /** `wait`: which of `refs` are ready (at most `numReturns`, the first to settle), and which are not, after at most `timeoutMs`. */

@@ -31,10 +31,12 @@ export class Lineage {
     task.lostWith = undefined;
     if (this.#rebuilding.size !== 0) for (const [id, t] of this.#rebuilding) if (t === task) this.#rebuilding.delete(id);
     if (task.retriesLeft <= 0) return;
+    // A nested task's values go to their owner, which keeps its lineage (../worker/nested-tasks.ts): not kept here.
+    const { store } = this.host;
     if (task.returns === 0) {
-      if (value instanceof HeldValue) this.#tasks.set(task.id, task);
+      if (value instanceof HeldValue && !store.forwarding(task.id)) this.#tasks.set(task.id, task);
     } else if (Array.isArray(value)) {
-      for (const v of value) if (v instanceof HeldValue) this.#tasks.set(v.refId, task);
+      for (const v of value) if (v instanceof HeldValue && !store.forwarding(v.refId)) this.#tasks.set(v.refId, task);
     }
   }
 
@@ -64,8 +66,12 @@ export class Lineage {
     return true;
   }
 
+  /** Told when a worker died, after this head's own values it held: the owners of nested tasks' values make theirs anew. */
+  onWorkerDied: ((worker: number) => void) | null = null;
+
   /** Worker `worker` died: every value it held whose task may run again is made anew. */
   workerDied(worker: number): void {
     for (const id of [...this.#tasks.keys()]) if (this.host.store.held(id)?.worker === worker) this.holderLost(id);
+    this.onWorkerDied?.(worker);
   }
 }

@@ -1,9 +1,10 @@
 // Locality (docs/design/object-store.md, slice 4): a task given refs to values held by workers (large results that
-// stayed where they were made, large values tasks put) runs, when that worker has room for it now, on the worker holding the largest of
-// them, so it reads that value in place instead of copying it from another process. A busy holder is not waited
-// for: the task goes wherever placement would send it anyway (worker-pool.ts).
+// stayed where they were made, large values tasks put, nested tasks' large results whose ref says where they are) runs,
+// when that worker has room for it now, on the worker holding the largest of them, so it reads that value in place
+// instead of copying it from another process. A busy holder is not waited for: the task goes wherever placement would
+// send it anyway (worker-pool.ts).
 import type { Resources } from "../base/options.ts";
-import { kHeldBytes, kOwner, ObjectRef } from "../objects/object-ref.ts";
+import { kHeldBytes, kHolder, kOwner, ObjectRef } from "../objects/object-ref.ts";
 import type { ObjectStore } from "../objects/object-store.ts";
 import type { Worker, WorkerPool } from "./worker-pool.ts";
 
@@ -20,7 +21,7 @@ export function largestHolder(args: readonly unknown[], store: ObjectStore): num
     const held = store.held(arg.id);
     if (held && held.worker >= 0 && held.buffer.size > largest) [holder, largest] = [held.worker, held.buffer.size]; // not the driver's
     const owner = arg[kOwner];
-    const put = owner.head !== null ? owner.putBy : undefined;
+    const put = owner.head !== null ? (arg[kHolder] ?? owner.putBy) : undefined; // a nested task's holder, else the putter
     const size = arg[kHeldBytes] ?? 0;
     if (put !== undefined && put >= 0 && size > largest) [holder, largest] = [put, size];
   }

@@ -44,7 +44,7 @@ export class OwnCalls {
       running.ownCall = true;
       // Fast path: a function located before and no refs among the arguments need no awaiting.
       const location = typeof task.fn !== "function" ? task.fn : (this.#located.get(task.fn) ?? (await this.#locate(task.fn)));
-      if (hasRef(args)) args = await this.host.refs.allKept(args); // a result held by a worker is read by the task, from there
+      if (hasRef(args)) args = await this.host.refs.forTask(args); // a result held by a worker is read by the task, from there
       running.preparing = false;
       if (!this.host.running.has(running)) return; // cancelled meanwhile
       await this.host

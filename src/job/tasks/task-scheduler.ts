@@ -125,16 +125,17 @@ export class TaskScheduler {
     this.#unwatch.push(onRankLost(this.#executors!, worker, (error) => this.workerDied(worker, error)));
   }
 
-  /** Queues a task whose result fills entry `id` of the store. `parent`: the task that submitted it; `stream`: a streaming task's port. */
-  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null, stream: PortRef | null = null): void {
-    if (this.#cancelledEarly.size !== 0 && this.#cancelledEarly.delete(id)) return; // its ref rejected already
+  /** Queues a task whose result fills entry `id`, and returns it (none if cancelled before it came). `parent`: its submitter; `stream`: its port. */
+  submit(id: string, fn: TaskCode, args: readonly unknown[], options: TaskOptions, parent: string | null = null, stream: PortRef | null = null) {
+    if (this.#cancelledEarly.size !== 0 && this.#cancelledEarly.delete(id)) return undefined; // its ref rejected already
     if (parent !== null && this.#running.get(parent) !== undefined) this.#tree.add(parent, id); // not once its parent ended: its entry would stay forever
     TASK_HISTORY.submitted++;
     if (metricsOn) taskStats.submitted++;
     const task = newTask(id, fn, args, options, stream);
-    if (this.#failedImpossible(task) || (hasRef(args) && this.#waits.wait(task))) return;
+    if (this.#failedImpossible(task) || (hasRef(args) && this.#waits.wait(task))) return task;
     this.#queue.push(task);
     this.#dispatch();
+    return task;
   }
 
   /** Whether no worker could ever run `task`: then its ref rejects, saying why. */

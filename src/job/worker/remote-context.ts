@@ -1,7 +1,8 @@
 // The JobContext of tasks and actors running in a worker: every operation is
 // a message to the job's head in the driver, but `put`, whose value this worker's
-// put owner keeps (put-owner.ts), and `get` of such a value. Ids are made here, so
-// `run` and `put` return at once and their messages need no reply.
+// owner keeps (put-owner.ts), and `get`/`wait` of such a value. A `run` is a message
+// to the head, which schedules it, but its ref is this worker's owner's too. Ids are
+// made here, so `run` and `put` return at once and their messages need no reply.
 import { locate } from "../../runtime/face/code.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
@@ -11,10 +12,10 @@ import { ActorRef, callThroughHead, kHandleFor, type ActorTarget } from "../acto
 import { NEVER_ABORTED } from "../base/ambient.ts";
 import type { ActorClass } from "../actors/actor-handle.ts";
 import type { CancelOptions, JobContext, JobKind, StreamingFunction, TaskFunction } from "../job-context.ts";
-import { JobContextBase, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
+import { JobContextBase, kReturnRef, kSubmit, kSubmitStream, kWaitFor } from "../job-context-base.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import { headOwner, kOwner, madeHere, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
-import { ObjectStore } from "../objects/object-store.ts";
+import { ObjectStore, waitFor } from "../objects/object-store.ts";
 import { LOCAL_PUTS } from "../objects/owned-puts.ts";
 import { RefReader } from "../objects/ref-reader.ts";
 import type { WorkerPuts } from "./put-owner.ts";
@@ -27,8 +28,8 @@ import { keptValue } from "../objects/kept-values.ts";
 import { kKept } from "../actors/actor-call-endpoint.ts";
 import { currentProc } from "../../runtime/face/procs.ts";
 
-/** Reads refs of worker's puts (../objects/ref-reader.ts): from this process's put owner, or asked of another's. */
-const putReader = new RefReader(new ObjectStore());
+/** Reads refs workers' owners keep (../objects/ref-reader.ts): from this process's owner, or asked of another's. */
+const ownedReader = new RefReader(new ObjectStore());
 
 /** What a task's Executor lends its context: the task's AbortSignal, made when the task first reads it. */
 export interface TaskControls {
@@ -46,14 +47,14 @@ export interface TaskSlot {
 // never a way to message the head's endpoints directly.
 export class RemoteJobContext extends JobContextBase implements JobContext {
   readonly #head: ActorMesh<HeadEndpoints>;
-  /** The head owns the refs and handles made here. */
+  /** The head owns the refs of streams and actor calls made here, and actor handles. */
   readonly #owner: RefOwner;
   readonly #taskId: string | null;
   readonly #slot: TaskSlot | null;
   readonly #controls: TaskControls | null;
   /** This worker's index, if a large actor-call result stays here (../objects/held-value.ts); -1: every value goes to the head. */
   readonly #holder: number;
-  /** The owner of this worker's puts. */
+  /** The owner of this worker's puts and nested tasks' refs. */
   readonly #puts: WorkerPuts;
 
   /**
@@ -92,22 +93,26 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     }
   }
 
+  /**
+   * A nested task: its ref (or each return's) is owned by this worker's owner (put-owner.ts), pending until the head,
+   * which schedules the task, sends the owner its outcome; the owner keeps its lineage.
+   */
   protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef {
-    const ref = this.#newRef();
-    // A task that never reaches the head fails its ref, or, with several returns, each of theirs (its own is never read).
+    const ref = new ObjectRef(currentProc().nextId(), this.#puts.owner);
     const n = returnsOf(options);
+    if (n === 0) this.#puts.entries.expect(ref);
+    // A task that never reaches the head fails its ref, or, with several returns, each of theirs (its own is never read).
     const fail = (err: unknown) => {
       const error = nameUnsendableArgument(err, functionLabel(fn), args) as Error;
-      for (const id of n === 0 ? [ref.id] : returnIds(ref.id, n)) this.#head.remoteFail.broadcast(id, error);
+      for (const id of n === 0 ? [ref.id] : returnIds(ref.id, n)) this.#puts.entries.settle(id, false, error);
     };
-    locate(fn).then(({ url, exportName }) => {
-      try {
-        this.#head.remoteSubmit.broadcast(ref.id, url, exportName, args, options, this.#taskId);
-      } catch (err) {
-        fail(err); // an argument the codec cannot send: the ref rejects with it
-      }
-    }, fail);
+    locate(fn).then(({ url, exportName }) => this.#puts.nested.submit(ref.id, url, exportName, args, options, this.#taskId, fail), fail);
     return ref;
+  }
+
+  /** A return of a nested task: pending at this worker's owner, as the task's own ref would be. */
+  protected override [kReturnRef](task: ObjectRef, id: string): ObjectRef {
+    return this.#puts.entries.expect(super[kReturnRef](task, id));
   }
 
   protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {
@@ -157,28 +162,55 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   }
 
   get(value: unknown): Promise<never> {
+    if (!(value instanceof ObjectRef) && !Array.isArray(value)) return Promise.resolve(value as never);
+    // A ref a worker's owner keeps: this process's answers here, with no message; another's is asked of its owner. A
+    // get that must wait (a nested task not done, a value held elsewhere) lends this task's slot out, once for all.
+    if (mustWait(value)) return this.#waitHere(() => this.#read(value)) as Promise<never>;
+    return this.#read(value) as Promise<never>;
+  }
+
+  #read(value: unknown): Promise<unknown> {
     if (value instanceof ObjectRef) {
-      if (!isPut(value)) return this.#blocked(() => getFromHead(this.#head, value, this.#taskId)) as Promise<never>;
-      // A worker's put: this process's answers here, with no message; another's is asked of its owner, not the head.
-      if (LOCAL_PUTS.has((value[kOwner] as { id: string }).id)) return putReader.value(value) as Promise<never>;
-      return this.#blocked(() => putReader.value(value)) as Promise<never>;
+      if (!isWorkerOwned(value)) return this.#blocked(() => getFromHead(this.#head, value, this.#taskId));
+      return ownedReader.value(value);
     }
-    if (Array.isArray(value)) return Promise.all(value.map((v) => this.get(v))) as Promise<never>;
-    return Promise.resolve(value as never);
+    if (Array.isArray(value)) return Promise.all(value.map((v) => this.#read(v)));
+    return Promise.resolve(value);
+  }
+
+  /** Runs `wait`, for values a worker's owner keeps, with this task's slot lent out (the head told: it may place others meanwhile). */
+  async #waitHere<T>(wait: () => Promise<T>): Promise<T> {
+    const taskId = this.#taskId;
+    this.#slot?.block();
+    if (taskId !== null) this.#head.remoteBlocked.broadcast(taskId, true);
+    try {
+      return await wait();
+    } finally {
+      this.#slot?.unblock();
+      if (taskId !== null) this.#head.remoteBlocked.broadcast(taskId, false);
+    }
   }
 
   protected async [kWaitFor](refs: readonly ObjectRef[], numReturns: number, timeoutMs: number | undefined): Promise<[ObjectRef[], ObjectRef[]]> {
     const byId = new Map(refs.map((r) => [r.id, r]));
-    // A worker's put is made when its ref is (a dead owner's fails its get): ready at once, the head never asked.
-    const puts = [...byId.values()].filter(isPut);
-    const want = Math.min(numReturns, byId.size);
-    if (puts.length > 0 && want > 0) {
-      const others = [...byId.values()].filter((r) => !isPut(r));
-      if (puts.length >= want || others.length === 0) return [puts.slice(0, want), [...puts.slice(want), ...others]];
-      const [ready, pending] = await this[kWaitFor](others, want - puts.length, timeoutMs);
-      return [[...puts, ...ready], pending];
+    const all = [...byId.values()];
+    if (!all.some(isWorkerOwned)) {
+      const [ready, pending] = await this.#blocked(() => this.#head.remoteWait.callOne(all, numReturns, timeoutMs ?? null, this.#taskId));
+      return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
     }
-    const [ready, pending] = await this.#blocked(() => this.#head.remoteWait.callOne([...byId.values()], numReturns, timeoutMs ?? null, this.#taskId));
+    // Refs this process's owner has settled (a put, a nested task done) are ready at once, the head never asked.
+    const want = Math.min(numReturns, all.length);
+    const settled = all.filter((r) => settledHere(r));
+    if (settled.length >= want) {
+      const ready = settled.slice(0, Math.max(want, 0));
+      return [ready, all.filter((r) => !ready.includes(r))];
+    }
+    const valueOf = (id: string): Promise<unknown> => {
+      const ref = byId.get(id)!;
+      if (isWorkerOwned(ref)) return ownedReader.kept(ref);
+      return unwrap(this.#head.remoteWait.callOne([ref], 1, null, null)); // settles once the head's ref does
+    };
+    const [ready, pending] = await this.#waitHere(() => waitFor([...byId.keys()], valueOf, numReturns, timeoutMs));
     return [ready.map((id) => byId.get(id)!), pending.map((id) => byId.get(id)!)];
   }
 
@@ -241,10 +273,25 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   }
 }
 
-/** Whether `ref` is a worker's put (../objects/object-ref.ts RefOwner `putBy`). */
-function isPut(ref: ObjectRef): boolean {
+/** Whether `ref` is owned by a worker's owner (a put, a nested task's: ../objects/object-ref.ts RefOwner `putBy`). */
+function isWorkerOwned(ref: ObjectRef): boolean {
   const owner = ref[kOwner];
   return owner.head !== null && owner.putBy !== undefined;
+}
+
+/** Whether `ref` is owned in this process and its outcome is here (a value not held elsewhere, or an error). */
+function settledHere(ref: ObjectRef): boolean {
+  if (!isWorkerOwned(ref)) return false;
+  const local = LOCAL_PUTS.get((ref[kOwner] as { id: string }).id);
+  return local !== undefined && !local.pending(ref.id);
+}
+
+/** Whether a get of `value` (a ref, or an array) waits for a ref a worker's owner keeps: one not settled here, or held elsewhere. */
+function mustWait(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(mustWait);
+  if (!(value instanceof ObjectRef) || !isWorkerOwned(value)) return false;
+  const local = LOCAL_PUTS.get((value[kOwner] as { id: string }).id);
+  return local === undefined || local.waits(value.id);
 }
 
 /** The value of `ref`, asked of the head; a result held by a worker comes as its HeldValue, read here from its holder. */

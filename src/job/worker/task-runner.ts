@@ -15,7 +15,8 @@ import { isPlain, SlotUse, TASK_FIELDS, TaskField } from "../routes/task-batch.t
 import { unknownFunction } from "../routes/told-functions.ts";
 import { asStream } from "../streams/stream-buffer.ts";
 import { pump } from "../streams/stream-pump.ts";
-import { readAllHeld } from "../objects/held-value.ts";
+import { HeldValue } from "../objects/held-value.ts";
+import { ObjectRef } from "../objects/object-ref.ts";
 import { keptReturns, keptValue } from "../objects/kept-values.ts";
 import { HeldSlot, isThenable } from "./held-slot.ts";
 import { readFromHolder, RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
@@ -68,7 +69,7 @@ export class TaskRunner {
     this.#head = head;
     this.#kind = kind;
     this.#holder = kind === "processes" || kind === "mesh" ? worker : -1;
-    this.puts = new WorkerPuts(worker, this.#holder, owner);
+    this.puts = new WorkerPuts(head, worker, this.#holder, owner);
     this.#slots = new Slots(slots);
     this.#results = results;
     this.#starts = starts;
@@ -313,13 +314,16 @@ export class TaskRunner {
     }
     let cancelled = this.#cancelReason(taskId);
     if (cancelled) throw cancelled;
-    const read = readAllHeld(args, (held) => readFromHolder(this.#head, held, taskId, slot)); // results held by workers, read from their holders
-    if (read !== args) {
-      args = await read;
+    const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.puts);
+    // Results held by workers, read from their holders; refs workers' owners keep, asked of their owners (which make
+    // a nested task's value anew if its holder is lost).
+    if (args.some((a) => a instanceof HeldValue || a instanceof ObjectRef)) {
+      args = await Promise.all(
+        args.map((a) => (a instanceof HeldValue ? readFromHolder(this.#head, a, taskId, slot) : a instanceof ObjectRef ? ctx.get(a) : a)),
+      );
       if ((cancelled = this.#cancelReason(taskId))) throw cancelled;
     }
     const f = fn;
-    const ctx = new RemoteJobContext(this.#head, this.#kind, taskId, slot, this.#controls, this.puts);
     if (stream === null) return await withTaskEnv(env, () => withJobContext(ctx, () => f(...args)));
     // The generator's body runs in the task's context across its awaits: it is created and pulled inside it.
     return await withTaskEnv(env, () =>
