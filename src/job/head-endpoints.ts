@@ -9,7 +9,7 @@ import type { ObjectRef, OwnerAddress, RefHead } from "./objects/object-ref.ts";
 export interface HeadEndpoints extends RefHead {
   /**
    * `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too); `owner`: the worker's
-   * owner that keeps its ref (worker/put-owner.ts), sent its outcome (none: the head keeps it); `lostWith`: the
+   * owner that keeps its ref (worker/worker-owner.ts), sent its outcome (none: the head keeps it); `lostWith`: the
    * worker whose loss of its value the owner makes it anew for (tasks/task-records.ts `Task.lostWith`).
    */
   remoteSubmit(

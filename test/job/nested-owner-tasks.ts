@@ -2,7 +2,7 @@
 // worker), read their values there and hand their refs on, and probes of the worker's owner.
 import { threadId } from "node:worker_threads";
 import { getJobContext, type ObjectRef } from "../../src/job.ts";
-import { LOCAL_PUTS } from "../../src/job/objects/owned-puts.ts";
+import { LOCAL_WORKER_REFS } from "../../src/job/objects/owned-refs.ts";
 import { check, filled } from "./put-owner-tasks.ts";
 
 /** `n` doubles of `fill`, and where they were made. */
@@ -58,7 +58,7 @@ export async function runMany(n: number): Promise<number> {
 /** How many entries the owners of this worker keep. */
 export function ownedHere(): number {
   let n = 0;
-  for (const puts of LOCAL_PUTS.values()) n += puts.size;
+  for (const puts of LOCAL_WORKER_REFS.values()) n += puts.size;
   return n;
 }
 

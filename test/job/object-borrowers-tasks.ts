@@ -11,7 +11,7 @@ export function putBig(n: number, fill: number): { ref: ObjectRef<Float64Array> 
   return { ref: getJobContext().put(new Float64Array(n).fill(fill)) };
 }
 
-/** Puts a small value, which its worker keeps as it is (src/job/worker/put-owner.ts). */
+/** Puts a small value, which its worker keeps as it is (src/job/worker/worker-owner.ts). */
 export function putSmall(value: string): { ref: ObjectRef<string> } {
   return { ref: getJobContext().put(value) };
 }

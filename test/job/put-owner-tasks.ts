@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { threadId } from "node:worker_threads";
 import { getJobContext, type ObjectRef } from "../../src/job.ts";
-import { LOCAL_PUTS } from "../../src/job/objects/owned-puts.ts";
+import { LOCAL_WORKER_REFS } from "../../src/job/objects/owned-refs.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
 
 setFlagsFromString("--expose-gc");
@@ -65,7 +65,7 @@ export function collect(): void {
 /** How many values the put owners of this worker keep. */
 export function ownedHere(): number {
   let n = 0;
-  for (const puts of LOCAL_PUTS.values()) n += puts.size;
+  for (const puts of LOCAL_WORKER_REFS.values()) n += puts.size;
   return n;
 }
 

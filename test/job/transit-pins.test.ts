@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { decode, encode } from "../../src/wire/codec.ts";
 import { currentProc } from "../../src/runtime/face/procs.ts";
-import { ObjectRef, putOwnerAt } from "../../src/job/objects/object-ref.ts";
+import { ObjectRef, workerOwnerAt } from "../../src/job/objects/object-ref.ts";
 import { unpinned } from "../../src/job/objects/transit-pins.ts";
-import { OwnedPuts } from "../../src/job/objects/owned-puts.ts";
+import { OwnedRefs } from "../../src/job/objects/owned-refs.ts";
 import { RefCounts } from "../../src/job/objects/ref-counts.ts";
 import { gc } from "./held-backends.ts";
 
@@ -21,9 +21,9 @@ async function collect(): Promise<void> {
 
 describe("transit pins", () => {
   it("keep a put's value while a message carrying its ref is in flight, and go when it is decoded", async () => {
-    const puts = new OwnedPuts(`test-owner-${currentProc().nextId()}`, -1);
+    const puts = new OwnedRefs(`test-owner-${currentProc().nextId()}`, -1);
     try {
-      const owner = putOwnerAt(currentProc().addr, puts.id, 0);
+      const owner = workerOwnerAt(currentProc().addr, puts.id, 0);
       // The only ref made here lives in this function: garbage once the message is encoded.
       const { id, message } = (() => {
         const ref = new ObjectRef(currentProc().nextId(), owner);
@@ -45,9 +45,9 @@ describe("transit pins", () => {
   });
 
   it("are not made for bytes that are not a message (a held value's encoding)", async () => {
-    const puts = new OwnedPuts(`test-owner-${currentProc().nextId()}`, -1);
+    const puts = new OwnedRefs(`test-owner-${currentProc().nextId()}`, -1);
     try {
-      const ref = new ObjectRef(currentProc().nextId(), putOwnerAt(currentProc().addr, puts.id, 0));
+      const ref = new ObjectRef(currentProc().nextId(), workerOwnerAt(currentProc().addr, puts.id, 0));
       puts.put(ref, 1);
       unpinned(() => encode({ ref }));
       assert.equal(puts.counts.countsOf(ref.id).pinned, 0);

@@ -38,7 +38,7 @@ export class HeadActor extends Actor implements HeadEndpoints {
 
   /**
    * `parent`: the task that submits it, if any (a recursive cancel of it cancels this one too). `owner`: the worker's
-   * owner that keeps its ref (../worker/put-owner.ts), which the head sends its outcome; none: the head keeps it.
+   * owner that keeps its ref (../worker/worker-owner.ts), which the head sends its outcome; none: the head keeps it.
    * `lostWith`: the worker whose loss of its value the owner makes it anew for.
    */
   @endpoint({ concurrent: true })

@@ -1,5 +1,5 @@
 // What the head sends the owners of nested tasks' refs (docs/design/object-store.md, "Who owns what"): a task's `run`
-// makes a ref its worker's owner keeps (../worker/put-owner.ts); the head schedules the task as any other and, when
+// makes a ref its worker's owner keeps (../worker/worker-owner.ts); the head schedules the task as any other and, when
 // its result settles, sends the owner the outcome — the value, the HeldValue of a result its worker holds, or the
 // error — and keeps no entry for it. Outcomes are sent in one message per owner per turn. A batch that carries an
 // object (a value that may hold refs, a HeldValue, an error) is a call: the head keeps the values, and so the refs in
@@ -8,7 +8,7 @@
 import { actorMeshAt } from "../../mesh/mesh-at.ts";
 import type { ActorMesh } from "../../mesh/actor-mesh.ts";
 import { HeldValue } from "../objects/held-value.ts";
-import { PUT_OWNER_CLASS, PUT_OWNER_NAME, type OwnerAddress } from "../objects/object-ref.ts";
+import { WORKER_OWNER_CLASS, WORKER_OWNER_NAME, type OwnerAddress } from "../objects/object-ref.ts";
 
 /** What an owner takes from the head: `flat` is `id, ok, outcome, retriesLeft, …` (ok 1: a value, 0: an error). */
 interface SettledAt {
@@ -49,7 +49,7 @@ export class OwnerForwards {
 
   #owner([addr, id]: OwnerAddress): ActorMesh<SettledAt> {
     let owner = this.#owners.get(id);
-    if (!owner) this.#owners.set(id, (owner = actorMeshAt<SettledAt>(addr, id, PUT_OWNER_NAME, null, PUT_OWNER_CLASS)));
+    if (!owner) this.#owners.set(id, (owner = actorMeshAt<SettledAt>(addr, id, WORKER_OWNER_NAME, null, WORKER_OWNER_CLASS)));
     return owner;
   }
 

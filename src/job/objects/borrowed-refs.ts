@@ -4,16 +4,16 @@
 // A borrow is announced at once, not batched: the message that follows it from this process (a task's result, an
 // actor's reply) reaches the head after it, so the head never frees a value this process was just given. A ref made
 // here (a task's `run` or `put`) needs no announcement: the head counts the borrow from the message that makes it.
-// A ref of a worker's `put` (../worker/put-owner.ts) comes marked with a transit pin: the borrow names it, or, if this
+// A ref of a worker's `put` (../worker/worker-owner.ts) comes marked with a transit pin: the borrow names it, or, if this
 // process borrows the value already, a receipt does (batched once per turn); and this process pins each such ref it
 // sends on (transit-pins.ts), so the owner keeps the value until the next receiver has counted itself.
 import { sendPins } from "./transit-pins.ts";
 
-/** What a borrower tells a ref's owner (a job's HeadActor mesh, or a worker's PutOwner: ../objects/object-ref.ts RefHead). */
+/** What a borrower tells a ref's owner (a job's HeadActor mesh, or a worker's WorkerOwner: ../objects/object-ref.ts RefHead). */
 export interface BorrowedFrom {
   readonly remoteBorrow: { broadcast(ids: string[], tokens?: string[]): void };
   readonly remoteReturn: { broadcast(ids: string[]): void };
-  /** A put owner's only: messages carrying its refs, marked with these tokens, were decoded here. */
+  /** A worker owner's only: messages carrying its refs, marked with these tokens, were decoded here. */
   readonly remoteReceived?: { broadcast(tokens: string[]): void };
 }
 

@@ -1,7 +1,7 @@
 // What a worker sends the head for a value it made (a task's result, one of its returns, an actor call's result): the
 // value itself when it is small, or the HeldValue it is kept as in this process when it is larger than
 // FRAY_OBJECT_INLINE_BYTES (docs/design/object-store.md) — so the head keeps only where it is. And what the owner of a
-// `put` keeps (keptPut): the driver's head, or a worker's put owner.
+// `put` keeps (keptPut): the driver's head, or a worker's owner.
 import { config } from "../base/settings.ts";
 import type { HeldLayout } from "./held-encoding.ts";
 import { HeldValue } from "./held-value.ts";
@@ -28,7 +28,7 @@ export const DRIVER_HOLDER = -1;
 
 /**
  * What the owner of `put(value)` keeps — the driver's head on `processes` and `mesh` (`holder` DRIVER_HOLDER), or a
- * worker's put owner (`holder`: its index, ../worker/put-owner.ts): a value larger than FRAY_OBJECT_INLINE_BYTES
+ * worker's owner (`holder`: its index, ../worker/worker-owner.ts): a value larger than FRAY_OBJECT_INLINE_BYTES
  * is held in this process as a worker holds a large result (in /dev/shm, under FRAY_OBJECT_STORE_BYTES), so a
  * task given its ref reads it from there — one copy from /dev/shm on this host — instead of receiving it inside its
  * call, and `put` takes its snapshot now. A smaller value, one holding refs or other handles (kept alive by the owner

@@ -1,11 +1,11 @@
 // ObjectRef: a handle to a value that a task will produce (or `put` stored).
 // The value is kept by its owner: the head of the job that made the ref, in
 // that job's driver — or, for a `put` in a worker or a task submitted there, that
-// worker's owner (../worker/put-owner.ts). A ref names its owner, so it can be passed anywhere — to
+// worker's owner (../worker/worker-owner.ts). A ref names its owner, so it can be passed anywhere — to
 // tasks and actors of its job, back to the driver, to another job through a
 // named actor — and whoever resolves it asks the owner (ref-reader.ts). Every ref
 // decoded or made is counted, so the owner frees a value once no process holds a
-// ref to it (ref-counts.ts, borrowed-refs.ts); a put owner's refs also travel
+// ref to it (ref-counts.ts, borrowed-refs.ts); a worker owner's refs also travel
 // pinned (toWire below). A sync job keeps its values in its own process, so its refs cannot be sent.
 import { SerializationError } from "../../wire/errors.ts";
 import { registerHandleType } from "../../wire/codec.ts";
@@ -42,7 +42,7 @@ export interface RefHead {
   remoteCallActor(id: string, target: ActorTarget, method: string, args: unknown[], stream?: number | false): void;
   /**
    * The calling process holds refs to each of `ids` (once per borrow): their values are kept until it returns them
-   * (borrowed-refs.ts); `tokens`: the transit pins of the messages it decoded them from (a put owner's refs only).
+   * (borrowed-refs.ts); `tokens`: the transit pins of the messages it decoded them from (a worker owner's refs only).
    */
   remoteBorrow(ids: string[], tokens?: string[]): void;
   /** The calling process dropped its refs to each of `ids` (once per borrow it returns). */
@@ -57,12 +57,12 @@ export interface RefHead {
 export type RefOwner =
   { readonly head: ActorMesh<RefHead>; readonly id: string; readonly putBy?: number } | { readonly head: null; readonly store: ObjectStore };
 
-/** Where a worker's owner is (../worker/put-owner.ts): its process's address, its actor's mesh id, its worker's index. */
+/** Where a worker's owner is (../worker/worker-owner.ts): its process's address, its actor's mesh id, its worker's index. */
 export type OwnerAddress = readonly [addr: string, id: string, worker: number];
 
-/** The mesh name and class of a worker's put owner (../worker/put-owner.ts), which refs of its puts name. */
-export const PUT_OWNER_NAME = "fray-put-owner";
-export const PUT_OWNER_CLASS = "PutOwner";
+/** The mesh name and class of a worker's owner (../worker/worker-owner.ts), which refs of its puts and nested tasks name. */
+export const WORKER_OWNER_NAME = "fray-worker-owner";
+export const WORKER_OWNER_CLASS = "WorkerOwner";
 
 /** An argument may be given as a value or as a ref to one; refs are resolved before the call. */
 export type Refs<A extends readonly unknown[]> = { [K in keyof A]: A[K] | ObjectRef<A[K]> };
@@ -128,21 +128,21 @@ export function headAt(addr: string, id: string): RefOwner {
   return owner;
 }
 
-/** One owner per put owner seen here. */
-const putOwners = new Map<string, RefOwner>();
+/** One owner per worker owner seen here. */
+const workerOwners = new Map<string, RefOwner>();
 
-/** The owner of refs put in worker `worker` (-1: none) whose PutOwner has mesh id `id` at `addr`. */
-export function putOwnerAt(addr: string, id: string, worker: number, mesh?: ActorMesh<RefHead>): RefOwner {
-  let owner = putOwners.get(id);
+/** The owner of refs put in worker `worker` (-1: none) whose WorkerOwner has mesh id `id` at `addr`. */
+export function workerOwnerAt(addr: string, id: string, worker: number, mesh?: ActorMesh<RefHead>): RefOwner {
+  let owner = workerOwners.get(id);
   if (!owner) {
-    const head = mesh ?? actorMeshAt<RefHead>(addr, id, PUT_OWNER_NAME, null, PUT_OWNER_CLASS);
-    putOwners.set(id, (owner = { head, id, putBy: worker }));
+    const head = mesh ?? actorMeshAt<RefHead>(addr, id, WORKER_OWNER_NAME, null, WORKER_OWNER_CLASS);
+    workerOwners.set(id, (owner = { head, id, putBy: worker }));
   }
   return owner;
 }
 
 /**
- * A put owner's ref leaving this process in a message: the token its receiver names when it has counted itself. The
+ * A worker owner's ref leaving this process in a message: the token its receiver names when it has counted itself. The
  * owner's process pins the value itself; a borrower tells the owner (ahead of its own return of the value).
  */
 function transitPin(ref: ObjectRef, owner: { head: ActorMesh<RefHead>; id: string }): string {
@@ -174,7 +174,7 @@ registerHandleType<ObjectRef>({
   // owner's ref drops the pin of the message it came in.
   fromWire: (data) => {
     const [id, addr, head, token, putBy, heldBytes, holder] = data as [string, string, string, string?, number?, number?, number?];
-    const owner = putBy === undefined ? headAt(addr, head) : putOwnerAt(addr, head, putBy);
+    const owner = putBy === undefined ? headAt(addr, head) : workerOwnerAt(addr, head, putBy);
     const ref = new ObjectRef(id, owner);
     if (heldBytes) ref[kHeldBytes] = heldBytes;
     if (holder !== undefined) ref[kHolder] = holder;

@@ -130,7 +130,7 @@ export class ObjectStore {
   }
 
   /**
-   * Entry `id` is a nested task's, whose ref a worker's owner keeps (../worker/put-owner.ts): when it settles, `to`
+   * Entry `id` is a nested task's, whose ref a worker's owner keeps (../worker/worker-owner.ts): when it settles, `to`
    * gets its value (a HeldValue included, which this store then neither keeps nor frees) or its error, and the entry is
    * forgotten. An entry settled already (cancelled before its submit came) goes at once.
    */

@@ -1,13 +1,13 @@
 // What keeps a value alive at its owner (docs/design/object-store.md, "Lifetime and borrowers"), as Ray's reference
 // counting does: the ObjectRefs of the owner's own process, each counted until it is garbage; the borrowers — every
 // other process holding refs to it (borrowed-refs.ts), counted from the message that says so until the message that
-// says it dropped them; and, for a worker's `put` (../worker/put-owner.ts), the transit pins — one per message that
+// says it dropped them; and, for a worker's `put` (../worker/worker-owner.ts), the transit pins — one per message that
 // carries a ref of it and has not been decoded yet (the receiver's borrow or receipt names the pin and drops it).
 // When every count of a value reaches zero it is freed (`free`: the owner forgets it, and the holder of a held value
 // frees its bytes). A value no count ever covered (a stream's item not handed out yet) is never freed by this: only a
 // count that falls to zero frees.
 
-/** The counts of the owners in this process (a job's head, a worker's put owner), by their actor's mesh id: a ref of one decoded here is its own. */
+/** The counts of the owners in this process (a job's head, a worker's owner), by their actor's mesh id: a ref of one decoded here is its own. */
 export const LOCAL_OWNERS = new Map<string, RefCounts>();
 
 /** How many receipts of pins not made yet a RefCounts remembers (a receiver's receipt may overtake its sender's pin). */

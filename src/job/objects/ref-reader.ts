@@ -4,12 +4,12 @@
 // job's head (over the wire), or a sync job's store in this process. A result
 // that stayed in its worker is kept as a HeldValue (held-value.ts): `value`
 // reads it from its holder, `kept` hands it on unread, for a task to read. A worker's `put`, and a task submitted in a
-// worker, are owned by that worker's owner (../worker/put-owner.ts): read in its process with no message, elsewhere
+// worker, are owned by that worker's owner (../worker/worker-owner.ts): read in its process with no message, elsewhere
 // asked of it.
 import { kMesh } from "../../mesh/actor-mesh.ts";
 import { ActorError } from "../../mesh/errors.ts";
 import { ObjectLostError } from "../base/errors.ts";
-import { LOCAL_PUTS } from "./owned-puts.ts";
+import { LOCAL_WORKER_REFS } from "./owned-refs.ts";
 import { HeldValue, readHeld } from "./held-value.ts";
 import { waitFor, type ObjectStore } from "./object-store.ts";
 import { kOwner, ObjectRef } from "./object-ref.ts";
@@ -49,7 +49,7 @@ export class RefReader {
     if (owner.head === null) return owner.store.entry(ref.id).promise;
     if (owner.id === this.self) return this.store.entry(ref.id).promise;
     if (owner.putBy !== undefined) {
-      const local = LOCAL_PUTS.get(owner.id);
+      const local = LOCAL_WORKER_REFS.get(owner.id);
       if (local) return local.kept(ref.id);
     }
     return owner.head.remoteGet.callOne(ref, null).catch((err: unknown) => {

@@ -1,10 +1,10 @@
 // Transit pins (docs/design/object-store.md, "Lifetime and borrowers"): a message that carries a ref of a worker's put
-// keeps the value at its owner (../worker/put-owner.ts) until its receiver names the pin's token — in its borrow, or in
+// keeps the value at its owner (../worker/worker-owner.ts) until its receiver names the pin's token — in its borrow, or in
 // a receipt if it borrows the value already (borrowed-refs.ts). The owner's process pins its own refs itself
 // (ref-counts.ts); any other process tells the owner of the pins of the refs it sends on (here), before it can return
 // its own borrow of them. Bytes that are not a message (a held value's encoding) carry no pins (`unpinned`).
 
-/** What a borrower tells a put owner of the refs it sent on. */
+/** What a borrower tells a worker owner of the refs it sent on. */
 export interface PinsTo {
   /** `pairs`: `id, token, …`, each a message that carries a ref to `id`, marked `token`. */
   readonly remotePin?: { broadcast(pairs: string[]): void };
@@ -18,7 +18,7 @@ export function pinsMade(): boolean {
   return pinning;
 }
 
-/** `encode()` run so that a put owner's refs in what it encodes carry no transit pin: for bytes not sent as a message. */
+/** `encode()` run so that a worker owner's refs in what it encodes carry no transit pin: for bytes not sent as a message. */
 export function unpinned<T>(encode: () => T): T {
   const before = pinning;
   pinning = false;
@@ -33,7 +33,7 @@ export function unpinned<T>(encode: () => T): T {
 const pins = new Map<string, { head: PinsTo; pairs: string[] }>();
 
 /**
- * A message carrying this process's ref to `id`, a value owned by `head` (mesh id `owner`, a worker's put owner), is
+ * A message carrying this process's ref to `id`, a value owned by `head` (mesh id `owner`, a worker's owner), is
  * being encoded: the token its receiver will name, and the owner is told of the pin before any return of this turn
  * (on this process's link to it, so ahead of the return of the borrow the ref holds).
  */

@@ -10,7 +10,7 @@ import { retriesOf, returnsOf, type TaskOptions } from "../base/options.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import { HeldValue } from "../objects/held-value.ts";
 import type { OwnerAddress } from "../objects/object-ref.ts";
-import type { OwnedPuts } from "../objects/owned-puts.ts";
+import type { OwnedRefs } from "../objects/owned-refs.ts";
 import { returnIds, taskOfReturn } from "../objects/task-returns.ts";
 import { SubmitBatch } from "./submit-batch.ts";
 
@@ -34,7 +34,7 @@ export class NestedTasks {
   constructor(
     private readonly head: ActorMesh<HeadEndpoints>,
     private readonly owner: OwnerAddress,
-    private readonly entries: OwnedPuts,
+    private readonly entries: OwnedRefs,
   ) {
     entries.onFreed = (id) => this.#freed(id);
     this.#submits = new SubmitBatch(head, owner);
@@ -84,7 +84,7 @@ export class NestedTasks {
     }
     task.retriesLeft--;
     task.rerunning = true;
-    // The returns that were not lost keep their values: the owner lets the new ones go (OwnedPuts.settle).
+    // The returns that were not lost keep their values: the owner lets the new ones go (OwnedRefs.settle).
     const options = { ...task.options, maxRetries: task.retriesLeft === Infinity ? -1 : task.retriesLeft };
     // Naming the lost holder's worker: a run sent there before the head hears of its death spends no retry.
     this.head.remoteSubmit.broadcast(taskId, task.url, task.exportName, task.args, options, null, this.owner, held.worker);

@@ -1,6 +1,6 @@
 // The JobContext of tasks and actors running in a worker: every operation is
 // a message to the job's head in the driver, but `put`, whose value this worker's
-// owner keeps (put-owner.ts), and `get`/`wait` of such a value. A `run` is a message
+// owner keeps (worker-owner.ts), and `get`/`wait` of such a value. A `run` is a message
 // to the head, which schedules it, but its ref is this worker's owner's too. Ids are
 // made here, so `run` and `put` return at once and their messages need no reply.
 import { locate } from "../../runtime/face/code.ts";
@@ -16,9 +16,9 @@ import { JobContextBase, kReturnRef, kSubmit, kSubmitStream, kWaitFor } from "..
 import type { HeadEndpoints } from "../head-endpoints.ts";
 import { headOwner, kOwner, madeHere, ObjectRef, type RefOwner } from "../objects/object-ref.ts";
 import { ObjectStore, waitFor } from "../objects/object-store.ts";
-import { LOCAL_PUTS } from "../objects/owned-puts.ts";
+import { LOCAL_WORKER_REFS } from "../objects/owned-refs.ts";
 import { RefReader } from "../objects/ref-reader.ts";
-import type { WorkerPuts } from "./put-owner.ts";
+import type { WorkerRefs } from "./worker-owner.ts";
 import { cancelTarget, ObjectRefStream } from "../objects/object-ref-stream.ts";
 import { checkCancelOptions, checkResources, returnsOf, type ActorOptions, type TaskOptions } from "../base/options.ts";
 import { returnIds } from "../objects/task-returns.ts";
@@ -55,11 +55,11 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   /** This worker's index, if a large actor-call result stays here (../objects/held-value.ts); -1: every value goes to the head. */
   readonly #holder: number;
   /** The owner of this worker's puts and nested tasks' refs. */
-  readonly #puts: WorkerPuts;
+  readonly #puts: WorkerRefs;
 
   /**
    * `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits; `controls`: its
-   * Executor's; `puts`: this worker's put owner, which knows whether it keeps large values (its holder index, else -1).
+   * Executor's; `puts`: this worker's owner, which knows whether it keeps large values (its holder index, else -1).
    */
   constructor(
     head: ActorMesh<HeadEndpoints>,
@@ -67,7 +67,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     taskId: string | null,
     slot: TaskSlot | null,
     controls: TaskControls | null,
-    puts: WorkerPuts,
+    puts: WorkerRefs,
   ) {
     super();
     this.#head = head;
@@ -94,7 +94,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   }
 
   /**
-   * A nested task: its ref (or each return's) is owned by this worker's owner (put-owner.ts), pending until the head,
+   * A nested task: its ref (or each return's) is owned by this worker's owner (worker-owner.ts), pending until the head,
    * which schedules the task, sends the owner its outcome; the owner keeps its lineage.
    */
   protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef {
@@ -219,7 +219,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     return keptValue(this.#holder, refId, name, value);
   }
 
-  /** The value stays in this process, owned by its put owner (put-owner.ts): the head never hears of it. */
+  /** The value stays in this process, owned by its worker owner (worker-owner.ts): the head never hears of it. */
   put<T>(value: T): ObjectRef<T> {
     return this.#puts.put(value);
   }
@@ -282,7 +282,7 @@ function isWorkerOwned(ref: ObjectRef): boolean {
 /** Whether `ref` is owned in this process and its outcome is here (a value not held elsewhere, or an error). */
 function settledHere(ref: ObjectRef): boolean {
   if (!isWorkerOwned(ref)) return false;
-  const local = LOCAL_PUTS.get((ref[kOwner] as { id: string }).id);
+  const local = LOCAL_WORKER_REFS.get((ref[kOwner] as { id: string }).id);
   return local !== undefined && !local.pending(ref.id);
 }
 
@@ -290,7 +290,7 @@ function settledHere(ref: ObjectRef): boolean {
 function mustWait(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(mustWait);
   if (!(value instanceof ObjectRef) || !isWorkerOwned(value)) return false;
-  const local = LOCAL_PUTS.get((value[kOwner] as { id: string }).id);
+  const local = LOCAL_WORKER_REFS.get((value[kOwner] as { id: string }).id);
   return local === undefined || local.waits(value.id);
 }
 

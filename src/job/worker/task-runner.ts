@@ -21,7 +21,7 @@ import { keptReturns, keptValue } from "../objects/kept-values.ts";
 import { HeldSlot, isThenable } from "./held-slot.ts";
 import { readFromHolder, RemoteJobContext, type TaskControls, type TaskSlot } from "./remote-context.ts";
 import { Slots } from "./slots.ts";
-import { WorkerPuts } from "./put-owner.ts";
+import { WorkerRefs } from "./worker-owner.ts";
 import type { StartReports } from "./start-reports.ts";
 import { withTaskEnv } from "./task-env.ts";
 
@@ -53,10 +53,10 @@ export class TaskRunner {
   /** This worker's index in its job; -1: large values are not held here (their job's kind keeps them in the driver). */
   readonly #holder: number;
 
-  /** The owner of the values this worker's tasks and actors put (put-owner.ts). */
-  readonly puts: WorkerPuts;
+  /** The owner of the refs this worker's tasks and actors make: their puts and nested tasks (worker-owner.ts). */
+  readonly puts: WorkerRefs;
 
-  /** `worker`: this worker's index; `owner`: the Executor's context, which owns what the put owner spawns. */
+  /** `worker`: this worker's index; `owner`: the Executor's context, which owns what the worker owner spawns. */
   constructor(
     head: ActorMesh<HeadEndpoints>,
     kind: JobKind,
@@ -69,7 +69,7 @@ export class TaskRunner {
     this.#head = head;
     this.#kind = kind;
     this.#holder = kind === "processes" || kind === "mesh" ? worker : -1;
-    this.puts = new WorkerPuts(head, worker, this.#holder, owner);
+    this.puts = new WorkerRefs(head, worker, this.#holder, owner);
     this.#slots = new Slots(slots);
     this.#results = results;
     this.#starts = starts;

@@ -1,6 +1,6 @@
 // The owner of the refs a worker's tasks and actors make (docs/design/object-store.md, "Who owns what"): the values
-// they `put`, and the refs of the tasks they submit (nested tasks). One PutOwner actor per job in each worker process
-// (or thread) that puts or submits, spawned on the first. It keeps the entries (../objects/owned-puts.ts) and answers
+// they `put`, and the refs of the tasks they submit (nested tasks). One WorkerOwner actor per job in each worker process
+// (or thread) that puts or submits, spawned on the first. It keeps the entries (../objects/owned-refs.ts) and answers
 // for its refs from any process as a job's head answers for the head's (../objects/object-ref.ts RefHead): the value,
 // or the HeldValue of a large one to read from its holder, waiting for a nested task's outcome, which the head sends
 // here (remoteSettled); the borrows other processes announce and return; and the transit pins of messages that carry
@@ -13,21 +13,21 @@ import { kMesh, type ActorMesh } from "../../mesh/actor-mesh.ts";
 import { thisProc } from "../../mesh/host-mesh.ts";
 import type { ActorTarget } from "../base/actor-target.ts";
 import type { HeadEndpoints } from "../head-endpoints.ts";
-import { OwnedPuts } from "../objects/owned-puts.ts";
-import { kHeldBytes, ObjectRef, PUT_OWNER_NAME, putOwnerAt, type OwnerAddress, type RefHead, type RefOwner } from "../objects/object-ref.ts";
+import { OwnedRefs } from "../objects/owned-refs.ts";
+import { kHeldBytes, ObjectRef, WORKER_OWNER_NAME, workerOwnerAt, type OwnerAddress, type RefHead, type RefOwner } from "../objects/object-ref.ts";
 import { NestedTasks } from "./nested-tasks.ts";
 
-/** What each PutOwner of this process keeps, by the token it was spawned with. */
+/** What each WorkerOwner of this process keeps, by the token it was spawned with. */
 const spawned = new Map<string, Owned>();
 
 /** What a worker's owner keeps: its entries, and the lineage of its nested tasks. */
 interface Owned {
-  readonly entries: OwnedPuts;
+  readonly entries: OwnedRefs;
   readonly nested: NestedTasks;
   readonly head: ActorMesh<HeadEndpoints>;
 }
 
-export class PutOwner extends Actor implements RefHead {
+export class WorkerOwner extends Actor implements RefHead {
   readonly #token: string;
   #kept: Owned | undefined;
 
@@ -41,7 +41,7 @@ export class PutOwner extends Actor implements RefHead {
     return (this.#kept ??= spawned.get(this.#token)!);
   }
 
-  get #puts(): OwnedPuts {
+  get #entries(): OwnedRefs {
     return this.#owned.entries;
   }
 
@@ -53,7 +53,7 @@ export class PutOwner extends Actor implements RefHead {
   /** What is kept for `ref` (once its task's outcome came): its value or the HeldValue to read it from; ObjectFreedError once it was freed. */
   @endpoint({ concurrent: true })
   remoteGet(ref: ObjectRef, _taskId: string | null): Promise<unknown> {
-    return this.#puts.kept(ref.id);
+    return this.#entries.kept(ref.id);
   }
 
   /** The outcomes of nested tasks, from the head: `flat` is `id, ok, outcome, retriesLeft, …` (../head/owner-forwards.ts). */
@@ -70,8 +70,8 @@ export class PutOwner extends Actor implements RefHead {
   /** A reader found the holder of ref `id`'s value gone: a nested task's runs again if it may (nested-tasks.ts); a put's is lost. */
   @endpoint({ concurrent: true })
   async remoteLost(id: string, holder: string): Promise<boolean> {
-    if (this.#puts.pending(id)) return true; // made anew already
-    const held = await this.#puts.kept(id).catch(() => undefined);
+    if (this.#entries.pending(id)) return true; // made anew already
+    const held = await this.#entries.kept(id).catch(() => undefined);
     return this.#owned.nested.lost(id, holder, held);
   }
 
@@ -90,43 +90,43 @@ export class PutOwner extends Actor implements RefHead {
   /** A nested task's cancel goes to the head, which runs it (its outcome comes here as a TaskCancelledError); a put has nothing to cancel. */
   @endpoint({ concurrent: true })
   remoteCancel(id: string, recursive: boolean, force = false): Promise<void> | void {
-    if (this.#puts.pending(id)) return this.#owned.head.remoteCancel.callOne(id, recursive, force).then(() => {});
+    if (this.#entries.pending(id)) return this.#owned.head.remoteCancel.callOne(id, recursive, force).then(() => {});
   }
 
-  /** No actor handle names a put owner, so no call comes here; one that did has no head to run it and is dropped. */
+  /** No actor handle names a worker owner, so no call comes here; one that did has no head to run it and is dropped. */
   @endpoint({ concurrent: true })
   remoteCallActor(_id: string, _target: ActorTarget, _method: string, _args: unknown[], _stream?: number | false): void {}
 
   @endpoint({ concurrent: true })
   remoteBorrow(ids: string[], tokens: string[] = []): void {
-    this.#puts.counts.borrow(ids, tokens);
+    this.#entries.counts.borrow(ids, tokens);
   }
 
   @endpoint({ concurrent: true })
   remoteReturn(ids: string[]): void {
-    this.#puts.counts.returned(ids);
+    this.#entries.counts.returned(ids);
   }
 
   /** Messages carrying refs of this owner, marked `tokens`, were decoded by a process that borrows their values already. */
   @endpoint({ concurrent: true })
   remoteReceived(tokens: string[]): void {
-    this.#puts.counts.received(tokens);
+    this.#entries.counts.received(tokens);
   }
 
   /** A borrower sent refs of this owner on: `pairs` is `id, token, …`, each kept until its receiver names the token. */
   @endpoint({ concurrent: true })
   remotePin(pairs: string[]): void {
-    for (let i = 0; i < pairs.length; i += 2) this.#puts.counts.pin(pairs[i], pairs[i + 1]);
+    for (let i = 0; i < pairs.length; i += 2) this.#entries.counts.pin(pairs[i], pairs[i + 1]);
   }
 }
 
 /**
  * The owner of one job's refs made in this worker, spawned on the first put or nested submit (most workers make
  * neither): `head`: the job's; `worker` names this worker in errors; `holder`: its index if it holds large values
- * (processes, mesh), else -1 (threads keep them as they are); `context`: the Executor's, which owns the PutOwner, so
+ * (processes, mesh), else -1 (threads keep them as they are); `context`: the Executor's, which owns the WorkerOwner, so
  * it stops with the job's workers.
  */
-export class WorkerPuts {
+export class WorkerRefs {
   #owner: RefOwner | null = null;
   #owned: Owned | null = null;
 
@@ -152,7 +152,7 @@ export class WorkerPuts {
   }
 
   /** Its entries (nested tasks' refs are `expect`ed there). */
-  get entries(): OwnedPuts {
+  get entries(): OwnedRefs {
     if (!this.#owned) this.#spawn();
     return this.#owned!.entries;
   }
@@ -165,13 +165,13 @@ export class WorkerPuts {
 
   #spawn(): void {
     const token = currentProc().nextId();
-    const spawn = () => thisProc().spawn(PUT_OWNER_NAME, PutOwner, token) as unknown as ActorMesh<RefHead>;
+    const spawn = () => thisProc().spawn(WORKER_OWNER_NAME, WorkerOwner, token) as unknown as ActorMesh<RefHead>;
     const mesh = this.context ? messageContext.run(this.context, spawn) : spawn();
     const { id, addrs } = mesh[kMesh];
-    const entries = new OwnedPuts(id, this.holder);
+    const entries = new OwnedRefs(id, this.holder);
     const address: OwnerAddress = [addrs[0], id, this.worker];
     this.#owned = { entries, nested: new NestedTasks(this.head, address, entries), head: this.head };
     spawned.set(token, this.#owned);
-    this.#owner = putOwnerAt(addrs[0], id, this.worker, mesh);
+    this.#owner = workerOwnerAt(addrs[0], id, this.worker, mesh);
   }
 }

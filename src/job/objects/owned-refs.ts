@@ -1,4 +1,4 @@
-// What a worker's owner (../worker/put-owner.ts) keeps: the values its process's tasks and actors `put`, and the
+// What a worker's owner (../worker/worker-owner.ts) keeps: the values its process's tasks and actors `put`, and the
 // outcomes of the tasks they submit (nested tasks: pending until the head sends the outcome, then the value, the
 // HeldValue of a result held by the worker that ran it, or the error), each under its ref's id, with the counts that
 // say when one is freed (ref-counts.ts: this process's refs, borrowers, and transit pins). A put larger than
@@ -12,8 +12,8 @@ import { keptPut } from "./kept-values.ts";
 import { kHeldBytes, kHolder, type ObjectRef } from "./object-ref.ts";
 import { LOCAL_OWNERS, RefCounts } from "./ref-counts.ts";
 
-/** The put owners of this process, by their actor's mesh id. */
-export const LOCAL_PUTS = new Map<string, OwnedPuts>();
+/** The worker owners of this process, by their actor's mesh id. */
+export const LOCAL_WORKER_REFS = new Map<string, OwnedRefs>();
 
 /** A nested task's entry until its outcome comes: its promise is made when first asked for. */
 class Pending {
@@ -39,7 +39,7 @@ class Pending {
   }
 }
 
-export class OwnedPuts {
+export class OwnedRefs {
   readonly #values = new Map<string, unknown>();
   /** Nested tasks' entries that failed: their errors. */
   readonly #errors = new Map<string, unknown>();
@@ -54,7 +54,7 @@ export class OwnedPuts {
     private readonly holder: number,
   ) {
     LOCAL_OWNERS.set(id, this.counts);
-    LOCAL_PUTS.set(id, this);
+    LOCAL_WORKER_REFS.set(id, this);
   }
 
   /**
@@ -148,7 +148,7 @@ export class OwnedPuts {
   /** The owner stops (its job ended): every value is freed, and refs decoded here later are borrows. */
   close(): void {
     LOCAL_OWNERS.delete(this.id);
-    LOCAL_PUTS.delete(this.id);
+    LOCAL_WORKER_REFS.delete(this.id);
     for (const id of [...this.#values.keys(), ...this.#errors.keys(), ...this.#pending.keys()]) this.#free(id);
   }
 }
