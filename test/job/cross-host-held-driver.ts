@@ -36,6 +36,19 @@ async function readPut(fill: number) {
 }
 say(await readPut(4));
 
+// Results of tasks a task ran (nested tasks): owned by that task's worker (the head keeps no entry), read by tasks on
+// both hosts and the driver.
+const tellNested = join(shared, "nested.json");
+const nested = await ctx.get(ctx.run(runOn, 8, tellNested));
+const nestedReaders = await ctx.get([ctx.run(check, nested.big, 8), ctx.run(checkByGet, { ref: nested.big }, 8)]);
+say({
+  maker: told(tellNested).host,
+  readers: nestedReaders,
+  driverWrong: wrongElements(await ctx.get(nested.big), 8),
+  small: await ctx.get(nested.small),
+  headCounts: refCountsOf(nested.big.id),
+});
+
 // The putter killed, the driver's read of its put rejects with ObjectLostError naming the put and the worker.
 const tellGone = join(shared, "gone.json");
 const gone = await ctx.get(ctx.run(putOn, 5, tellGone));
@@ -69,7 +82,7 @@ const reads = await Promise.all([
 say({ killedOn: holder.host, worker: workers.indexOf(`tcp://${holder.host}:22222`), lostRef: lost.id, reads });
 
 // After those kills (a worker's failure read here loads compiled fray's runtime, which throws it, beside this driver's
-// sources), refs that tasks return still arrive as refs: put by the task, or results of tasks it ran (the head's).
+// sources), refs that tasks return still arrive as refs: put by the task, or results of tasks it ran (its worker's too).
 const tellRan = join(shared, "ran.json");
 const ran = await ctx.get(ctx.run(runOn, 7, tellRan));
 const ranRead = { driverWrong: wrongElements(await ctx.get(ran.big), 7), small: await ctx.get(ran.small) };

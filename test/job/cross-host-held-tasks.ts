@@ -26,7 +26,7 @@ export function putOn(fill: number, tellFile: string): { big: ObjectRef<Float64A
   return { big: ctx.put(bigOn(fill, tellFile)), small: ctx.put(`small ${fill}`) };
 }
 
-/** As putOn, but the values are results of tasks this one runs: refs the job's head owns, not this worker. */
+/** As putOn, but the values are results of tasks this one runs: refs this worker owns too, their values held where they ran. */
 export function runOn(fill: number, tellFile: string): { big: ObjectRef<Float64Array>; small: ObjectRef<string> } {
   const ctx = getJobContext();
   return { big: ctx.run(bigOn, fill, tellFile), small: ctx.run(smallOf, fill) };

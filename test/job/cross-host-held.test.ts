@@ -2,8 +2,8 @@
 // separate machines: a `mesh` job whose driver is on one host and whose two workers are on two others. A result stays
 // in the worker that made it, in its heap (no process of another host could open a /dev/shm file of it); a task on the
 // other host and the driver read it exactly, over the bulk connection. A holder killed makes its value anew when the
-// task has retries, else its reads fail with ObjectLostError naming it. A value a task puts is owned by its worker and
-// read the same way; its worker killed, its reads fail the same. Refs that tasks return after those kills (put by
+// task has retries, else its reads fail with ObjectLostError naming it. A value a task puts, and the result of a task
+// it runs, are owned by its worker and read the same way; its worker killed, a put's reads fail the same. Refs that tasks return after those kills (put by
 // them, or results of tasks they ran) still reach the driver as refs.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -61,6 +61,18 @@ it("a large result or put is read exactly across hosts; its holder killed, a rea
   assert.equal(put.driverWrong, 0, "the driver read the put exactly");
   assert.equal(put.small, "small 4");
   assert.deepEqual(put.headCounts, { own: 0, borrowed: 0 }, "the head does not own the put");
+
+  const nested = await next();
+  assert.ok(ips.includes(nested.maker), `a nested task's result made on a worker host: ${nested.maker}`);
+  assert.deepEqual(nested.readers.map((r: { host: string }) => r.host).sort(), [...ips].sort(), "a reader of it ran on each host");
+  assert.deepEqual(
+    nested.readers.map((r: { wrong: number }) => r.wrong),
+    [0, 0],
+    "both tasks read a nested task's result exactly",
+  );
+  assert.equal(nested.driverWrong, 0, "the driver read a nested task's result exactly");
+  assert.equal(nested.small, "small 8");
+  assert.deepEqual(nested.headCounts, { own: 0, borrowed: 0 }, "the head does not own a nested task's ref");
 
   const gone = await next();
   assert.equal(gone.read.name, "ObjectLostError", gone.read.message);
