@@ -68,19 +68,11 @@ export class HttpQueue<T> implements Queue<T> {
   }
 
   async #call(method: string, path: string, body?: Uint8Array): Promise<Reply> {
-    const reply = await new Promise<Reply>((resolve, reject) => {
-      const req = request(
-        new URL(path, this.url),
-        { method, agent: this.#agent, headers: { authorization: this.#authorization, "content-length": body?.length ?? 0 } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-          res.on("error", reject);
-        },
-      );
-      req.on("error", (err) => reject(new Error(`cannot reach the queue server at ${this.url.href}: ${err.message}`, { cause: err })));
-      req.end(body);
+    const reply = await this.#send(method, path, body).catch((err: Error & { reusedSocket?: boolean }) => {
+      // The server closed a kept-alive connection as this request went out on it, unread (the keep-alive race): sent
+      // again, once, on a new connection. A reset on a new connection is the server's answer.
+      if (err.reusedSocket && (err.cause as NodeJS.ErrnoException | undefined)?.code === "ECONNRESET") return this.#send(method, path, body);
+      throw err;
     });
     if (reply.status < 300) return reply;
     const message = (() => {
@@ -94,5 +86,27 @@ export class HttpQueue<T> implements Queue<T> {
     if (reply.status === 401) throw new Error(`the queue server at ${this.url.href} refused this client's token (401): ${message}`);
     if (reply.status === 400) throw new TypeError(message);
     throw new Error(`queue server at ${this.url.href} answered ${reply.status} to ${method} /${path.split("?")[0]}: ${message}`);
+  }
+
+  /** One request; its error says whether it went out on a kept-alive connection (`reusedSocket`). */
+  #send(method: string, path: string, body?: Uint8Array): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => {
+      const req = request(
+        new URL(path, this.url),
+        { method, agent: this.#agent, headers: { authorization: this.#authorization, "content-length": body?.length ?? 0 } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on("error", reject);
+        },
+      );
+      req.on("error", (err) =>
+        reject(
+          Object.assign(new Error(`cannot reach the queue server at ${this.url.href}: ${err.message}`, { cause: err }), { reusedSocket: req.reusedSocket }),
+        ),
+      );
+      req.end(body);
+    });
   }
 }
