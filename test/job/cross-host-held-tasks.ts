@@ -1,7 +1,8 @@
 // Tasks for cross-host-held.test.ts: an 8 MiB result, readers that check every element of it, and where each ran.
-import { readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { getJobContext, type ObjectRef } from "../../src/job.ts";
+import { heldShmFiles } from "./held-in-shm-tasks.ts";
 
 /** 8 MiB of doubles: element i is i + fill, so a read that moves, drops or repeats bytes shows. */
 export const LENGTH = 1 << 20;
@@ -56,12 +57,5 @@ export async function checkByGet(wrapped: { ref: ObjectRef<Float64Array> }, fill
 
 /** Where this task ran, and how many /dev/shm files of held values its process has open. */
 export function heldFiles(): { host: string; files: number } {
-  const files = readdirSync("/proc/self/fd").filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith("/dev/shm/fray-held-");
-    } catch {
-      return false; // closed meanwhile
-    }
-  }).length;
-  return { host: hostIp(), files };
+  return { host: hostIp(), files: heldShmFiles() };
 }

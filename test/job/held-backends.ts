@@ -1,7 +1,7 @@
 // What the held-value suites share (held-results.test.ts, object-borrowers.test.ts, object-spill.test.ts,
-// held-in-shm.test.ts, put-owner.test.ts, nested-owner.test.ts): the backends whose workers hold large values, a value size well above the
-// inline threshold, the test process's garbage collector (and its worker's), and settings given to the workers a body
-// starts.
+// held-in-shm.test.ts, put-owner.test.ts, nested-owner.test.ts): the backends whose workers hold large values (and
+// those whose workers own refs), a value size well above the inline threshold, the test process's garbage collector
+// (and its worker's), settings given to the workers a body starts, and a count of the head's calls.
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createJobContext, type JobContext } from "../../src/job.ts";
@@ -34,6 +34,12 @@ export const N = 131_072;
 export const heldBackends: Array<[string, (workers: number) => JobContext]> = [
   ["processes", (workers) => createJobContext("processes", { maxWorkers: workers })],
   ["mesh", (workers) => createJobContext("mesh", { procs: track(thisHost().spawnProcs({ workers })) })],
+];
+
+/** The backends whose workers own refs (their puts and nested tasks): those above, and `threads`. */
+export const ownerBackends: Array<[string, (workers: number) => JobContext]> = [
+  ...heldBackends,
+  ["threads", (workers) => createJobContext("threads", { maxWorkers: workers })],
 ];
 
 /** Runs `body` with the given settings in the environment (which workers started meanwhile inherit), then restores it. */

@@ -37,12 +37,16 @@ export async function probe(): Promise<{ pid: number; arrayBuffers: number; shmF
   gc();
   await new Promise(setImmediate); // V8 frees the collected ArrayBuffers' memory off the main thread: collect again after a turn
   gc();
-  const shmFiles = readdirSync("/proc/self/fd").filter((fd) => {
+  return { pid: process.pid, arrayBuffers: process.memoryUsage().arrayBuffers, shmFiles: heldShmFiles() };
+}
+
+/** How many /dev/shm files of held values this process has open. */
+export function heldShmFiles(): number {
+  return readdirSync("/proc/self/fd").filter((fd) => {
     try {
       return readlinkSync(`/proc/self/fd/${fd}`).startsWith("/dev/shm/fray-held-");
     } catch {
       return false; // closed meanwhile
     }
   }).length;
-  return { pid: process.pid, arrayBuffers: process.memoryUsage().arrayBuffers, shmFiles };
 }

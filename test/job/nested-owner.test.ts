@@ -4,10 +4,10 @@
 // a dead owner's refs reject with ObjectLostError; a lost holder's value is made anew from the owner's lineage.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } from "../../src/job.ts";
+import { createJobContext, ObjectLostError, type ObjectRef } from "../../src/job.ts";
 import { HeadActor } from "../../src/job/head/head-actor.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
-import { collectUntil, headCalls, heldBackends, N } from "./held-backends.ts";
+import { collectUntil, headCalls, heldBackends, N, ownerBackends } from "./held-backends.ts";
 import { check, checkByGet, collect } from "./put-owner-tasks.ts";
 import {
   cancelNested,
@@ -41,12 +41,7 @@ function submitOf(id: string): Promise<void> {
   });
 }
 
-const backends: Array<[string, (workers: number) => JobContext]> = [
-  ...heldBackends,
-  ["threads", (workers) => createJobContext("threads", { maxWorkers: workers })],
-];
-
-for (const [kind, make] of backends) {
+for (const [kind, make] of ownerBackends) {
   describe(kind, () => {
     for (const [size, n] of [
       ["small", 16],

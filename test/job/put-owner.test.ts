@@ -4,17 +4,12 @@
 // ObjectLostError naming the put and the worker.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createJobContext, ObjectLostError, type JobContext, type ObjectRef } from "../../src/job.ts";
+import { ObjectLostError, type ObjectRef } from "../../src/job.ts";
 import { refCountsOf } from "../../src/job/objects/ref-counts.ts";
-import { collectUntil, headCalls, heldBackends, N } from "./held-backends.ts";
+import { collectUntil, headCalls, heldBackends, N, ownerBackends } from "./held-backends.ts";
 import { check, checkByGet, collect, countsHere, ownedHere, putAndDrop, putAndGet, putHere, waitMixed } from "./put-owner-tasks.ts";
 
-const backends: Array<[string, (workers: number) => JobContext]> = [
-  ...heldBackends,
-  ["threads", (workers) => createJobContext("threads", { maxWorkers: workers })],
-];
-
-for (const [kind, make] of backends) {
+for (const [kind, make] of ownerBackends) {
   describe(kind, () => {
     for (const [size, n] of [
       ["small", 16],
