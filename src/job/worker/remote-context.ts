@@ -55,11 +55,11 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
   /** This worker's index, if a large actor-call result stays here (../objects/held-value.ts); -1: every value goes to the head. */
   readonly #holder: number;
   /** The owner of this worker's puts and nested tasks' refs. */
-  readonly #puts: WorkerRefs;
+  readonly #refs: WorkerRefs;
 
   /**
    * `taskId`: the task this context runs, whose resources (and `slot`) are given back while it waits; `controls`: its
-   * Executor's; `puts`: this worker's owner, which knows whether it keeps large values (its holder index, else -1).
+   * Executor's; `refs`: this worker's owner, which knows whether it keeps large values (its holder index, else -1).
    */
   constructor(
     head: ActorMesh<HeadEndpoints>,
@@ -67,7 +67,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     taskId: string | null,
     slot: TaskSlot | null,
     controls: TaskControls | null,
-    puts: WorkerRefs,
+    refs: WorkerRefs,
   ) {
     super();
     this.#head = head;
@@ -75,8 +75,8 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
     this.#taskId = taskId;
     this.#slot = slot;
     this.#controls = controls;
-    this.#puts = puts;
-    this.#holder = puts.holder;
+    this.#refs = refs;
+    this.#holder = refs.holder;
   }
 
   get signal(): AbortSignal {
@@ -98,21 +98,21 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
    * which schedules the task, sends the owner its outcome; the owner keeps its lineage.
    */
   protected [kSubmit](fn: TaskFunction, args: unknown[], options: TaskOptions): ObjectRef {
-    const ref = new ObjectRef(currentProc().nextId(), this.#puts.owner);
+    const ref = new ObjectRef(currentProc().nextId(), this.#refs.owner);
     const n = returnsOf(options);
-    if (n === 0) this.#puts.entries.expect(ref);
+    if (n === 0) this.#refs.entries.expect(ref);
     // A task that never reaches the head fails its ref, or, with several returns, each of theirs (its own is never read).
     const fail = (err: unknown) => {
       const error = nameUnsendableArgument(err, functionLabel(fn), args) as Error;
-      for (const id of n === 0 ? [ref.id] : returnIds(ref.id, n)) this.#puts.entries.settle(id, false, error);
+      for (const id of n === 0 ? [ref.id] : returnIds(ref.id, n)) this.#refs.entries.settle(id, false, error);
     };
-    locate(fn).then(({ url, exportName }) => this.#puts.nested.submit(ref.id, url, exportName, args, options, this.#taskId, fail), fail);
+    locate(fn).then(({ url, exportName }) => this.#refs.nested.submit(ref.id, url, exportName, args, options, this.#taskId, fail), fail);
     return ref;
   }
 
   /** A return of a nested task: pending at this worker's owner, as the task's own ref would be. */
   protected override [kReturnRef](task: ObjectRef, id: string): ObjectRef {
-    return this.#puts.entries.expect(super[kReturnRef](task, id));
+    return this.#refs.entries.expect(super[kReturnRef](task, id));
   }
 
   protected [kSubmitStream](fn: StreamingFunction, args: unknown[], window: number, options: TaskOptions): ObjectRefStream<unknown> {
@@ -221,7 +221,7 @@ export class RemoteJobContext extends JobContextBase implements JobContext {
 
   /** The value stays in this process, owned by its worker owner (worker-owner.ts): the head never hears of it. */
   put<T>(value: T): ObjectRef<T> {
-    return this.#puts.put(value);
+    return this.#refs.put(value);
   }
 
   async createActor<C extends ActorClass>(
